@@ -1,0 +1,122 @@
+import { PGlite } from "@electric-sql/pglite"
+import { Context, Data, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
+import { Kysely, PostgresDialect } from "kysely"
+import pg from "pg"
+import { lockDataDir } from "./DataDirLock.js"
+import { PgliteDialect } from "./PgliteDialect.js"
+import type { Database } from "./schema.js"
+
+export class DbError extends Data.TaggedError("DbError")<{
+  readonly operation: string
+  readonly cause: unknown
+}> {
+  override get message() {
+    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `database ${this.operation} failed: ${reason}`
+  }
+}
+
+export interface DbShape {
+  readonly dialect: "postgres" | "pglite"
+  /** The root handle: for the migrator and tools. Business code uses `use`. */
+  readonly kysely: Kysely<Database>
+  /** Runs queries on the current transaction when inside `transaction`, else on the pool. */
+  readonly use: <A>(f: (db: Kysely<Database>) => Promise<A>) => Effect.Effect<A, DbError>
+  /** Runs the effect in one transaction: committed when it succeeds, rolled back otherwise. Nested calls join the outer one. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | DbError, R>
+}
+
+export class Db extends Context.Tag("podsync/Db")<Db, DbShape>() {}
+
+export interface DbOptions {
+  /** A PostgreSQL URL; absent → embedded PGlite under dataDir. */
+  readonly url: Option.Option<Redacted.Redacted<string>>
+  /** Folder of the embedded database; "memory://" keeps it in memory (tests). */
+  readonly dataDir: string
+  /** PostgreSQL only: the schema to work in (tests give each suite its own). */
+  readonly schema?: string
+}
+
+const wrap = (operation: string) => (cause: unknown) => new DbError({ operation, cause })
+
+const makeShape = (dialect: DbShape["dialect"], kysely: Kysely<Database>): DbShape => {
+  const current = FiberRef.unsafeMake<Option.Option<Kysely<Database>>>(Option.none())
+
+  const use: DbShape["use"] = (f) =>
+    Effect.flatMap(FiberRef.get(current), (trx) =>
+      Effect.tryPromise({ try: () => f(Option.getOrElse(trx, () => kysely)), catch: wrap("query") }))
+
+  const transaction: DbShape["transaction"] = (effect) =>
+    Effect.flatMap(FiberRef.get(current), (outer) =>
+      Option.isSome(outer)
+        ? effect
+        : Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const trx = yield* Effect.tryPromise({ try: () => kysely.startTransaction().execute(), catch: wrap("begin") })
+            const exit = yield* Effect.exit(restore(Effect.locally(effect, current, Option.some(trx))))
+            if (Exit.isSuccess(exit)) {
+              yield* Effect.tryPromise({ try: () => trx.commit().execute(), catch: wrap("commit") }).pipe(
+                Effect.tapError(() => Effect.promise(() => trx.rollback().execute().catch(() => undefined)))
+              )
+              return exit.value
+            }
+            // Roll back on failure and interruption alike: PGlite's single connection
+            // would otherwise stay poisoned inside the aborted transaction.
+            yield* Effect.promise(() => trx.rollback().execute().catch(() => undefined))
+            return yield* exit
+          })
+        ))
+
+  return { dialect, kysely, use, transaction }
+}
+
+// Same JavaScript values from both backends: int8 as a number while it is safe.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === 20) {
+      return (value: string) => {
+        const n = BigInt(value)
+        return n > BigInt(Number.MAX_SAFE_INTEGER) || n < BigInt(Number.MIN_SAFE_INTEGER) ? n : Number(n)
+      }
+    }
+    return pg.types.getTypeParser(oid, format as "text")
+  }) as typeof pg.types.getTypeParser
+}
+
+const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool({
+        connectionString: Redacted.value(url),
+        max: 10,
+        types: pgTypes,
+        ...(schema ? { options: `-c search_path=${schema}` } : {})
+      })
+      // An idle client losing its server must not crash the daemon; the next query reports it.
+      pool.on("error", () => undefined)
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    }),
+    (kysely) => Effect.promise(() => kysely.destroy())
+  ).pipe(Effect.map((kysely) => makeShape("postgres", kysely)))
+
+const embedded = (dataDir: string) =>
+  Effect.gen(function*() {
+    const inMemory = dataDir.startsWith("memory://")
+    if (!inMemory) yield* lockDataDir(dataDir)
+    const pglite = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => PGlite.create(inMemory ? undefined : dataDir), catch: wrap("open embedded database") }),
+      (db) => Effect.promise(() => db.close().catch(() => undefined))
+    )
+    const kysely = new Kysely<Database>({ dialect: new PgliteDialect(pglite) })
+    return makeShape("pglite", kysely)
+  })
+
+/** Real PostgreSQL when a URL is configured, else the embedded PGlite database. */
+export const DbLive = (options: DbOptions) =>
+  Layer.scoped(
+    Db,
+    Option.match(options.url, {
+      onNone: () => embedded(options.dataDir),
+      onSome: (url) => postgres(url, options.schema)
+    })
+  )

@@ -1,0 +1,140 @@
+import type { ColumnType, Generated, JSONColumnType } from "kysely"
+
+/**
+ * Table types of the first migration (migrations/2026-11-21T00-00-01_initial.ts).
+ * Later migrations that add tables extend this interface.
+ */
+type Timestamp = ColumnType<Date, Date | string, Date | string>
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>
+type Json<T extends object | null = object> = JSONColumnType<T, T, T>
+
+export interface StoreOrdersTable {
+  id: Generated<number>
+  store_key: string
+  store_order_id: string
+  reference_id: string
+  state: string
+  held_reason: string | null
+  held_details: Json | null
+  store_updated_at: Timestamp | null
+  raw: Json
+  normalized: Json
+  pod_draft_id: string | null
+  pod_order_id: string | null
+  pod_status: string | null
+  attempts: ColumnType<number, number | undefined, number>
+  lease_owner: string | null
+  lease_expires_at: Timestamp | null
+  next_attempt_at: Timestamp | null
+  last_error: Json | null
+  created_at: CreatedAt
+  updated_at: Timestamp
+}
+
+export interface OrderEventsTable {
+  id: Generated<number>
+  order_id: number
+  at: Timestamp
+  actor: string
+  from_state: string | null
+  to_state: string
+  reason: string | null
+  data: Json | null
+}
+
+export interface StoreCursorsTable {
+  store_key: string
+  cursor: Json
+  updated_at: Timestamp
+}
+
+export interface VariantMappingsTable {
+  store_key: string
+  row_no: number
+  store_variant_id: string | null
+  store_sku: string | null
+  pod_variant_id: string | null
+  pod_legacy_id: string | null
+  print_front: string | null
+  print_back: string | null
+  print_pocket: string | null
+  print_left_sleeve: string | null
+  print_right_sleeve: string | null
+  print_whole: string | null
+  barcode_url: string | null
+  ignore: boolean
+  source_file: string
+  loaded_at: Timestamp
+}
+
+export interface CatalogVariantsTable {
+  variant_id: string
+  legacy_variant_id: number | null
+  product_id: string | null
+  product_name: string | null
+  name: string | null
+  color: string | null
+  size: string | null
+  hex_color_code: string | null
+  stock_label: string | null
+  price: Json | null
+  raw: Json
+  refreshed_at: Timestamp
+}
+
+export interface ShipmentsTable {
+  id: Generated<number>
+  order_id: number
+  tracking_no: string
+  carrier: string | null
+  tracking_url: string | null
+  pod_order_id: string | null
+  push_state: string
+  store_fulfillment_id: string | null
+  attempts: ColumnType<number, number | undefined, number>
+  last_error: Json | null
+  pushed_at: Timestamp | null
+  created_at: CreatedAt
+}
+
+export interface WebhookInboxTable {
+  id: Generated<number>
+  source: string
+  delivery_id: string
+  topic: string | null
+  received_at: Timestamp
+  payload: Json
+  processed_at: Timestamp | null
+}
+
+export interface JobRunsTable {
+  job: string
+  tick_at: Timestamp
+  owner: string
+  started_at: Timestamp
+  finished_at: Timestamp | null
+  status: string
+  error: string | null
+}
+
+export interface ReportsTable {
+  id: Generated<number>
+  period_from: Timestamp
+  period_to: Timestamp
+  store_key: string
+  created_at: CreatedAt
+  files: Json
+  summary: Json
+}
+
+export interface Database {
+  store_orders: StoreOrdersTable
+  order_events: OrderEventsTable
+  store_cursors: StoreCursorsTable
+  variant_mappings: VariantMappingsTable
+  catalog_variants: CatalogVariantsTable
+  shipments: ShipmentsTable
+  webhook_inbox: WebhookInboxTable
+  job_runs: JobRunsTable
+  reports: ReportsTable
+}
