@@ -1,0 +1,44 @@
+import { Options } from "@effect/cli"
+import { Data, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
+import { DbLive } from "../db/Db.js"
+
+/** `--config FILE` on every command; else $PODSYNC_CONFIG, else config/podsync.yaml. */
+export const configOption = Options.text("config").pipe(
+  Options.withDescription("configuration file (default: $PODSYNC_CONFIG, else config/podsync.yaml)"),
+  Options.optional
+)
+
+/** A failure the user can act on: printed as one message, exit code 1, no stack trace. */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+export const loadAppConfig = (flag: Option.Option<string>) => loadConfig(resolveConfigPath(flag))
+
+const levels: Record<AppConfig["log"]["level"], LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+}
+
+const isLevelName = (name: string): name is AppConfig["log"]["level"] => name in levels
+
+/** JSON lines on stderr (stdout stays for command output), at the level of $PODSYNC_LOG_LEVEL, else the config's. */
+export const loggerLayer = (configured: AppConfig["log"]["level"]) => {
+  const fromEnv = process.env.PODSYNC_LOG_LEVEL
+  const level = fromEnv !== undefined && isLevelName(fromEnv) ? fromEnv : configured
+  return Layer.merge(
+    Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
+    Logger.minimumLogLevel(levels[level])
+  )
+}
+
+export const dbLayer = (config: AppConfig) =>
+  DbLive({ url: Option.fromNullable(config.database.url), dataDir: config.dataDir })
+
+/** Loads the config, then runs the command with its logger installed. */
+export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level)))

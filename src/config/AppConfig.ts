@@ -1,0 +1,204 @@
+import { Schema } from "effect"
+import { validateDetailed } from "node-cron"
+
+/**
+ * The configuration file (contract: ARCHITECTURE.md "Configuration"), decoded
+ * as a whole by this one Schema. Unknown keys are errors, so a typo is named
+ * instead of silently ignored. Secrets decode to Redacted.
+ */
+
+const Secret = Schema.Redacted(Schema.NonEmptyTrimmedString.annotations({ message: () => "expected a non-empty secret" }))
+
+const Url = Schema.NonEmptyTrimmedString.pipe(
+  Schema.filter((s) => URL.canParse(s) || `expected an absolute URL such as https://host/path, got "${s}"`)
+)
+
+const CronExpression = Schema.String.pipe(
+  Schema.filter((expression) => {
+    const result = validateDetailed(expression)
+    return result.valid ||
+      `invalid cron expression "${expression}": ${result.errors.map((e) => e.message).join("; ") || "unrecognised"}`
+  })
+)
+
+// Numbers may come from ${NAME} as strings: accept "8088" where 8088 is expected.
+const numberMessage = (what: string) => ({
+  message: (issue: { readonly actual: unknown }) => ({ message: `expected ${what}, got ${JSON.stringify(issue.actual)}`, override: true })
+})
+const IntLike = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int())).annotations(numberMessage("a whole number"))
+const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString).annotations(numberMessage("a number"))
+
+export const StoreKey = Schema.String.pipe(
+  Schema.pattern(/^[a-z0-9-]+$/, { message: () => "expected lower-case letters, digits and dashes ([a-z0-9-]+)" }),
+  Schema.maxLength(64)
+)
+
+export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP")
+
+const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema.Schema.Type<S>) =>
+  Schema.optionalWith(schema, { default: value, exact: true })
+
+const LogLevel = Schema.Literal("trace", "debug", "info", "warning", "error", "none")
+
+const RateLimit = Schema.Struct({
+  requests: withDefault(IntLike.pipe(Schema.positive()), () => 100),
+  windowSeconds: withDefault(NumberLike.pipe(Schema.positive()), () => 10),
+  blockSeconds: withDefault(NumberLike.pipe(Schema.positive()), () => 60),
+  headroom: withDefault(NumberLike.pipe(Schema.between(0, 0.5)), () => 0.05)
+})
+
+const WebhookTopic = Schema.String.pipe(Schema.startsWith("TOPIC_"))
+
+const PodWebhooks = Schema.Struct({
+  publicUrl: Url,
+  signingKey: Secret,
+  clientKey: Schema.optionalWith(Secret, { exact: true }),
+  signedPath: Schema.optionalWith(Schema.String.pipe(Schema.startsWith("/")), { exact: true }),
+  topics: withDefault(Schema.Array(WebhookTopic), () => [
+    "TOPIC_TRACKING_ORDER_UPDATED",
+    "TOPIC_ORDER_COMPLETED",
+    "TOPIC_ORDER_CANCELLED",
+    "TOPIC_ORDER_ON_HOLD",
+    "TOPIC_SHIPPING_ADDRESS_VERIFIED"
+  ]),
+  version: withDefault(Schema.Literal("VERSION_V1", "VERSION_V3"), () => "VERSION_V3" as const)
+})
+
+export const PodConfig = Schema.Struct({
+  baseUrl: Url,
+  clientKey: Secret,
+  clientSecret: Secret,
+  authHeaders: withDefault(
+    Schema.Struct({ key: Schema.NonEmptyTrimmedString, secret: Schema.NonEmptyTrimmedString }),
+    () => ({ key: "X-Gearment-Client-Key", secret: "X-Gearment-Client-Secret" })
+  ),
+  rateLimit: withDefault(RateLimit, () => ({ requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 })),
+  timeoutMs: withDefault(IntLike.pipe(Schema.between(100, 300_000)), () => 30_000),
+  webhooks: Schema.optionalWith(PodWebhooks, { exact: true })
+})
+
+const ShopifySection = Schema.Struct({
+  shop: Schema.NonEmptyTrimmedString.pipe(
+    Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, { message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com" })
+  ),
+  accessToken: Secret,
+  webhookSecret: Secret,
+  previousWebhookSecret: Schema.optionalWith(Secret, { exact: true }),
+  apiVersion: withDefault(Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}$/, { message: () => "expected YYYY-MM" })), () => "2026-10"),
+  baseUrl: Schema.optionalWith(Url, { exact: true })
+})
+
+const WooCommerceSection = Schema.Struct({
+  url: Url,
+  consumerKey: Secret,
+  consumerSecret: Secret,
+  webhookSecret: Secret
+})
+
+const EtsySection = Schema.Struct({
+  shopId: Schema.NonEmptyTrimmedString,
+  keystring: Secret,
+  sharedSecret: Secret,
+  refreshToken: Secret,
+  baseUrl: Schema.optionalWith(Url, { exact: true })
+})
+
+const JsonFeedSection = Schema.Struct({
+  baseUrl: Url,
+  token: Secret,
+  webhookSecret: Secret
+})
+
+export const Platform = Schema.Literal("shopify", "woocommerce", "etsy", "jsonfeed").annotations({
+  message: (issue) => ({
+    message: `expected one of shopify, woocommerce, etsy, jsonfeed; got ${JSON.stringify(issue.actual)}`,
+    override: true
+  })
+})
+
+export const StoreConfig = Schema.Struct({
+  key: StoreKey,
+  platform: Platform,
+  podStoreId: Schema.NonEmptyTrimmedString,
+  shopify: Schema.optionalWith(ShopifySection, { exact: true }),
+  woocommerce: Schema.optionalWith(WooCommerceSection, { exact: true }),
+  etsy: Schema.optionalWith(EtsySection, { exact: true }),
+  jsonfeed: Schema.optionalWith(JsonFeedSection, { exact: true }),
+  mappings: Schema.NonEmptyTrimmedString,
+  shipping: withDefault(
+    Schema.Struct({
+      default: withDefault(ShippingMethod, () => "METHOD_STANDARD" as const),
+      byTitle: withDefault(Schema.Record({ key: Schema.String, value: ShippingMethod }), () => ({}))
+    }),
+    () => ({ default: "METHOD_STANDARD" as const, byTitle: {} })
+  ),
+  fulfillment: withDefault(
+    Schema.Struct({ notifyCustomer: withDefault(Schema.Boolean, () => true) }),
+    () => ({ notifyCustomer: true })
+  ),
+  eligible: withDefault(
+    Schema.Struct({ financialStatuses: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), () => ["PAID", "PARTIALLY_REFUNDED"]) }),
+    () => ({ financialStatuses: ["PAID", "PARTIALLY_REFUNDED"] })
+  ),
+  billing: Schema.optionalWith(
+    Schema.Struct({
+      iossNumber: Schema.optionalWith(Schema.NonEmptyTrimmedString, { exact: true }),
+      taxNumber: Schema.optionalWith(Schema.NonEmptyTrimmedString, { exact: true })
+    }),
+    { exact: true }
+  )
+}).pipe(
+  Schema.filter((store) => {
+    const section = store[store.platform]
+    return section !== undefined || {
+      path: [store.platform],
+      message: `a "${store.platform}" section is required for platform ${store.platform}`
+    }
+  })
+)
+export type StoreConfig = typeof StoreConfig.Type
+
+export const AppConfig = Schema.Struct({
+  database: withDefault(
+    Schema.Struct({ url: Schema.optionalWith(Schema.Redacted(Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\//, { message: () => "expected a postgres:// URL" }))), { exact: true }) }),
+    () => ({})
+  ),
+  dataDir: withDefault(Schema.NonEmptyTrimmedString, () => "./data"),
+  log: withDefault(Schema.Struct({ level: withDefault(LogLevel, () => "info" as const) }), () => ({ level: "info" as const })),
+  server: withDefault(
+    Schema.Struct({
+      host: withDefault(Schema.NonEmptyTrimmedString, () => "127.0.0.1"),
+      port: withDefault(IntLike.pipe(Schema.between(0, 65535)), () => 8080)
+    }),
+    () => ({ host: "127.0.0.1", port: 8080 })
+  ),
+  pod: PodConfig,
+  stores: Schema.Array(StoreConfig),
+  schedules: withDefault(
+    Schema.Struct({
+      pull: withDefault(CronExpression, () => "*/2 * * * *"),
+      reconcile: withDefault(CronExpression, () => "*/5 * * * *"),
+      catalog: withDefault(CronExpression, () => "0 */6 * * *"),
+      report: withDefault(CronExpression, () => "0 6 * * *")
+    }),
+    () => ({ pull: "*/2 * * * *", reconcile: "*/5 * * * *", catalog: "0 */6 * * *", report: "0 6 * * *" })
+  ),
+  reports: withDefault(
+    Schema.Struct({
+      dir: withDefault(Schema.NonEmptyTrimmedString, () => "./reports"),
+      formats: withDefault(Schema.Array(Schema.Literal("html", "csv", "json")), () => ["html", "csv", "json"] as const),
+      timezone: withDefault(Schema.NonEmptyTrimmedString, () => "UTC")
+    }),
+    () => ({ dir: "./reports", formats: ["html", "csv", "json"] as const, timezone: "UTC" })
+  )
+}).pipe(
+  Schema.filter((config) => {
+    const seen = new Set<string>()
+    for (const [index, store] of config.stores.entries()) {
+      if (seen.has(store.key)) return { path: ["stores", index, "key"], message: `duplicate store key "${store.key}"` }
+      seen.add(store.key)
+    }
+    return true
+  })
+)
+export type AppConfig = typeof AppConfig.Type

@@ -1,0 +1,117 @@
+import * as fs from "node:fs"
+import { Data, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { parseDocument } from "yaml"
+import { AppConfig } from "./AppConfig.js"
+
+export interface ConfigIssue {
+  readonly path: string
+  readonly message: string
+}
+
+export class ConfigError extends Data.TaggedError("ConfigError")<{
+  readonly file: string
+  readonly issues: ReadonlyArray<ConfigIssue>
+}> {
+  override get message() {
+    return `${this.file} is not a valid podsync configuration (${this.issues.length} ${this.issues.length === 1 ? "error" : "errors"}):\n` +
+      this.issues.map((i) => `  ${i.path || "(top level)"}: ${i.message}`).join("\n")
+  }
+}
+
+export const DEFAULT_CONFIG_PATH = "config/podsync.yaml"
+
+/** --config FILE, else $PODSYNC_CONFIG, else config/podsync.yaml. */
+export const resolveConfigPath = (flag: Option.Option<string>, env: NodeJS.ProcessEnv = process.env): string =>
+  Option.getOrElse(flag, () => env.PODSYNC_CONFIG || DEFAULT_CONFIG_PATH)
+
+/** `stores[1].shopify.shop` from ["stores", 1, "shopify", "shop"]. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((out, key) =>
+    typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`, "")
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+const ONLY_PLACEHOLDER = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/
+
+/**
+ * Replaces `${NAME}` with the environment variable NAME, `${NAME:-default}`
+ * with the default when NAME is unset or empty. An unset NAME without a
+ * default is an issue naming it. A value that was only a placeholder and came
+ * out empty is dropped, so an optional key reads as absent.
+ */
+export const interpolateEnv = (
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  issues: Array<ConfigIssue>,
+  path: ReadonlyArray<PropertyKey> = []
+): unknown => {
+  if (typeof value === "string") {
+    return value.replace(PLACEHOLDER, (_, name: string, fallback: string | undefined) => {
+      const found = env[name]
+      if (found !== undefined && found !== "") return found
+      if (fallback !== undefined) return fallback
+      issues.push({ path: formatPath(path), message: `environment variable ${name} is not set` })
+      return ""
+    })
+  }
+  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, issues, [...path, i]))
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      const replaced = interpolateEnv(item, env, issues, [...path, key])
+      if (replaced === "" && typeof item === "string" && ONLY_PLACEHOLDER.test(item)) continue
+      out[key] = replaced
+    }
+    return out
+  }
+  return value
+}
+
+const decode = Schema.decodeUnknownEither(AppConfig, { errors: "all", onExcessProperty: "error" })
+
+/** Parses and decodes configuration text; every problem is reported, each with its path. */
+export const parseConfig = (
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env
+): Either.Either<AppConfig, ConfigError> => {
+  const document = parseDocument(text)
+  const syntax = document.errors[0]
+  if (syntax !== undefined) {
+    // Later YAML errors cascade from the first; the first is the one to fix.
+    const position = syntax.linePos ? `line ${syntax.linePos[0].line}, column ${syntax.linePos[0].col}` : ""
+    const hint = text.includes("${") ? " (a ${NAME} inside { } or [ ] must be quoted)" : ""
+    return Either.left(new ConfigError({
+      file,
+      issues: [{ path: position, message: `YAML syntax error: ${syntax.message.split(/ at line \d+/)[0] ?? syntax.message}${hint}` }]
+    }))
+  }
+  const envIssues: Array<ConfigIssue> = []
+  const raw = interpolateEnv(document.toJS() ?? {}, env, envIssues)
+  const decoded = decode(raw)
+  if (Either.isRight(decoded) && envIssues.length === 0) return Either.right(decoded.right)
+  const schemaIssues = Either.isLeft(decoded)
+    ? ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
+    : []
+  const envPaths = new Set(envIssues.map((i) => i.path))
+  const seen = new Set<string>()
+  const issues = [...envIssues, ...schemaIssues.filter((i) => !envPaths.has(i.path))].filter((i) => {
+    const key = `${i.path}\u0000${i.message}`
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
+  return Either.left(new ConfigError({ file, issues }))
+}
+
+/** Reads and decodes the configuration file. */
+export const loadConfig = (file: string, env: NodeJS.ProcessEnv = process.env): Effect.Effect<AppConfig, ConfigError> =>
+  Effect.suspend(() => {
+    let text: string
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? `file not found (pass --config FILE or set PODSYNC_CONFIG; the default is ${DEFAULT_CONFIG_PATH})`
+        : `cannot be read: ${(error as Error).message}`
+      return Effect.fail(new ConfigError({ file, issues: [{ path: "", message: reason }] }))
+    }
+    return parseConfig(text, file, env)
+  })

@@ -1,0 +1,32 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Db } from "../db/Db.js"
+import { StatusRepo } from "../repos/StatusRepo.js"
+import { Readiness } from "./Readiness.js"
+
+/** GET /healthz (the process answers), /readyz (it should get traffic), /status (orders per store and state). */
+export const HealthRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get("/healthz", HttpServerResponse.json({ status: "ok" })),
+  HttpRouter.get(
+    "/readyz",
+    Effect.gen(function*() {
+      const ready = yield* (yield* Readiness).isReady
+      const db = yield* Db
+      const database = yield* db.use((k) => k.selectFrom("store_cursors").select("store_key").limit(1).execute()).pipe(
+        Effect.as(true),
+        Effect.catchAll(() => Effect.succeed(false))
+      )
+      const ok = ready && database
+      return yield* HttpServerResponse.json({ status: ok ? "ready" : "not ready", ready, database }, { status: ok ? 200 : 503 })
+    })
+  ),
+  HttpRouter.get(
+    "/status",
+    Effect.gen(function*() {
+      const repo = yield* StatusRepo
+      const orders = yield* repo.ordersByStoreAndState
+      const held = yield* repo.heldByReason
+      return yield* HttpServerResponse.json({ orders, held })
+    })
+  )
+)

@@ -1,0 +1,20 @@
+import { createServer } from "node:http"
+import { HttpRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HealthRoutes } from "./HealthRoutes.js"
+
+export interface ServerOptions {
+  readonly host: string
+  readonly port: number
+}
+
+/** The daemon's HTTP server. Closing it (on shutdown) stops new requests and waits for those in flight. */
+export const HttpServerLive = (options: ServerOptions) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.concat(HealthRoutes),
+    HttpServer.serve(),
+    HttpServer.withLogAddress,
+    Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),
+    Layer.tapErrorCause((cause) => Effect.logError("the HTTP server could not start", cause))
+  )

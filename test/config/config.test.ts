@@ -1,0 +1,129 @@
+import * as fs from "node:fs"
+import { Either, Option, Redacted } from "effect"
+import { describe, expect, it } from "vitest"
+import { parseConfig, resolveConfigPath } from "../../src/config/loadConfig.js"
+
+const read = (file: string) => fs.readFileSync(file, "utf8")
+
+const minimal = (extra = "") => `
+pod:
+  baseUrl: https://pod.example.com/integration-handler
+  clientKey: \${POD_CLIENT_KEY}
+  clientSecret: s3cret-value
+stores:
+  - key: acme-shopify
+    platform: shopify
+    podStoreId: "42"
+    shopify: { shop: acme.myshopify.com, accessToken: shpat_abc, webhookSecret: whsec }
+    mappings: ./config/mappings/acme-shopify.csv
+${extra}`
+
+const issuesOf = (text: string, env: Record<string, string> = {}) => {
+  const result = parseConfig(text, "test.yaml", env)
+  if (Either.isRight(result)) throw new Error("expected the configuration to be rejected")
+  return result.left.issues
+}
+
+describe("configuration", () => {
+  it("accepts the shipped example with no environment set, and the demo config", () => {
+    for (const file of ["config/podsync.example.yaml", "config/demo.yaml"]) {
+      const result = parseConfig(read(file), file, {})
+      expect(Either.isRight(result) ? "ok" : result.left.message).toBe("ok")
+    }
+  })
+
+  it("fills in documented defaults", () => {
+    const config = Either.getOrThrow(parseConfig(minimal(), "t.yaml", { POD_CLIENT_KEY: "k" }))
+    expect(config.pod.authHeaders).toEqual({ key: "X-Gearment-Client-Key", secret: "X-Gearment-Client-Secret" })
+    expect(config.pod.rateLimit).toEqual({ requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 })
+    expect(config.dataDir).toBe("./data")
+    expect(config.database.url).toBeUndefined()
+    expect(config.schedules.pull).toBe("*/2 * * * *")
+    expect(config.stores[0]?.shipping.default).toBe("METHOD_STANDARD")
+    expect(config.stores[0]?.eligible.financialStatuses).toEqual(["PAID", "PARTIALLY_REFUNDED"])
+  })
+
+  it("replaces ${NAME} from the environment and keeps secrets redacted", () => {
+    const config = Either.getOrThrow(parseConfig(minimal(), "t.yaml", { POD_CLIENT_KEY: "key-from-env" }))
+    expect(Redacted.value(config.pod.clientKey)).toBe("key-from-env")
+    const printed = JSON.stringify(config) + String(config.pod.clientSecret) + `${config.stores[0]?.shopify?.accessToken}`
+    expect(printed).not.toContain("key-from-env")
+    expect(printed).not.toContain("s3cret-value")
+    expect(printed).not.toContain("shpat_abc")
+  })
+
+  it("treats ${NAME:-} with NAME unset as an absent key and ${NAME:-x} as x", () => {
+    const text = minimal("database:\n  url: ${DATABASE_URL:-}\ndataDir: ${DATA_DIR:-/var/lib/podsync}\nserver:\n  port: ${PORT:-9000}")
+    const config = Either.getOrThrow(parseConfig(text, "t.yaml", { POD_CLIENT_KEY: "k" }))
+    expect(config.database.url).toBeUndefined()
+    expect(config.dataDir).toBe("/var/lib/podsync")
+    expect(config.server.port).toBe(9000)
+  })
+
+  it("names every mistake by its path: wrong type, unknown platform, missing variable, bad cron", () => {
+    const text = `
+server: { port: eighty }
+pod:
+  baseUrl: https://pod.example.com
+  clientKey: \${POD_CLIENT_KEY}
+  clientSecret: x
+stores:
+  - key: good-store
+    platform: shopify
+    podStoreId: "1"
+    shopify: { shop: good.myshopify.com, accessToken: t, webhookSecret: w }
+    mappings: a.csv
+  - key: bad-store
+    platform: magento
+    podStoreId: "2"
+    mappings: b.csv
+schedules: { pull: "every five minutes" }
+`
+    const issues = issuesOf(text)
+    const byPath = new Map(issues.map((i) => [i.path, i.message]))
+    expect(byPath.get("pod.clientKey")).toBe("environment variable POD_CLIENT_KEY is not set")
+    expect(byPath.get("server.port")).toMatch(/number/i)
+    expect(byPath.get("stores[1].platform")).toBe('expected one of shopify, woocommerce, etsy, jsonfeed; got "magento"')
+    expect(byPath.get("schedules.pull")).toMatch(/invalid cron expression "every five minutes"/)
+    expect(issues).toHaveLength(4)
+  })
+
+  it("names a missing platform section, a bad store key, unknown keys and duplicate store keys", () => {
+    const text = minimal(`  - key: Second_Store
+    platform: shopify
+    podStoreId: "7"
+    mappings: x.csv
+    shipping: { defualt: METHOD_STANDARD }`)
+    const paths = issuesOf(text, { POD_CLIENT_KEY: "k" }).map((i) => i.path)
+    expect(paths).toContain("stores[1].key")
+    expect(paths).toContain("stores[1].shipping.defualt")
+
+    const missingSection = minimal(`  - key: second
+    platform: etsy
+    podStoreId: "7"
+    mappings: x.csv`)
+    expect(issuesOf(missingSection, { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "stores[1].etsy", message: 'a "etsy" section is required for platform etsy' }
+    ])
+
+    const duplicate = minimal(`  - key: acme-shopify
+    platform: shopify
+    podStoreId: "7"
+    shopify: { shop: b.myshopify.com, accessToken: t, webhookSecret: w }
+    mappings: x.csv`)
+    expect(issuesOf(duplicate, { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "stores[1].key", message: 'duplicate store key "acme-shopify"' }
+    ])
+  })
+
+  it("reports YAML syntax errors with their line", () => {
+    const issues = issuesOf("pod: [unclosed\nstores: {")
+    expect(issues[0]?.path).toMatch(/^line \d+/)
+  })
+
+  it("finds the file from --config, else $PODSYNC_CONFIG, else config/podsync.yaml", () => {
+    expect(resolveConfigPath(Option.some("a.yaml"), { PODSYNC_CONFIG: "b.yaml" })).toBe("a.yaml")
+    expect(resolveConfigPath(Option.none(), { PODSYNC_CONFIG: "b.yaml" })).toBe("b.yaml")
+    expect(resolveConfigPath(Option.none(), {})).toBe("config/podsync.yaml")
+  })
+})

@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+
+/** Runs the compiled CLI (bin/podsync.js → dist/) to completion. */
+export const podsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const result = spawnSync(process.execPath, ["bin/podsync.js", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 60_000
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** Starts the compiled CLI in the background. */
+export const spawnPodsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}): ChildProcess & { output: () => string } => {
+  const child = spawn(process.execPath, ["bin/podsync.js", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout.on("data", (d) => (output += d))
+  child.stderr.on("data", (d) => (output += d))
+  return Object.assign(child, { output: () => output })
+}
+
+export const exited = (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+    : new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+/** Polls a URL until it answers 2xx, or fails after the deadline. */
+export const waitForHttp = async (url: string, timeoutMs = 30_000): Promise<Response> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      const response = await fetch(url)
+      if (response.ok) return response
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), `podsync-${prefix}-`))
+
+/** The example config, pointed at a temporary data folder and port. */
+export const exampleConfig = (dir: string, port: number) => {
+  const text = fs.readFileSync("config/podsync.example.yaml", "utf8")
+    .replace("dataDir: ./data", `dataDir: ${path.join(dir, "data")}`)
+    .replace("port: 8080", `port: ${port}`)
+  const file = path.join(dir, "podsync.yaml")
+  fs.writeFileSync(file, text)
+  return file
+}
