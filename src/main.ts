@@ -3,12 +3,13 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
 import { checkCommand } from "./cli/check.js"
 import { migrateCommand } from "./cli/migrate.js"
+import { simulateCommand } from "./cli/simulate.js"
 import { startCommand } from "./cli/start.js"
 import { statusCommand } from "./cli/status.js"
 
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
-  Command.withSubcommands([startCommand, migrateCommand, checkCommand, statusCommand])
+  Command.withSubcommands([startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand])
 )
 
 const cli = Command.run(podsync, { name: "podsync", version: "0.1.0" })

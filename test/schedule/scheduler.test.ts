@@ -24,7 +24,7 @@ for (const database of testDatabases()) {
           yield* winner.finish("pull", tick, "done", null)
           const [run] = yield* jobRuns("pull")
           expect(run).toMatchObject({ status: "done", error: null })
-          expect(run!.finished_at.getTime() - run!.started_at.getTime()).toBe(3_000)
+          expect(run!.finished_at!.getTime() - run!.started_at.getTime()).toBe(3_000)
 
           // The next tick is a new election.
           const next = yield* Effect.all(replicas.map((r) => r.claim("pull", new Date("2026-11-21T06:02:00Z"))))

@@ -1,0 +1,39 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { runPodSimulatorStandalone } from "../simulator/pod/index.js"
+import { runShopifySimulatorStandalone } from "../simulator/shopify/index.js"
+
+const port = (name: string, description: string) =>
+  Options.integer(name).pipe(Options.withDescription(description), Options.optional)
+
+const hostOption = Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("127.0.0.1"))
+
+/** Starts a simulator for the life of the command scope. */
+const serve = (start: () => Promise<{ readonly close: () => Promise<void> }>) =>
+  Effect.acquireRelease(Effect.promise(start), (running) => Effect.promise(() => running.close()))
+
+/**
+ * `podsync simulate`: the local simulators of the services podsync talks to,
+ * one line each (`<name> listening on http://…`), until Ctrl-C.
+ */
+export const simulateCommand = Command.make(
+  "simulate",
+  {
+    host: hostOption,
+    podPort: port("pod-port", "port of the POD API simulator (default: any free port)"),
+    shopifyPort: port("shopify-port", "port of the Shopify Admin API simulator (default: any free port)"),
+    noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit"))
+  },
+  ({ host, noRateLimit, podPort, shopifyPort }) =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* serve(() =>
+        runPodSimulatorStandalone({
+          host,
+          port: Option.getOrElse(podPort, () => 0),
+          ...(noRateLimit ? { rateLimit: false as const } : {})
+        })
+      )
+      yield* serve(() => runShopifySimulatorStandalone({ host, port: Option.getOrElse(shopifyPort, () => 0) }))
+      return yield* Effect.never
+    }))
+).pipe(Command.withDescription("Run the local simulators (POD API, stores)"))

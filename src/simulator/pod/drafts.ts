@@ -1,0 +1,195 @@
+// Order drafts (v3): create (with address or with a pre-purchased label),
+// list, read, change line items, approve.
+import { CREATED_METHODS, DRAFT_STATUS_PREFIX, DRAFT_STATUSES } from "./enums.js"
+import { matchesAny, paginate, readArray, readCreatedAtMin, readEnumArray, readPaging } from "./listing.js"
+import type { Route, RouteContext } from "./routes.js"
+import type { DraftRecord, LineRecord, SimState } from "./state.js"
+import type { LineInput } from "./validation.js"
+import { isHttpUrl, Issues, readAddress, readBillingOption, readDraftHeader, readLineItem, readLineItems, readShippingMethod, readText } from "./validation.js"
+import { draftView } from "./views.js"
+import type { SimResponse } from "./wire.js"
+import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
+
+export const toLineRecord = (state: SimState, input: LineInput): LineRecord => ({
+  id: state.nextLineId(),
+  lineItemId: state.newId(),
+  variant: input.variant,
+  quantity: input.quantity,
+  printingOptions: input.printingOptions,
+  barcodeUrl: input.barcodeUrl
+})
+
+export interface NewDraft {
+  readonly referenceId: string | null
+  readonly platform: string
+  readonly storeId: string
+  readonly createdMethod: string
+  readonly address: DraftRecord["address"]
+  readonly shippingMethod: DraftRecord["shippingMethod"]
+  readonly billingOption: DraftRecord["billingOption"]
+  readonly iossNumber: string | null
+  readonly giftMessageBody: string | null
+  readonly labelUrls: ReadonlyArray<string>
+  readonly agreeAtRisk: boolean
+  readonly autoApprove: boolean
+  readonly lines: ReadonlyArray<LineInput>
+}
+
+/** Stores a new draft. Approved drafts wait for checkout (AWAITING_CHECKOUT); others stay DRAFT. */
+export const createDraft = (state: SimState, input: NewDraft): DraftRecord => {
+  const now = state.now()
+  const draft: DraftRecord = {
+    id: state.newId(),
+    legacyNumber: state.nextLegacyNumber(),
+    referenceId: input.referenceId,
+    platform: input.platform,
+    storeId: input.storeId,
+    createdMethod: input.createdMethod,
+    requestId: state.newId(),
+    address: input.address,
+    shippingMethod: input.shippingMethod,
+    billingOption: input.billingOption,
+    iossNumber: input.iossNumber,
+    giftMessageBody: input.giftMessageBody,
+    labelUrls: input.labelUrls,
+    agreeAtRisk: input.agreeAtRisk,
+    lineItems: input.lines.map((line) => toLineRecord(state, line)),
+    status: input.autoApprove ? "AWAITING_CHECKOUT" : "DRAFT",
+    isApproved: input.autoApprove,
+    approvedAt: input.autoApprove ? now : null,
+    createdAt: now,
+    updatedAt: now,
+    originOrderId: null
+  }
+  state.addDraft(draft)
+  return draft
+}
+
+const dataOf = (body: unknown, issues: Issues): Readonly<Record<string, unknown>> | undefined => {
+  if (!isRecord(body) || !isRecord(body["data"])) {
+    issues.add("data", "is required")
+    return undefined
+  }
+  return body["data"]
+}
+
+const createHandler = (state: SimState, labeled: boolean) => (context: RouteContext): SimResponse => {
+  const issues = new Issues()
+  const data = dataOf(context.body, issues)
+  if (data === undefined) return invalidArgument(issues.list)
+  const header = readDraftHeader(issues, data)
+  const address = labeled ? null : readAddress(issues, data["address"], "data.address")
+  const shippingMethod = readShippingMethod(issues, data["shipping_method"], "data.shipping_method")
+  const billing = readBillingOption(issues, data["billing_option"], "data.billing_option")
+  let labelUrls: ReadonlyArray<string> = []
+  if (labeled) {
+    const urls = data["shipping_label_urls"]
+    if (!Array.isArray(urls) || urls.length === 0) issues.add("data.shipping_label_urls", "at least one shipping label URL is required")
+    else {
+      urls.forEach((url: unknown, i) => {
+        if (typeof url !== "string" || !isHttpUrl(url)) issues.add(`data.shipping_label_urls[${i}]`, "must be a URL")
+      })
+      labelUrls = urls.filter((u): u is string => typeof u === "string")
+    }
+  }
+  const lines = readLineItems(issues, state.catalog, data["line_items"], "data.line_items")
+  if (!issues.empty) return invalidArgument(issues.list)
+  const draft = createDraft(state, {
+    ...header,
+    createdMethod: labeled ? "VENDOR_CREATED_METHOD_LABEL" : "VENDOR_CREATED_METHOD_API",
+    address: address ?? null,
+    shippingMethod,
+    billingOption: billing.json,
+    iossNumber: billing.iossNumber,
+    labelUrls,
+    lines
+  })
+  return success(draftView(state.catalog, state.seed, draft, false))
+}
+
+const listHandler = (state: SimState) => (context: RouteContext): SimResponse => {
+  const issues = new Issues()
+  const q = context.query
+  const paging = readPaging(issues, q)
+  const createdAtMin = readCreatedAtMin(issues, q)
+  const methods = readEnumArray(issues, q, "filter.created_methods", CREATED_METHODS)
+  const ids = readArray(issues, q, "filter.order_ids", 100)
+  const statuses = readEnumArray(issues, q, "filter.statuses", DRAFT_STATUSES.map((s) => DRAFT_STATUS_PREFIX + s))
+  const references = readArray(issues, q, "filter.reference_ids", 255)
+  if (!issues.empty) return invalidArgument(issues.list)
+  const matching = [...state.drafts.values()]
+    .filter((d) =>
+      (createdAtMin === undefined || d.createdAt >= createdAtMin) &&
+      matchesAny(methods, d.createdMethod) &&
+      matchesAny(ids, d.id) &&
+      matchesAny(statuses, DRAFT_STATUS_PREFIX + d.status) &&
+      (references === undefined || (d.referenceId !== null && references.includes(d.referenceId)))
+    )
+    .reverse()
+  const { page, paging: info } = paginate(matching, paging, state.seed)
+  return success(page.map((d) => draftView(state.catalog, state.seed, d, false)), info)
+}
+
+const getHandler = (state: SimState) => (context: RouteContext): SimResponse => {
+  const id = context.params["order_id"] ?? ""
+  const draft = state.drafts.get(id)
+  return draft === undefined ? notFound("draft", "order_id", id) : success(draftView(state.catalog, state.seed, draft, true))
+}
+
+const patchLineItems = (state: SimState) => (context: RouteContext): SimResponse => {
+  const issues = new Issues()
+  const outer = isRecord(context.body) ? context.body : {}
+  const body = outer["order_id"] === undefined && isRecord(outer["data"]) ? outer["data"] : outer
+  const id = readText(issues, body["order_id"], "order_id", 1, 255, true)
+  const items = body["line_items"]
+  if (!Array.isArray(items) || items.length < 1 || items.length > 1000) issues.add("line_items", "must hold 1 to 1000 line items")
+  if (!issues.empty || id === undefined || !Array.isArray(items)) return invalidArgument(issues.list)
+  const draft = state.drafts.get(id)
+  if (draft === undefined) return notFound("draft", "order_id", id)
+  if (draft.status === "CHECKED_OUT" || draft.status === "DELETED" || draft.status === "ARCHIVED") {
+    return errorBody(400, "FAILED_PRECONDITION", `draft is ${draft.status.toLowerCase()} and can no longer change`, [{ field: "order_id", issue: "draft can no longer change" }])
+  }
+  const updates: Array<() => void> = []
+  items.forEach((item: unknown, index) => {
+    const path = `line_items[${index}]`
+    if (!isRecord(item)) return issues.add(path, "must be an object")
+    const lineId = readText(issues, item["line_item_id"], `${path}.line_item_id`, 1, 255, true)
+    const line = draft.lineItems.find((l) => l.lineItemId === lineId)
+    if (lineId !== undefined && line === undefined) issues.add(`${path}.line_item_id`, "no such line item in this draft")
+    const parsed = readLineItem(issues, state.catalog, item, path)
+    if (line !== undefined && parsed !== undefined) {
+      updates.push(() => {
+        line.variant = parsed.variant
+        line.quantity = parsed.quantity
+        line.printingOptions = parsed.printingOptions
+        line.barcodeUrl = parsed.barcodeUrl
+      })
+    }
+  })
+  if (!issues.empty) return invalidArgument(issues.list)
+  for (const update of updates) update()
+  draft.updatedAt = state.now()
+  return success({ order_id: draft.id })
+}
+
+const approveHandler = (state: SimState) => (context: RouteContext): SimResponse => {
+  const id = context.params["order_id"] ?? ""
+  const draft = state.drafts.get(id)
+  if (draft === undefined) return notFound("draft", "order_id", id)
+  if (!draft.isApproved) {
+    draft.isApproved = true
+    draft.approvedAt = state.now()
+    draft.updatedAt = draft.approvedAt
+    if (draft.status === "DRAFT") draft.status = "AWAITING_CHECKOUT"
+  }
+  return success(draftView(state.catalog, state.seed, draft, true))
+}
+
+export const draftRoutes = (state: SimState): ReadonlyArray<Route> => [
+  { method: "GET", pattern: "/api/v3/orders/draft", auth: "v3", handle: listHandler(state) },
+  { method: "POST", pattern: "/api/v3/orders/draft", auth: "v3", handle: createHandler(state, false) },
+  { method: "POST", pattern: "/api/v3/orders/draft/labeled", auth: "v3", handle: createHandler(state, true) },
+  { method: "PATCH", pattern: "/api/v3/orders/draft/line-items", auth: "v3", handle: patchLineItems(state) },
+  { method: "GET", pattern: "/api/v3/orders/draft/:order_id", auth: "v3", handle: getHandler(state) },
+  { method: "POST", pattern: "/api/v3/orders/draft/:order_id/approve", auth: "v3", handle: approveHandler(state) }
+]

@@ -1,0 +1,185 @@
+import {
+  getArgumentValues, getNamedType, isCompositeType, isObjectType, isInterfaceType, Kind,
+  type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
+  type OperationDefinitionNode, type SelectionSetNode, type FieldNode
+} from "graphql"
+
+/**
+ * Shopify's calculated query cost (https://shopify.dev/docs/api/usage/rate-limits): scalars and enums 0,
+ * objects 1, a connection 2 plus `first`/`last` × the cost of one node, a mutation field 10. The requested
+ * cost is computed from the query before it runs; the actual cost from the data it returned.
+ */
+
+export const mutationFieldCost = 10
+
+export interface ThrottleStatus { readonly maximumAvailable: number; readonly currentlyAvailable: number; readonly restoreRate: number }
+
+/** A leaky bucket of query-cost points that refills at `restoreRate` points per second. */
+export class CostBucket {
+  private available: number
+  private updatedAt: number
+
+  constructor(
+    readonly maximumAvailable: number,
+    readonly restoreRate: number,
+    private readonly now: () => number
+  ) {
+    this.available = maximumAvailable
+    this.updatedAt = now()
+  }
+
+  private refill(): void {
+    const now = this.now()
+    const elapsed = Math.max(0, now - this.updatedAt) / 1000
+    this.available = Math.min(this.maximumAvailable, this.available + elapsed * this.restoreRate)
+    this.updatedAt = now
+  }
+
+  /** Takes `cost` points if they are all available now; otherwise takes nothing and returns false. */
+  tryTake(cost: number): boolean {
+    this.refill()
+    if (cost > this.available) return false
+    this.available -= cost
+    return true
+  }
+
+  refund(points: number): void {
+    this.refill()
+    this.available = Math.min(this.maximumAvailable, this.available + Math.max(0, points))
+  }
+
+  drain(): void {
+    this.refill()
+    this.available = 0
+  }
+
+  reset(): void {
+    this.available = this.maximumAvailable
+    this.updatedAt = this.now()
+  }
+
+  status(): ThrottleStatus {
+    this.refill()
+    return { maximumAvailable: this.maximumAvailable, currentlyAvailable: Math.floor(this.available), restoreRate: this.restoreRate }
+  }
+}
+
+interface CostContext {
+  readonly schema: GraphQLSchema
+  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>
+  readonly variables: Readonly<Record<string, unknown>>
+}
+
+const isConnection = (typeName: string): boolean => typeName.endsWith("Connection")
+
+/** Every field selected under `selectionSet`, fragments inlined (type conditions are not narrowed). */
+const collectFields = (ctx: CostContext, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] =>
+  selectionSet.selections.flatMap((selection): FieldNode[] => {
+    switch (selection.kind) {
+      case Kind.FIELD: return [selection]
+      case Kind.INLINE_FRAGMENT: return collectFields(ctx, selection.selectionSet, seen)
+      case Kind.FRAGMENT_SPREAD: {
+        const fragment = ctx.fragments[selection.name.value]
+        if (!fragment || seen.has(fragment.name.value)) return []
+        return collectFields(ctx, fragment.selectionSet, new Set([...seen, fragment.name.value]))
+      }
+    }
+  })
+
+const fieldDefinition = (parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined =>
+  isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined
+
+const pageSize = (ctx: CostContext, def: GraphQLField<unknown, unknown>, node: FieldNode): number => {
+  const args = getArgumentValues(def, node, ctx.variables)
+  const size = typeof args.first === "number" ? args.first : typeof args.last === "number" ? args.last : 0
+  return Math.max(0, size)
+}
+
+/** The cost of one object whose fields are `selectionSet`; `data` given means actual, absent means requested. */
+const objectCost = (ctx: CostContext, parent: GraphQLCompositeType, selectionSet: SelectionSetNode, data?: unknown): number =>
+  1 + selectionCost(ctx, parent, selectionSet, data)
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+const selectionCost = (ctx: CostContext, parent: GraphQLCompositeType, selectionSet: SelectionSetNode, data?: unknown): number => {
+  let total = 0
+  const actual = data !== undefined
+  for (const field of collectFields(ctx, selectionSet)) {
+    const def = fieldDefinition(parent, field.name.value)
+    if (!def || !field.selectionSet) continue
+    const type = getNamedType(def.type)
+    if (!isCompositeType(type)) continue
+    const value = actual ? record(data)?.[field.alias?.value ?? field.name.value] : undefined
+    if (actual && (value === null || value === undefined)) continue
+    if (isConnection(type.name)) {
+      total += connectionCost(ctx, type, field.selectionSet, actual ? record(value) : undefined, pageSize(ctx, def, field))
+    } else if (Array.isArray(value)) {
+      total += value.reduce((sum: number, item) => sum + objectCost(ctx, type, field.selectionSet!, item), 0)
+    } else {
+      total += objectCost(ctx, type, field.selectionSet, value)
+    }
+  }
+  return total
+}
+
+/** 2 + (nodes requested or returned) × the cost of one node, read from `nodes` or `edges { node }`. */
+const connectionCost = (
+  ctx: CostContext, type: GraphQLCompositeType, selectionSet: SelectionSetNode, data: Record<string, unknown> | undefined, first: number
+): number => {
+  const nodeType = fieldDefinition(type, "nodes")
+  const node = nodeType ? getNamedType(nodeType.type) : undefined
+  if (!node || !isCompositeType(node)) return 2
+  // One estimator per way the node is selected (`nodes`, `edges { node }`); a node is charged once.
+  const perNode: Array<(index: number | null) => number> = []
+  for (const field of collectFields(ctx, selectionSet)) {
+    const list = data ? arrayOf(data, field.alias?.value ?? field.name.value) : []
+    if (field.name.value === "nodes" && field.selectionSet) {
+      const sel = field.selectionSet
+      perNode.push((i) => objectCost(ctx, node, sel, i === null ? undefined : list[i] ?? {}))
+    }
+    if (field.name.value === "edges" && field.selectionSet) {
+      for (const edgeField of collectFields(ctx, field.selectionSet)) {
+        if (edgeField.name.value !== "node" || !edgeField.selectionSet) continue
+        const sel = edgeField.selectionSet
+        const nodeKey = edgeField.alias?.value ?? "node"
+        perNode.push((i) => objectCost(ctx, node, sel, i === null ? undefined : record(list[i])?.[nodeKey] ?? {}))
+      }
+    }
+  }
+  if (perNode.length === 0) return 2
+  if (!data) return 2 + first * Math.max(...perNode.map((cost) => cost(null)))
+  const count = Math.max(0, ...collectFields(ctx, selectionSet)
+    .filter((f) => f.name.value === "nodes" || f.name.value === "edges")
+    .map((f) => arrayOf(data, f.alias?.value ?? f.name.value).length))
+  let sum = 0
+  for (let i = 0; i < count; i++) sum += Math.max(...perNode.map((cost) => cost(i)))
+  return 2 + sum
+}
+
+const arrayOf = (data: Record<string, unknown>, key: string): unknown[] => {
+  const value = data[key]
+  return Array.isArray(value) ? value : []
+}
+
+export interface QueryCost { readonly requested: number; readonly actual: (data: unknown) => number }
+
+/** The cost of running `operation`; mutation root fields cost a flat 10 each. */
+export const queryCost = (
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+  variables: Readonly<Record<string, unknown>>
+): QueryCost => {
+  const ctx: CostContext = { schema, fragments, variables }
+  if (operation.operation === "mutation") {
+    const requested = collectFields(ctx, operation.selectionSet).filter((f) => !f.name.value.startsWith("__")).length * mutationFieldCost
+    return { requested, actual: () => requested }
+  }
+  const root = schema.getQueryType()
+  if (!root) return { requested: 0, actual: () => 0 }
+  return {
+    requested: selectionCost(ctx, root, operation.selectionSet),
+    actual: (data) => selectionCost(ctx, root, operation.selectionSet, data ?? {})
+  }
+}
