@@ -1,0 +1,242 @@
+import { Either, ParseResult, Schema } from "effect"
+import type { NormalizedLine, NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type { MarketplacePlatform } from "../domain/PodEnums.js"
+import type { StoreKind } from "../domain/StoreTypes.js"
+import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } from "../pod/schemas/DraftRequests.js"
+import { findRow, type MappingRow, type MappingTable } from "./MappingTable.js"
+
+/**
+ * The match stage, pure: what to do with one store order given its store's
+ * variant-matching table and the cached POD catalog. Every reason to hold is
+ * collected, in words a seller can act on, not only the first.
+ */
+
+export type HoldCode =
+  | "unpaid"
+  | "unmatched"
+  | "unknown_variant"
+  | "discontinued"
+  | "out_of_stock"
+  | "missing_design"
+  | "address"
+  | "rejected_by_pod"
+
+export interface HoldProblem {
+  readonly code: HoldCode
+  readonly message: string
+  readonly lineId?: string
+}
+
+export interface PlannedLine {
+  readonly lineId: string
+  readonly quantity: number
+  readonly mappingLine: number
+}
+
+export type DraftPlan =
+  | { readonly _tag: "Ready"; readonly draft: CreateDraftInput; readonly lines: ReadonlyArray<PlannedLine> }
+  | { readonly _tag: "Held"; readonly code: HoldCode; readonly message: string; readonly problems: ReadonlyArray<HoldProblem> }
+  | { readonly _tag: "Cancelled" }
+  | { readonly _tag: "NotPod"; readonly message: string }
+
+export interface CatalogEntry {
+  readonly variantId: string
+  readonly legacyId: number | undefined
+  readonly name: string
+  readonly stockLabel: string
+}
+
+/** Looks a POD variant up in the cached catalog; `undefined` for the whole lookup means "no catalog yet: skip the check". */
+export type CatalogLookup = (pod: NonNullable<MappingRow["pod"]>) => CatalogEntry | undefined
+
+export interface StoreSettings {
+  readonly storeKey: string
+  readonly platform: StoreKind
+  readonly podStoreId: string
+  readonly shipping: { readonly default: NonNullable<CreateDraftInput["shipping_method"]>; readonly byTitle: Readonly<Record<string, NonNullable<CreateDraftInput["shipping_method"]>>> }
+  readonly eligibleFinancialStatuses: ReadonlyArray<string>
+  readonly billing?: { readonly iossNumber?: string | undefined; readonly taxNumber?: string | undefined } | undefined
+}
+
+const PLATFORMS: Record<StoreKind, MarketplacePlatform> = {
+  shopify: "MARKETPLACE_PLATFORM_SHOPIFY",
+  woocommerce: "MARKETPLACE_PLATFORM_WOOCOMMERCE",
+  etsy: "MARKETPLACE_PLATFORM_ETSY",
+  // A custom storefront: the service's own platform is the honest fit.
+  jsonfeed: "MARKETPLACE_PLATFORM_GEARMENT"
+}
+
+export const referenceIdOf = (storeKey: string, storeOrderId: string) => `${storeKey}:${storeOrderId}`
+
+const describeLine = (line: NormalizedLine) =>
+  `"${line.title}${line.variantTitle ? ` / ${line.variantTitle}` : ""}"` +
+  (line.sku ? ` (SKU ${line.sku})` : line.variantId ? ` (variant ${line.variantId})` : "")
+
+const STOCK_HOLDS: Record<string, { code: HoldCode; words: string }> = {
+  VENDOR_CATALOG_VARIANT_STOCK_LABEL_DISCONTINUED: { code: "discontinued", words: "is discontinued: map the item to another POD variant" },
+  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK: { code: "out_of_stock", words: "is out of stock; the order is released when it is back" },
+  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D: { code: "out_of_stock", words: "is out of stock (expected back within 5 days); the order is released when it is back" }
+}
+
+const attributeValue = (line: NormalizedLine, name: string) =>
+  (line.attributes.find((a) => a.key === name) ?? line.attributes.find((a) => a.key.toLowerCase() === name.toLowerCase()))?.value.trim()
+
+const planLine = (
+  line: NormalizedLine,
+  row: MappingRow,
+  catalog: CatalogLookup | undefined,
+  problems: Array<HoldProblem>
+): DraftLineItemInput | undefined => {
+  const pod = row.pod!
+  const podName = "variantId" in pod ? `POD variant ${pod.variantId}` : `POD legacy variant ${pod.legacyId}`
+  if (catalog !== undefined) {
+    const entry = catalog(pod)
+    if (entry === undefined) {
+      problems.push({ code: "unknown_variant", lineId: line.lineId, message: `${describeLine(line)} maps to ${podName} (mapping line ${row.line}), which is not in the POD catalog: fix the mapping row` })
+      return undefined
+    }
+    const hold = STOCK_HOLDS[entry.stockLabel]
+    if (hold !== undefined) {
+      problems.push({ code: hold.code, lineId: line.lineId, message: `${describeLine(line)}: ${podName} (${entry.name}) ${hold.words}` })
+      return undefined
+    }
+  }
+  const printing: Array<{ location_code: DraftLineItemInput["printing_options"][number]["location_code"]; url: string }> = []
+  for (const print of row.prints) {
+    if (print.source._tag === "Url") {
+      printing.push({ location_code: print.location, url: print.source.url })
+      continue
+    }
+    const value = attributeValue(line, print.source.name)
+    if (value === undefined || value === "") {
+      problems.push({ code: "missing_design", lineId: line.lineId, message: `${describeLine(line)} has no "${print.source.name}" custom attribute, which mapping line ${row.line} uses as its design` })
+    } else if (!/^https?:\/\/\S+$/i.test(value)) {
+      problems.push({ code: "missing_design", lineId: line.lineId, message: `${describeLine(line)}: its "${print.source.name}" attribute is not a design URL ("${value.slice(0, 80)}")` })
+    } else {
+      printing.push({ location_code: print.location, url: value })
+    }
+  }
+  return {
+    ...("variantId" in pod ? { variant_id: pod.variantId } : { legacy_id: Number(pod.legacyId) }),
+    quantity: line.fulfillableQuantity,
+    printing_options: printing,
+    ...(row.barcodeUrl !== undefined ? { barcode_url: row.barcodeUrl } : {})
+  }
+}
+
+const ADDRESS_LABELS: Record<string, string> = {
+  first_name: "first name", last_name: "last name", company: "company", street_1: "address line 1", street_2: "address line 2",
+  state_code: "state/province code", state_name: "state/province", city: "city", zip_code: "postal code",
+  country_code: "country code", phone_no: "phone"
+}
+
+const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "all" })
+const PHONE = /^\+?[\d\s().-]{4,50}$/
+
+export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
+  const to = order.shipTo
+  if (to === null) {
+    problems.push({ code: "address", message: "the order has no shipping address" })
+    return undefined
+  }
+  const [first, ...rest] = to.name.trim().split(/\s+/)
+  const candidate = {
+    first_name: to.firstName ?? first ?? "",
+    ...(to.lastName ?? rest.join(" ") ? { last_name: to.lastName ?? rest.join(" ") } : {}),
+    ...(to.company ? { company: to.company } : {}),
+    street_1: to.line1 ?? "",
+    ...(to.line2 ? { street_2: to.line2 } : {}),
+    ...(to.regionCode ? { state_code: to.regionCode.replace(/^[A-Z]{2}-/, "") } : {}),
+    ...(to.region ? { state_name: to.region } : {}),
+    city: to.city ?? "",
+    zip_code: to.postalCode ?? "",
+    country_code: to.countryCode ?? "",
+    ...(to.country ? { country_name: to.country } : {}),
+    ...(to.phone ? { phone_no: to.phone } : {}),
+    ...(order.email ? { email: order.email } : {}),
+    type: "TYPE_SHIP_TO" as const
+  }
+  const decoded = decodeAddress(candidate)
+  if (Either.isLeft(decoded)) {
+    for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
+      const field = String(issue.path[0] ?? "")
+      const value = (candidate as Record<string, unknown>)[field]
+      const label = ADDRESS_LABELS[field] ?? field
+      const detail = typeof value === "string" && value !== "" ? ` (it is "${value}", ${value.length} characters)` : " (it is empty)"
+      problems.push({ code: "address", message: `shipping address ${label} (${field}) does not meet the POD service's limit: ${issue.message.split(", actual")[0]}${detail}; fix the address in the store` })
+    }
+    return undefined
+  }
+  if (decoded.right.phone_no !== undefined && !PHONE.test(decoded.right.phone_no)) {
+    problems.push({ code: "address", message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; fix it in the store` })
+    return undefined
+  }
+  return decoded.right
+}
+
+const shippingMethodFor = (order: NormalizedOrder, settings: StoreSettings) => {
+  const entries = Object.entries(settings.shipping.byTitle)
+  const match = (value: string | undefined) =>
+    value === undefined ? undefined : entries.find(([title]) => title.toLowerCase() === value.toLowerCase())?.[1]
+  return match(order.shippingMethod?.title) ?? match(order.shippingMethod?.code) ?? settings.shipping.default
+}
+
+const giftMessageOf = (order: NormalizedOrder) =>
+  order.attributes.find((a) => /^gift[ _-]?message$/i.test(a.key))?.value.trim().slice(0, 1000) || undefined
+
+export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: CatalogLookup | undefined, settings: StoreSettings): DraftPlan => {
+  if (order.cancelled) return { _tag: "Cancelled" }
+  const problems: Array<HoldProblem> = []
+  const eligible = settings.eligibleFinancialStatuses.map((s) => s.toLowerCase())
+  if (!eligible.includes(order.financialStatus)) {
+    problems.push({ code: "unpaid", message: `financial status is "${order.financialStatus}", not one of ${eligible.join(", ")}: it is drafted once paid` })
+  }
+
+  const toShip = order.lines.filter((l) => l.fulfillableQuantity > 0 && l.requiresShipping)
+  const items: Array<DraftLineItemInput> = []
+  const planned: Array<PlannedLine> = []
+  let ignored = 0
+  for (const line of toShip) {
+    const row = findRow(table, line)
+    if (row === undefined) {
+      problems.push({ code: "unmatched", lineId: line.lineId, message: `no mapping row for ${describeLine(line)}: add its variant id or SKU to the store's mapping file` })
+      continue
+    }
+    if (row.ignore) {
+      ignored++
+      continue
+    }
+    const item = planLine(line, row, catalog, problems)
+    if (item !== undefined) {
+      items.push(item)
+      planned.push({ lineId: line.lineId, quantity: line.fulfillableQuantity, mappingLine: row.line })
+    }
+  }
+  if (problems.length === 0 && items.length === 0) {
+    return { _tag: "NotPod", message: toShip.length === 0 ? "nothing left to ship" : `all ${ignored} items are marked ignore in the mapping (fulfilled elsewhere)` }
+  }
+  const address = buildAddress(order, problems)
+  if (problems.length > 0 || address === undefined) {
+    const first = problems[0]!
+    const message = problems.length === 1 ? first.message : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
+    return { _tag: "Held", code: first.code, message, problems }
+  }
+  const billing = settings.billing
+  const gift = giftMessageOf(order)
+  return {
+    _tag: "Ready",
+    lines: planned,
+    draft: {
+      reference_id: referenceIdOf(settings.storeKey, order.storeOrderId),
+      platform: PLATFORMS[settings.platform],
+      store_id: settings.podStoreId,
+      address,
+      shipping_method: shippingMethodFor(order, settings),
+      line_items: items,
+      ...(billing?.iossNumber || billing?.taxNumber
+        ? { billing_option: { ...(billing.iossNumber ? { ioss_number: billing.iossNumber } : {}), ...(billing.taxNumber ? { tax_number: billing.taxNumber } : {}) } }
+        : {}),
+      ...(gift !== undefined ? { gift_message_body: gift } : {})
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest"
+import type { NormalizedLine, NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
+import { type CatalogEntry, planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
+import { findRow, parseMappingCsv } from "../../src/mapping/MappingTable.js"
+
+const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+
+const csv = (...rows: Array<string>) => [HEADER, ...rows].join("\n")
+
+const line = (overrides: Partial<NormalizedLine> = {}): NormalizedLine => ({
+  lineId: "gid://shopify/LineItem/1",
+  sku: "TEE-BLK-M",
+  variantId: "44001122",
+  productId: "9001",
+  title: "Logo Tee",
+  variantTitle: "Black / M",
+  quantity: 2,
+  currentQuantity: 2,
+  fulfillableQuantity: 2,
+  attributes: [{ key: "design_front", value: "https://cdn.example.com/d/front.png" }],
+  requiresShipping: true,
+  ...overrides
+})
+
+const order = (overrides: Partial<NormalizedOrder> = {}): NormalizedOrder => ({
+  storeKey: "acme-shopify",
+  platform: "shopify",
+  storeOrderId: "5550001",
+  name: "#1001",
+  createdAt: "2026-11-20T10:00:00Z",
+  updatedAt: "2026-11-20T10:05:00Z",
+  currency: "EUR",
+  financialStatus: "paid",
+  fulfillmentStatus: "unfulfilled",
+  cancelled: false,
+  holds: [],
+  email: "anna@example.com",
+  shipTo: {
+    name: "Anna Schmidt",
+    firstName: "Anna",
+    lastName: "Schmidt",
+    line1: "Hauptstraße 5",
+    city: "München",
+    region: "Bayern",
+    regionCode: "BY",
+    postalCode: "80331",
+    countryCode: "DE",
+    country: "Germany",
+    phone: "+49 89 1234567"
+  },
+  shippingMethod: { title: "express", code: "EXP" },
+  lines: [line()],
+  tags: [],
+  attributes: [],
+  raw: {},
+  ...overrides
+})
+
+const settings: StoreSettings = {
+  storeKey: "acme-shopify",
+  platform: "shopify",
+  podStoreId: "store-acme",
+  shipping: { default: "METHOD_STANDARD", byTitle: { Express: "METHOD_FAST_SHIP" } },
+  eligibleFinancialStatuses: ["PAID", "PARTIALLY_REFUNDED"],
+  billing: { iossNumber: "IM2760000742" }
+}
+
+const table = parseMappingCsv(csv(
+  ",TEE-BLK-M,var-black-m,,{{attr design_front}},,,,,,,",
+  "44009999,,,,https://cdn.example.com/a.png,https://cdn.example.com/b.png,,,,,https://cdn.example.com/bar.png,",
+  ",HOODIE-L,,12345,https://cdn.example.com/h.png,,,,,,,",
+  ",GIFT-CARD,,,,,,,,,,yes"
+)).table
+
+const inStock = (entries: Record<string, string>) => (pod: { variantId: string } | { legacyId: string }): CatalogEntry | undefined => {
+  const id = "variantId" in pod ? pod.variantId : `legacy:${pod.legacyId}`
+  const label = entries[id]
+  return label === undefined ? undefined : { variantId: id, legacyId: undefined, name: "Black / M", stockLabel: `VENDOR_CATALOG_VARIANT_STOCK_LABEL_${label}` }
+}
+
+describe("variant-matching table", () => {
+  it("reads a valid file and matches by variant id first, then SKU, accepting gid:// ids", () => {
+    const { table: t, issues } = parseMappingCsv(csv(
+      "gid://shopify/ProductVariant/777,TEE-BLK-M,var-by-variant,,https://x.example/f.png,,,,,,,",
+      ",TEE-BLK-M,var-by-sku,,https://x.example/f.png,,,,,,,"
+    ))
+    // Row 2 carries the SKU too, so row 3 can never match: reported, the first row wins.
+    expect(issues).toEqual([{ line: 3, column: "store_sku", message: "SKU TEE-BLK-M is mapped again (first on line 2); the first row wins" }])
+    expect(findRow(t, { variantId: "777", sku: "OTHER" })?.pod).toEqual({ variantId: "var-by-variant" })
+    expect(findRow(t, { variantId: "gid://shopify/ProductVariant/777" })?.line).toBe(2)
+    expect(findRow(t, { variantId: "123", sku: "TEE-BLK-M" })?.pod).toEqual({ variantId: "var-by-variant" })
+    expect(findRow(t, { sku: "NOPE" })).toBeUndefined()
+  })
+
+  it("names every bad row by line and column", () => {
+    const { issues } = parseMappingCsv(csv(
+      ",A,var-1,55,https://x.example/f.png,,,,,,,",
+      ",B,,,https://x.example/f.png,,,,,,,",
+      ",C,var-3,,,,https://x.example/p.png,,,,,",
+      ",D,var-4,,not-a-url,,,,,,,",
+      ",E,var-5,,https://x.example/f.png,,,,,,,maybe",
+      ",,var-6,,https://x.example/f.png,,,,,,,"
+    ))
+    expect(issues.map((i) => [i.line, i.column])).toEqual([
+      [2, "pod_variant_id"],
+      [3, "pod_variant_id"],
+      [4, "print_front"],
+      [5, "print_front"],
+      [5, "print_front"],
+      [6, "ignore"],
+      [7, undefined]
+    ])
+    expect(issues[0]?.message).toBe("give exactly one of pod_variant_id and pod_legacy_id, not both")
+    expect(issues[3]?.message).toBe('expected an http(s) URL or {{attr NAME}}, got "not-a-url"')
+  })
+
+  it("rejects a file without the contract's header", () => {
+    const { issues } = parseMappingCsv("sku,variant\nA,1")
+    expect(issues[0]?.message).toMatch(/^missing columns: store_variant_id, store_sku/)
+  })
+})
+
+describe("planning a draft", () => {
+  it("builds the draft: reference id, platform, address, shipping by title, designs from attributes, IOSS", () => {
+    const plan = planDraft(order({
+      lines: [line(), line({ lineId: "L2", sku: "GIFT-CARD", variantId: "1", requiresShipping: true }), line({ lineId: "L3", sku: "HOODIE-L", variantId: "2", fulfillableQuantity: 1 })]
+    }), table, undefined, settings)
+    expect(plan).toEqual({
+      _tag: "Ready",
+      lines: [
+        { lineId: "gid://shopify/LineItem/1", quantity: 2, mappingLine: 2 },
+        { lineId: "L3", quantity: 1, mappingLine: 4 }
+      ],
+      draft: {
+        reference_id: "acme-shopify:5550001",
+        platform: "MARKETPLACE_PLATFORM_SHOPIFY",
+        store_id: "store-acme",
+        address: {
+          first_name: "Anna", last_name: "Schmidt", street_1: "Hauptstraße 5", state_code: "BY", state_name: "Bayern",
+          city: "München", zip_code: "80331", country_code: "DE", country_name: "Germany", phone_no: "+49 89 1234567",
+          email: "anna@example.com", type: "TYPE_SHIP_TO"
+        },
+        shipping_method: "METHOD_FAST_SHIP",
+        line_items: [
+          { variant_id: "var-black-m", quantity: 2, printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/d/front.png" }] },
+          { legacy_id: 12345, quantity: 1, printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/h.png" }] }
+        ],
+        billing_option: { ioss_number: "IM2760000742" }
+      }
+    })
+  })
+
+  it("drafts only what is still to ship (refunded units are gone)", () => {
+    const plan = planDraft(order({ lines: [line({ quantity: 3, currentQuantity: 1, fulfillableQuantity: 1 })] }), table, undefined, settings)
+    expect(plan._tag === "Ready" && plan.draft.line_items[0]?.quantity).toBe(1)
+  })
+
+  it("holds an order with an unmatched SKU, naming the line and what to do", () => {
+    const plan = planDraft(order({ lines: [line({ sku: "MUG-11OZ", variantId: "999", title: "Mug" , variantTitle: undefined })] }), table, undefined, settings)
+    expect(plan).toMatchObject({ _tag: "Held", code: "unmatched", message: 'no mapping row for "Mug" (SKU MUG-11OZ): add its variant id or SKU to the store\'s mapping file' })
+  })
+
+  it("holds an unpaid order until it is paid, and marks a cancelled one cancelled", () => {
+    expect(planDraft(order({ financialStatus: "pending" }), table, undefined, settings)).toMatchObject({ _tag: "Held", code: "unpaid" })
+    expect(planDraft(order({ cancelled: true }), table, undefined, settings)).toEqual({ _tag: "Cancelled" })
+  })
+
+  it("holds for discontinued, out-of-stock and unknown catalog variants", () => {
+    expect(planDraft(order(), table, inStock({ "var-black-m": "DISCONTINUED" }), settings)).toMatchObject({ _tag: "Held", code: "discontinued" })
+    expect(planDraft(order(), table, inStock({ "var-black-m": "OUT_OF_STOCK" }), settings)).toMatchObject({ _tag: "Held", code: "out_of_stock" })
+    expect(planDraft(order(), table, inStock({}), settings)).toMatchObject({ _tag: "Held", code: "unknown_variant" })
+    expect(planDraft(order(), table, inStock({ "var-black-m": "IN_STOCK" }), settings)._tag).toBe("Ready")
+  })
+
+  it("holds when the design attribute is missing, and lists every problem at once", () => {
+    const plan = planDraft(order({ financialStatus: "pending", lines: [line({ attributes: [] })] }), table, undefined, settings)
+    expect(plan._tag).toBe("Held")
+    if (plan._tag !== "Held") return
+    expect(plan.problems.map((p) => p.code)).toEqual(["unpaid", "missing_design"])
+    expect(plan.message).toMatch(/^2 problems: \(1\) financial status is "pending".*\(2\) "Logo Tee \/ Black \/ M" \(SKU TEE-BLK-M\) has no "design_front" custom attribute/)
+  })
+
+  it("holds an address the service would refuse, naming the field and the limit", () => {
+    const plan = planDraft(order({ shipTo: { ...order().shipTo!, city: "Llanfairpwllgwyngyllgogerychwyrndrobwll" } }), table, undefined, settings)
+    expect(plan).toMatchObject({ _tag: "Held", code: "address" })
+    expect(plan._tag === "Held" && plan.message).toMatch(/shipping address city \(city\) .*at most 30 character.*39 characters/)
+    expect(planDraft(order({ shipTo: null }), table, undefined, settings)).toMatchObject({ message: "the order has no shipping address" })
+  })
+
+  it("does not draft an order whose items are all ignored or already shipped", () => {
+    expect(planDraft(order({ lines: [line({ sku: "GIFT-CARD", variantId: "1" })] }), table, undefined, settings)).toMatchObject({ _tag: "NotPod" })
+    expect(planDraft(order({ lines: [line({ fulfillableQuantity: 0 })] }), table, undefined, settings)).toEqual({ _tag: "NotPod", message: "nothing left to ship" })
+  })
+})
