@@ -1,0 +1,66 @@
+/**
+ * The life of a store order in podsync (ARCHITECTURE.md "Data flow"), pure.
+ * Every transition is checked against this table and appended to
+ * order_events; POD progress never moves backwards.
+ */
+export const ORDER_STATES = [
+  "pulled",
+  "held",
+  "ready",
+  "in_doubt",
+  "drafted",
+  "checked_out",
+  "in_production",
+  "shipped",
+  "fulfilled",
+  "cancelled",
+  "cancel_pending",
+  "pod_cancelled",
+  "pod_on_hold",
+  "not_pod",
+  "failed"
+] as const
+export type OrderState = (typeof ORDER_STATES)[number]
+
+const PRE_DRAFT: ReadonlyArray<OrderState> = ["pulled", "held", "ready", "cancelled", "not_pod", "failed"]
+
+const TRANSITIONS: Record<OrderState, ReadonlyArray<OrderState>> = {
+  pulled: ["held", "ready", "cancelled", "not_pod"],
+  held: ["held", "ready", "cancelled", "not_pod"],
+  // A 400 holds (rejected_by_pod); an ambiguous failure leaves the outcome in doubt.
+  ready: ["held", "ready", "in_doubt", "drafted", "cancelled", "not_pod", "failed"],
+  in_doubt: ["ready", "drafted", "held", "failed", "cancel_pending"],
+  drafted: ["checked_out", "in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold", "failed"],
+  checked_out: ["in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
+  in_production: ["shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
+  pod_on_hold: ["checked_out", "in_production", "shipped", "pod_cancelled", "cancel_pending"],
+  // More packages can ship after a first fulfillment: the order goes back to shipped until they are pushed.
+  shipped: ["fulfilled", "pod_cancelled"],
+  fulfilled: ["shipped"],
+  cancel_pending: ["pod_cancelled", "shipped"],
+  cancelled: ["ready", "held", "not_pod"],
+  not_pod: ["ready", "held", "cancelled"],
+  pod_cancelled: [],
+  failed: ["ready", "held"]
+}
+
+export const canTransition = (from: OrderState, to: OrderState): boolean => TRANSITIONS[from].includes(to)
+
+/** States with a POD draft behind them: store changes no longer simply re-plan the order. */
+export const hasDraft = (state: OrderState): boolean => !PRE_DRAFT.includes(state)
+
+/** Where POD progress stands, to keep statuses moving forward only. */
+const PROGRESS: Partial<Record<OrderState, number>> = {
+  drafted: 1,
+  checked_out: 2,
+  pod_on_hold: 2,
+  in_production: 3,
+  shipped: 4,
+  fulfilled: 5
+}
+export const podProgress = (state: OrderState): number => PROGRESS[state] ?? 0
+
+export const isOrderState = (value: string): value is OrderState => (ORDER_STATES as ReadonlyArray<string>).includes(value)
+
+/** States that need a person: shown by `status` and the report. */
+export const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pending", "pod_on_hold"]

@@ -1,0 +1,101 @@
+/**
+ * The store port: what the pipeline needs from any shop platform. One value
+ * per configured store (the pipeline holds them in `StoreConnectors`, keyed by
+ * store key); one adapter per platform builds it (`shopify/`, later
+ * `woocommerce/`, `etsy/`, `jsonfeed/`).
+ *
+ * Platform differences the pipeline must know about are stated in
+ * `capabilities`, not discovered by trying.
+ */
+import { Context, type Effect, type Either, type Option, type Stream } from "effect"
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type {
+  Annotation,
+  FulfillmentOutcome,
+  FulfillmentPush,
+  StoreCursor,
+  StoreKind,
+  VerifiedWebhook,
+  WebhookDelivery
+} from "../domain/StoreTypes.js"
+import type { StoreError, WebhookRejectedError } from "./StoreErrors.js"
+
+export interface StoreCapabilities {
+  /**
+   * What a fulfilment is made of: the whole order (Etsy, Woo), store lines
+   * (eBay, Wix) or lines of the store's own fulfilment orders (Shopify).
+   */
+  readonly fulfillmentGranularity: "order" | "line" | "fulfillmentOrderLine"
+  /** Whether a push may cover only some lines or units. */
+  readonly partialFulfillment: boolean
+  /** Whether one order may get several fulfilments, one per package / tracking number. */
+  readonly multiplePackages: boolean
+  /** Whether a push emails the buyer: never, when `notifyCustomer` asks, or every time (so never push twice). */
+  readonly pushNotifiesBuyer: "never" | "optional" | "always"
+  /** Which parts of an `Annotation` the platform keeps; the rest is ignored. */
+  readonly annotations: ReadonlyArray<"tag" | "field" | "note">
+  /** Whether the store can hold fulfilment (reported as `OnHold`, never forced). */
+  readonly holds: boolean
+  /** Webhook body: the whole order, only a pointer to it, or no webhooks at all. Either way it is a hint. */
+  readonly webhookPayload: "full" | "thin" | "none"
+}
+
+/** An order the store returned that could not be normalized; stored as failed so a person can look. */
+export interface UnreadableOrder {
+  readonly storeOrderId: string | undefined
+  readonly raw: unknown
+  readonly problem: string
+}
+
+export interface PulledPage {
+  /** New versions of orders, each (storeOrderId, updatedAt) handed out once per walk. */
+  readonly orders: ReadonlyArray<NormalizedOrder>
+  readonly unreadable: ReadonlyArray<UnreadableOrder>
+  /** Persist this after the page's orders are stored; pulling again from it repeats nothing needed. */
+  readonly cursor: StoreCursor
+  /** True on the walk's last page. */
+  readonly done: boolean
+}
+
+export interface PullOptions {
+  /** Where a first pull (no cursor) starts, ISO-8601; without it the store's whole history is walked. */
+  readonly since?: string
+}
+
+export interface StoreConnector {
+  readonly storeKey: string
+  readonly platform: StoreKind
+  readonly capabilities: StoreCapabilities
+
+  /**
+   * Orders changed since the cursor, page by page, oldest change first. The
+   * stream asks for a page only when the previous one has been consumed, so
+   * a caller that stores each page and then persists `page.cursor` resumes
+   * exactly there after a crash (at-least-once: a page may come again, an
+   * order version is never skipped).
+   */
+  readonly pull: (cursor: StoreCursor | null, options?: PullOptions) => Stream.Stream<PulledPage, StoreError>
+
+  /** The order as it is now (all line items), or none if the store does not know it. */
+  readonly getOrder: (storeOrderId: string) => Effect.Effect<Option.Option<NormalizedOrder>, StoreError>
+
+  /**
+   * One package's fulfilment with tracking, idempotent on the tracking number:
+   * the connector reads the order's fulfilments first and answers
+   * `AlreadyPushed` when one carries it. After an ambiguous error, calling it
+   * again is the recovery.
+   */
+  readonly pushFulfillment: (push: FulfillmentPush) => Effect.Effect<FulfillmentOutcome, StoreError>
+
+  /** Marks the order for the seller (tag, private field, note); repeatable without harm. */
+  readonly annotate: (storeOrderId: string, annotation: Annotation) => Effect.Effect<void, StoreError>
+
+  /** Pure: checks a delivery's signature and shape; no network, no clock. */
+  readonly verifyWebhook: (delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
+}
+
+/** Every configured store's connector, by store key. */
+export class StoreConnectors extends Context.Tag("podsync/StoreConnectors")<
+  StoreConnectors,
+  ReadonlyMap<string, StoreConnector>
+>() {}

@@ -1,0 +1,135 @@
+/**
+ * Pure bookkeeping of an incremental Shopify pull ("walk").
+ *
+ * A walk asks `orders(sortKey: UPDATED_AT, query: "updated_at:>='L'")` with
+ * L = watermark − overlap, and follows Shopify's cursors to the end. Shopify
+ * cursors are keyset positions (last sort value + id), so an order edited
+ * during the walk moves behind the position and is met again later in the
+ * same walk with its new `updatedAt`; nothing shifts into pages already read.
+ * The lower bound stays fixed for the whole walk (the cursor is only valid
+ * for the query it came from).
+ *
+ * The watermark moves only when a walk ends, to the highest `updatedAt` seen,
+ * and the next walk starts `overlap` before it, with `>=`: an order written
+ * in the same second as the last one seen, or indexed late by Shopify's
+ * search, is still found. Order versions already handed out near the
+ * watermark are remembered in the cursor (`seen`), so the overlap re-read
+ * does not hand them out twice.
+ */
+import { DateTime, Either, Option, Schema } from "effect"
+import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
+
+export const EPOCH = "1970-01-01T00:00:00Z"
+/** Bound on remembered versions; past it the oldest are forgotten (which only risks a harmless repeat). */
+export const MAX_SEEN = 2_000
+
+export interface WalkPosition {
+  /** The watermark the walk started from; it stays the persisted watermark until the walk ends. */
+  readonly base: string
+  /** Lower bound of this walk's query; null = the whole history. */
+  readonly lower: string | null
+  /** Shopify cursor to continue after; null at the start of a walk. */
+  readonly after: string | null
+  /** Highest `updatedAt` seen so far (the previous watermark at the start). */
+  readonly high: string
+  /** Versions (`<id>@<updatedAt>`) already handed out. */
+  readonly seen: ReadonlySet<string>
+}
+
+const Continuation = Schema.parseJson(
+  Schema.Struct({ lower: Schema.NullOr(Schema.String), after: Schema.String, high: Schema.String })
+)
+
+const millis = (iso: string): number => {
+  const value = Date.parse(iso)
+  return Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value
+}
+
+export const laterOf = (a: string, b: string): string => (millis(b) > millis(a) ? b : a)
+
+export const minusSeconds = (iso: string, seconds: number): string =>
+  Option.match(DateTime.make(iso), {
+    onNone: () => EPOCH,
+    onSome: (dateTime) =>
+      canonicalTimestamp(DateTime.formatIso(DateTime.subtract(dateTime, { seconds }))) ?? EPOCH
+  })
+
+/** The search filter for a walk; the bound is quoted as Shopify's search syntax wants. */
+export const ordersQuery = (lower: string | null): string | null => (lower === null ? null : `updated_at:>='${lower}'`)
+
+const versionTime = (key: string): number => millis(key.slice(key.lastIndexOf("@") + 1))
+
+/** Keeps the versions a later overlap re-read can meet again: updated at or after `high − overlap`. */
+export const pruneSeen = (seen: Iterable<string>, high: string, overlapSeconds: number): Array<string> => {
+  const from = millis(minusSeconds(high, overlapSeconds))
+  return [...seen]
+    .filter((key) => versionTime(key) >= from)
+    .sort((a, b) => versionTime(b) - versionTime(a))
+    .slice(0, MAX_SEEN)
+}
+
+/** Where a pull starts: inside an unfinished walk, or a new walk from the watermark. */
+export const startWalk = (
+  cursor: StoreCursor | null,
+  since: string | undefined,
+  overlapSeconds: number
+): WalkPosition => {
+  const seen = new Set(cursor?.seen ?? [])
+  if (cursor === null) {
+    const from = since === undefined ? null : canonicalTimestamp(since) ?? null
+    return { base: from ?? EPOCH, lower: from, after: null, high: from ?? EPOCH, seen }
+  }
+  if (cursor.continuation !== undefined) {
+    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
+    // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
+    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
+  }
+  return {
+    base: cursor.watermark,
+    lower: cursor.watermark === EPOCH ? null : minusSeconds(cursor.watermark, overlapSeconds),
+    after: null,
+    high: cursor.watermark,
+    seen
+  }
+}
+
+export interface PageFacts {
+  /** `updatedAt` of every order on the page, handed out or not. */
+  readonly updatedAts: ReadonlyArray<string>
+  /** Versions handed out from this page. */
+  readonly handedOut: ReadonlyArray<string>
+  readonly hasNextPage: boolean
+  readonly endCursor: string | null
+}
+
+export interface AfterPage {
+  readonly position: WalkPosition
+  /** What the caller persists once the page is stored. */
+  readonly cursor: StoreCursor
+  readonly done: boolean
+}
+
+/** The walk after one page: the cursor to persist and where the next page starts. */
+export const afterPage = (position: WalkPosition, page: PageFacts, overlapSeconds: number): AfterPage => {
+  const high = page.updatedAts.reduce(laterOf, position.high)
+  const seenList = pruneSeen([...position.seen, ...page.handedOut], high, overlapSeconds)
+  const done = !page.hasNextPage || page.endCursor === null
+  if (done) {
+    return {
+      position: { base: high, lower: position.lower, after: null, high, seen: new Set(seenList) },
+      cursor: { watermark: high, seen: seenList },
+      done
+    }
+  }
+  const after = page.endCursor as string
+  return {
+    position: { ...position, after, high, seen: new Set(seenList) },
+    cursor: {
+      // The watermark moves only when the walk ends; until then the walk resumes from `continuation`.
+      watermark: position.base,
+      continuation: Schema.encodeSync(Continuation)({ lower: position.lower, after, high }),
+      seen: seenList
+    },
+    done
+  }
+}

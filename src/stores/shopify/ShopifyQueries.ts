@@ -1,0 +1,110 @@
+/**
+ * The GraphQL documents the connector sends. Sizes are chosen for the cost
+ * rules (a connection is charged by its `first`, nested sizes multiply, one
+ * query may not ask for more than 1,000 points): a pull page asks for
+ * `pageSize` orders × 10 line items (about 62 points an order, so a page of
+ * 10 asks for about 620); an order with more line items is completed by
+ * follow-up queries of 100.
+ */
+
+export const LINE_ITEMS_PER_ORDER_PAGE = 10
+export const LINE_ITEMS_PER_FOLLOW_UP = 100
+
+const LINE_ITEM_FIELDS = /* GraphQL */ `
+fragment PodsyncLineItem on LineItem {
+  id sku name title variantTitle quantity currentQuantity unfulfilledQuantity requiresShipping
+  variant { id legacyResourceId sku }
+  product { id legacyResourceId }
+  customAttributes { key value }
+}`
+
+const ORDER_FIELDS = /* GraphQL */ `
+fragment PodsyncOrder on Order {
+  id legacyResourceId name email createdAt updatedAt cancelledAt cancelReason closedAt
+  displayFinancialStatus displayFulfillmentStatus currencyCode note tags
+  customAttributes { key value }
+  currentTotalPriceSet { shopMoney { amount currencyCode } }
+  shippingAddress {
+    name firstName lastName company address1 address2 city province provinceCode zip country countryCodeV2 phone
+  }
+  shippingLines(first: 1) { nodes { title code } }
+  fulfillmentOrders(first: 5) { nodes { id status fulfillmentHolds { reason reasonNotes } } }
+  lineItems(first: ${LINE_ITEMS_PER_ORDER_PAGE}) { pageInfo { hasNextPage endCursor } nodes { ...PodsyncLineItem } }
+}
+${LINE_ITEM_FIELDS}`
+
+export const ORDERS_PAGE = /* GraphQL */ `
+query PodsyncOrdersPage($first: Int!, $after: String, $query: String) {
+  orders(first: $first, after: $after, sortKey: UPDATED_AT, query: $query) {
+    pageInfo { hasNextPage endCursor }
+    nodes { ...PodsyncOrder }
+  }
+}
+${ORDER_FIELDS}`
+
+export const ORDER = /* GraphQL */ `
+query PodsyncOrder($id: ID!) {
+  order(id: $id) { ...PodsyncOrder }
+}
+${ORDER_FIELDS}`
+
+export const ORDER_LINE_ITEMS = /* GraphQL */ `
+query PodsyncOrderLineItems($id: ID!, $after: String!) {
+  order(id: $id) {
+    updatedAt
+    lineItems(first: ${LINE_ITEMS_PER_FOLLOW_UP}, after: $after) { pageInfo { hasNextPage endCursor } nodes { ...PodsyncLineItem } }
+  }
+}
+${LINE_ITEM_FIELDS}`
+
+/** What a push needs to decide: fulfilments made (with tracking) and fulfilment orders with what is left. */
+export const FULFILLMENT_STATE = /* GraphQL */ `
+query PodsyncFulfillmentState($id: ID!) {
+  order(id: $id) {
+    id cancelledAt
+    fulfillments(first: 50) { id status trackingInfo(first: 5) { company number url } }
+    fulfillmentOrders(first: 5) {
+      nodes {
+        id status fulfillmentHolds { reason reasonNotes }
+        lineItems(first: 25) { pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } } }
+      }
+    }
+  }
+}`
+
+export const FULFILLMENT_ORDER_LINE_ITEMS = /* GraphQL */ `
+query PodsyncFulfillmentOrderLineItems($id: ID!, $after: String!) {
+  fulfillmentOrder(id: $id) {
+    lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } } }
+  }
+}`
+
+export const FULFILLMENT_LINE_ITEMS = /* GraphQL */ `
+query PodsyncFulfillmentLineItems($id: ID!, $after: String) {
+  fulfillment(id: $id) {
+    fulfillmentLineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { quantity lineItem { id } } }
+  }
+}`
+
+export const FULFILLMENT_CREATE = /* GraphQL */ `
+mutation PodsyncFulfillmentCreate($fulfillment: FulfillmentInput!) {
+  fulfillmentCreate(fulfillment: $fulfillment) {
+    fulfillment { id status trackingInfo { company number url } }
+    userErrors { field message }
+  }
+}`
+
+export const TAGS_ADD = /* GraphQL */ `
+mutation PodsyncTagsAdd($id: ID!, $tags: [String!]!) {
+  tagsAdd(id: $id, tags: $tags) { node { id } userErrors { field message } }
+}`
+
+export const METAFIELDS_SET = /* GraphQL */ `
+mutation PodsyncMetafieldsSet($metafields: [MetafieldsSetInput!]!) {
+  metafieldsSet(metafields: $metafields) { metafields { id } userErrors { field message } }
+}`
+
+export const orderGid = (storeOrderId: string): string => `gid://shopify/Order/${storeOrderId}`
+
+/** Whether the text is a Shopify numeric order id (`legacyResourceId`). */
+export const isLegacyOrderId = (storeOrderId: string): boolean => /^\d{1,20}$/.test(storeOrderId)

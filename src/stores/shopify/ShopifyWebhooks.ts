@@ -1,0 +1,91 @@
+/**
+ * Pure verification of a Shopify webhook delivery (orders/create,
+ * orders/updated, orders/cancelled, or any other topic; the caller decides
+ * what to do with a topic).
+ *
+ * - `X-Shopify-Hmac-Sha256` must be the base64 HMAC-SHA256 of the raw body
+ *   under the current secret or, during a rotation, the previous one.
+ * - `X-Shopify-Shop-Domain`, when sent, must be the configured shop.
+ * - The dedup key is `X-Shopify-Event-Id` (shared by every retry and
+ *   duplicate of one event, Shopify's advice) scoped by topic, since one
+ *   merchant action can raise several topics; without it, the delivery id.
+ *   Deliveries are hints: the order is re-read before anything is done.
+ */
+import { Either, type Redacted } from "effect"
+import { canonicalTimestamp, type VerifiedWebhook, type WebhookDelivery } from "../../domain/StoreTypes.js"
+import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
+import { base64HmacMatches, headerValue } from "../WebhookSignature.js"
+
+export interface ShopifyWebhookSecrets {
+  readonly storeKey: string
+  readonly shop: string
+  readonly webhookSecret: Redacted.Redacted<string>
+  readonly previousWebhookSecret?: Redacted.Redacted<string>
+}
+
+const field = (payload: unknown, name: string): unknown =>
+  typeof payload === "object" && payload !== null && !Array.isArray(payload)
+    ? (payload as Record<string, unknown>)[name]
+    : undefined
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
+
+export const verifyShopifyWebhook = (
+  secrets: ShopifyWebhookSecrets,
+  delivery: WebhookDelivery
+): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+  const reject = (reason: WebhookRejection, detail: string) =>
+    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
+
+  const signature = headerValue(delivery, "X-Shopify-Hmac-Sha256")
+  if (signature === undefined) return reject("missing_signature", "no X-Shopify-Hmac-Sha256 header")
+  const keys =
+    secrets.previousWebhookSecret === undefined
+      ? [secrets.webhookSecret]
+      : [secrets.webhookSecret, secrets.previousWebhookSecret]
+  if (!base64HmacMatches(signature, delivery.rawBody, keys)) {
+    return reject("bad_signature", "X-Shopify-Hmac-Sha256 does not match the body under the webhook secret")
+  }
+
+  const shop = headerValue(delivery, "X-Shopify-Shop-Domain")
+  if (shop !== undefined && shop.toLowerCase() !== secrets.shop.toLowerCase()) {
+    return reject("wrong_shop", `delivery is for ${shop}, this store is ${secrets.shop}`)
+  }
+  const topic = headerValue(delivery, "X-Shopify-Topic")
+  const deliveryId = headerValue(delivery, "X-Shopify-Webhook-Id")
+  const eventId = headerValue(delivery, "X-Shopify-Event-Id")
+  if (topic === undefined) return reject("missing_headers", "no X-Shopify-Topic header")
+  if (deliveryId === undefined && eventId === undefined) {
+    return reject("missing_headers", "neither X-Shopify-Event-Id nor X-Shopify-Webhook-Id is present")
+  }
+
+  let payload: unknown
+  try {
+    payload = JSON.parse(Buffer.from(delivery.rawBody).toString("utf8"))
+  } catch {
+    return reject("malformed_body", "the signed body is not JSON")
+  }
+
+  const isOrderTopic = topic.startsWith("orders/")
+  const storeOrderId = isOrderTopic ? textOf(field(payload, "id")) : undefined
+  const updatedAtText = isOrderTopic ? textOf(field(payload, "updated_at")) : undefined
+  const orderUpdatedAt = updatedAtText === undefined ? undefined : canonicalTimestamp(updatedAtText)
+  const triggeredAtText = headerValue(delivery, "X-Shopify-Triggered-At")
+  const triggeredAt = triggeredAtText === undefined ? undefined : canonicalTimestamp(triggeredAtText)
+
+  return Either.right({
+    storeKey: secrets.storeKey,
+    topic,
+    dedupKey:
+      eventId !== undefined
+        ? `${secrets.storeKey}:shopify-event:${topic}:${eventId}`
+        : `${secrets.storeKey}:shopify-delivery:${deliveryId}`,
+    payload,
+    ...(deliveryId === undefined ? {} : { deliveryId }),
+    ...(eventId === undefined ? {} : { eventId }),
+    ...(storeOrderId === undefined ? {} : { storeOrderId }),
+    ...(orderUpdatedAt === undefined ? {} : { orderUpdatedAt }),
+    ...(triggeredAt === undefined ? {} : { triggeredAt })
+  })
+}

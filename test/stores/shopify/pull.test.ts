@@ -1,0 +1,185 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Fiber, Option, Redacted, Ref, Stream } from "effect"
+import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
+import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
+import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { admin, connectTo, eventually, startSimulator } from "./harness.js"
+
+const versionsOf = (pages: ReadonlyArray<PulledPage>) =>
+  pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
+
+/** Pulls every page, letting `between` act after each page is "stored". */
+const pullAll = (
+  connector: StoreConnector,
+  cursor: StoreCursor | null,
+  between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
+) =>
+  Effect.gen(function* () {
+    const pages = yield* Ref.make<Array<PulledPage>>([])
+    yield* connector.pull(cursor).pipe(
+      Stream.runForEach((page) =>
+        Effect.gen(function* () {
+          const index = (yield* Ref.get(pages)).length
+          yield* Ref.update(pages, (all) => [...all, page])
+          yield* between(page, index)
+        })
+      )
+    )
+    return yield* Ref.get(pages)
+  })
+
+/** Final `updatedAt` of every order in the simulator, by legacy id. */
+const simVersions = (sim: Parameters<typeof admin>[0]) =>
+  Effect.map(admin<{ orders: Array<{ legacyResourceId: string; updatedAt: string }> }>(sim, "GET", "orders"), ({ orders }) =>
+    new Map(orders.map((o) => [o.legacyResourceId, o.updatedAt]))
+  )
+
+const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
+  const latest = new Map<string, string>()
+  for (const o of orders) {
+    const seen = latest.get(o.storeOrderId)
+    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, o.updatedAt)
+  }
+  return latest
+}
+
+describe("Shopify incremental pull", () => {
+  it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 45 })
+      const legacy = ids.map((gid) => gid.split("/").pop()!)
+      const connector = yield* connectTo(sim, { pageSize: 10 })
+
+      const pages = yield* pullAll(connector, null, (page, index) =>
+        Effect.gen(function* () {
+          if (index === 0) {
+            // An order already handed out changes: it must come again, as its new version.
+            yield* admin(sim, "PATCH", `orders/${page.orders[0]!.storeOrderId}`, { note: "edited after it was pulled" })
+            // An order not reached yet changes: it must come once, as its new version.
+            yield* admin(sim, "PATCH", `orders/${legacy[30]}`, { note: "edited before it was reached" })
+          }
+          if (index === 1) {
+            yield* admin(sim, "POST", `orders/${legacy[40]}/cancel`, {})
+            yield* admin(sim, "POST", "orders", {})
+            yield* admin(sim, "PATCH", `orders/${legacy[12]}`, { financialStatus: "REFUNDED" })
+          }
+        })
+      )
+      const all = pages.flatMap((p) => p.orders)
+      const versions = versionsOf(pages)
+      expect(new Set(versions).size).toBe(versions.length)
+      const final = yield* simVersions(sim)
+      expect(final.size).toBe(46)
+      expect(latestById(all)).toEqual(final)
+      expect(pages.length).toBeGreaterThanOrEqual(5)
+      expect(pages.slice(0, -1).every((p) => !p.done && p.cursor.continuation !== undefined)).toBe(true)
+      const last = pages[pages.length - 1]!
+      expect(last.done).toBe(true)
+      expect(last.cursor.continuation).toBeUndefined()
+      expect(last.cursor.watermark).toBe([...final.values()].sort().pop())
+      const cancelled = all.filter((o) => o.storeOrderId === legacy[40]).pop()
+      expect(cancelled).toMatchObject({ cancelled: true })
+
+      // The next pull re-reads the overlap but hands out nothing already handed out.
+      const again = yield* pullAll(connector, last.cursor)
+      expect(versionsOf(again)).toEqual([])
+
+      // Then one change: exactly that version comes.
+      const edited = yield* admin(sim, "PATCH", `orders/${legacy[5]}`, { tags: ["podsync:test"] })
+      const third = yield* pullAll(connector, again[again.length - 1]!.cursor)
+      expect(versionsOf(third)).toEqual([`${legacy[5]}@${edited.updatedAt}`])
+    })
+  )
+
+  it.scopedLive("resumes from the cursor persisted after a page, as after a crash", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      yield* admin(sim, "POST", "orders/bulk", { count: 35 })
+      const connector = yield* connectTo(sim, { pageSize: 10 })
+      const firstTwo = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(connector.pull(null), 2)))
+      yield* admin(sim, "PATCH", `orders/${firstTwo[0]!.orders[3]!.storeOrderId}`, { note: "changed while we were down" })
+      // A new process starts from what the old one persisted after its second page.
+      const restarted = yield* connectTo(sim, { pageSize: 10 })
+      const rest = yield* pullAll(restarted, firstTwo[1]!.cursor)
+      const versions = [...versionsOf(firstTwo), ...versionsOf(rest)]
+      expect(new Set(versions).size).toBe(versions.length)
+      expect(latestById([...firstTwo, ...rest].flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
+    })
+  )
+
+  it.scopedLive("starts a first pull at `since` when given", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      yield* admin(sim, "POST", "orders/bulk", { count: 3 })
+      const { now } = yield* admin<{ now: string }>(sim, "POST", "clock/advance", { seconds: 3600 })
+      const newer = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 2 })
+      const connector = yield* connectTo(sim)
+      // Shopify timestamps have second precision.
+      const since = now.replace(/\.\d{3}Z$/, "Z")
+      const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since })))
+      expect(pages.flatMap((p) => p.orders.map((o) => `gid://shopify/Order/${o.storeOrderId}`))).toEqual(newer.ids)
+    })
+  )
+
+  it.scopedLive("reads an order with more line items than one page whole, in the pull and by id", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const lineItems = Array.from({ length: 27 }, (_, i) => ({
+        sku: `TEE-BLK-${i}`,
+        title: `Tee ${i}`,
+        quantity: 1 + (i % 3),
+        customAttributes: [{ key: "design_url", value: `https://cdn.example.com/d/${i}.png` }]
+      }))
+      const created = yield* admin(sim, "POST", "orders", { lineItems })
+      const connector = yield* connectTo(sim)
+      const byId = Option.getOrThrow(yield* connector.getOrder(created.legacyResourceId))
+      expect(byId.lines.map((l) => l.sku)).toEqual(lineItems.map((l) => l.sku))
+      expect(byId.lines.map((l) => l.quantity)).toEqual(lineItems.map((l) => l.quantity))
+      const pulled = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null))).flatMap((p) => p.orders)
+      expect(pulled).toHaveLength(1)
+      expect(pulled[0]!.lines).toEqual(byId.lines)
+    })
+  )
+
+  it.scopedLive("never mixes line item pages of two versions when the order changes while it is read", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const lineItems = Array.from({ length: 15 }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, quantity: 1 }))
+      const created = yield* admin(sim, "POST", "orders", { lineItems })
+      const connector = yield* connectTo(sim)
+      // The follow-up for line items 11-15 is slowed down; the order is edited meanwhile.
+      yield* admin(sim, "POST", "faults", { operation: "order", kind: "latency", latencyMs: [400, 400], count: 1 })
+      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
+      yield* eventually(admin<{ faults: Array<unknown> }>(sim, "GET", "faults"), (f) => f.faults.length === 0, "the slowed request")
+      const lastLine = created.lineItems[14]
+      const edited = yield* admin(sim, "PATCH", `orders/${created.legacyResourceId}`, {
+        lineItems: [{ id: lastLine.id, customAttributes: [{ key: "design_url", value: "https://cdn.example.com/v2.png" }] }]
+      })
+      const orders = Chunk.toReadonlyArray(yield* Fiber.join(fiber)).flatMap((p) => p.orders)
+      // Only the new version is handed out, once, whole.
+      expect(orders.map((o) => o.updatedAt)).toEqual([edited.updatedAt])
+      expect(orders[0]!.lines).toHaveLength(15)
+      expect(orders[0]!.lines[14]!.attributes).toEqual([{ key: "design_url", value: "https://cdn.example.com/v2.png" }])
+    })
+  )
+
+  it.scopedLive("answers none for an order Shopify does not know", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const connector = yield* connectTo(sim)
+      expect(yield* connector.getOrder("999999")).toEqual(Option.none())
+      expect(yield* connector.getOrder("not-a-number")).toEqual(Option.none())
+    })
+  )
+
+  it.scopedLive("fails with a typed auth error when the token is refused", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const connector = yield* connectTo(sim, { accessToken: Redacted.make("shpat_wrong") })
+      const error = yield* Effect.flip(connector.getOrder("1"))
+      expect(error).toMatchObject({ _tag: "StoreAuthError", status: 401 })
+      expect(JSON.stringify(error)).not.toContain("shpat_")
+    })
+  )
+})

@@ -1,0 +1,169 @@
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Redacted } from "effect"
+import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
+import { verifyShopifyWebhook } from "../../../src/stores/shopify/ShopifyWebhooks.js"
+import { admin, connectTo, eventually, startSimulator } from "./harness.js"
+
+const secrets = {
+  storeKey: "acme-shopify",
+  shop: "acme.myshopify.com",
+  webhookSecret: Redacted.make("current-secret"),
+  previousWebhookSecret: Redacted.make("old-secret")
+}
+
+const body = JSON.stringify({
+  id: 5610000042,
+  admin_graphql_api_id: "gid://shopify/Order/5610000042",
+  name: "#1042",
+  updated_at: "2026-03-02T06:00:05-05:00",
+  line_items: [{ id: 13980000042, properties: [{ name: "design_url", value: "https://cdn.example.com/d.png" }] }]
+})
+
+const sign = (secret: string, raw: string | Buffer) => createHmac("sha256", secret).update(raw).digest("base64")
+
+const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
+  headers: {
+    "x-shopify-topic": "orders/updated",
+    "x-shopify-hmac-sha256": sign("current-secret", raw),
+    "x-shopify-shop-domain": "acme.myshopify.com",
+    "x-shopify-webhook-id": "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
+    "x-shopify-event-id": "98880550-7158-44d4-b7cd-2c97c8a091b5",
+    "x-shopify-triggered-at": "2026-03-02T11:00:06.123456789Z",
+    "x-shopify-api-version": "2026-10",
+    ...overrides
+  },
+  rawBody: Buffer.from(raw)
+})
+
+const rejection = (result: ReturnType<typeof verifyShopifyWebhook>) =>
+  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+
+describe("Shopify webhook verification (pure)", () => {
+  it("accepts a delivery signed over the raw body and says what it is about", () => {
+    expect(verifyShopifyWebhook(secrets, delivery())).toEqual(
+      Either.right({
+        storeKey: "acme-shopify",
+        topic: "orders/updated",
+        dedupKey: "acme-shopify:shopify-event:orders/updated:98880550-7158-44d4-b7cd-2c97c8a091b5",
+        deliveryId: "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
+        eventId: "98880550-7158-44d4-b7cd-2c97c8a091b5",
+        storeOrderId: "5610000042",
+        orderUpdatedAt: "2026-03-02T11:00:05Z",
+        triggeredAt: "2026-03-02T11:00:06.123Z",
+        payload: JSON.parse(body)
+      })
+    )
+  })
+
+  it("accepts the previous secret during a rotation, and only when it is configured", () => {
+    const signedWithOld = delivery({ "x-shopify-hmac-sha256": sign("old-secret", body) })
+    expect(rejection(verifyShopifyWebhook(secrets, signedWithOld))).toBe("accepted")
+    const { previousWebhookSecret: _, ...withoutRotation } = secrets
+    expect(rejection(verifyShopifyWebhook(withoutRotation, signedWithOld))).toBe("bad_signature")
+  })
+
+  it("rejects forged, tampered and unsigned deliveries", () => {
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("guessed-secret", body) })))).toBe("bad_signature")
+    const tampered = body.replace("5610000042", "5610000043")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body) }, tampered)))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": "not base64 at all!" })))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body).slice(0, 20) })))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": undefined })))).toBe("missing_signature")
+  })
+
+  it("reads header names in any case, and refuses another shop or a body that is not JSON", () => {
+    const upper = delivery()
+    const shouting: WebhookDelivery = {
+      rawBody: upper.rawBody,
+      headers: Object.fromEntries(Object.entries(upper.headers).map(([k, v]) => [k.toUpperCase(), v]))
+    }
+    expect(rejection(verifyShopifyWebhook(secrets, shouting))).toBe("accepted")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-shop-domain": "evil.myshopify.com" })))).toBe("wrong_shop")
+    const notJson = "webhook_id=1"
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", notJson) }, notJson)))).toBe("malformed_body")
+  })
+
+  it("gives every copy of one event the same dedup key, and different events different keys", () => {
+    const key = (headers: Record<string, string | undefined>) =>
+      Either.getOrThrow(verifyShopifyWebhook(secrets, delivery(headers))).dedupKey
+    const original = key({})
+    // A retry of the same delivery, and another delivery of the same event: one key.
+    expect(key({ "x-shopify-triggered-at": "2026-03-02T11:05:00Z" })).toBe(original)
+    expect(key({ "x-shopify-webhook-id": "another-delivery" })).toBe(original)
+    // The same merchant action raising another topic, and another event: other keys.
+    expect(key({ "x-shopify-topic": "orders/cancelled" })).not.toBe(original)
+    expect(key({ "x-shopify-event-id": "another-event" })).not.toBe(original)
+    // Without an event id, the delivery id is the key.
+    expect(key({ "x-shopify-event-id": undefined })).toBe("acme-shopify:shopify-delivery:b54557e4-bdd9-4b37-8a5f-bf7d70bcd043")
+  })
+})
+
+/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
+const receiver = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
+        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
+        const server = createServer((req, res) => {
+          const chunks: Array<Buffer> = []
+          req.on("data", (chunk: Buffer) => chunks.push(chunk))
+          req.on("end", () => {
+            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
+            res.writeHead(200).end()
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-shopify`, received, close: () => server.close() })
+        })
+      })
+  ),
+  (r) => Effect.sync(r.close)
+)
+
+describe("Shopify webhook deliveries from the simulator", () => {
+  it.scopedLive("verifies real deliveries, rejects a forged one and ignores replays by their dedup key", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const inbox = yield* receiver
+      for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
+        yield* admin(sim, "POST", "webhooks/subscribe", { topic, address: inbox.url })
+      }
+      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      const order = yield* admin(sim, "POST", "orders", {})
+      yield* admin(sim, "PATCH", `orders/${order.legacyResourceId}`, { note: "gift" })
+      yield* admin(sim, "POST", `orders/${order.legacyResourceId}/cancel`, {})
+      // Every delivery twice, newest first.
+      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 8, "8 deliveries")
+
+      const connector = yield* connectTo(sim)
+      const seen = new Set<string>()
+      const processed: Array<string> = []
+      let ignored = 0
+      for (const received of inbox.received) {
+        const verified = Either.getOrThrow(
+          connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody })
+        )
+        expect(verified.storeOrderId).toBe(order.legacyResourceId)
+        if (seen.has(verified.dedupKey)) {
+          ignored += 1
+          continue
+        }
+        seen.add(verified.dedupKey)
+        processed.push(verified.topic)
+      }
+      expect(ignored).toBe(4)
+      expect(processed.sort()).toEqual(["orders/cancelled", "orders/create", "orders/updated", "orders/updated"])
+
+      // The same headers over a changed body: refused.
+      const genuine = inbox.received[0]!
+      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace(order.legacyResourceId, "1"))
+      const verdict = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
+      expect(Either.isLeft(verdict) && verdict.left.reason).toBe("bad_signature")
+    })
+  )
+})
