@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
-import { type Migration, type MigrationProvider, type MigrationResult, Migrator } from "kysely"
+import { type Migration, type MigrationProvider, type MigrationResult, Migrator, sql } from "kysely"
 import { Db, DbError } from "./Db.js"
 
 // src/db → ../../migrations: the TypeScript sources under vitest, dist/migrations when compiled.
@@ -31,9 +31,14 @@ const folderProvider: MigrationProvider = {
  */
 export const migrateToLatest = Effect.gen(function*() {
   const db = yield* Db
+  // Name our schema: left unset, kysely takes its bookkeeping tables in ANY
+  // schema of the database for ours (another app's, another test suite's),
+  // skips creating them, and then fails to find them.
+  const schema = yield* db.use((k) => sql<{ schema: string }>`select current_schema() as schema`.execute(k))
   const migrator = new Migrator({
     db: db.kysely,
-    provider: folderProvider
+    provider: folderProvider,
+    migrationTableSchema: schema.rows[0]?.schema ?? "public"
   })
   const { error, results } = yield* Effect.promise(() => migrator.migrateToLatest())
   const applied = (results ?? []).filter((r: MigrationResult) => r.status === "Success").map((r) => r.migrationName)
