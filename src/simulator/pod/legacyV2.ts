@@ -3,7 +3,6 @@
 // it is not documented), flat field names, answers in v2 shapes. They share the
 // v3 world: a v2 draft is a draft, and its integer id is the order's legacy id.
 import type { ShippingMethod } from "./enums.js"
-import { ORDER_STATUS_PREFIX } from "./enums.js"
 import { createDraft } from "./drafts.js"
 import type { PricedLineInput } from "./pricing.js"
 import { quote } from "./pricing.js"
@@ -176,8 +175,7 @@ const getOrderV2 = (state: SimState) => (context: RouteContext): SimResponse => 
     ord_ioss_number: draft.iossNumber ?? "",
     ord_ioss_number_total: 0,
     trackings: (order?.trackings ?? []).map((t) => ({ tracking_number: t.trackingNo, carrier: t.carrier, tracking_url: t.url })),
-    items: draft.lineItems.map((l) => ({ order_item_id: l.id, variant_id: l.variant.legacyVariantId, sku: l.variant.sku, quantity: l.quantity })),
-    order_status_v3: order === undefined ? "" : ORDER_STATUS_PREFIX + order.status
+    items: draft.lineItems.map((l) => ({ order_item_id: l.id, variant_id: l.variant.legacyVariantId, sku: l.variant.sku, quantity: l.quantity }))
   })
 }
 

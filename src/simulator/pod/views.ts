@@ -27,11 +27,12 @@ export const draftQuote = (draft: DraftRecord): Quote =>
 
 const at = (ms: number | null): string | undefined => (ms === null ? undefined : iso(ms))
 
-const variantSummary = (catalog: Catalog, variant: CatalogVariant, money: MoneyOf): Json => {
+// The spec gives the two `variant` objects different fields: a draft line's
+// has prices and images, an order list line's has variant_name and option_3_name.
+const variantSummary = (catalog: Catalog, variant: CatalogVariant, money: MoneyOf, kind: "draft" | "order"): Json => {
   const product = productOf(catalog, variant)
-  return {
+  const common = {
     variant_id: variant.variantId,
-    variant_name: variant.name,
     legacy_id: variant.legacyVariantId,
     sku: variant.sku,
     name: variant.name,
@@ -41,12 +42,11 @@ const variantSummary = (catalog: Catalog, variant: CatalogVariant, money: MoneyO
     option_3: "",
     option_1_name: "Color",
     option_2_name: "Size",
-    option_3_name: "",
-    price: money(variant.priceCents),
-    price_gm: money(variant.priceCents),
-    images: [{ url: variant.imageUrl, tag: "mockup" }],
     stock_label: orderStockLabel(variant.stockLabel)
   }
+  return kind === "draft"
+    ? { ...common, price: money(variant.priceCents), price_gm: money(variant.priceCents), images: [{ url: variant.imageUrl, tag: "mockup" }] }
+    : { ...common, variant_name: variant.name, option_3_name: "" }
 }
 
 const printingOptions = (line: LineRecord): Json =>
@@ -118,7 +118,7 @@ export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, fu
         printing_options: printingOptions(line),
         origin_options: [],
         fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
-        variant: variantSummary(catalog, line.variant, money),
+        variant: variantSummary(catalog, line.variant, money, "draft"),
         product: {
           product_id: product.productId,
           name: product.name,
@@ -217,7 +217,7 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
         line_subtotal: money(priced?.subTotal ?? 0),
         line_total: money(priced?.total ?? 0),
         fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
-        ...(listItem ? { variant: variantSummary(catalog, line.variant, money) } : {})
+        ...(listItem ? { variant: variantSummary(catalog, line.variant, money, "order") } : {})
       }
     }),
     addresses: addresses(draft),

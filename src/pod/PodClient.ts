@@ -1,0 +1,296 @@
+/**
+ * The POD API v3 client: every operation of the spec plus the real service's
+ * `filter.reference_ids`, draft approval and `auto_approve`
+ * (ARCHITECTURE.md, "Facts about the real POD service").
+ *
+ * Every method takes optional `PodCallOptions` ({ lane, storeKey, timeoutMs })
+ * and fails with a `PodError` whose `ambiguous` flag says whether the service
+ * may have acted (see PodErrors.ts). Every request passes through the
+ * `PodRequestGate` (the rate budget). List operations come as one page
+ * (`listX`) and as a Stream over all pages (`streamX`).
+ *
+ * Layer: `PodClient.Default(config)` needs an `HttpClient` (NodeHttpClient)
+ * and a `PodRequestGate`.
+ */
+import { Effect, type Redacted, type Schema, Stream } from "effect"
+import { defaultTimeoutMs, makePodHttp, type PodCallOptions } from "./PodHttp.js"
+import type { PodError } from "./PodErrors.js"
+import { listQueryParams, streamAllPages } from "./PodPaging.js"
+import type { PodLane } from "./PodRequestGate.js"
+import {
+  CatalogListResponse,
+  CatalogVariantListResponse,
+  type CatalogQuery,
+  type CatalogVariantQuery
+} from "./schemas/Catalog.js"
+import type { Paging, PagingQuery, PodPage } from "./schemas/Common.js"
+import {
+  CreateDraftBody,
+  CreateLabeledDraftBody,
+  PatchDraftLineItemsInput,
+  type CreateDraftInput,
+  type CreateLabeledDraftInput
+} from "./schemas/DraftRequests.js"
+import {
+  ApproveDraftResponse,
+  DraftListResponse,
+  DraftResponse,
+  PatchLineItemsResponse,
+  type Draft,
+  type DraftQuery
+} from "./schemas/Drafts.js"
+import { OrderListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
+import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
+import {
+  CreateWebhookInput,
+  WebhookListResponse,
+  WebhookResponse,
+  type Webhook,
+  type WebhookQuery
+} from "./schemas/Webhooks.js"
+
+export type { PodCallOptions } from "./PodHttp.js"
+
+/** Header names of the real service (ARCHITECTURE.md); the spec's generic form is X-Service-Client-Key/-Secret. */
+export const DEFAULT_AUTH_HEADERS = { key: "X-Gearment-Client-Key", secret: "X-Gearment-Client-Secret" } as const
+
+export interface PodClientConfig {
+  readonly baseUrl: string
+  readonly clientKey: Redacted.Redacted<string>
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly authHeaders: { readonly key: string; readonly secret: string }
+  /** Per-request timeout (default 30 s); a timeout on a mutation is ambiguous. */
+  readonly timeoutMs?: number
+  /** Fail on response fields the spec does not name. For the conformance test only. */
+  readonly strictDecoding?: boolean
+}
+
+/** Lookup options: the service's `filter.reference_ids`, narrowed further by creation time. */
+export interface ReferenceLookupOptions extends PodCallOptions {
+  readonly createdAtMin?: string
+}
+
+const seg = (id: string): string => encodeURIComponent(id)
+
+export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", {
+  effect: (config: PodClientConfig) =>
+    Effect.gen(function* () {
+      const http = yield* makePodHttp({
+        baseUrl: config.baseUrl,
+        authHeaders: [
+          [config.authHeaders.key, config.clientKey],
+          [config.authHeaders.secret, config.clientSecret]
+        ],
+        timeoutMs: config.timeoutMs ?? defaultTimeoutMs,
+        strictDecoding: config.strictDecoding ?? false
+      })
+
+      type ListQuery = { readonly filter?: object; readonly paging?: PagingQuery }
+      type ListEnvelope = { readonly data: ReadonlyArray<unknown>; readonly paging?: Paging }
+      const lister =
+        <Q extends ListQuery>() =>
+        <Env extends ListEnvelope, I>(operation: string, path: string, response: Schema.Schema<Env, I>, defaultLane: PodLane) =>
+        (query?: Q, options?: PodCallOptions): Effect.Effect<PodPage<Env["data"][number]>, PodError> =>
+          http
+            .run(
+              {
+                operation, kind: "read", method: "GET", path, response, defaultLane,
+                urlParams: listQueryParams(query ?? {})
+              },
+              options
+            )
+            .pipe(Effect.map((envelope) => ({ data: envelope.data, paging: envelope.paging })))
+
+      const streamer =
+        <Q extends ListQuery, A>(list: (query?: Q, options?: PodCallOptions) => Effect.Effect<PodPage<A>, PodError>) =>
+        (query?: Q, options?: PodCallOptions): Stream.Stream<A, PodError> =>
+          streamAllPages(query ?? ({} as Q), (q) => list(q, options))
+
+      const listCatalog = lister<CatalogQuery>()(
+        "catalog.list", "/api/v3/catalog", CatalogListResponse, "background"
+      )
+      const listCatalogVariants = lister<CatalogVariantQuery>()(
+        "catalog.variants", "/api/v3/catalog/variants", CatalogVariantListResponse, "background"
+      )
+      const listVariantStock = lister<CatalogVariantQuery>()(
+        "catalog.stock", "/api/v3/catalog/variants/stock", CatalogVariantListResponse, "background"
+      )
+      const listWebhooks = lister<WebhookQuery>()(
+        "webhooks.list", "/api/v3/webhooks", WebhookListResponse, "normal"
+      )
+      const listOrders = lister<OrderQuery>()(
+        "orders.list", "/api/v3/orders", OrderListResponse, "normal"
+      )
+      const listDrafts = lister<DraftQuery>()(
+        "drafts.list", "/api/v3/orders/draft", DraftListResponse, "normal"
+      )
+
+      const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<Draft, PodError> => {
+        const ctx = { operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft" } as const
+        return http.encodeBody(CreateDraftBody, { data: input }, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "mutation", body, response: DraftResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
+
+      const createLabeledDraft = (
+        input: CreateLabeledDraftInput,
+        options?: PodCallOptions
+      ): Effect.Effect<Draft, PodError> => {
+        const ctx = { operation: "drafts.createLabeled", method: "POST", path: "/api/v3/orders/draft/labeled" } as const
+        return http.encodeBody(CreateLabeledDraftBody, { data: input }, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "mutation", body, response: DraftResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
+
+      /** Updates quantity, designs and printing options of a draft's lines; answers the draft id. */
+      const patchDraftLineItems = (
+        input: typeof PatchDraftLineItemsInput.Type,
+        options?: PodCallOptions
+      ): Effect.Effect<{ readonly order_id: string }, PodError> => {
+        const ctx = { operation: "drafts.patchLineItems", method: "PATCH", path: "/api/v3/orders/draft/line-items" } as const
+        return http.encodeBody(PatchDraftLineItemsInput, input, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "mutation", body, response: PatchLineItemsResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
+
+      /** Approves a draft created with `auto_approve: false`; the draft when the service returns it. */
+      const approveDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft | undefined, PodError> =>
+        http
+          .run(
+            {
+              operation: "drafts.approve", kind: "mutation", method: "POST",
+              path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: {},
+              response: ApproveDraftResponse, defaultLane: "normal"
+            },
+            options
+          )
+          .pipe(Effect.map((envelope) => envelope.data))
+
+      const getDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
+        http
+          .run(
+            {
+              operation: "drafts.get", kind: "read", method: "GET", path: `/api/v3/orders/draft/${seg(orderId)}`,
+              response: DraftResponse, defaultLane: "normal"
+            },
+            options
+          )
+          .pipe(Effect.map((envelope) => envelope.data))
+
+      const getOrder = (orderId: string, options?: PodCallOptions): Effect.Effect<Order, PodError> =>
+        http
+          .run(
+            {
+              operation: "orders.get", kind: "read", method: "GET", path: `/api/v3/orders/${seg(orderId)}`,
+              response: OrderResponse, defaultLane: "normal"
+            },
+            options
+          )
+          .pipe(Effect.map((envelope) => envelope.data))
+
+      /** A price quote is a POST but changes nothing: never ambiguous. */
+      const quotePrice = (input: PriceQuoteInput, options?: PodCallOptions): Effect.Effect<PriceQuote, PodError> => {
+        const ctx = { operation: "orders.price", method: "POST", path: "/api/v3/orders/price" } as const
+        return http.encodeBody(PriceQuoteInput, input, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "read", body, response: PriceQuoteResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
+
+      const createWebhook = (input: CreateWebhookInput, options?: PodCallOptions): Effect.Effect<Webhook, PodError> => {
+        const ctx = { operation: "webhooks.create", method: "POST", path: "/api/v3/webhooks" } as const
+        return http.encodeBody(CreateWebhookInput, input, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "mutation", body, response: WebhookResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
+
+      /** Deleting twice answers not-found the second time, so a lost answer is ambiguous like a create. */
+      const deleteWebhook = (webhookId: string, options?: PodCallOptions): Effect.Effect<Webhook, PodError> =>
+        http
+          .run(
+            {
+              operation: "webhooks.delete", kind: "mutation", method: "DELETE",
+              path: `/api/v3/webhooks/${seg(webhookId)}`, response: WebhookResponse, defaultLane: "normal"
+            },
+            options
+          )
+          .pipe(Effect.map((envelope) => envelope.data))
+
+      const streamDrafts = streamer(listDrafts)
+      const streamOrders = streamer(listOrders)
+
+      /**
+       * Drafts whose `reference_id` is `referenceId` (the idempotency look-up).
+       * Uses `filter.reference_ids` and re-checks each result, so a service that
+       * ignored the filter still gives the right answer (by scanning). The
+       * service does not deduplicate: more than one draft means an earlier
+       * duplicate, which the caller must report.
+       */
+      const findDraftsByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
+        Stream.runCollect(
+          streamDrafts(
+            {
+              filter: {
+                reference_ids: [referenceId],
+                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
+              }
+            },
+            options
+          ).pipe(Stream.filter((draft) => draft.reference_id === referenceId))
+        ).pipe(Effect.map((chunk): ReadonlyArray<Draft> => Array.from(chunk)))
+
+      /** Orders whose `reference_id` is `referenceId`, checked like `findDraftsByReferenceId`. */
+      const findOrdersByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
+        Stream.runCollect(
+          streamOrders(
+            {
+              filter: {
+                reference_ids: [referenceId],
+                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
+              }
+            },
+            options
+          ).pipe(Stream.filter((order) => order.reference_id === referenceId))
+        ).pipe(Effect.map((chunk): ReadonlyArray<Order> => Array.from(chunk)))
+
+      return {
+        listCatalog,
+        streamCatalog: streamer(listCatalog),
+        listCatalogVariants,
+        streamCatalogVariants: streamer(listCatalogVariants),
+        listVariantStock,
+        streamVariantStock: streamer(listVariantStock),
+        listWebhooks,
+        streamWebhooks: streamer(listWebhooks),
+        createWebhook,
+        deleteWebhook,
+        listOrders,
+        streamOrders,
+        getOrder,
+        findOrdersByReferenceId,
+        quotePrice,
+        listDrafts,
+        streamDrafts,
+        getDraft,
+        findDraftsByReferenceId,
+        createDraft,
+        createLabeledDraft,
+        patchDraftLineItems,
+        approveDraft
+      } as const
+    })
+}) {}

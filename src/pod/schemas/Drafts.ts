@@ -1,0 +1,163 @@
+/** Order drafts as the service returns them (list, get, create, labeled create, patch, approve). */
+import { Schema } from "effect"
+import type * as E from "../../domain/PodEnums.js"
+import {
+  Address,
+  BillingOption,
+  CreatedMethod,
+  DraftStatus,
+  Envelope,
+  FulfillmentOption,
+  FulfillmentPriority,
+  FulfillmentVendor,
+  GiftMessage,
+  IdLike,
+  IntegerLike,
+  LineItemFulfillmentOption,
+  ListEnvelope,
+  MarketplacePlatform,
+  MoneyFromWire,
+  opt,
+  OrderStockLabel,
+  PrintingOption,
+  PrintLocation,
+  ProductMatchingStatus,
+  ShippingOption,
+  ShippingVerificationStatus,
+  Timestamp,
+  type PagingQuery
+} from "./Common.js"
+
+export const DraftImage = Schema.Struct({
+  url: opt(Schema.String),
+  tag: opt(Schema.String)
+}).annotations({ identifier: "DraftImage" })
+
+/** Marketplace selections of a line item. */
+export const OriginOption = Schema.Struct({
+  name: opt(Schema.String),
+  key: opt(Schema.String),
+  value: opt(Schema.String)
+}).annotations({ identifier: "OriginOption" })
+
+export const DraftLineItemVariant = Schema.Struct({
+  variant_id: opt(Schema.String),
+  legacy_id: opt(IdLike),
+  sku: opt(Schema.String),
+  name: opt(Schema.String),
+  description: opt(Schema.String),
+  option_1: opt(Schema.String),
+  option_2: opt(Schema.String),
+  option_3: opt(Schema.String),
+  option_1_name: opt(Schema.String),
+  option_2_name: opt(Schema.String),
+  price: opt(MoneyFromWire),
+  /** Internal price. */
+  price_gm: opt(MoneyFromWire),
+  images: opt(Schema.Array(DraftImage)),
+  stock_label: opt(OrderStockLabel)
+}).annotations({ identifier: "DraftLineItemVariant" })
+
+export const DraftLineItemProduct = Schema.Struct({
+  product_id: opt(Schema.String),
+  name: opt(Schema.String),
+  description: opt(Schema.String),
+  /** The spec gives no shape: image objects like the variant's, or plain URLs. */
+  images: opt(Schema.Array(Schema.Union(DraftImage, Schema.String))),
+  print_locations: opt(Schema.Array(PrintLocation)),
+  sku: opt(Schema.String)
+}).annotations({ identifier: "DraftLineItemProduct" })
+
+export const DraftLineItem = Schema.Struct({
+  id: opt(IdLike),
+  line_item_id: opt(Schema.String),
+  order_id: opt(Schema.String),
+  quantity: opt(IntegerLike),
+  printing_options: opt(Schema.Array(PrintingOption)),
+  origin_options: opt(Schema.Array(OriginOption)),
+  fulfillment_option: opt(LineItemFulfillmentOption),
+  variant: opt(DraftLineItemVariant),
+  product: opt(DraftLineItemProduct),
+  line_total: opt(MoneyFromWire)
+}).annotations({ identifier: "DraftLineItem" })
+export type DraftLineItem = typeof DraftLineItem.Type
+
+export const Draft = Schema.Struct({
+  order_id: Schema.String,
+  team_id: opt(Schema.String),
+  store_id: opt(Schema.String),
+  store_name: opt(Schema.String),
+  reference_id: opt(Schema.String),
+  /** Only on get-one; deprecated by the spec. */
+  platform_ref: opt(Schema.String),
+  order_platform: opt(MarketplacePlatform),
+  import_id: opt(Schema.String),
+  pull_id: opt(Schema.String),
+  request_id: opt(Schema.String),
+  created_method: opt(CreatedMethod),
+  fulfillment_vendor: opt(FulfillmentVendor),
+  priority: opt(FulfillmentPriority),
+  fulfillment_option: opt(FulfillmentOption),
+  shipping_option: opt(ShippingOption),
+  billing_option: opt(BillingOption),
+  order_date: opt(Timestamp),
+  /** Not in the spec's draft field list, but drafts filter on it (`filter.created_at_min`). */
+  created_at: opt(Timestamp),
+  updated_at: opt(Timestamp),
+  status: opt(DraftStatus),
+  shipping_labels: opt(Schema.Array(Schema.String)),
+  is_label_attached: opt(Schema.Boolean),
+  shipping_verification_status: opt(ShippingVerificationStatus),
+  product_matching_status: opt(ProductMatchingStatus),
+  is_shipping_verification_bypassed: opt(Schema.Boolean),
+  is_approved: opt(Schema.Boolean),
+  approved_at: opt(Timestamp),
+  /** Set when this draft is a revised version of another. */
+  origin_draft_id: opt(Schema.String),
+  /** The order this draft became, once checked out. */
+  origin_order_id: opt(Schema.String),
+  addresses: opt(Schema.Array(Address)),
+  gift_messages: opt(Schema.Array(GiftMessage)),
+  legacy_external_id: opt(Schema.String),
+  line_items: opt(Schema.Array(DraftLineItem)),
+  order_total: opt(MoneyFromWire),
+  order_subtotal: opt(MoneyFromWire),
+  order_shipping_fee: opt(MoneyFromWire),
+  order_handle_fee: opt(MoneyFromWire),
+  order_tax: opt(MoneyFromWire),
+  order_fee: opt(MoneyFromWire),
+  order_discount: opt(MoneyFromWire)
+}).annotations({ identifier: "Draft" })
+export type Draft = typeof Draft.Type
+
+export const DraftListResponse = ListEnvelope(Draft)
+export const DraftResponse = Envelope(Draft)
+
+/** PATCH /api/v3/orders/draft/line-items answers with the draft id only. */
+export const PatchLineItemsResult = Schema.Struct({ order_id: Schema.String }).annotations({
+  identifier: "PatchLineItemsResult"
+})
+export const PatchLineItemsResponse = Envelope(PatchLineItemsResult)
+
+/**
+ * POST /api/v3/orders/draft/{order_id}/approve (real service, not in the spec):
+ * the answer's `data` is read as a draft when present.
+ */
+export const ApproveDraftResponse = Schema.Struct({
+  status: Envelope(Draft).fields.status,
+  message: Envelope(Draft).fields.message,
+  data: opt(Draft)
+})
+
+/** Query of GET /api/v3/orders/draft; `reference_ids` is the real service's filter (ARCHITECTURE.md). */
+export interface DraftQuery {
+  readonly filter?: {
+    readonly created_at_min?: string
+    readonly created_methods?: ReadonlyArray<E.CreatedMethod>
+    /** Draft ids. */
+    readonly order_ids?: ReadonlyArray<string>
+    readonly statuses?: ReadonlyArray<E.DraftStatus>
+    readonly reference_ids?: ReadonlyArray<string>
+  }
+  readonly paging?: PagingQuery
+}

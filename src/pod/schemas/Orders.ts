@@ -1,0 +1,207 @@
+/** Orders (GET /api/v3/orders, GET /api/v3/orders/{order_id}). List items carry a subset of the fields. */
+import { Schema } from "effect"
+import type * as E from "../../domain/PodEnums.js"
+import {
+  Address,
+  BillingOption,
+  CancelStatus,
+  CreatedMethod,
+  Envelope,
+  FulfillmentOption,
+  FulfillmentPriority,
+  FulfillmentVendor,
+  GiftMessage,
+  IdLike,
+  IntegerLike,
+  LineItemFulfillmentOption,
+  ListEnvelope,
+  MarketplacePlatform,
+  MoneyFromWire,
+  opt,
+  OrderStatus,
+  OrderStockLabel,
+  PaymentStatus,
+  PrintingOption,
+  RefundStatus,
+  ShippingOption,
+  Timestamp,
+  TrackingType,
+  type PagingQuery
+} from "./Common.js"
+
+/** The `variant` object of an order line item in list results. */
+export const OrderLineItemVariant = Schema.Struct({
+  variant_id: opt(Schema.String),
+  variant_name: opt(Schema.String),
+  legacy_id: opt(IdLike),
+  sku: opt(Schema.String),
+  name: opt(Schema.String),
+  description: opt(Schema.String),
+  option_1: opt(Schema.String),
+  option_2: opt(Schema.String),
+  option_3: opt(Schema.String),
+  option_1_name: opt(Schema.String),
+  option_2_name: opt(Schema.String),
+  option_3_name: opt(Schema.String),
+  stock_label: opt(OrderStockLabel)
+}).annotations({ identifier: "OrderLineItemVariant" })
+
+export const OrderLineItem = Schema.Struct({
+  id: opt(IdLike),
+  line_item_id: opt(Schema.String),
+  order_id: opt(Schema.String),
+  variant_id: opt(Schema.String),
+  quantity: opt(IntegerLike),
+  printing_options: opt(Schema.Array(PrintingOption)),
+  seller_variant_id: opt(Schema.String),
+  product_id: opt(Schema.String),
+  product_name: opt(Schema.String),
+  product_url: opt(Schema.String),
+  product_sku: opt(Schema.String),
+  variant_sku: opt(Schema.String),
+  variant_name: opt(Schema.String),
+  product_type_name: opt(Schema.String),
+  option_1: opt(Schema.String),
+  option_2: opt(Schema.String),
+  item_price: opt(MoneyFromWire),
+  line_tax: opt(MoneyFromWire),
+  line_fee: opt(MoneyFromWire),
+  line_discount: opt(MoneyFromWire),
+  line_subtotal: opt(MoneyFromWire),
+  line_total: opt(MoneyFromWire),
+  fulfillment_option: opt(LineItemFulfillmentOption),
+  variant: opt(OrderLineItemVariant)
+}).annotations({ identifier: "OrderLineItem" })
+export type OrderLineItem = typeof OrderLineItem.Type
+
+export const OrderStage = Schema.Struct({
+  stage_id: opt(IdLike),
+  stage_name: opt(Schema.String),
+  stage_started_at: opt(Timestamp),
+  stage_completed_at: opt(Timestamp),
+  is_completed: opt(Schema.Boolean)
+}).annotations({ identifier: "OrderStage" })
+
+export const LabelFile = Schema.Struct({
+  file_name: opt(Schema.String),
+  file_path: opt(Schema.String),
+  file_url: opt(Schema.String),
+  file_id: opt(IdLike)
+}).annotations({ identifier: "LabelFile" })
+
+export const OrderTracking = Schema.Struct({
+  tracking_no: opt(Schema.String),
+  tracking_updated_at: opt(Timestamp),
+  carrier: opt(Schema.String),
+  service: opt(Schema.String),
+  /** Deprecated by the spec: use `tracking_type`. */
+  type: opt(Schema.String),
+  tracking_type: opt(TrackingType),
+  tracking_url: opt(Schema.String),
+  label_file: opt(LabelFile)
+}).annotations({ identifier: "OrderTracking" })
+export type OrderTracking = typeof OrderTracking.Type
+
+export const InvoiceDetail = Schema.Struct({
+  invoice_id: opt(IdLike),
+  order_id: opt(Schema.String),
+  variant_name: opt(Schema.String),
+  quantity: opt(IntegerLike),
+  shipping_service: opt(Schema.String),
+  tracking_number: opt(Schema.String),
+  product_image_url: opt(Schema.String),
+  line_total: opt(MoneyFromWire)
+}).annotations({ identifier: "InvoiceDetail" })
+
+export const TransactionInfo = Schema.Struct({
+  txn_id: opt(IdLike),
+  team_id: opt(Schema.String),
+  method_code: opt(Schema.String),
+  method_icon_urls: opt(Schema.Union(Schema.Array(Schema.String), Schema.String)),
+  list_invoice_detail: opt(Schema.Array(InvoiceDetail))
+}).annotations({ identifier: "TransactionInfo" })
+
+export const CancelReason = Schema.Struct({
+  reason_id: opt(IdLike),
+  display_name: opt(Schema.String),
+  custom_reason: opt(Schema.String)
+}).annotations({ identifier: "CancelReason" })
+
+export const Order = Schema.Struct({
+  order_id: Schema.String,
+  store_id: opt(Schema.String),
+  store_name: opt(Schema.String),
+  team_id: opt(Schema.String),
+  created_method: opt(CreatedMethod),
+  order_platform: opt(MarketplacePlatform),
+  /** Deprecated by the spec, to be removed. */
+  platform_ref: opt(Schema.String),
+  fulfillment_vendor: opt(FulfillmentVendor),
+  priority: opt(FulfillmentPriority),
+  vendor_ref: opt(Schema.String),
+  fulfillment_option: opt(FulfillmentOption),
+  shipping_option: opt(ShippingOption),
+  billing_option: opt(BillingOption),
+  shipping_labels: opt(Schema.Array(Schema.String)),
+  order_date: opt(Timestamp),
+  approved_at: opt(Timestamp),
+  paid_at: opt(Timestamp),
+  created_at: opt(Timestamp),
+  updated_at: opt(Timestamp),
+  shipped_at: opt(Timestamp),
+  order_status: opt(OrderStatus),
+  payment_status: opt(PaymentStatus),
+  primary_package_id: opt(Schema.String),
+  primary_shipment_id: opt(Schema.String),
+  is_label_attached: opt(Schema.Boolean),
+  order_subtotal: opt(MoneyFromWire),
+  order_tax: opt(MoneyFromWire),
+  order_fee: opt(MoneyFromWire),
+  order_discount: opt(MoneyFromWire),
+  order_total: opt(MoneyFromWire),
+  order_redeem: opt(MoneyFromWire),
+  paid_total: opt(MoneyFromWire),
+  paid_needed: opt(MoneyFromWire),
+  order_gift_message_fee: opt(MoneyFromWire),
+  order_shipping_fee: opt(MoneyFromWire),
+  order_handle_fee: opt(MoneyFromWire),
+  order_surcharge: opt(MoneyFromWire),
+  order_rush_fee: opt(MoneyFromWire),
+  order_thank_card_fee: opt(MoneyFromWire),
+  refunded_total: opt(MoneyFromWire),
+  tracking_no: opt(Schema.String),
+  tracking_link: opt(Schema.String),
+  tracking_company: opt(Schema.String),
+  tracking_product_type: opt(Schema.String),
+  tracking_date_created: opt(Schema.String),
+  tracking_type: opt(Schema.String),
+  line_items: opt(Schema.Array(OrderLineItem)),
+  addresses: opt(Schema.Array(Address)),
+  stages: opt(Schema.Array(OrderStage)),
+  order_trackings: opt(Schema.Array(OrderTracking)),
+  gift_messages: opt(Schema.Array(GiftMessage)),
+  refund_status: opt(RefundStatus),
+  cancel_status: opt(CancelStatus),
+  order_priority: opt(Schema.String),
+  transaction_info: opt(TransactionInfo),
+  cancel_reason: opt(CancelReason),
+  legacy_external_id: opt(Schema.String),
+  reference_id: opt(Schema.String)
+}).annotations({ identifier: "Order" })
+export type Order = typeof Order.Type
+
+export const OrderListResponse = ListEnvelope(Order)
+export const OrderResponse = Envelope(Order)
+
+/** Query of GET /api/v3/orders; `reference_ids` is the real service's filter (ARCHITECTURE.md). */
+export interface OrderQuery {
+  readonly filter?: {
+    readonly created_at_min?: string
+    readonly created_methods?: ReadonlyArray<E.CreatedMethod>
+    readonly order_ids?: ReadonlyArray<string>
+    readonly payment_status?: ReadonlyArray<E.PaymentStatus>
+    readonly statuses?: ReadonlyArray<E.OrderStatus>
+    readonly reference_ids?: ReadonlyArray<string>
+  }
+  readonly paging?: PagingQuery
+}

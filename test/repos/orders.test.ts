@@ -1,0 +1,62 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
+import { testDatabases } from "../support/database.js"
+import { sampleOrder } from "../support/orders.js"
+
+for (const database of testDatabases()) {
+  describe(`OrdersRepo on ${database.name}`, () => {
+    it.layer(Layer.provideMerge(OrdersRepo.Default, database.layer))((it) => {
+      it.effect("stores one row per store order: the same version twice changes nothing, a newer one updates, an older one is ignored", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          const first = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "u1" }), "acme-shopify:u1")
+          expect(first.outcome).toBe("inserted")
+          expect((yield* repo.upsertPulled(sampleOrder({ storeOrderId: "u1" }), "acme-shopify:u1")).outcome).toBe("unchanged")
+          const newer = sampleOrder({ storeOrderId: "u1", updatedAt: "2026-11-20T11:00:00Z", note: "gift wrap" })
+          expect((yield* repo.upsertPulled(newer, "acme-shopify:u1")).outcome).toBe("changed")
+          const older = sampleOrder({ storeOrderId: "u1", updatedAt: "2026-11-20T10:30:00Z", note: "stale" })
+          expect((yield* repo.upsertPulled(older, "acme-shopify:u1")).outcome).toBe("unchanged")
+          const stored = (yield* repo.byReference("acme-shopify:u1"))!
+          expect(stored.id).toBe(first.id)
+          expect(stored.order.note).toBe("gift wrap")
+          expect(stored.order).toEqual(newer)
+          const story = yield* repo.story(stored.id)
+          expect(story.map((e) => e.reason)).toEqual(["pulled from the store (#1001)", "the order changed in the store"])
+        }))
+
+      it.effect("never hands one order to two claimers, and reclaims a lease left by a killed process", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00Z"))
+          for (let i = 0; i < 6; i++) yield* repo.upsertPulled(sampleOrder({ storeOrderId: `c${i}` }), `acme-shopify:c${i}`)
+          const [a, b] = yield* Effect.all([repo.claim(["pulled"], 4, "replica-a", 60), repo.claim(["pulled"], 4, "replica-b", 60)], { concurrency: "unbounded" })
+          const ids = [...a!, ...b!].map((o) => o.referenceId).filter((r) => r.startsWith("acme-shopify:c"))
+          expect(new Set(ids).size).toBe(ids.length)
+          expect(ids.length).toBe(6)
+          // Replica a dies holding its leases: nothing is claimable until they expire.
+          expect((yield* repo.claim(["pulled"], 10, "replica-c", 60)).filter((o) => o.referenceId.startsWith("acme-shopify:c"))).toEqual([])
+          yield* TestClock.adjust("61 seconds")
+          const reclaimed = (yield* repo.claim(["pulled"], 10, "replica-c", 60)).filter((o) => o.referenceId.startsWith("acme-shopify:c"))
+          expect(reclaimed.length).toBe(6)
+        }))
+
+      it.effect("moves an order only from the state it is in, recording every step", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "t1" }), "acme-shopify:t1")
+          yield* repo.transition(id, "pulled", "held", { actor: "match", reason: "no mapping row", held: { code: "unmatched", details: { sku: "X" } } })
+          const illegal = yield* repo.transition(id, "held", "shipped", { actor: "test", reason: "skip ahead" }).pipe(Effect.flip)
+          expect(illegal._tag).toBe("IllegalTransitionError")
+          const stale = yield* repo.transition(id, "pulled", "ready", { actor: "test", reason: "late" }).pipe(Effect.flip)
+          expect(stale._tag).toBe("StaleTransitionError")
+          yield* repo.transition(id, "held", "ready", { actor: "match", reason: "mapping row added" })
+          yield* repo.transition(id, "ready", "drafted", { actor: "draft", reason: "draft created", podDraftId: "d-1" })
+          const stored = yield* repo.byId(id)
+          expect(stored).toMatchObject({ state: "drafted", podDraftId: "d-1", heldReason: null })
+          const story = yield* repo.story(id)
+          expect(story.map((e) => `${e.from}->${e.to}`)).toEqual(["null->pulled", "pulled->held", "held->ready", "ready->drafted"])
+        }))
+    })
+  })
+}
