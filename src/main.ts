@@ -2,6 +2,9 @@ import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
 import { checkCommand } from "./cli/check.js"
+import { explainCommand } from "./cli/explain.js"
+import { pullCommand, reconcileCommand } from "./cli/pull.js"
+import { mappingsCommand } from "./cli/mappings.js"
 import { migrateCommand } from "./cli/migrate.js"
 import { simulateCommand } from "./cli/simulate.js"
 import { startCommand } from "./cli/start.js"
@@ -9,7 +12,9 @@ import { statusCommand } from "./cli/status.js"
 
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
-  Command.withSubcommands([startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand])
+  Command.withSubcommands([
+    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand
+  ])
 )
 
 const cli = Command.run(podsync, { name: "podsync", version: "0.1.0" })

@@ -1,5 +1,7 @@
 import { Options } from "@effect/cli"
-import { Data, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Data, Effect, Layer, Logger, LogLevel, Option, type Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
 import { DbLive } from "../db/Db.js"
@@ -42,3 +44,18 @@ export const dbLayer = (config: AppConfig) =>
 /** Loads the config, then runs the command with its logger installed. */
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level)))
+
+/**
+ * Asks the running daemon (its loopback address) for something: a daemon on
+ * the embedded database holds it alone, so read-and-act commands go through it.
+ * Fails when no daemon answers within two seconds.
+ */
+export const askDaemon = <A, I>(config: AppConfig, method: "GET" | "POST", path: string, schema: Schema.Schema<A, I>) => {
+  const host = config.server.host === "0.0.0.0" || config.server.host === "::" ? "127.0.0.1" : config.server.host
+  const url = `http://${host}:${config.server.port}${path}`
+  return HttpClient.execute(method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)).pipe(
+    Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
+    Effect.timeout("2 seconds"),
+    Effect.provide(NodeHttpClient.layerUndici)
+  )
+}

@@ -1,10 +1,26 @@
 import { Command } from "@effect/cli"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { RateBudgetGateLive } from "../budget/RateBudgetGate.js"
+import { credentialId, RateBudgetSql } from "../budget/RateBudget.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
+import { PodWebhookSettings } from "../http/WebhookRoutes.js"
+import { MappingStore } from "../mapping/MappingStore.js"
+import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
+import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
+import { storeSettingsOf, StoresLive } from "../pipeline/StoresLive.js"
+import { type PipelineOptions, PipelineTriggersLive, PipelineWorkersLive } from "../pipeline/Workers.js"
+import { PodClient } from "../pod/PodClient.js"
+import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { CursorsRepo } from "../repos/CursorsRepo.js"
+import { MappingsRepo } from "../repos/MappingsRepo.js"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
+import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
 
 // Marked ready last and unready first: a finalizer of the outermost layer runs
@@ -23,15 +39,50 @@ const Lifecycle = (config: AppConfig) =>
     }))
   }))
 
-export const daemonLayer = (config: AppConfig) =>
-  Lifecycle(config).pipe(
+/** The POD client, every request through the shared rate budget (slots in the database: replicas and restarts share them). */
+export const podLayer = (config: AppConfig) =>
+  PodClient.Default({
+    baseUrl: config.pod.baseUrl,
+    clientKey: config.pod.clientKey,
+    clientSecret: config.pod.clientSecret,
+    authHeaders: config.pod.authHeaders,
+    timeoutMs: config.pod.timeoutMs
+  }).pipe(
+    Layer.provide(RateBudgetGateLive),
+    Layer.provide(RateBudgetSql({
+      credential: credentialId(config.pod.clientKey),
+      rateLimit: config.pod.rateLimit,
+      requestTimeoutMs: config.pod.timeoutMs
+    }))
+  )
+
+const reposLayer = Layer.mergeAll(
+  OrdersRepo.Default, CursorsRepo.Default, ShipmentsRepo.Default, StatusRepo.Default,
+  WebhookInboxRepo.Default, CatalogRepo.Default, MappingsRepo.Default
+)
+
+/** Everything `podsync start` runs, from the database up to the HTTP server. */
+export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) => {
+  const webhooks = config.pod.webhooks
+  return Lifecycle(config).pipe(
     Layer.provideMerge(HttpServerLive(config.server)),
-    Layer.provideMerge(Layer.mergeAll(Readiness.Default, StatusRepo.Default)),
+    Layer.provideMerge(PipelineWorkersLive(config, options)),
+    Layer.provideMerge(Layer.mergeAll(
+      PlanningInputsLive(config.stores.map(storeSettingsOf)),
+      PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
+    )),
+    Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
+    Layer.provideMerge(Layer.mergeAll(
+      podLayer(config), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(webhooks)
+    )),
+    Layer.provideMerge(reposLayer),
+    Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),
     Layer.provideMerge(dbLayer(config)),
     // Built first, so released last: after the server and the database have closed.
     Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("podsync stopped"))))
   )
+}
 
 /** `podsync start`: the daemon. Runs until SIGINT/SIGTERM; a second signal forces exit. */
 export const startCommand = Command.make("start", { config: configOption }, ({ config }) =>

@@ -1,10 +1,8 @@
 import { Command } from "@effect/cli"
-import { HttpClient, HttpClientResponse } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
-import { configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { askDaemon, configOption, dbLayer, withConfig } from "./AppRuntime.js"
 
 const StatusBody = Schema.Struct({
   orders: Schema.Array(Schema.Struct({ storeKey: Schema.String, state: Schema.String, count: Schema.Number })),
@@ -19,14 +17,7 @@ const fromDatabase = (config: AppConfig) =>
   }).pipe(Effect.provide(StatusRepo.Default), Effect.provide(dbLayer(config)))
 
 // A daemon on the embedded database holds it alone: ask it over HTTP first.
-const fromDaemon = (config: AppConfig) => {
-  const host = config.server.host === "0.0.0.0" || config.server.host === "::" ? "127.0.0.1" : config.server.host
-  return HttpClient.get(`http://${host}:${config.server.port}/status`).pipe(
-    Effect.flatMap(HttpClientResponse.schemaBodyJson(StatusBody)),
-    Effect.timeout("2 seconds"),
-    Effect.provide(NodeHttpClient.layerUndici)
-  )
-}
+const fromDaemon = (config: AppConfig) => askDaemon(config, "GET", "/status", StatusBody)
 
 const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length))) ?? []

@@ -30,7 +30,9 @@ const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString).annotati
 
 export const StoreKey = Schema.String.pipe(
   Schema.pattern(/^[a-z0-9-]+$/, { message: () => "expected lower-case letters, digits and dashes ([a-z0-9-]+)" }),
-  Schema.maxLength(64)
+  Schema.maxLength(64),
+  // POST /webhooks/pod is the POD service's: a store with that key could never get its webhooks.
+  Schema.filter((key) => key !== "pod" || `"pod" is reserved (POST /webhooks/pod receives the POD service's webhooks)`)
 )
 
 export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP")
@@ -88,11 +90,18 @@ const ShopifySection = Schema.Struct({
   baseUrl: Schema.optionalWith(Url, { exact: true })
 })
 
+const optionalWith = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
 const WooCommerceSection = Schema.Struct({
   url: Url,
   consumerKey: Secret,
   consumerSecret: Secret,
-  webhookSecret: Secret
+  webhookSecret: Secret,
+  previousWebhookSecret: optionalWith(Secret),
+  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 100))),
+  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  minRequestIntervalMs: optionalWith(IntLike.pipe(Schema.between(0, 60_000))),
+  trackingMode: optionalWith(Schema.Literal("auto", "shipment-tracking", "note"))
 })
 
 const EtsySection = Schema.Struct({
@@ -100,13 +109,23 @@ const EtsySection = Schema.Struct({
   keystring: Secret,
   sharedSecret: Secret,
   refreshToken: Secret,
-  baseUrl: Schema.optionalWith(Url, { exact: true })
+  baseUrl: Schema.optionalWith(Url, { exact: true }),
+  webhookSecret: optionalWith(Secret),
+  previousWebhookSecret: optionalWith(Secret),
+  receiptFilter: optionalWith(Schema.Literal("paidUnshipped", "all")),
+  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 100))),
+  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  dailyReserve: optionalWith(IntLike.pipe(Schema.between(0, 10_000)))
 })
 
 const JsonFeedSection = Schema.Struct({
   baseUrl: Url,
   token: Secret,
-  webhookSecret: Secret
+  webhookSecret: Secret,
+  previousWebhookSecret: optionalWith(Secret),
+  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 250))),
+  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  requestsPerSecond: optionalWith(NumberLike.pipe(Schema.between(0, 1000)))
 })
 
 export const Platform = Schema.Literal("shopify", "woocommerce", "etsy", "jsonfeed").annotations({

@@ -27,6 +27,7 @@ export interface StoreOrdersTable {
   lease_expires_at: Timestamp | null
   next_attempt_at: Timestamp | null
   last_error: Json | null
+  planned_lines: Json<ReadonlyArray<{ lineId: string; quantity: number }>> | null
   created_at: CreatedAt
   updated_at: Timestamp
 }

@@ -2,7 +2,10 @@ import { createServer } from "node:http"
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
+import { MappingRoutes } from "./MappingRoutes.js"
+import { WebhookRoutes } from "./WebhookRoutes.js"
 
 export interface ServerOptions {
   readonly host: string
@@ -13,6 +16,9 @@ export interface ServerOptions {
 export const HttpServerLive = (options: ServerOptions) =>
   HttpRouter.empty.pipe(
     HttpRouter.concat(HealthRoutes),
+    HttpRouter.concat(WebhookRoutes),
+    HttpRouter.concat(MappingRoutes),
+    HttpRouter.concat(ControlRoutes),
     HttpServer.serve(),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),

@@ -21,6 +21,8 @@ export interface StoredOrder {
   readonly lastError: unknown
   readonly storeUpdatedAt: Date | null
   readonly updatedAt: Date
+  /** The store lines a draft was made of (set when drafted). */
+  readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
 }
 
 export interface OrderEvent {
@@ -54,6 +56,7 @@ export interface TransitionChange {
   readonly lastError?: unknown
   readonly nextAttemptAt?: Date | null
   readonly attempts?: number
+  readonly plannedLines?: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
 }
 
 const encodeOrder = Schema.encodeSync(NormalizedOrder)
@@ -75,6 +78,7 @@ type Row = {
   last_error: unknown
   store_updated_at: Date | null
   updated_at: Date
+  planned_lines: ReadonlyArray<{ lineId: string; quantity: number }> | null
 }
 
 const toStored = (row: Row): StoredOrder => ({
@@ -92,7 +96,8 @@ const toStored = (row: Row): StoredOrder => ({
   attempts: row.attempts,
   lastError: row.last_error,
   storeUpdatedAt: row.store_updated_at,
-  updatedAt: row.updated_at
+  updatedAt: row.updated_at,
+  plannedLines: row.planned_lines ?? []
 })
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -118,7 +123,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         const encoded = json(encodeOrder(order))!
         const storeUpdatedAt = new Date(order.updatedAt)
         const existing = yield* db.use((k) =>
-          k.selectFrom("store_orders").select(["id", "state", "store_updated_at"])
+          k.selectFrom("store_orders").select(["id", "state", "store_updated_at", "normalized"])
             .where("store_key", "=", order.storeKey).where("store_order_id", "=", order.storeOrderId)
             .forUpdate().executeTakeFirst()
         )
@@ -130,12 +135,12 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             }).onConflict((oc) => oc.columns(["store_key", "store_order_id"]).doNothing()).returning("id").executeTakeFirst()
           )
           // Another replica stored it between our read and insert: theirs stands.
-          if (inserted === undefined) return { id: -1, outcome: "unchanged" as const }
+          if (inserted === undefined) return { id: -1, outcome: "unchanged" as const, state: "pulled" as OrderState }
           yield* appendEvent(inserted.id, at, "pull", null, "pulled", `pulled from the store (${order.name})`)
-          return { id: inserted.id, outcome: "inserted" as const }
+          return { id: inserted.id, outcome: "inserted" as const, state: "pulled" as OrderState }
         }
         if (existing.store_updated_at !== null && existing.store_updated_at.getTime() >= storeUpdatedAt.getTime()) {
-          return { id: existing.id, outcome: "unchanged" as const }
+          return { id: existing.id, outcome: "unchanged" as const, state: existing.state as OrderState }
         }
         yield* db.use((k) =>
           k.updateTable("store_orders").set({
@@ -143,7 +148,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           }).where("id", "=", existing.id).execute()
         )
         yield* appendEvent(existing.id, at, "pull", existing.state, existing.state, "the order changed in the store", { updatedAt: order.updatedAt })
-        return { id: existing.id, outcome: "changed" as const }
+        return { id: existing.id, outcome: "changed" as const, state: existing.state as OrderState, previous: decodeOrder(existing.normalized) }
       }))
 
     /**
@@ -198,7 +203,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               ...(change.podStatus !== undefined ? { pod_status: change.podStatus } : {}),
               ...(change.lastError !== undefined ? { last_error: json(change.lastError) } : {}),
               ...(change.nextAttemptAt !== undefined ? { next_attempt_at: change.nextAttemptAt } : {}),
-              ...(change.attempts !== undefined ? { attempts: change.attempts } : {})
+              ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
+              ...(change.plannedLines !== undefined ? { planned_lines: change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity })) } : {})
             }).where("id", "=", id).where("state", "=", from).executeTakeFirst()
           )
           if (Number(updated.numUpdatedRows) === 0) return false
@@ -207,6 +213,39 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         }))
         if (!result) return yield* Effect.fail(new StaleTransitionError({ orderId: id, expected: from, to }))
       })
+
+    /** Records something a person should know without changing the state (a flag). */
+    const note = (id: number, actor: string, reason: string, data?: unknown) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const row = yield* db.use((k) => k.selectFrom("store_orders").select("state").where("id", "=", id).executeTakeFirstOrThrow())
+        yield* appendEvent(id, at, actor, row.state, row.state, reason, data)
+      })
+
+    /** Keeps a claim alive while its holder works (a heartbeat); false when the lease was lost. */
+    const renewLease = (id: number, owner: string, leaseSeconds: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const result = yield* db.use((k) =>
+          k.updateTable("store_orders").set({ lease_expires_at: new Date(at.getTime() + leaseSeconds * 1000) })
+            .where("id", "=", id).where("lease_owner", "=", owner).where("lease_expires_at", ">", at).executeTakeFirst()
+        )
+        return Number(result.numUpdatedRows) === 1
+      })
+
+    /** Records an attempt before it is made (write-ahead): a crash after this means "look before posting again". */
+    const recordAttempt = (id: number, owner: string) =>
+      db.use((k) =>
+        k.updateTable("store_orders").set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+          .where("id", "=", id).where("lease_owner", "=", owner).returning("attempts").executeTakeFirst()
+      ).pipe(Effect.map((row) => row?.attempts))
+
+    /** Orders in the given states, in id order, a page at a time (reconciliation batches). */
+    const pageInStates = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
+      db.use((k) =>
+        k.selectFrom("store_orders").selectAll().where("state", "in", [...states]).where("id", ">", afterId)
+          .orderBy("id").limit(limit).execute()
+      ).pipe(Effect.map((rows) => rows.map((r) => toStored(r as Row))))
 
     const byReference = (referenceId: string) =>
       db.use((k) => k.selectFrom("store_orders").selectAll().where("reference_id", "=", referenceId).executeTakeFirst())
@@ -239,6 +278,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { upsertPulled, claim, release, transition, byReference, byId, story, wake, countByState }
+    return { upsertPulled, note, claim, release, renewLease, recordAttempt, pageInStates, transition, byReference, byId, story, wake, countByState }
   })
 }) {}

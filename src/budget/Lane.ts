@@ -1,0 +1,35 @@
+/**
+ * Priority lanes of the shared POD rate budget, highest first:
+ * - `urgent`: follow-ups of webhooks and tracking reconciliation,
+ * - `normal`: new draft creation,
+ * - `background`: catalog refresh and reports.
+ */
+export type Lane = "urgent" | "normal" | "background"
+
+/** Every lane, highest priority first. */
+export const lanesByPriority: ReadonlyArray<Lane> = ["urgent", "normal", "background"]
+
+/** A larger rank is served first; ranks are also what replicas advertise to each other. */
+export const laneRank = (lane: Lane): number => {
+  switch (lane) {
+    case "urgent":
+      return 2
+    case "normal":
+      return 1
+    case "background":
+      return 0
+  }
+}
+
+export const isLane = (value: unknown): value is Lane =>
+  value === "urgent" || value === "normal" || value === "background"
+
+/** The rank of the most urgent lane with waiters, or -1 when nobody waits. */
+export const topWaitingRank = (waitingByLane: Readonly<Record<Lane, number>>): number => {
+  for (const lane of lanesByPriority) if (waitingByLane[lane] > 0) return laneRank(lane)
+  return -1
+}
+
+/** How many of these waiters are in lanes of at least `minRank`. */
+export const waitingFromRank = (waitingByLane: Readonly<Record<Lane, number>>, minRank: number): number =>
+  lanesByPriority.reduce((sum, lane) => (laneRank(lane) >= minRank ? sum + waitingByLane[lane] : sum), 0)

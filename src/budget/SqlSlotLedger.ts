@@ -1,0 +1,175 @@
+import { Effect } from "effect"
+import { type Kysely, sql } from "kysely"
+import { topWaitingRank, waitingFromRank } from "./Lane.js"
+import { type AcquireResult, type LedgerUsage, type SlotLedger, SlotLedgerError } from "./SlotLedger.js"
+import { admit } from "./SlotLog.js"
+
+/**
+ * The slot log of one credential in PostgreSQL (or PGlite), shared by every replica.
+ *
+ * Admission runs in one transaction per attempt under a transaction-scoped advisory lock on
+ * the credential, so replicas take slots one after another. Every time comes from the
+ * database's clock: replicas never compare their own clocks. A replica killed with requests in
+ * flight leaves their slots counting until its last sign of life + request timeout + window,
+ * and a replica that starts reads the log its predecessors left: restarts keep the guarantee.
+ *
+ * Priority across replicas: each replica advertises its most urgent waiting lane; a replica
+ * takes slots only for its waiters of that lane or higher. Round-robin across stores holds
+ * within each replica.
+ */
+export interface SqlLedgerOptions {
+  /** Queries run on this handle directly, outside any transaction of the caller. */
+  readonly db: Kysely<any>
+  readonly credential: string
+  /** Unique per running process. */
+  readonly replica: string
+  readonly limit: number
+  readonly windowMs: number
+  /** Longest a request may stay unanswered before its holder must renew its slot. Default 30 s. */
+  readonly requestTimeoutMs?: number
+  /** How often a waiting replica asks again at most, which also renews its advertisement. Default 1 s. */
+  readonly refreshMs?: number
+  /** Drop sent-log rows this long after they stopped counting. Default 10 min. */
+  readonly retentionMs?: number
+}
+
+// Namespace of our advisory locks (other subsystems use other class ids).
+const lockClass = 0x706f6462
+// How soon a replica that deferred to a more urgent one asks again.
+const priorityPollMs = 50
+
+type Millis = number | string | bigint
+const ms = (value: Millis): number => Number(value)
+const nowMs = sql<Millis>`floor(extract(epoch from clock_timestamp()) * 1000)::bigint`
+
+export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
+  const { db, credential, replica, limit, windowMs } = options
+  const timeoutMs = options.requestTimeoutMs ?? 30_000
+  const refreshMs = options.refreshMs ?? 1000
+  const staleAdvertisementMs = refreshMs * 3
+  const retentionMs = options.retentionMs ?? 600_000
+  let prunedAt = 0
+
+  const run = <A>(operation: string, f: () => Promise<A>): Effect.Effect<A, SlotLedgerError> =>
+    Effect.tryPromise({ try: f, catch: (cause) => new SlotLedgerError({ operation, cause }) })
+
+  const acquire: SlotLedger["acquire"] = (request) =>
+    run("take a slot", () =>
+      db.transaction().execute(async (trx): Promise<AcquireResult> => {
+        await sql`select pg_advisory_xact_lock(${sql.lit(lockClass)}, hashtext(${credential}))`.execute(trx)
+        const now = ms((await sql<{ now: Millis }>`select ${nowMs} as now`.execute(trx)).rows[0]!.now)
+        const credentialRow = await sql<{ paused_until_ms: Millis | null }>`
+          select paused_until_ms from rate_budget_credentials where credential = ${credential}`.execute(trx)
+        const pausedValue = credentialRow.rows[0]?.paused_until_ms
+        const pausedUntil = pausedValue === undefined || pausedValue === null ? null : ms(pausedValue)
+        const held = await sql<{ answered_at_ms: Millis | null; holds_until_ms: Millis }>`
+          select answered_at_ms, holds_until_ms from rate_budget_slots
+          where credential = ${credential} and holds_until_ms >= ${now}`.execute(trx)
+        const slots = held.rows.map((row) => ({
+          answeredAt: row.answered_at_ms === null ? null : ms(row.answered_at_ms),
+          holdsUntil: ms(row.holds_until_ms)
+        }))
+
+        const myRank = topWaitingRank(request.waitingByLane)
+        await sql`
+          insert into rate_budget_waiters (credential, replica, top_lane_rank, seen_at_ms)
+          values (${credential}, ${replica}, ${myRank}, ${now})
+          on conflict (credential, replica)
+          do update set top_lane_rank = excluded.top_lane_rank, seen_at_ms = excluded.seen_at_ms`.execute(trx)
+        const others = await sql<{ rank: number | null }>`
+          select max(top_lane_rank) as rank from rate_budget_waiters
+          where credential = ${credential} and replica <> ${replica}
+            and seen_at_ms >= ${now - staleAdvertisementMs}`.execute(trx)
+        const minLaneRank = Math.max(0, others.rows[0]?.rank ?? 0)
+        const eligible = waitingFromRank(request.waitingByLane, minLaneRank)
+        const total = waitingFromRank(request.waitingByLane, 0)
+
+        const admission = admit({ limit, windowMs, now, wanted: eligible, pausedUntil, slots })
+        const granted: Array<string> = []
+        if (admission.granted > 0) {
+          const inserted = await sql<{ id: Millis }>`
+            insert into rate_budget_slots (credential, replica, sent_at_ms, holds_until_ms)
+            select ${credential}, ${replica}, ${now}::bigint, ${now + timeoutMs + windowMs}::bigint
+            from generate_series(1, ${admission.granted}::int)
+            returning id`.execute(trx)
+          for (const row of inserted.rows) granted.push(String(row.id))
+        }
+        if (now - prunedAt > windowMs) {
+          prunedAt = now
+          await sql`delete from rate_budget_slots
+            where credential = ${credential} and holds_until_ms < ${now - retentionMs}`.execute(trx)
+        }
+        // Waiters of lower lanes wait for the replica with more urgent work to take its slots.
+        const retryAt = admission.retryAt ?? (eligible < total ? now + Math.min(refreshMs, priorityPollMs) : null)
+        return { now, granted, minLaneRank, retryAt, inUse: admission.inUse, pausedUntil }
+      })
+    )
+
+  const release: SlotLedger["release"] = (slot, details) =>
+    run("release a slot", () =>
+      sql`update rate_budget_slots
+        set answered_at_ms = ceil(extract(epoch from clock_timestamp()) * 1000)::bigint,
+            holds_until_ms = ceil(extract(epoch from clock_timestamp()) * 1000)::bigint + ${windowMs},
+            lane = ${details.lane}, store_key = ${details.storeKey}, operation = ${details.operation},
+            status = ${details.status}
+        where id = ${slot}`.execute(db)).pipe(Effect.asVoid)
+
+  const cancel: SlotLedger["cancel"] = (slot) =>
+    run("cancel a slot", () => sql`delete from rate_budget_slots where id = ${slot}`.execute(db)).pipe(Effect.asVoid)
+
+  const keepAlive: SlotLedger["keepAlive"] = (slot) =>
+    run("renew a slot", () =>
+      sql`update rate_budget_slots set holds_until_ms = ${nowMs} + ${timeoutMs + windowMs}
+        where id = ${slot} and answered_at_ms is null`.execute(db)).pipe(Effect.asVoid)
+
+  const pause: SlotLedger["pause"] = (delayMs) =>
+    run("pause the credential", async () => {
+      const result = await sql<{ paused_until_ms: Millis }>`
+        insert into rate_budget_credentials (credential, paused_until_ms, pauses, updated_at)
+        values (${credential}, ${nowMs} + ${Math.ceil(delayMs)}, 1, now())
+        on conflict (credential) do update set
+          paused_until_ms = greatest(coalesce(rate_budget_credentials.paused_until_ms, 0), excluded.paused_until_ms),
+          pauses = rate_budget_credentials.pauses + 1,
+          updated_at = now()
+        returning paused_until_ms`.execute(db)
+      return ms(result.rows[0]!.paused_until_ms)
+    })
+
+  const withdraw: SlotLedger["withdraw"] = run("withdraw the waiting advertisement", () =>
+    sql`delete from rate_budget_waiters where credential = ${credential} and replica = ${replica}`.execute(db)).pipe(
+      Effect.asVoid
+    )
+
+  const usage: SlotLedger["usage"] = run("read the budget's use", async (): Promise<LedgerUsage> => {
+    const result = await sql<{ now: Millis; in_use: Millis; in_flight: Millis; paused_until_ms: Millis | null }>`
+      with clock as (select ${nowMs} as now)
+      select clock.now,
+        (select count(*) from rate_budget_slots s
+          where s.credential = ${credential} and s.holds_until_ms >= clock.now) as in_use,
+        (select count(*) from rate_budget_slots s
+          where s.credential = ${credential} and s.holds_until_ms >= clock.now and s.answered_at_ms is null) as in_flight,
+        (select c.paused_until_ms from rate_budget_credentials c where c.credential = ${credential}) as paused_until_ms
+      from clock`.execute(db)
+    const row = result.rows[0]!
+    const now = ms(row.now)
+    const pausedUntil = row.paused_until_ms === null ? null : ms(row.paused_until_ms)
+    return {
+      now,
+      inUse: ms(row.in_use),
+      inFlight: ms(row.in_flight),
+      pausedUntil: pausedUntil !== null && pausedUntil > now ? pausedUntil : null
+    }
+  })
+
+  return {
+    acquire,
+    release,
+    cancel,
+    keepAlive,
+    pause,
+    withdraw,
+    usage,
+    keepAliveEveryMs: Math.max(1, Math.floor(timeoutMs / 3)),
+    maxWaitMs: refreshMs
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The webhook receivers: `POST /webhooks/pod` and `POST /webhooks/<store key>`
+ * (ARCHITECTURE.md, "HTTP surface of the daemon" and "Idempotency").
+ *
+ * Each delivery is read up to 1 MiB (413 beyond), its signature checked
+ * before anything else (401 and nothing stored when it fails), then stored in
+ * the inbox under its delivery key. A key seen before is a retry or a
+ * duplicate: answered 200 and nothing else. A new delivery is answered 200 at
+ * once while the pipeline is told in the background; a hint lost there costs
+ * nothing, since the next scheduled pull or reconcile reads the same state.
+ */
+import { isWithinReplayWindow } from "../stores/jsonfeed/JsonFeedWebhooks.js"
+import { PING_TOPIC as WOO_PING_TOPIC } from "../stores/woocommerce/WooWebhooks.js"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, Context, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
+import { type VerifiedPodWebhook, verifyPodWebhook } from "../pod/PodWebhookSignature.js"
+import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
+
+/** Largest delivery body accepted, for every sender. */
+export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024
+
+/** The inbox source of POD deliveries (store deliveries use their store key). */
+export const POD_SOURCE = "pod"
+
+export interface PodWebhookVerification {
+  readonly signingKey: Redacted.Redacted<string>
+  /** Expected `X-Connect-Client-Key`, when configured. */
+  readonly clientKey?: Redacted.Redacted<string>
+  /** The path the service signs, when a proxy rewrites the request's path. */
+  readonly signedPath?: string
+}
+
+/** The `pod.webhooks` settings the receiver needs; none when POD webhooks are not configured (deliveries get 404). */
+export class PodWebhookSettings extends Context.Tag("podsync/PodWebhookSettings")<
+  PodWebhookSettings,
+  Option.Option<PodWebhookVerification>
+>() {
+  static readonly fromConfig = (webhooks: AppConfig["pod"]["webhooks"]): Layer.Layer<PodWebhookSettings> =>
+    Layer.succeed(
+      PodWebhookSettings,
+      webhooks === undefined
+        ? Option.none()
+        : Option.some({
+          signingKey: webhooks.signingKey,
+          ...(webhooks.clientKey === undefined ? {} : { clientKey: webhooks.clientKey }),
+          ...(webhooks.signedPath === undefined ? {} : { signedPath: webhooks.signedPath })
+        })
+    )
+}
+
+const answer = (status: number, body: Readonly<Record<string, unknown>>) => HttpServerResponse.unsafeJson(body, { status })
+
+const tooLarge = answer(413, { error: "payload_too_large", detail: `webhook bodies are limited to ${MAX_WEBHOOK_BODY_BYTES} bytes` })
+
+/**
+ * The raw body, or the answer to give when it is too large or cannot be read.
+ * A declared Content-Length over the limit is refused before reading; a
+ * chunked body is read to its end but kept only up to the limit, so the
+ * sender gets a clean 413 instead of a reset connection.
+ */
+const readBody = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const declared = Number(request.headers["content-length"] ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > MAX_WEBHOOK_BODY_BYTES) return Either.left(tooLarge)
+  return yield* request.stream.pipe(
+    Stream.runFold({ kept: [] as ReadonlyArray<Uint8Array>, size: 0 }, ({ kept, size }, chunk) => ({
+      kept: size + chunk.length <= MAX_WEBHOOK_BODY_BYTES ? [...kept, chunk] : kept,
+      size: size + chunk.length
+    })),
+    Effect.map(({ kept, size }) =>
+      size > MAX_WEBHOOK_BODY_BYTES ? Either.left(tooLarge) : Either.right(new Uint8Array(Buffer.concat(kept)))
+    ),
+    Effect.catchAll(() => Effect.succeed(Either.left(answer(400, { error: "unreadable_body", detail: "the request body could not be read" }))))
+  )
+})
+
+/** The request's path as sent (before any router prefix was stripped), without the query. */
+const requestPath = Effect.map(HttpServerRequest.HttpServerRequest, (request) => request.originalUrl.split("?")[0] ?? "/")
+
+/**
+ * Stores the delivery; a new one starts `followUp` in the background.
+ * Uninterruptible, so a client hanging up cannot leave a stored delivery
+ * whose follow-up never started.
+ */
+const acceptOnce = (
+  source: string,
+  deliveryId: string,
+  topic: string | undefined,
+  payload: unknown,
+  followUp: Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const inbox = yield* WebhookInboxRepo
+    const outcome = yield* inbox.record({ source, deliveryId, topic, payload })
+    if (outcome === "duplicate") {
+      yield* Effect.logInfo("webhook delivery already received; ignored").pipe(Effect.annotateLogs({ source, topic }))
+      return answer(200, { status: "duplicate" })
+    }
+    yield* followUp.pipe(
+      Effect.zipRight(inbox.markProcessed(source, deliveryId)),
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
+      ),
+      Effect.annotateLogs({ source, topic }),
+      Effect.interruptible,
+      Effect.forkDaemon
+    )
+    return answer(200, { status: "accepted" })
+  }).pipe(
+    Effect.uninterruptible,
+    Effect.catchTag("DbError", (error) =>
+      Effect.logError("could not store a webhook delivery; the sender will retry", error.message).pipe(
+        Effect.as(answer(503, { error: "unavailable", detail: "the delivery could not be stored; retry later" }))
+      ))
+  )
+
+/** `POST /webhooks/:storeKey`: verified by that store's connector. */
+const storeWebhook = Effect.gen(function*() {
+  const { storeKey } = yield* HttpRouter.params
+  const connector = storeKey === undefined ? undefined : (yield* StoreConnectors).get(storeKey)
+  if (storeKey === undefined || connector === undefined) {
+    return answer(404, { error: "unknown_store", detail: "no store is configured under this key" })
+  }
+  const body = yield* readBody
+  if (Either.isLeft(body)) return body.left
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const verdict = connector.verifyWebhook({ headers: request.headers, rawBody: body.right })
+  if (Either.isLeft(verdict)) {
+    const { reason, detail } = verdict.left
+    yield* Effect.logWarning("store webhook rejected").pipe(Effect.annotateLogs({ storeKey, reason, detail }))
+    return answer(reason === "malformed_body" ? 400 : 401, { error: reason, detail })
+  }
+  const webhook = verdict.right
+  // WooCommerce saves a webhook only after a 2xx to its unsigned ping; there is nothing to do with it.
+  if (webhook.topic === WOO_PING_TOPIC) return answer(200, { ignored: "ping" })
+  // JSON feed and Etsy (Standard Webhooks) bound replays by a signed timestamp; the check needs the clock, so it lives here.
+  if ((connector.platform === "jsonfeed" || connector.platform === "etsy") && !isWithinReplayWindow(webhook, yield* Clock.currentTimeMillis)) {
+    return answer(401, { error: "stale", detail: "the signed timestamp is more than 5 minutes from now" })
+  }
+  const triggers = yield* PipelineTriggers
+  return yield* acceptOnce(
+    storeKey,
+    webhook.dedupKey,
+    webhook.topic,
+    webhook.payload,
+    triggers.storeChanged(storeKey, webhook.storeOrderId)
+  )
+})
+
+const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Type"]): Effect.Effect<void> => {
+  if (webhook.podOrderId === undefined && webhook.referenceId === undefined) {
+    return Effect.logWarning(
+      webhook.payload === undefined
+        ? "POD webhook body is not JSON; stored, nothing to follow up"
+        : "POD webhook names no order; stored, nothing to follow up"
+    )
+  }
+  return triggers.podOrderChanged({
+    ...(webhook.podOrderId === undefined ? {} : { podOrderId: webhook.podOrderId }),
+    ...(webhook.referenceId === undefined ? {} : { referenceId: webhook.referenceId })
+  })
+}
+
+/** `POST /webhooks/pod`: signed with the webhook credential; a nonce is accepted once. */
+const podWebhook = Effect.gen(function*() {
+  const settings = yield* PodWebhookSettings
+  if (Option.isNone(settings)) {
+    return answer(404, { error: "not_configured", detail: "POD webhooks are not configured (pod.webhooks)" })
+  }
+  const body = yield* readBody
+  if (Either.isLeft(body)) return body.left
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const path = settings.value.signedPath ?? (yield* requestPath)
+  const now = yield* Clock.currentTimeMillis
+  const verdict = verifyPodWebhook(settings.value, { path, headers: request.headers, rawBody: body.right }, now)
+  if (Either.isLeft(verdict)) {
+    const { reason, detail } = verdict.left
+    yield* Effect.logWarning("POD webhook rejected").pipe(Effect.annotateLogs({ reason, detail }))
+    return answer(401, { error: reason, detail })
+  }
+  const webhook = verdict.right
+  const triggers = yield* PipelineTriggers
+  const payload = webhook.payload === undefined
+    ? { unreadable: Buffer.from(body.right).toString("utf8").slice(0, 8192) }
+    : webhook.payload
+  return yield* acceptOnce(POD_SOURCE, webhook.nonce, webhook.topic, payload, podFollowUp(webhook, triggers))
+})
+
+/**
+ * Both receivers. `/webhooks/pod` is matched before `/webhooks/:storeKey`,
+ * so "pod" cannot be a store key.
+ */
+export const WebhookRoutes = HttpRouter.empty.pipe(
+  HttpRouter.post("/webhooks/pod", podWebhook),
+  HttpRouter.post("/webhooks/:storeKey", storeWebhook)
+)

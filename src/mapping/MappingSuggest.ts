@@ -1,0 +1,144 @@
+import { emptyCells, type MappingCells } from "./MappingCells.js"
+import { normalizeVariantId } from "./MappingTable.js"
+
+/**
+ * `podsync mappings suggest`, pure: completes a store's mapping rows with
+ * POD variants from the catalog, by SKU first, then by the colour and size
+ * named in the variant title (narrowed to one product by the words of the
+ * product title). What it cannot match is left without a POD id and said why;
+ * a row that already names a POD variant is never changed.
+ */
+
+export interface SuggestVariant {
+  readonly variantId: string
+  readonly sku: string | undefined
+  readonly color: string | undefined
+  readonly size: string | undefined
+  readonly productId: string | undefined
+  readonly productName: string | undefined
+  readonly stockLabel: string
+}
+
+/** A line the store sold: from its recent orders, or a row of its mapping file. */
+export interface SuggestLine {
+  readonly storeVariantId?: string | undefined
+  readonly storeSku?: string | undefined
+  readonly title?: string | undefined
+  readonly variantTitle?: string | undefined
+}
+
+export interface Suggestions {
+  /** The draft table: the file's rows in their order, then lines seen only in orders. */
+  readonly rows: ReadonlyArray<MappingCells>
+  readonly matched: number
+  /** Lines left without a POD variant, each with the reason. */
+  readonly unmatched: ReadonlyArray<string>
+  /** Matches worth a second look (a discontinued or out-of-stock variant). */
+  readonly notes: ReadonlyArray<string>
+}
+
+const SYNONYMS: Readonly<Record<string, string>> = {
+  gray: "grey", small: "s", medium: "m", large: "l", xlarge: "xl", xxl: "2xl", xxxl: "3xl", xxxxl: "4xl", xxxxxl: "5xl"
+}
+const tokens = (text: string | undefined): ReadonlyArray<string> =>
+  (text ?? "").toLowerCase().split(/[^a-z0-9]+/).filter((t) => t !== "").map((t) => SYNONYMS[t] ?? t)
+
+const containsPhrase = (haystack: ReadonlyArray<string>, phrase: ReadonlyArray<string>) =>
+  phrase.length > 0 && haystack.some((_, start) => phrase.every((word, i) => haystack[start + i] === word))
+
+const unavailable = (label: string) => /DISCONTINUED$/.test(label)
+const stockNote = (label: string) =>
+  /DISCONTINUED$/.test(label) ? "is discontinued" : /OUT_OF_STOCK(_5D)?$/.test(label) ? "is out of stock" : undefined
+
+const describeLine = (line: SuggestLine) =>
+  [line.storeSku ? `SKU ${line.storeSku}` : undefined, line.storeVariantId ? `variant ${line.storeVariantId}` : undefined]
+    .filter(Boolean).join(", ") +
+  (line.title || line.variantTitle ? ` ("${[line.title, line.variantTitle].filter(Boolean).join(" / ")}")` : "")
+
+const describeVariant = (v: SuggestVariant) => `${v.sku ?? v.variantId} (${v.productName ?? "?"}, ${v.color ?? "?"} / ${v.size ?? "?"})`
+
+type Match = { readonly variant: SuggestVariant; readonly by: "sku" | "colour and size" } | { readonly reason: string }
+
+export const matchLine = (line: SuggestLine, catalog: ReadonlyArray<SuggestVariant>): Match => {
+  const sku = line.storeSku?.trim().toLowerCase()
+  if (sku) {
+    const bySku = catalog.find((v) => v.sku?.toLowerCase() === sku)
+    if (bySku !== undefined) return { variant: bySku, by: "sku" }
+  }
+  // The variant title names colour and size ("Forest Green / L"); without one, try the title and SKU.
+  const words = tokens(line.variantTitle?.trim() ? line.variantTitle : `${line.title ?? ""} ${line.storeSku ?? ""}`)
+  const fits = catalog.filter((v) => containsPhrase(words, tokens(v.color)) && containsPhrase(words, tokens(v.size)))
+  if (fits.length === 0) return { reason: "no catalog variant has its SKU, nor the colour and size its variant title names" }
+  // "Heather Grey" over "Grey", "iPhone 15 Pro" over "iPhone 15".
+  const longest = Math.max(...fits.map((v) => tokens(v.color).length + tokens(v.size).length))
+  const best = fits.filter((v) => tokens(v.color).length + tokens(v.size).length === longest)
+  const products = new Map<string, SuggestVariant>()
+  for (const v of best) if (!products.has(v.productId ?? v.variantId)) products.set(v.productId ?? v.variantId, v)
+  const chosen = (v: SuggestVariant): Match =>
+    unavailable(v.stockLabel)
+      ? { reason: `its colour and size match ${describeVariant(v)}, which is discontinued: choose another POD variant` }
+      : { variant: v, by: "colour and size" }
+  if (products.size === 1) return chosen(best[0]!)
+  const titleWords = new Set(tokens(line.title))
+  const scored = [...products.values()].map((v) => ({ v, score: tokens(v.productName).filter((w) => titleWords.has(w)).length }))
+  const top = Math.max(...scored.map((s) => s.score))
+  const leaders = scored.filter((s) => s.score === top)
+  if (top > 0 && leaders.length === 1) return chosen(leaders[0]!.v)
+  const examples = (top > 0 ? leaders : scored).slice(0, 3).map((s) => describeVariant(s.v)).join("; ")
+  return {
+    reason: `${top > 0 ? leaders.length : scored.length} catalog products have that colour and size (${examples}${
+      scored.length > 3 ? "; …" : ""
+    }): choose one by hand`
+  }
+}
+
+const keyOf = (line: SuggestLine) =>
+  line.storeVariantId?.trim() ? `v:${normalizeVariantId(line.storeVariantId)}` : line.storeSku?.trim() ? `s:${line.storeSku.trim()}` : undefined
+
+export const suggestMappings = (
+  existing: ReadonlyArray<MappingCells>,
+  orderLines: ReadonlyArray<SuggestLine>,
+  catalog: ReadonlyArray<SuggestVariant>
+): Suggestions => {
+  const unmatched: Array<string> = []
+  const notes: Array<string> = []
+  let matched = 0
+  // Order lines tell more (titles) than file rows: use them for rows they cover.
+  const byKey = new Map<string, SuggestLine>()
+  for (const line of orderLines) {
+    for (const key of [keyOf({ storeVariantId: line.storeVariantId }), keyOf({ storeSku: line.storeSku })]) {
+      if (key !== undefined && !byKey.has(key)) byKey.set(key, line)
+    }
+  }
+  const covered = new Set<SuggestLine>()
+  const complete = (cells: MappingCells, line: SuggestLine): MappingCells => {
+    if (cells.pod_variant_id !== "" || cells.pod_legacy_id !== "" || /^(true|yes|1)$/i.test(cells.ignore)) return cells
+    const match = matchLine(line, catalog)
+    if ("reason" in match) {
+      unmatched.push(`${describeLine(line)}: ${match.reason}`)
+      return cells
+    }
+    matched++
+    const note = stockNote(match.variant.stockLabel)
+    if (note !== undefined) notes.push(`${describeLine(line)} → ${describeVariant(match.variant)} ${note}`)
+    return { ...cells, pod_variant_id: match.variant.variantId, pod_legacy_id: "" }
+  }
+
+  const rows: Array<MappingCells> = existing.map((cells) => {
+    const fromOrders = [keyOf({ storeVariantId: cells.store_variant_id }), keyOf({ storeSku: cells.store_sku })]
+      .map((key) => (key === undefined ? undefined : byKey.get(key))).find((l) => l !== undefined)
+    if (fromOrders !== undefined) covered.add(fromOrders)
+    return complete(cells, {
+      storeVariantId: cells.store_variant_id,
+      storeSku: cells.store_sku,
+      title: fromOrders?.title,
+      variantTitle: fromOrders?.variantTitle
+    })
+  })
+  for (const line of orderLines) {
+    if (covered.has(line) || keyOf(line) === undefined) continue
+    covered.add(line)
+    rows.push(complete({ ...emptyCells, store_variant_id: line.storeVariantId ?? "", store_sku: line.storeSku ?? "" }, line))
+  }
+  return { rows, matched, unmatched, notes }
+}

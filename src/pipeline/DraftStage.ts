@@ -1,0 +1,136 @@
+import { Clock, Effect } from "effect"
+import type { OrderState } from "../domain/OrderState.js"
+import { draftedAnnotation } from "../domain/StoreTypes.js"
+import { planDraft } from "../mapping/DraftPlan.js"
+import { PodClient } from "../pod/PodClient.js"
+import type { PodError } from "../pod/PodErrors.js"
+import type { Draft } from "../pod/schemas/Drafts.js"
+import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
+import { whileLeased } from "./Lease.js"
+import { matchOrder } from "./MatchStage.js"
+import { PlanningInputs } from "./PlanningInputs.js"
+
+export const DRAFT_STATES: ReadonlyArray<OrderState> = ["ready", "in_doubt"]
+
+const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (now) => new Date(now + ms))
+const backoffMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.min(attempts, 6))
+
+const describeError = (error: PodError) => {
+  switch (error._tag) {
+    case "PodBadRequestError":
+      return error.details.length > 0 ? error.details.map((d) => `${d.field}: ${d.issue}`).join("; ") : error.message
+    case "PodInvalidRequestError":
+      return error.issue
+    default:
+      return `${error._tag}${"message" in error && typeof error.message === "string" ? `: ${error.message}` : ""}`
+  }
+}
+
+/** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
+const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
+
+const earliest = (drafts: ReadonlyArray<Draft>) =>
+  [...drafts].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.order_id.localeCompare(b.order_id))[0]!
+
+/**
+ * Creates the POD draft of one claimed order, exactly once. The protocol
+ * (ARCHITECTURE.md "Idempotency"): when an earlier attempt may have reached
+ * the service (the order is in_doubt, or an attempt was recorded), look the
+ * draft up by reference id first; record the attempt before sending it; an
+ * ambiguous failure leaves the order in_doubt, resolved by look-up before any
+ * new POST; a 400 holds it with the service's field-level details.
+ */
+export const draftOrder = (stored: StoredOrder, owner: string) =>
+  whileLeased(stored.id, owner, Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const inputs = yield* PlanningInputs
+    const call = { lane: "normal" as const, storeKey: stored.storeKey }
+    let state: OrderState = stored.state
+
+    const drafted = (draft: Draft, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) =>
+      Effect.gen(function*() {
+        yield* repo.transition(stored.id, from, "drafted", {
+          actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null,
+          ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
+          data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
+        })
+        yield* repo.release(stored.id, owner, null)
+        const connector = (yield* StoreConnectors).get(stored.storeKey)
+        if (connector !== undefined) {
+          yield* connector.annotate(stored.storeOrderId, draftedAnnotation(draft.order_id)).pipe(
+            Effect.catchAll((error) => Effect.logWarning("could not annotate the store order").pipe(Effect.annotateLogs({ error: error._tag })))
+          )
+        }
+      })
+
+    if (state === "in_doubt" || stored.attempts > 0) {
+      const found = yield* client.findDraftsByReferenceId(stored.referenceId, call).pipe(Effect.either)
+      if (found._tag === "Left") {
+        yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
+        return "lookup_failed" as const
+      }
+      if (found.right.length > 0) {
+        const keep = earliest(found.right)
+        const others = found.right.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
+        const planned = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), undefined, inputs.settingsFor(stored.storeKey)!)
+        yield* drafted(keep, state, others.length > 0
+          ? `found the draft an earlier attempt created (and ${others.length} duplicate(s): ${others.join(", ")})`
+          : "found the draft an earlier attempt created", others, planned._tag === "Ready" ? planned.lines : [])
+        return "found" as const
+      }
+      if (state === "in_doubt") {
+        yield* repo.transition(stored.id, "in_doubt", "ready", { actor: owner, reason: "looked up by reference id: no draft exists, so it is safe to create it" })
+        state = "ready"
+      }
+    }
+
+    const settings = inputs.settingsFor(stored.storeKey)
+    if (settings === undefined) return yield* Effect.as(repo.release(stored.id, owner, null), "no_store" as const)
+    const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+    if (plan._tag !== "Ready") {
+      // Something changed since the order was matched: the match stage states why.
+      yield* matchOrder({ ...stored, state }, owner)
+      return "replanned" as const
+    }
+
+    yield* repo.recordAttempt(stored.id, owner)
+    const created = yield* client.createDraft(plan.draft, call).pipe(Effect.either)
+    if (created._tag === "Right") {
+      yield* drafted(created.right, state, "draft created", [], plan.lines)
+      return "created" as const
+    }
+    const error = created.left
+    switch (error._tag) {
+      case "PodBadRequestError":
+      case "PodInvalidRequestError": {
+        const message = `the POD service refused the draft: ${describeError(error)}. Fix the order or its mapping; it is retried when it changes`
+        yield* repo.transition(stored.id, state, "held", {
+          actor: owner, reason: message, held: { code: "rejected_by_pod", details: { message, error: errorRecord(error) } }, lastError: errorRecord(error), nextAttemptAt: null
+        })
+        yield* repo.release(stored.id, owner, null)
+        return "held" as const
+      }
+      default: {
+        if (error.ambiguous) {
+          yield* repo.transition(stored.id, state, "in_doubt", {
+            actor: owner, reason: `the draft request may have reached the service (${describeError(error)}): it is looked up before any new attempt`,
+            lastError: errorRecord(error)
+          })
+          yield* repo.release(stored.id, owner, yield* later(2_000))
+          return "in_doubt" as const
+        }
+        const wait = error._tag === "PodRateLimitedError" ? Math.max(1, error.retryAfterSeconds ?? 60) * 1000 : backoffMs(stored.attempts)
+        if (error._tag === "PodUnauthorizedError" || error._tag === "PodForbiddenError") {
+          yield* Effect.logError("the POD service refuses podsync's credentials: check pod.clientKey and pod.clientSecret")
+        }
+        yield* repo.release(stored.id, owner, yield* later(wait))
+        return "retry_later" as const
+      }
+    }
+  })).pipe(
+    Effect.annotateLogs({ store: stored.storeKey, order: stored.storeOrderId }),
+    Effect.withSpan("pipeline.draft")
+  )
+

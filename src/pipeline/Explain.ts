@@ -1,0 +1,45 @@
+import { Effect } from "effect"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+
+export interface OrderStory {
+  readonly referenceId: string
+  readonly name: string
+  readonly state: string
+  readonly heldReason: string | null
+  readonly podDraftId: string | null
+  readonly podOrderId: string | null
+  readonly events: ReadonlyArray<{ readonly at: string; readonly actor: string; readonly from: string | null; readonly to: string; readonly reason: string | null }>
+  readonly shipments: ReadonlyArray<{ readonly trackingNo: string; readonly carrier: string | null; readonly pushState: string }>
+}
+
+/** An order's whole story from order_events, for `podsync explain`. */
+export const explainOrder = (referenceId: string) =>
+  Effect.gen(function*() {
+    const orders = yield* OrdersRepo
+    const shipments = yield* ShipmentsRepo
+    const stored = yield* orders.byReference(referenceId)
+    if (stored === undefined) return undefined
+    const events = yield* orders.story(stored.id)
+    const rows = yield* shipments.forOrder(stored.id)
+    return {
+      referenceId,
+      name: stored.order.name,
+      state: stored.state,
+      heldReason: stored.heldReason,
+      podDraftId: stored.podDraftId,
+      podOrderId: stored.podOrderId,
+      events: events.map((e) => ({ at: e.at.toISOString(), actor: e.actor, from: e.from, to: e.to, reason: e.reason })),
+      shipments: rows.map((r) => ({ trackingNo: r.tracking_no, carrier: r.carrier, pushState: r.push_state }))
+    } satisfies OrderStory
+  })
+
+export const renderStory = (story: OrderStory): string => {
+  const head = `${story.referenceId} (${story.name}): ${story.state}${story.heldReason ? ` (${story.heldReason})` : ""}` +
+    (story.podDraftId ? `, POD draft ${story.podDraftId}` : "") + (story.podOrderId ? `, POD order ${story.podOrderId}` : "")
+  const events = story.events.map((e) =>
+    `  ${e.at.replace("T", " ").slice(0, 19)}  ${e.actor.padEnd(10).slice(0, 10)}  ${(e.from ?? "-").padEnd(14)} -> ${e.to.padEnd(14)} ${e.reason ?? ""}`
+  )
+  const shipments = story.shipments.map((s) => `  tracking ${s.trackingNo}${s.carrier ? ` (${s.carrier})` : ""}: ${s.pushState}`)
+  return [head, "", ...events, ...(shipments.length > 0 ? ["", "Shipments:", ...shipments] : [])].join("\n")
+}

@@ -1,0 +1,72 @@
+import { Effect } from "effect"
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import { hasDraft, type OrderState } from "../domain/OrderState.js"
+import { planDraft } from "../mapping/DraftPlan.js"
+import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { PlanningInputs } from "./PlanningInputs.js"
+
+/** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
+export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
+
+const lineSignature = (order: NormalizedOrder) =>
+  order.lines.map((l) => `${l.lineId}:${l.variantId ?? ""}:${l.sku ?? ""}:${l.fulfillableQuantity}`).sort().join("|")
+
+const addressSignature = (order: NormalizedOrder) => JSON.stringify(order.shipTo)
+
+/**
+ * Plans one claimed order (pure planDraft over the mapping table and the
+ * catalog cache) and moves it: held with the seller-facing reason, ready,
+ * cancelled, or not_pod. Held orders come back here when they are woken.
+ */
+export const matchOrder = (stored: StoredOrder, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const inputs = yield* PlanningInputs
+    const settings = inputs.settingsFor(stored.storeKey)
+    if (settings === undefined) {
+      // A store removed from the config: leave its orders alone.
+      return yield* repo.release(stored.id, actor, null)
+    }
+    const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+    const from = stored.state
+    switch (plan._tag) {
+      case "Cancelled":
+        if (from !== "cancelled") yield* repo.transition(stored.id, from, "cancelled", { actor, reason: "cancelled in the store before a draft was made", nextAttemptAt: null })
+        break
+      case "NotPod":
+        if (from !== "not_pod") yield* repo.transition(stored.id, from, "not_pod", { actor, reason: plan.message, nextAttemptAt: null })
+        break
+      case "Held":
+        if (from !== "held" || stored.heldReason !== plan.code || JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)) {
+          yield* repo.transition(stored.id, from, "held", {
+            actor, reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } }, nextAttemptAt: null
+          })
+        }
+        break
+      case "Ready":
+        yield* repo.transition(stored.id, from, "ready", { actor, reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line", nextAttemptAt: new Date(0) })
+        break
+    }
+    yield* repo.release(stored.id, actor, plan._tag === "Ready" ? new Date(0) : null)
+  })
+
+/**
+ * An order that already has a draft changed in the store. The API cannot
+ * cancel or edit an order after checkout, so: cancelled → cancel_pending for
+ * a person; lines changed before checkout → the draft's lines are patched by
+ * the draft stage (flagged here); address changed → flagged for a person.
+ */
+export const storeChangeAfterDraft = (stored: StoredOrder, previous: NormalizedOrder, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    if (!hasDraft(stored.state)) return "none" as const
+    if (stored.order.cancelled && !previous.cancelled && stored.state !== "cancel_pending" && stored.state !== "pod_cancelled") {
+      yield* repo.transition(stored.id, stored.state, "cancel_pending", {
+        actor, reason: "cancelled in the store after the POD draft was made: cancel it at the POD service by hand (the API has no cancel)", nextAttemptAt: null
+      })
+      return "cancel_pending" as const
+    }
+    if (addressSignature(stored.order) !== addressSignature(previous)) return "address_changed" as const
+    if (lineSignature(stored.order) !== lineSignature(previous)) return "lines_changed" as const
+    return "none" as const
+  })

@@ -1,0 +1,31 @@
+import { Context, Effect, Layer } from "effect"
+import { MappingStore } from "../mapping/MappingStore.js"
+import { CatalogRepo } from "../repos/CatalogRepo.js"
+import type { CatalogLookup, StoreSettings } from "../mapping/DraftPlan.js"
+import type { MappingTable } from "../mapping/MappingTable.js"
+
+/** What planning a draft needs besides the order: the store's mapping table, the catalog cache, the store's settings. */
+export interface PlanningInputsShape {
+  readonly tableFor: (storeKey: string) => Effect.Effect<MappingTable>
+  /** `undefined` while the catalog cache is empty: catalog checks are then left to the service. */
+  readonly catalog: Effect.Effect<CatalogLookup | undefined>
+  readonly settingsFor: (storeKey: string) => StoreSettings | undefined
+}
+
+export class PlanningInputs extends Context.Tag("podsync/PlanningInputs")<PlanningInputs, PlanningInputsShape>() {}
+
+/** The planner's inputs from the mapping store and the catalog cache. */
+export const PlanningInputsLive = (settings: ReadonlyArray<StoreSettings>) =>
+  Layer.effect(
+    PlanningInputs,
+    Effect.gen(function*() {
+      const mappings = yield* MappingStore
+      const catalog = yield* CatalogRepo
+      const byKey = new Map(settings.map((s) => [s.storeKey, s]))
+      return PlanningInputs.of({
+        tableFor: mappings.tableFor,
+        catalog: catalog.lookup.pipe(Effect.orElseSucceed(() => undefined)),
+        settingsFor: (storeKey) => byKey.get(storeKey)
+      })
+    })
+  )

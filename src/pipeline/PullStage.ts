@@ -1,0 +1,77 @@
+import { Clock, Effect, Option, Stream } from "effect"
+import { referenceIdOf } from "../mapping/DraftPlan.js"
+import { CursorsRepo } from "../repos/CursorsRepo.js"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
+import { Db } from "../db/Db.js"
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import { hasDraft } from "../domain/OrderState.js"
+import { storeChangeAfterDraft } from "./MatchStage.js"
+
+/** How far back the very first pull of a store reaches (older orders are assumed handled before podsync). */
+export const FIRST_PULL_DAYS = 3
+
+export interface PullResult {
+  readonly storeKey: string
+  readonly pages: number
+  readonly inserted: number
+  readonly changed: number
+  readonly unreadable: number
+}
+
+/**
+ * Pulls a store's new and changed orders into store_orders. Each page is
+ * stored in one transaction and only then is the cursor saved, so a crash
+ * repeats at most a page (the upsert makes that harmless).
+ */
+const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
+  Effect.gen(function*() {
+    const orders = yield* OrdersRepo
+    const stored = yield* orders.byId(id)
+    const change = yield* storeChangeAfterDraft(stored, previous, "pull")
+    if (change === "address_changed" || change === "lines_changed") {
+      const what = change === "address_changed" ? "shipping address" : "line items"
+      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): check the POD order by hand`, { change })
+    }
+  })
+
+export const pullStore = (storeKey: string) =>
+  Effect.gen(function*() {
+    const connector = (yield* StoreConnectors).get(storeKey)
+    if (connector === undefined) return yield* Effect.dieMessage(`no connector for store ${storeKey}`)
+    const orders = yield* OrdersRepo
+    const cursors = yield* CursorsRepo
+    const db = yield* Db
+    const cursor = yield* cursors.get(storeKey)
+    const since = new Date((yield* Clock.currentTimeMillis) - FIRST_PULL_DAYS * 86_400_000).toISOString()
+    const totals = { storeKey, pages: 0, inserted: 0, changed: 0, unreadable: 0 }
+    yield* connector.pull(Option.getOrNull(cursor), { since }).pipe(
+      Stream.runForEach((page) =>
+        Effect.gen(function*() {
+          yield* db.transaction(Effect.gen(function*() {
+            for (const order of page.orders) {
+              const result = yield* orders.upsertPulled(order, referenceIdOf(storeKey, order.storeOrderId))
+              if (result.outcome === "inserted") totals.inserted++
+              if (result.outcome === "changed") {
+                totals.changed++
+                if (hasDraft(result.state)) yield* reactToChangeAfterDraft(result.id, result.previous)
+              }
+            }
+            yield* cursors.save(storeKey, page.cursor)
+          }))
+          for (const bad of page.unreadable) {
+            totals.unreadable++
+            // Kept in the log with its raw payload: nothing the store sent is silently dropped.
+            yield* Effect.logError("a store order could not be read; it is skipped until the store sends a readable version").pipe(
+              Effect.annotateLogs({ store: storeKey, storeOrderId: bad.storeOrderId ?? "unknown", problem: bad.problem, raw: JSON.stringify(bad.raw).slice(0, 4000) })
+            )
+          }
+          totals.pages++
+        })
+      )
+    )
+    if (totals.inserted + totals.changed > 0) {
+      yield* Effect.logInfo("pulled store orders").pipe(Effect.annotateLogs({ ...totals }))
+    }
+    return totals satisfies PullResult
+  }).pipe(Effect.annotateLogs({ store: storeKey }), Effect.withSpan("pipeline.pull"))

@@ -1,0 +1,144 @@
+import { Chunk, Effect, Stream } from "effect"
+import { canTransition, type OrderState, podProgress } from "../domain/OrderState.js"
+import { PodClient } from "../pod/PodClient.js"
+import type { Order } from "../pod/schemas/Orders.js"
+import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+
+/** Orders with a draft that are not yet shipped: followed at the service. */
+export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]
+/** Reference ids per list call: one request follows this many orders. */
+export const RECONCILE_BATCH = 100
+
+const STATUS_TO_STATE: Record<string, OrderState> = {
+  VENDOR_ORDER_STATUS_AWAITING_PAYMENT: "checked_out",
+  VENDOR_ORDER_STATUS_PAYMENT_FAILED: "checked_out",
+  VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT: "checked_out",
+  VENDOR_ORDER_STATUS_IN_PRODUCTION: "in_production",
+  VENDOR_ORDER_STATUS_PACKED: "in_production",
+  VENDOR_ORDER_STATUS_SHIPPED: "shipped",
+  VENDOR_ORDER_STATUS_CANCELLED: "pod_cancelled",
+  VENDOR_ORDER_STATUS_ON_HOLD: "pod_on_hold"
+}
+
+interface TrackingSeen {
+  readonly number: string
+  readonly carrier?: string | undefined
+  readonly url?: string | undefined
+}
+
+/** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
+const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
+  const all = (order.order_trackings ?? [])
+    .filter((t) => t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED")
+    .map((t) => ({ number: t.tracking_no!, carrier: t.carrier, url: t.tracking_url }))
+  if (all.length > 0) return all
+  return order.tracking_no ? [{ number: order.tracking_no, carrier: order.tracking_company, url: order.tracking_link }] : []
+}
+
+/**
+ * Brings one stored order in line with what the service says about it.
+ * Statuses only move forward (a late or reordered answer never undoes
+ * progress); trackings accumulate as shipments, each pushed once later.
+ */
+export const applyPodOrder = (stored: StoredOrder, pod: Order, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const shipments = yield* ShipmentsRepo
+    const status = String(pod.order_status ?? "")
+    const target = STATUS_TO_STATE[status]
+    let newTrackings = 0
+    if (target === "shipped" || stored.state === "shipped" || stored.state === "fulfilled") {
+      for (const tracking of trackingsOf(pod)) {
+        if (yield* shipments.record(stored.id, pod.order_id, tracking)) newTrackings++
+      }
+    }
+    if (target === undefined) {
+      if (status !== "") yield* Effect.logWarning("unknown POD order status; the order is left as it is").pipe(Effect.annotateLogs({ status }))
+      return "unknown_status" as const
+    }
+    const change = { actor, podOrderId: pod.order_id, podStatus: status, nextAttemptAt: new Date(0) }
+    const from = stored.state
+    if (target === "shipped" && (from === "shipped" || from === "fulfilled")) {
+      if (newTrackings > 0 && from === "fulfilled") {
+        yield* repo.transition(stored.id, from, "shipped", { ...change, reason: `${newTrackings} more package(s) shipped`, data: { newTrackings } })
+      }
+      return newTrackings > 0 ? "more_trackings" as const : "unchanged" as const
+    }
+    if (target === from) return "unchanged" as const
+    const forward = podProgress(target) > podProgress(from) ||
+      target === "pod_cancelled" || target === "pod_on_hold" || from === "pod_on_hold" || from === "cancel_pending"
+    if (!forward || !canTransition(from, target)) return "unchanged" as const
+    if (target === "shipped" && trackingsOf(pod).length === 0) {
+      // Shipped without a tracking number yet: wait for it rather than fulfil without one.
+      return "awaiting_tracking" as const
+    }
+    const reason = target === "shipped"
+      ? `shipped by the POD service (${trackingsOf(pod).length} package(s))`
+      : target === "pod_cancelled"
+      ? "cancelled at the POD service"
+      : target === "pod_on_hold"
+      ? "on hold at the POD service: check the order there"
+      : `POD order ${pod.order_id} is ${status.replace("VENDOR_ORDER_STATUS_", "").toLowerCase().replaceAll("_", " ")}`
+    yield* repo.transition(stored.id, from, target, { ...change, reason })
+    return "moved" as const
+  })
+
+/**
+ * Follows every order with a draft, RECONCILE_BATCH reference ids per list
+ * call in the urgent lane: a few requests cover hundreds of orders.
+ */
+export const reconcileAll = (actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    let afterId = 0
+    const totals = { requests: 0, followed: 0, moved: 0 }
+    for (;;) {
+      const page = yield* repo.pageInStates(RECONCILE_STATES, afterId, RECONCILE_BATCH)
+      if (page.length === 0) break
+      afterId = page[page.length - 1]!.id
+      const byReference = new Map(page.map((o) => [o.referenceId, o]))
+      const found = yield* client.streamOrders(
+        { filter: { reference_ids: [...byReference.keys()] }, paging: { limit: 100 } },
+        { lane: "urgent" }
+      ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+      totals.requests += Math.max(1, Math.ceil(found.length / 100))
+      // Duplicates at the service: follow the earliest, the report lists the rest.
+      const first = new Map<string, Order>()
+      for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
+        if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
+      }
+      for (const [reference, stored] of byReference) {
+        const pod = first.get(reference)
+        totals.followed++
+        if (pod === undefined) continue // still a draft: not checked out yet
+        const outcome = yield* applyPodOrder(stored, pod, actor).pipe(
+          Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
+        )
+        if (outcome === "moved") totals.moved++
+      }
+    }
+    return totals
+  }).pipe(Effect.withSpan("pipeline.reconcile"))
+
+/**
+ * A hint (a POD webhook) that one order changed: read it whole (all its
+ * trackings) in the urgent lane and apply it. The hint itself is not trusted.
+ */
+export const followUp = (hint: { readonly podOrderId?: string; readonly referenceId?: string }, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    let stored = hint.referenceId !== undefined ? yield* repo.byReference(hint.referenceId) : undefined
+    let podOrderId = hint.podOrderId ?? stored?.podOrderId ?? undefined
+    if (podOrderId === undefined && hint.referenceId !== undefined) {
+      const orders = yield* client.findOrdersByReferenceId(hint.referenceId, { lane: "urgent" })
+      podOrderId = orders[0]?.order_id
+    }
+    if (podOrderId === undefined) return "not_found" as const
+    const pod = yield* client.getOrder(podOrderId, { lane: "urgent" })
+    if (stored === undefined && pod.reference_id) stored = yield* repo.byReference(pod.reference_id)
+    if (stored === undefined) return "not_ours" as const
+    return yield* applyPodOrder(stored, pod, actor)
+  }).pipe(Effect.withSpan("pipeline.followUp"))

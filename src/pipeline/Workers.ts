@@ -1,0 +1,150 @@
+import * as os from "node:os"
+import { Duration, Effect, Layer, Queue, Random } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import type { OrderState } from "../domain/OrderState.js"
+import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { makeScheduler } from "../schedule/Scheduler.js"
+import { DRAFT_STATES, draftOrder } from "./DraftStage.js"
+import { FULFILL_STATES, fulfillOrder } from "./FulfillStage.js"
+import { LEASE_SECONDS } from "./Lease.js"
+import { MATCH_STATES, matchOrder } from "./MatchStage.js"
+import { PipelineTriggers } from "./PipelineTriggers.js"
+import { refreshCatalog } from "./CatalogRefresh.js"
+import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
+import { pullStore } from "./PullStage.js"
+import { followUp, reconcileAll } from "./ReconcileStage.js"
+
+export interface PipelineOptions {
+  readonly owner?: string
+  /** How long an idle worker waits before looking for due work again (a trigger wakes it sooner). */
+  readonly idle?: Duration.DurationInput
+  /** Orders worked on at once by the draft stage (the rate budget paces what reaches the service). */
+  readonly draftConcurrency?: number
+}
+
+export const processOwner = Effect.map(Random.nextIntBetween(0, 1_000_000), (n) => `${os.hostname()}:${process.pid}:${n.toString(36)}`)
+
+type FollowUpHint = { readonly podOrderId?: string; readonly referenceId?: string }
+
+/**
+ * The queues between the edges (webhooks, file watchers, CLI) and the
+ * workers. Kept apart from the workers so the edges can be built before
+ * them (the mapping store, for one, both plans orders and signals changes).
+ */
+export class PipelineSignals extends Effect.Service<PipelineSignals>()("podsync/PipelineSignals", {
+  effect: Effect.gen(function*() {
+    return {
+      pulls: yield* Queue.unbounded<string>(),
+      followUps: yield* Queue.unbounded<FollowUpHint>(),
+      replans: yield* Queue.unbounded<string | undefined>(),
+      reconciles: yield* Queue.sliding<void>(1)
+    }
+  })
+}) {}
+
+export const PipelineTriggersLive = Layer.effect(
+  PipelineTriggers,
+  Effect.map(PipelineSignals, (signals) =>
+    PipelineTriggers.of({
+      storeChanged: (storeKey) => Queue.offer(signals.pulls, storeKey).pipe(Effect.asVoid),
+      podOrderChanged: (hint) => Queue.offer(signals.followUps, hint).pipe(Effect.asVoid),
+      replanHeld: (storeKey) => Queue.offer(signals.replans, storeKey).pipe(Effect.asVoid),
+      reconcileNow: Queue.offer(signals.reconciles, undefined).pipe(Effect.asVoid)
+    }))
+).pipe(Layer.provideMerge(PipelineSignals.Default))
+
+/** Wakes a waiting loop; several wake-ups before it runs count as one. */
+const makeKick = Effect.map(Queue.sliding<void>(1), (queue) => ({
+  kick: Queue.offer(queue, undefined).pipe(Effect.asVoid),
+  wait: (idle: Duration.DurationInput) => Effect.raceFirst(Queue.take(queue), Effect.sleep(idle))
+}))
+
+/**
+ * The daemon's pipeline: one loop per stage claiming due work (leases, so
+ * replicas share it), cron schedules for pull and reconcile (one replica per
+ * tick), and the triggers webhooks and file watchers call. Everything stops
+ * with the scope; claimed orders are released or their leases expire.
+ */
+export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions = {}) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const signals = yield* PipelineSignals
+    const owner = options.owner ?? (yield* processOwner)
+    const idle = options.idle ?? "2 seconds"
+    const repo = yield* OrdersRepo
+    const [match, draft, fulfill] = yield* Effect.all([makeKick, makeKick, makeKick])
+    const pullLocks = new Map(yield* Effect.forEach(config.stores, (s) => Effect.map(Effect.makeSemaphore(1), (lock) => [s.key, lock] as const)))
+
+    const logFailures = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; it runs again at its next turn`, cause)))
+
+    const stageLoop = <R>(
+      name: string,
+      states: ReadonlyArray<OrderState>,
+      batch: number,
+      concurrency: number,
+      work: (order: StoredOrder) => Effect.Effect<unknown, unknown, R>,
+      self: { readonly wait: (idle: Duration.DurationInput) => Effect.Effect<unknown> },
+      next?: { readonly kick: Effect.Effect<void> }
+    ) =>
+      Effect.gen(function*() {
+        const claimed = yield* repo.claim(states, batch, owner, LEASE_SECONDS).pipe(Effect.orElseSucceed(() => []))
+        yield* Effect.forEach(claimed, (order) =>
+          logFailures(`${name} of ${order.referenceId}`, work(order)).pipe(
+            // Interrupted (shutdown): give the order back now instead of waiting for its lease to expire.
+            Effect.onInterrupt(() => repo.release(order.id, owner, new Date(0)).pipe(Effect.ignore))
+          ), { concurrency, discard: true })
+        if (claimed.length > 0 && next !== undefined) yield* next.kick
+        if (claimed.length < batch) yield* self.wait(idle)
+      }).pipe(Effect.forever, Effect.annotateLogs({ stage: name }), Effect.forkScoped)
+
+    yield* stageLoop("match", MATCH_STATES, 50, 1, (o) => matchOrder(o, owner), match, draft)
+    yield* stageLoop("draft", DRAFT_STATES, 25, options.draftConcurrency ?? 10, (o) => draftOrder(o, owner), draft)
+    yield* stageLoop("fulfill", FULFILL_STATES, 25, 4, (o) => fulfillOrder(o, owner), fulfill)
+
+    // The triggers are called from other fibers (HTTP handlers): they run with this layer's services.
+    const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()
+    const pull = (storeKey: string) =>
+      logFailures(`pull of ${storeKey}`, pullLocks.get(storeKey)!.withPermits(1)(pullStore(storeKey))).pipe(
+        Effect.zipRight(match.kick),
+        Effect.provide(context)
+      )
+    const pullAll = Effect.forEach(config.stores, (s) => pull(s.key), { concurrency: 2, discard: true })
+    // Reconciliation spends the rate budget: it runs on its schedule (and on demand), never in a tight loop.
+    const reconcileNow = logFailures("reconcile", reconcileAll(owner)).pipe(
+      Effect.zipRight(fulfill.kick),
+      Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
+    )
+
+    yield* Effect.gen(function*() {
+      const hint = yield* Queue.take(signals.followUps)
+      yield* logFailures("webhook follow-up", followUp(hint, owner))
+      yield* fulfill.kick
+    }).pipe(Effect.forever, Effect.forkScoped)
+    yield* Effect.gen(function*() {
+      const storeKey = yield* Queue.take(signals.pulls)
+      // Several hints for a store arriving together need one pull.
+      const more = yield* Queue.takeAll(signals.pulls)
+      const asked = [storeKey, ...more]
+      const keys = new Set(asked.includes("*") ? [...pullLocks.keys()] : asked.filter((k) => pullLocks.has(k)))
+      yield* Effect.forEach(keys, pull, { concurrency: 2, discard: true })
+    }).pipe(Effect.forever, Effect.forkScoped)
+    yield* Effect.gen(function*() {
+      const storeKey = yield* Queue.take(signals.replans)
+      yield* repo.wake(["held", "not_pod"], storeKey).pipe(Effect.ignore)
+      yield* match.kick
+    }).pipe(Effect.forever, Effect.forkScoped)
+    yield* Queue.take(signals.reconciles).pipe(Effect.zipRight(reconcileNow), Effect.forever, Effect.forkScoped)
+
+    const scheduler = yield* makeScheduler({ owner, timezone: config.reports.timezone })
+    yield* scheduler.schedule("pull", config.schedules.pull, pullAll)
+    yield* scheduler.schedule("reconcile", config.schedules.reconcile, reconcileNow)
+    const subscriptions = yield* PodWebhookSubscriptions
+    const catalogAndSubscriptions = Effect.all([
+      logFailures("catalog refresh", refreshCatalog),
+      logFailures("webhook subscriptions", subscriptions.ensure)
+    ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
+    yield* scheduler.schedule("catalog", config.schedules.catalog, catalogAndSubscriptions)
+    yield* Effect.forkScoped(catalogAndSubscriptions)
+    yield* Effect.forkScoped(pullAll)
+    yield* Effect.logInfo("pipeline started").pipe(Effect.annotateLogs({ owner }))
+  }))

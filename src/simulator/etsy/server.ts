@@ -1,0 +1,199 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { handleAdmin, type AdminContext } from "./admin.js"
+import { createReceiptShipment, getShopReceipt, getShopReceipts, updateShopReceipt, type ApiAnswer, type ApiContext } from "./api.js"
+import type { Operation } from "./faults.js"
+
+/**
+ * The HTTP surface: Etsy's `/v3/application/shops/{shop_id}/receipts…` operations, the OAuth token
+ * endpoint `/v3/public/oauth/token`, and the `/__sim/` admin routes. A request to the API passes, in
+ * order: the x-api-key check (403), injected faults drawn for its operation (a `429` fault answers
+ * here), the quota (429), the bearer and its scope (401/403), then the operation. Plain node:http so
+ * faults can reset or drop the raw socket.
+ */
+
+export interface ServerConfig {
+  readonly admin: AdminContext
+  readonly api: Omit<ApiContext, "views">
+  readonly maxBodyBytes: number
+}
+
+const receiptsPath = /^\/v3\/application\/shops\/([^/]+)\/receipts(?:\/([^/]+)(\/tracking)?)?\/?$/
+const tokenPath = /^\/v3\/public\/oauth\/token\/?$/
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+const readBody = (req: IncomingMessage, limit: number): Promise<string | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) chunks.push(chunk)
+    })
+    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const dropConnection = (res: ServerResponse): void => {
+  res.socket?.resetAndDestroy?.()
+  res.socket?.destroy()
+}
+
+type Body = { readonly kind: "json" | "form" | "empty"; readonly params: Record<string, unknown> } | { readonly error: string }
+
+const decodeBody = (raw: string, contentType: string | undefined): Body => {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+  if (raw.trim() === "") return { kind: "empty", params: {} }
+  if (type === "application/x-www-form-urlencoded") {
+    return { kind: "form", params: Object.fromEntries(new URLSearchParams(raw)) }
+  }
+  if (type === "application/json") {
+    try {
+      const parsed: unknown = JSON.parse(raw)
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return { kind: "json", params: parsed as Record<string, unknown> }
+    } catch {
+      // fall through
+    }
+    return { error: "The request body is not a JSON object" }
+  }
+  return { error: `Unsupported content type "${type}"` }
+}
+
+const operationOf = (method: string, receiptId: string | undefined, tracking: boolean): Operation | null => {
+  if (receiptId === undefined) return method === "GET" ? "getShopReceipts" : null
+  if (tracking) return method === "POST" ? "createReceiptShipment" : null
+  if (method === "GET") return "getShopReceipt"
+  if (method === "PUT") return "updateShopReceipt"
+  return null
+}
+
+const handleToken = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const { shop, faults, auth } = config.admin
+  const fired = faults.draw("oauthToken")
+  for (const f of fired) shop.countFault(f.kind)
+  const has = (kind: string) => fired.find((f) => f.kind === kind)
+  const latency = has("latency")
+  if (latency) await sleep(faults.latencyOf(latency))
+  if (has("reset")) return dropConnection(res)
+  if (has("429")) return sendJson(res, 429, { error: "Too many requests" })
+  const error5xx = has("error5xx")
+  if (error5xx) return sendJson(res, error5xx.status, { error: "Server error" })
+  const raw = await readBody(req, config.maxBodyBytes)
+  const body = decodeBody(raw ?? "", req.headers["content-type"])
+  if ("error" in body) return sendJson(res, 400, { error: "invalid_request", error_description: body.error })
+  const params = Object.fromEntries(Object.entries(body.params).map(([k, v]) => [k, typeof v === "string" ? v : undefined]))
+  const grant = auth.grant(params)
+  if (!grant.ok) {
+    shop.stats.tokenRefusals += 1
+    return sendJson(res, grant.refusal.status, grant.refusal.body)
+  }
+  shop.stats.tokenGrants += 1
+  if (has("commitThenDrop")) return dropConnection(res)
+  sendJson(res, 200, grant.body, { "cache-control": "no-store" })
+}
+
+const handleApi = async (
+  config: ServerConfig, req: IncomingMessage, res: ServerResponse, operation: Operation, shopIdText: string, receiptId: string | undefined
+): Promise<void> => {
+  const { shop, faults, auth, quota, switches } = config.admin
+  const keyRefusal = auth.checkApiKey(typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined)
+  if (keyRefusal) {
+    shop.stats.forbidden += 1
+    return sendJson(res, keyRefusal.status, keyRefusal.body)
+  }
+  const fired = faults.draw(operation)
+  for (const f of fired) shop.countFault(f.kind)
+  const has = (kind: string) => fired.find((f) => f.kind === kind)
+  if (has("429")) {
+    shop.stats.throttled += 1
+    return sendJson(res, 429, { error: `Too many requests: more than ${quota.settings.perSecond} per second` }, quota.rejectionHeaders("second"))
+  }
+  const admission = quota.admit()
+  if (!admission.ok) {
+    shop.stats.throttled += 1
+    return sendJson(res, 429, { error: admission.message }, admission.headers)
+  }
+  shop.countRequest(operation)
+  const headers = admission.headers
+  const latency = has("latency")
+  if (latency) await sleep(faults.latencyOf(latency))
+  if (has("reset")) return dropConnection(res)
+  const error5xx = has("error5xx")
+  if (error5xx) return sendJson(res, error5xx.status, { error: "Internal server error" }, headers)
+  const write = operation === "createReceiptShipment" || operation === "updateShopReceipt"
+  const bearerRefusal = auth.checkBearer(req.headers.authorization, write ? "transactions_w" : "transactions_r")
+  if (bearerRefusal) {
+    if (bearerRefusal.status === 401) shop.stats.unauthorized += 1
+    else shop.stats.forbidden += 1
+    return sendJson(res, bearerRefusal.status, bearerRefusal.body, headers)
+  }
+  if (!/^\d+$/.test(shopIdText)) return sendJson(res, 400, { error: "shop_id must be an integer" }, headers)
+  if (Number(shopIdText) !== config.api.shopId) {
+    return sendJson(res, 403, { error: `The authenticated user does not own shop ${shopIdText}` }, headers)
+  }
+  if (receiptId !== undefined && !/^\d+$/.test(receiptId)) return sendJson(res, 400, { error: "receipt_id must be an integer" }, headers)
+  const ctx: ApiContext = { ...config.api, views: switches }
+  let answer: ApiAnswer
+  if (operation === "getShopReceipts") {
+    answer = getShopReceipts(ctx, new URL(req.url ?? "/", "http://simulator").searchParams)
+  } else if (operation === "getShopReceipt") {
+    answer = getShopReceipt(ctx, receiptId!)
+  } else {
+    const raw = await readBody(req, config.maxBodyBytes)
+    if (raw === null) return sendJson(res, 413, { error: "Request body too large" }, headers)
+    const body = decodeBody(raw, req.headers["content-type"])
+    if ("error" in body) return sendJson(res, 400, { error: body.error }, headers)
+    if ((body.kind === "json" && !switches.acceptJson) || (body.kind === "form" && !switches.acceptForm)) {
+      return sendJson(res, 415, { error: `This endpoint does not accept a ${body.kind} body` }, headers)
+    }
+    answer = operation === "createReceiptShipment"
+      ? createReceiptShipment(ctx, receiptId!, body.params)
+      : updateShopReceipt(ctx, receiptId!, body.params)
+  }
+  if (operation === "getShopReceipts" && answer.status === 200 && shop.churnPerListQuery > 0) shop.churn(shop.churnPerListQuery)
+  if (has("commitThenDrop")) return dropConnection(res)
+  sendJson(res, answer.status, answer.body, headers)
+}
+
+const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const url = new URL(req.url ?? "/", "http://simulator")
+  const method = req.method ?? "GET"
+  if (url.pathname.startsWith("/__sim/") || url.pathname === "/__sim") {
+    const raw = await readBody(req, config.maxBodyBytes)
+    let parsed: unknown = {}
+    if (raw !== null && raw.trim().length > 0) {
+      try {
+        parsed = JSON.parse(raw)
+      } catch {
+        return sendJson(res, 400, { error: "body must be JSON" })
+      }
+    }
+    const answer = await handleAdmin(config.admin, method, url.pathname, parsed)
+    return sendJson(res, answer.status, answer.body)
+  }
+  if (tokenPath.test(url.pathname)) {
+    if (method !== "POST") return sendJson(res, 405, { error: "Method Not Allowed" }, { allow: "POST" })
+    return handleToken(config, req, res)
+  }
+  const match = receiptsPath.exec(url.pathname)
+  if (match) {
+    const operation = operationOf(method, match[2], match[3] !== undefined)
+    if (operation === null) return sendJson(res, 405, { error: "Method Not Allowed" })
+    return handleApi(config, req, res, operation, match[1]!, match[2])
+  }
+  sendJson(res, 404, { error: "Not Found" })
+}
+
+export const makeServer = (config: ServerConfig): Server =>
+  createServer((req, res) => {
+    handle(config, req, res).catch((error: unknown) => {
+      if (res.headersSent) return dropConnection(res)
+      sendJson(res, 500, { error: "Internal server error", detail: error instanceof Error ? error.message : String(error) })
+    })
+  })

@@ -1,0 +1,113 @@
+import { missingParams, ok, withOrder, wooError, type ApiContext, type ApiRequest, type Route } from "./api.js"
+import { trackingItems, type StoredOrder, type TrackingItem } from "./model.js"
+import { trackingView } from "./views.js"
+
+/**
+ * The Shipment Tracking extension's REST API (`wc-shipment-tracking/v3`), present only while the
+ * extension is switched on (otherwise WordPress answers 404 `rest_no_route`, as on a site without it).
+ * Items live in the order meta `_wc_shipment_tracking_items`; adding or deleting one saves the order.
+ * A predefined `tracking_provider` gets its link from the provider's template (a `tracking_link` sent
+ * with it is ignored); any other carrier goes as `custom_tracking_provider` + `custom_tracking_link`.
+ */
+
+/** A subset of the extension's predefined providers, grouped by country as `/providers` returns them. */
+export const trackingProviders: Record<string, Record<string, string>> = {
+  Australia: { "Australia Post": "https://auspost.com.au/mypost/track/#/details/%1$s" },
+  Canada: { "Canada Post": "https://www.canadapost-postescanada.ca/track-reperage/en#/search?searchFor=%1$s" },
+  Germany: {
+    "DHL Intraship (DE)": "https://www.dhl.de/de/privatkunden/pakete-empfangen/verfolgen.html?lang=de&idc=%1$s",
+    Hermes: "https://www.myhermes.de/empfangen/sendungsverfolgung/sendungsinformation/#%1$s"
+  },
+  "United Kingdom": { "Royal Mail": "https://www.royalmail.com/track-your-item#/tracking-results/%1$s" },
+  "United States": {
+    Fedex: "https://www.fedex.com/apps/fedextrack/?action=track&action=track&tracknumbers=%1$s",
+    OnTrac: "https://www.ontrac.com/tracking/?number=%1$s",
+    UPS: "https://www.ups.com/track?loc=en_US&tracknum=%1$s",
+    USPS: "https://tools.usps.com/go/TrackConfirmAction_input?qtc_tLabels1=%1$s",
+    "DHL US": "https://www.logistics.dhl/us-en/home/tracking/tracking-ecommerce.html?tracking-id=%1$s"
+  }
+}
+
+const templateOf = (provider: string): string | undefined => {
+  for (const group of Object.values(trackingProviders)) if (provider in group) return group[provider]
+  return undefined
+}
+
+export const trackingLink = (item: TrackingItem): string => {
+  const template = item.custom_tracking_provider !== "" ? item.custom_tracking_link : templateOf(item.tracking_provider) ?? ""
+  return template.replace("%1$s", encodeURIComponent(item.tracking_number))
+}
+
+const invalidOrder = wooError(404, "woocommerce_rest_order_invalid_id", "Invalid order ID.")
+
+/** `date_shipped` as the extension reads it: a date string or a Unix timestamp; default now. */
+const shippedSeconds = (value: unknown, now: number): number | null => {
+  if (value === undefined || value === null || value === "") return Math.floor(now / 1000)
+  if (typeof value === "number" || (typeof value === "string" && /^\d{9,11}$/.test(value))) return Number(value)
+  if (typeof value === "string") {
+    const parsed = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value)
+    return Number.isNaN(parsed) ? null : Math.floor(parsed / 1000)
+  }
+  return null
+}
+
+const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "")
+
+const createTracking = (ctx: ApiContext, order: StoredOrder, request: ApiRequest) => {
+  const number = text(request.body.tracking_number)
+  if (number === "") return missingParams(["tracking_number"])
+  const custom = text(request.body.custom_tracking_provider)
+  const provider = text(request.body.tracking_provider)
+  const shipped = shippedSeconds(request.body.date_shipped, ctx.state.now())
+  if (shipped === null) return wooError(400, "woocommerce_rest_shipment_tracking_invalid_date", "Invalid date shipped.")
+  const item = ctx.state.addTracking(order, {
+    tracking_provider: custom === "" ? provider : "",
+    custom_tracking_provider: custom,
+    custom_tracking_link: custom === "" ? "" : text(request.body.custom_tracking_link),
+    tracking_number: number,
+    date_shipped: String(shipped)
+  })
+  const location = `${ctx.view.siteUrl}/wp-json/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings/${item.tracking_id}`
+  return ok(trackingView(ctx.view, order, item, trackingLink(item)), 201, { Location: location })
+}
+
+const route = (operation: string, access: Route["access"], handle: Route["handle"]): Route => ({ operation, access, handle })
+
+export const trackingRoute = (ctx: ApiContext, method: string, path: string): Route | null => {
+  if (!path.startsWith("/wc-shipment-tracking/v3/")) return null
+  // Without the extension its routes do not exist: WordPress answers 404 rest_no_route.
+  if (!ctx.state.shipmentTracking) return null
+  if (path === "/wc-shipment-tracking/v3/shipment-trackings/providers" && method === "GET") {
+    return { operation: "trackings.providers", access: "view", public: true, handle: () => ok(trackingProviders) }
+  }
+  let m = /^\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings$/.exec(path)
+  if (m) {
+    const id = m[1]!
+    if (method === "GET") {
+      return route("trackings.list", "list", () =>
+        withOrder(ctx, id, (o) => ok(trackingItems(o).map((t) => trackingView(ctx.view, o, t, trackingLink(t)))), invalidOrder))
+    }
+    if (method === "POST") return route("trackings.create", "create", (r) => withOrder(ctx, id, (o) => createTracking(ctx, o, r), invalidOrder))
+    return null
+  }
+  m = /^\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings\/([A-Za-z0-9]+)$/.exec(path)
+  if (m) {
+    const [id, trackingId] = [m[1]!, m[2]!]
+    const invalidTracking = wooError(404, "woocommerce_rest_order_invalid_id", "Invalid tracking ID.")
+    if (method === "GET") {
+      return route("trackings.get", "view", () =>
+        withOrder(ctx, id, (o) => {
+          const item = trackingItems(o).find((t) => t.tracking_id === trackingId)
+          return item === undefined ? invalidTracking : ok(trackingView(ctx.view, o, item, trackingLink(item)))
+        }, invalidOrder))
+    }
+    if (method === "DELETE") {
+      return route("trackings.delete", "delete", () =>
+        withOrder(ctx, id, (o) => {
+          const item = ctx.state.deleteTracking(o, trackingId)
+          return item === undefined ? invalidTracking : ok(trackingView(ctx.view, o, item, trackingLink(item)))
+        }, invalidOrder))
+    }
+  }
+  return null
+}

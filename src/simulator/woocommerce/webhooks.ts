@@ -1,0 +1,226 @@
+import { createHash, createHmac } from "node:crypto"
+import type { StoredOrder } from "./model.js"
+import type { OrderTopic } from "./store.js"
+
+/**
+ * Webhooks as `WC_Webhook` delivers them:
+ * - body: the REST v3 resource as it was when the event happened (`{"id":N}` for `order.deleted`);
+ * - `X-WC-Webhook-Signature` = base64(HMAC-SHA256(raw body, secret)); without a secret at creation
+ *   WooCommerce derives a guessable one, and so does the simulator;
+ * - `X-WC-Webhook-Delivery-ID` = a hash of (webhook id, current Unix second): two deliveries of one
+ *   webhook in the same second share it, so it is no dedup key;
+ * - on creation an UNSIGNED ping (form body `webhook_id=<id>`, no X-WC-* headers) goes to the URL;
+ * - no retries; each non-2xx answer counts a failure, and past 5 consecutive failures the webhook is
+ *   `disabled` (`WC_Webhook::failed_delivery`); a success resets the count.
+ * Duplicates (the same delivery sent again) and reordering (newest first) come on demand.
+ */
+
+export const webhookTopics: ReadonlyArray<OrderTopic> = ["order.created", "order.updated", "order.deleted"]
+
+const USER_AGENT = "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)"
+const MAX_FAILURES = 5
+
+export interface WebhookRecord {
+  readonly id: number
+  name: string
+  status: "active" | "paused" | "disabled"
+  readonly topic: OrderTopic
+  readonly deliveryUrl: string
+  readonly secret: string
+  readonly createdAt: number
+  failureCount: number
+}
+
+export interface WebhookSettings {
+  /** Send deliveries automatically `delayMs` after their event; when false only `deliver()` sends. */
+  autoDeliver: boolean
+  delayMs: number
+  /** Extra copies of every automatic delivery. */
+  duplicates: number
+  /** Send each automatic batch newest first. */
+  reorder: boolean
+}
+
+export interface DeliveryRecord {
+  readonly webhookId: number
+  readonly deliveryId: string | null
+  readonly topic: string
+  readonly address: string
+  readonly resourceId: number | null
+  readonly ping: boolean
+  readonly status: number | null
+  readonly error: string | null
+}
+
+interface PendingDelivery {
+  readonly webhook: WebhookRecord
+  readonly deliveryId: string
+  readonly body: string
+  readonly resourceId: number
+}
+
+export const signWebhook = (secret: string, rawBody: string | Uint8Array): string =>
+  createHmac("sha256", secret).update(rawBody).digest("base64")
+
+export const defaultWebhookSettings = (): WebhookSettings => ({ autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false })
+
+export class Webhooks {
+  private hooks: WebhookRecord[] = []
+  private pending: PendingDelivery[] = []
+  private log: DeliveryRecord[] = []
+  private timer: NodeJS.Timeout | null = null
+  private readonly inFlight = new Set<AbortController>()
+  private nextId = 11
+  settings: WebhookSettings = defaultWebhookSettings()
+
+  constructor(
+    private readonly siteUrl: () => string,
+    private readonly now: () => number,
+    private readonly payload: (order: StoredOrder) => unknown
+  ) {}
+
+  list(): ReadonlyArray<WebhookRecord> { return this.hooks }
+  find(id: number): WebhookRecord | undefined { return this.hooks.find((h) => h.id === id) }
+  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
+  pendingCount(): number { return this.pending.length }
+
+  remove(id: number): WebhookRecord | undefined {
+    const found = this.find(id)
+    this.hooks = this.hooks.filter((h) => h.id !== id)
+    return found
+  }
+
+  reset(): void {
+    this.hooks = []
+    this.pending = []
+    this.log = []
+    this.settings = defaultWebhookSettings()
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  /** Creates an active webhook and pings its URL, as saving a webhook in WooCommerce does. */
+  async create(spec: { topic: OrderTopic; deliveryUrl: string; secret?: string; name?: string }): Promise<WebhookRecord> {
+    const createdAt = Math.floor(this.now() / 1000) * 1000
+    const hook: WebhookRecord = {
+      id: this.nextId++,
+      name: spec.name ?? `Order ${spec.topic.split(".")[1]}`,
+      status: "active",
+      topic: spec.topic,
+      deliveryUrl: spec.deliveryUrl,
+      secret: spec.secret ?? createHash("md5").update(`1${createdAt / 1000}`).digest("hex"),
+      createdAt,
+      failureCount: 0
+    }
+    this.hooks.push(hook)
+    await this.ping(hook)
+    return hook
+  }
+
+  async ping(hook: WebhookRecord): Promise<number | null> {
+    const result = await this.post(hook.deliveryUrl, { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT }, `webhook_id=${hook.id}`)
+    this.log.push({ webhookId: hook.id, deliveryId: null, topic: "ping", address: hook.deliveryUrl, resourceId: null, ping: true, ...result })
+    return result.status
+  }
+
+  private deliveryId(hook: WebhookRecord): string {
+    return createHmac("md5", "simulated-wp-salt").update(`${hook.id}${Math.floor(this.now() / 1000)}`).digest("hex")
+  }
+
+  /** Called for every order event; queues one delivery per active webhook of that topic. */
+  readonly onOrderEvent = (topic: OrderTopic, order: StoredOrder): void => {
+    const targets = this.hooks.filter((h) => h.topic === topic && h.status === "active")
+    if (targets.length === 0) return
+    const body = JSON.stringify(topic === "order.deleted" ? { id: order.id } : this.payload(order))
+    for (const webhook of targets) this.pending.push({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })
+    if (this.settings.autoDeliver && this.timer === null) {
+      this.timer = setTimeout(() => {
+        this.timer = null
+        void this.deliver({ duplicates: this.settings.duplicates, reorder: this.settings.reorder })
+      }, this.settings.delayMs)
+      this.timer.unref()
+    }
+  }
+
+  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
+  async deliver(options: { duplicates?: number; reorder?: boolean } = {}): Promise<number> {
+    const batch = options.reorder ? [...this.pending].reverse() : this.pending
+    this.pending = []
+    const copies = 1 + Math.max(0, options.duplicates ?? 0)
+    let sent = 0
+    for (const delivery of batch) {
+      for (let i = 0; i < copies; i++) {
+        await this.send(delivery)
+        sent += 1
+      }
+    }
+    return sent
+  }
+
+  private async send(d: PendingDelivery): Promise<void> {
+    const hook = d.webhook
+    if (hook.status !== "active") return
+    const [resource, event] = hook.topic.split(".") as [string, string]
+    const result = await this.post(hook.deliveryUrl, {
+      "Content-Type": "application/json",
+      "User-Agent": USER_AGENT,
+      "X-WC-Webhook-Source": `${this.siteUrl()}/`,
+      "X-WC-Webhook-Topic": hook.topic,
+      "X-WC-Webhook-Resource": resource,
+      "X-WC-Webhook-Event": event,
+      "X-WC-Webhook-Signature": signWebhook(hook.secret, d.body),
+      "X-WC-Webhook-ID": String(hook.id),
+      "X-WC-Webhook-Delivery-ID": d.deliveryId
+    }, d.body)
+    this.log.push({ webhookId: hook.id, deliveryId: d.deliveryId, topic: hook.topic, address: hook.deliveryUrl, resourceId: d.resourceId, ping: false, ...result })
+    if (result.status !== null && result.status >= 200 && result.status < 300) {
+      hook.failureCount = 0
+    } else if (hook.failureCount > MAX_FAILURES) {
+      hook.status = "disabled"
+    } else {
+      hook.failureCount += 1
+    }
+  }
+
+  private async post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number | null; error: string | null }> {
+    const controller = new AbortController()
+    this.inFlight.add(controller)
+    const timeout = setTimeout(() => controller.abort(), 5000)
+    try {
+      const response = await fetch(url, { method: "POST", signal: controller.signal, headers, body })
+      await response.arrayBuffer().catch(() => undefined)
+      return { status: response.status, error: null }
+    } catch (error) {
+      return { status: null, error: error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error) }
+    } finally {
+      clearTimeout(timeout)
+      this.inFlight.delete(controller)
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    for (const controller of this.inFlight) controller.abort()
+    this.inFlight.clear()
+  }
+}
+
+export const webhookView = (siteUrl: string, hook: WebhookRecord) => ({
+  id: hook.id,
+  name: hook.name,
+  status: hook.status,
+  topic: hook.topic,
+  resource: hook.topic.split(".")[0],
+  event: hook.topic.split(".")[1],
+  hooks: [`woocommerce_${hook.topic === "order.created" ? "new_order" : hook.topic === "order.updated" ? "update_order" : "delete_order"}`],
+  delivery_url: hook.deliveryUrl,
+  date_created: new Date(hook.createdAt).toISOString().slice(0, 19),
+  date_created_gmt: new Date(hook.createdAt).toISOString().slice(0, 19),
+  date_modified: new Date(hook.createdAt).toISOString().slice(0, 19),
+  date_modified_gmt: new Date(hook.createdAt).toISOString().slice(0, 19),
+  _links: {
+    self: [{ href: `${siteUrl}/wp-json/wc/v3/webhooks/${hook.id}` }],
+    collection: [{ href: `${siteUrl}/wp-json/wc/v3/webhooks` }]
+  }
+})

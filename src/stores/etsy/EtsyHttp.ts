@@ -1,0 +1,179 @@
+/**
+ * The one way this connector calls the Etsy API: both credentials on every
+ * request (`x-api-key: <keystring>:<shared_secret>`, `Authorization: Bearer
+ * <token>`), paced by the quota gate, and every answer turned into data or a
+ * typed `StoreError`.
+ *
+ * - 401: the access token is dropped and refreshed, and the request sent
+ *   once more (Etsy did not act on it). A second 401, or a 403, is an auth error.
+ * - 429: the request did not run, so it is retried (writes too) after the
+ *   pause the gate takes (`retry-after`, else 1, 2, 4… s), at most 5 times.
+ * - Transport failures, timeouts and 5xx: reads are retried; a write is not,
+ *   and the error is `ambiguous` (the caller reads back before writing again).
+ * - Other 4xx (400, 404, 409): `Refused`, with Etsy's `{"error"}` message,
+ *   for the caller to decide.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
+import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { applicationUrl, DEFAULT_DAILY_RESERVE, DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig } from "./EtsyConfig.js"
+import { type QuotaRefusedError, type Lane, makeQuotaGate, type QuotaGate, readQuotaHeaders } from "./EtsyQuota.js"
+import { EtsyErrorBody } from "./EtsySchemas.js"
+import { type EtsyTokens, makeEtsyTokens } from "./EtsyTokens.js"
+
+export interface EtsyCall<A, I> {
+  /** Etsy's operation id, used in errors (`getShopReceipts`, `createReceiptShipment`…). */
+  readonly operation: string
+  readonly method: "GET" | "POST" | "PUT"
+  /** Path under `/v3/application`. */
+  readonly path: string
+  readonly query?: Readonly<Record<string, string>>
+  readonly body?: { readonly encoding: "json" | "form"; readonly fields: Readonly<Record<string, string | boolean>> }
+  /** A write: failures are ambiguous and are not retried. */
+  readonly write: boolean
+  readonly lane: Lane
+  readonly schema: Schema.Schema<A, I>
+}
+
+export type EtsyAnswer<A> =
+  | { readonly _tag: "Ok"; readonly value: A }
+  | { readonly _tag: "Refused"; readonly status: number; readonly message: string }
+
+export interface EtsyHttp {
+  readonly run: <A, I>(call: EtsyCall<A, I>) => Effect.Effect<EtsyAnswer<A>, StoreError>
+  readonly gate: QuotaGate
+  readonly tokens: EtsyTokens
+}
+
+export const MAX_THROTTLED_RETRIES = 5
+const readRetries = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
+const decodeError = Schema.decodeUnknownEither(Schema.parseJson(EtsyErrorBody))
+
+/** `retry-after` in seconds, when present and readable. */
+const retryAfterMillis = (header: string | undefined): number | undefined => {
+  const seconds = header === undefined ? Number.NaN : Number(header)
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : undefined
+}
+
+/** The transport's own words (e.g. "ECONNRESET"), never the request (which carries the credentials). */
+const causeText = (cause: unknown): string => {
+  if (!(cause instanceof Error)) return "no detail"
+  const code = (cause as { code?: unknown }).code
+  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : ""
+  return `${typeof code === "string" ? `${code} ` : ""}${cause.message}${inner}`
+}
+
+const errorMessage = (status: number, body: string): string =>
+  Either.match(decodeError(body), {
+    onLeft: () => `HTTP ${status}: ${keepBody(body)}`,
+    onRight: (e) => (e.error_description === undefined ? e.error : `${e.error}: ${e.error_description}`)
+  })
+
+type Attempt<A> =
+  | { readonly _tag: "Done"; readonly answer: EtsyAnswer<A> }
+  | { readonly _tag: "Unauthorized" }
+  | { readonly _tag: "Throttled"; readonly retryAfter: number | undefined }
+
+export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHttp, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const tokens = yield* makeEtsyTokens(config)
+    const gate = yield* makeQuotaGate(config.dailyReserve ?? DEFAULT_DAILY_RESERVE)
+    const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
+    const apiKey = `${Redacted.value(config.keystring)}:${Redacted.value(config.sharedSecret)}`
+    const storeKey = config.storeKey
+
+    const buildRequest = <A, I>(call: EtsyCall<A, I>, token: Redacted.Redacted<string>) => {
+      const url = applicationUrl(config, call.path)
+      const base = (call.method === "GET" ? HttpClientRequest.get(url) : call.method === "PUT" ? HttpClientRequest.put(url) : HttpClientRequest.post(url)).pipe(
+        HttpClientRequest.setHeader("x-api-key", apiKey),
+        HttpClientRequest.setHeader("authorization", `Bearer ${Redacted.value(token)}`),
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.setUrlParams(call.query ?? {})
+      )
+      if (call.body === undefined) return base
+      const fields = call.body.fields
+      return call.body.encoding === "json"
+        ? HttpClientRequest.bodyUnsafeJson(base, fields)
+        : HttpClientRequest.bodyUrlParams(base, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])))
+    }
+
+    const attempt = <A, I>(call: EtsyCall<A, I>): Effect.Effect<Attempt<A>, StoreError | QuotaRefusedError> =>
+      Effect.gen(function* () {
+        const unavailable = (detail: string, status?: number) =>
+          new StoreUnavailableError({
+            storeKey, operation: call.operation, ambiguous: call.write, detail, ...(status === undefined ? {} : { status })
+          })
+        const token = yield* tokens.accessToken
+        const { status, body, headers } = yield* Effect.acquireUseRelease(
+          gate.acquire(call.lane),
+          () =>
+            client.execute(buildRequest(call, token)).pipe(
+              Effect.flatMap((response) =>
+                Effect.map(response.text, (body) => ({ status: response.status, body, headers: response.headers }))
+              ),
+              Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`)),
+              Effect.timeoutFail({ duration: timeout, onTimeout: () => unavailable(`no answer within ${Duration.format(timeout)}`) })
+            ),
+          (ticket) => ticket.done
+        )
+        yield* gate.observe(readQuotaHeaders(headers))
+        if (status === 401) {
+          yield* tokens.invalidate(token)
+          return { _tag: "Unauthorized" } as const
+        }
+        if (status === 403) {
+          yield* Effect.logWarning(`store ${storeKey}: Etsy refused ${call.operation}: ${errorMessage(status, body)}`)
+          return yield* new StoreAuthError({ storeKey, operation: call.operation, status })
+        }
+        if (status === 429) return { _tag: "Throttled", retryAfter: retryAfterMillis(headers["retry-after"]) } as const
+        if (status >= 500) return yield* unavailable(errorMessage(status, body), status)
+        if (status < 200 || status >= 300) {
+          return { _tag: "Done", answer: { _tag: "Refused", status, message: errorMessage(status, body) } } as const
+        }
+        const decoded = Schema.decodeUnknownEither(Schema.parseJson(call.schema))(body)
+        if (Either.isLeft(decoded)) {
+          return yield* new StoreResponseError({
+            storeKey, operation: call.operation, ambiguous: call.write, status, body: keepBody(body), detail: decoded.left.message
+          })
+        }
+        return { _tag: "Done", answer: { _tag: "Ok", value: decoded.right } } as const
+      })
+
+    const runOnce = <A, I>(
+      call: EtsyCall<A, I>,
+      throttled: number,
+      reauthorized: boolean
+    ): Effect.Effect<EtsyAnswer<A>, StoreError | QuotaRefusedError> =>
+      Effect.flatMap(attempt(call), (result) => {
+        if (result._tag === "Done") return Effect.succeed(result.answer)
+        if (result._tag === "Unauthorized") {
+          return reauthorized
+            ? Effect.fail(new StoreAuthError({ storeKey, operation: call.operation, status: 401 }))
+            : runOnce(call, throttled, true)
+        }
+        if (throttled >= MAX_THROTTLED_RETRIES) {
+          return Effect.fail(
+            new StoreUnavailableError({
+              storeKey, operation: call.operation, ambiguous: false, status: 429,
+              detail: `still rate limited after ${MAX_THROTTLED_RETRIES} retries`
+            })
+          )
+        }
+        return Effect.zipRight(gate.pause(result.retryAfter ?? 1000 * 2 ** throttled), runOnce(call, throttled + 1, reauthorized))
+      })
+
+    const run = <A, I>(call: EtsyCall<A, I>): Effect.Effect<EtsyAnswer<A>, StoreError> =>
+      (call.write
+        ? runOnce(call, 0, false)
+        : runOnce(call, 0, false).pipe(
+            Effect.retry({ schedule: readRetries, while: (error) => error._tag === "StoreUnavailableError" && error.status !== 429 })
+          )
+      ).pipe(
+        Effect.catchTag("QuotaRefusedError", (refusal) =>
+          Effect.fail(new StoreUnavailableError({ storeKey, operation: call.operation, ambiguous: false, detail: refusal.detail }))
+        )
+      )
+
+    return { run, gate, tokens }
+  })

@@ -1,0 +1,113 @@
+/**
+ * Pure verification of an Etsy webhook delivery (store-apis.md §3.5; only
+ * commercial apps get them). Etsy signs the "Standard Webhooks" way:
+ *
+ * - headers `webhook-id`, `webhook-timestamp` (Unix seconds), `webhook-signature`;
+ * - signed content `"<id>.<timestamp>.<raw body>"`, HMAC-SHA256 keyed with the
+ *   endpoint secret without its `whsec_` prefix, base64-decoded;
+ * - the header holds space-separated `v1,<base64>` signatures (several during
+ *   a rotation); one match under the current or previous secret is enough,
+ *   every comparison in constant time.
+ *
+ * The payload is thin (`{event_type, resource_url, shop_id}`): the receipt is
+ * re-read from the API. The dedup key is the `webhook-id`, which Etsy keeps
+ * for every retry of a message. The timestamp is signed, so `triggeredAt` can
+ * be trusted; rejecting stale deliveries needs a clock, which this pure check
+ * does not have: the HTTP layer compares `triggeredAt` with now.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto"
+import { Either, Redacted } from "effect"
+import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
+import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
+import { headerValue } from "../WebhookSignature.js"
+import { isoOfSeconds } from "./EtsyCursor.js"
+
+export interface EtsyWebhookSecrets {
+  readonly storeKey: string
+  readonly shopId: string
+  readonly webhookSecret?: Redacted.Redacted<string>
+  readonly previousWebhookSecret?: Redacted.Redacted<string>
+}
+
+/** The HMAC key of a `whsec_…` endpoint secret. */
+export const signingKey = (secret: Redacted.Redacted<string>): Buffer =>
+  Buffer.from(Redacted.value(secret).trim().replace(/^whsec_/, ""), "base64")
+
+/** The base64 signatures a `webhook-signature` header offers (`v1,` prefixed; a bare value is taken as v1). */
+export const offeredSignatures = (header: string): Array<string> =>
+  header
+    .split(/\s+/)
+    .filter((part) => part !== "")
+    .flatMap((part) => {
+      const comma = part.indexOf(",")
+      if (comma < 0) return [part]
+      return part.slice(0, comma) === "v1" ? [part.slice(comma + 1)] : []
+    })
+
+const signatureMatches = (offered: ReadonlyArray<string>, content: Buffer, keys: ReadonlyArray<Buffer>): boolean => {
+  let matched = false
+  for (const key of keys) {
+    const expected = createHmac("sha256", key).update(content).digest()
+    for (const signature of offered) {
+      const given = Buffer.from(signature, "base64")
+      const same = given.length === expected.length && timingSafeEqual(given, expected)
+      matched = matched || same
+    }
+  }
+  return matched
+}
+
+const field = (payload: unknown, name: string): unknown =>
+  typeof payload === "object" && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[name] : undefined
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
+
+export const verifyEtsyWebhook = (
+  secrets: EtsyWebhookSecrets,
+  delivery: WebhookDelivery
+): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+  const reject = (reason: WebhookRejection, detail: string) =>
+    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
+
+  const configured = [secrets.webhookSecret, secrets.previousWebhookSecret].filter((s) => s !== undefined)
+  if (configured.length === 0) {
+    return reject("bad_signature", "webhooks are off for this store: no etsy webhookSecret is configured")
+  }
+  const signature = headerValue(delivery, "webhook-signature")
+  if (signature === undefined) return reject("missing_signature", "no webhook-signature header")
+  const id = headerValue(delivery, "webhook-id")
+  const timestamp = headerValue(delivery, "webhook-timestamp")
+  if (id === undefined || timestamp === undefined) return reject("missing_headers", "webhook-id and webhook-timestamp are required")
+  if (!/^\d{1,12}$/.test(timestamp)) return reject("missing_headers", `webhook-timestamp "${timestamp}" is not Unix seconds`)
+
+  const content = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, "utf8"), Buffer.from(delivery.rawBody)])
+  if (!signatureMatches(offeredSignatures(signature), content, configured.map(signingKey))) {
+    return reject("bad_signature", "no webhook-signature matches the delivery under the endpoint secret")
+  }
+
+  let payload: unknown
+  try {
+    payload = JSON.parse(Buffer.from(delivery.rawBody).toString("utf8"))
+  } catch {
+    return reject("malformed_body", "the signed body is not JSON")
+  }
+  const topic = textOf(field(payload, "event_type"))
+  if (topic === undefined) return reject("malformed_body", "the payload has no event_type")
+  const shopId = textOf(field(payload, "shop_id"))
+  if (shopId !== undefined && shopId !== secrets.shopId) {
+    return reject("wrong_shop", `delivery is for shop ${shopId}, this store is shop ${secrets.shopId}`)
+  }
+  const resourceUrl = textOf(field(payload, "resource_url"))
+  const storeOrderId = resourceUrl === undefined ? undefined : /\/receipts\/(\d+)(?:[/?#]|$)/.exec(resourceUrl)?.[1]
+
+  return Either.right({
+    storeKey: secrets.storeKey,
+    topic,
+    dedupKey: `${secrets.storeKey}:etsy-webhook:${id}`,
+    deliveryId: id,
+    triggeredAt: isoOfSeconds(Number(timestamp)),
+    payload,
+    ...(storeOrderId === undefined ? {} : { storeOrderId })
+  })
+}

@@ -1,0 +1,115 @@
+/**
+ * The WooCommerce adapter of the store port, on REST API v3 (`/wp-json/wc/v3`) with the consumer key
+ * as HTTP Basic credentials, plus the Shipment Tracking extension when the store has it. Built once
+ * per configured WooCommerce store.
+ */
+import type { HttpClient } from "@effect/platform"
+import { Effect, Either, Option, Schema } from "effect"
+import type { Annotation } from "../../domain/StoreTypes.js"
+import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
+import { keepBody, StoreApiError, type StoreError, StoreResponseError } from "../StoreErrors.js"
+import { DEFAULT_OVERLAP_SECONDS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type WooCommerceConnectorConfig } from "./WooConfig.js"
+import { makeWooFulfillmentPush } from "./WooFulfillment.js"
+import { decodeAnswer, isUnknownId, makeWooHttp, type WooRequest } from "./WooHttp.js"
+import { metaText, normalizeWooOrder } from "./WooNormalize.js"
+import { isOrderId, makeWooOrderReader } from "./WooOrders.js"
+import { pullWooOrders } from "./WooPull.js"
+import { WooNote, WooNotes } from "./WooSchemas.js"
+import { verifyWooWebhook } from "./WooWebhooks.js"
+
+export const wooCommerceCapabilities: StoreCapabilities = {
+  // WooCommerce ships whole orders: `completed` covers every line (see WooFulfillmentPlan.ts).
+  fulfillmentGranularity: "order",
+  partialFulfillment: false,
+  // Each package's tracking is recorded; the order completes once the packages cover it.
+  multiplePackages: true,
+  // Completing an order always sends the "Completed order" email; the API cannot suppress it.
+  pushNotifiesBuyer: "always",
+  // No order tags in WooCommerce; fields are order meta `_podsync_<key>`, notes are private order notes.
+  annotations: ["field", "note"],
+  // An order the seller put on-hold is reported, never completed.
+  holds: true,
+  webhookPayload: "full"
+}
+
+const OrderJson = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Order meta key of an annotation field (hidden from the seller's custom fields box by the `_`). */
+export const annotationMetaKey = (key: string): string => `_podsync_${key}`
+
+export const makeWooCommerceConnector = (
+  config: WooCommerceConnectorConfig
+): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const { storeKey } = config
+    const http = yield* makeWooHttp(config)
+    const reader = makeWooOrderReader(storeKey, http)
+    const pushFulfillment = yield* makeWooFulfillmentPush({ storeKey, trackingMode: config.trackingMode ?? "auto" }, http, reader)
+    const settings = {
+      storeKey,
+      pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, config.pageSize ?? DEFAULT_PAGE_SIZE)),
+      overlapSeconds: config.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
+    }
+    const call = <A, I>(request: WooRequest, schema: Schema.Schema<A, I>) =>
+      Effect.flatMap(http.send(request), (answer) => decodeAnswer(storeKey, request, answer, schema))
+
+    const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
+      Effect.flatMap(
+        reader.byId(storeOrderId),
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: ({ raw, order }) =>
+            Either.match(normalizeWooOrder(storeKey, order, raw), {
+              onRight: (normalized) => Effect.succeedSome(normalized),
+              onLeft: (problem) =>
+                Effect.fail(
+                  new StoreResponseError({ storeKey, operation: "orders.get", ambiguous: false, status: 200, body: keepBody(JSON.stringify(raw)), detail: problem })
+                )
+            })
+        })
+      )
+
+    /** Repeatable: the field is written only when it differs, the note only when no note says the same. */
+    const annotate = (storeOrderId: string, annotation: Annotation): Effect.Effect<void, StoreError> =>
+      Effect.gen(function* () {
+        const unknown = new StoreApiError({ storeKey, operation: "annotate", messages: [`order ${storeOrderId} does not exist on this store`] })
+        if (!isOrderId(storeOrderId)) return yield* unknown
+        // The private field first: it is what podsync itself reads; the note is for the seller's eyes.
+        if (annotation.field !== undefined) {
+          const fetched = yield* reader.byId(storeOrderId)
+          if (Option.isNone(fetched)) return yield* unknown
+          const key = annotationMetaKey(annotation.field.key)
+          const current = fetched.value.order.meta_data.find((m) => m.key === key)
+          if (current === undefined || metaText(current.value) !== annotation.field.value) {
+            yield* call(
+              { name: "orders.update", method: "PUT", path: `/wc/v3/orders/${storeOrderId}`, body: { meta_data: [{ key, value: annotation.field.value }] }, write: true },
+              OrderJson
+            )
+          }
+        }
+        if (annotation.note !== undefined) {
+          const notesRequest: WooRequest = { name: "notes.list", method: "GET", path: `/wc/v3/orders/${storeOrderId}/notes`, write: false }
+          const answer = yield* http.send(notesRequest)
+          if (isUnknownId(answer)) return yield* unknown
+          const notes = yield* decodeAnswer(storeKey, notesRequest, answer, WooNotes)
+          if (!notes.some((n) => n.note === annotation.note)) {
+            yield* call(
+              { name: "notes.create", method: "POST", path: `/wc/v3/orders/${storeOrderId}/notes`, body: { note: annotation.note, customer_note: false }, write: true },
+              WooNote
+            )
+          }
+        }
+      })
+
+    const connector: StoreConnector = {
+      storeKey,
+      platform: "woocommerce",
+      capabilities: wooCommerceCapabilities,
+      pull: (cursor, options) => pullWooOrders(settings, reader, cursor, options),
+      getOrder,
+      pushFulfillment,
+      annotate,
+      verifyWebhook: (delivery) => verifyWooWebhook(config, delivery)
+    }
+    return connector
+  })

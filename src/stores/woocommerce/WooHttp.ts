@@ -1,0 +1,185 @@
+/**
+ * The one way this connector talks to a WooCommerce store: a request to `<url>/wp-json/…` with the
+ * consumer key as HTTP Basic credentials, paced by the store's PoliteGate, turned into an answer or a
+ * typed `StoreError`.
+ *
+ * - 401/403: `StoreAuthError` (nothing is retried until the key is fixed).
+ * - 429: the store did not act; the gate holds every request for Retry-After (or a backoff), then the
+ *   request goes again, reads and writes alike.
+ * - 503: the gate holds as for 429; a read goes again, a write fails as ambiguous (a host may answer
+ *   503 after WordPress ran) and the caller reads back before writing again.
+ * - Other 5xx, transport failures, timeouts: reads are retried with backoff; writes fail as ambiguous.
+ * - Any other status comes back to the caller, who knows which 4xx it expects (404 for a missing order,
+ *   `rest_no_route` for a missing extension).
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Clock, Duration, Effect, Either, Schema } from "effect"
+import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { DEFAULT_MIN_REQUEST_INTERVAL_MS, DEFAULT_REQUEST_TIMEOUT, restRoot, urlProblem, type WooCommerceConnectorConfig } from "./WooConfig.js"
+import { backoffMillis, makePoliteGate, type PoliteGate, retryAfterMillis } from "./WooPacing.js"
+
+export interface WooRequest {
+  /** Name used in errors (e.g. `orders.update`). */
+  readonly name: string
+  readonly method: "GET" | "POST" | "PUT" | "DELETE"
+  /** Path under `/wp-json`, e.g. `/wc/v3/orders/4021`. */
+  readonly path: string
+  readonly query?: ReadonlyArray<readonly [string, string]>
+  readonly body?: unknown
+  /** A write: a failure after it may have reached the store is ambiguous, and it is not resent then. */
+  readonly write: boolean
+}
+
+export interface WooAnswer {
+  readonly status: number
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface WooHttp {
+  readonly send: (request: WooRequest) => Effect.Effect<WooAnswer, StoreError>
+  readonly gate: PoliteGate
+}
+
+/** Transport failures and 5xx other than 503, per request, before a read gives up. */
+const MAX_READ_RETRIES = 4
+/** 429/503 answers, per request, before giving up. */
+const MAX_REFUSALS = 8
+
+const WooErrorBody = Schema.parseJson(Schema.Struct({ code: Schema.String, message: Schema.String }))
+
+/** True for WooCommerce's 404 for an id it does not know (`woocommerce_rest_shop_order_invalid_id`, …). */
+export const isUnknownId = (answer: WooAnswer): boolean =>
+  answer.status === 404 && (wooErrorOf(answer)?.code.endsWith("invalid_id") ?? false)
+
+/** WooCommerce's `{code, message}` error body, when the answer is one. */
+export const wooErrorOf = (answer: WooAnswer): { readonly code: string; readonly message: string } | undefined =>
+  Either.getOrUndefined(Schema.decodeUnknownEither(WooErrorBody)(answer.body))
+
+/** The transport's own words (e.g. "ECONNRESET"), never the request (which carries the key). */
+const causeText = (cause: unknown): string => {
+  if (!(cause instanceof Error)) return "no detail"
+  const code = (cause as { code?: unknown }).code
+  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : ""
+  return `${typeof code === "string" ? `${code} ` : ""}${cause.message}${inner}`
+}
+
+/**
+ * A 2xx answer's body decoded with `schema`; any other answer becomes `StoreApiError` with the
+ * store's code and message. An unreadable 2xx body is a `StoreResponseError` (ambiguous for a write).
+ */
+export const decodeAnswer = <A, I>(
+  storeKey: string,
+  request: WooRequest,
+  answer: WooAnswer,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<A, StoreError> => {
+  if (answer.status < 200 || answer.status >= 300) {
+    const error = wooErrorOf(answer)
+    const message =
+      error !== undefined
+        ? `HTTP ${answer.status} ${error.code}: ${error.message}`
+        : answer.status === 404
+          ? "HTTP 404 without a WordPress answer: is the REST API reachable at <url>/wp-json (pretty permalinks on, no plugin blocking it)?"
+          : `HTTP ${answer.status}: ${keepBody(answer.body)}`
+    return Effect.fail(new StoreApiError({ storeKey, operation: request.name, messages: [message] }))
+  }
+  return Either.match(Schema.decodeUnknownEither(Schema.parseJson(schema))(answer.body), {
+    onRight: Effect.succeed,
+    onLeft: (error) =>
+      Effect.fail(
+        new StoreResponseError({
+          storeKey,
+          operation: request.name,
+          ambiguous: request.write,
+          status: answer.status,
+          body: keepBody(answer.body),
+          detail: error.message
+        })
+      )
+  })
+}
+
+export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<WooHttp, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const gate = yield* makePoliteGate(config.minRequestIntervalMs ?? DEFAULT_MIN_REQUEST_INTERVAL_MS)
+    const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
+    const root = restRoot(config.url)
+    const refused = urlProblem(config.url)
+    const storeKey = config.storeKey
+
+    const build = (request: WooRequest) => {
+      const base = HttpClientRequest.make(request.method)(`${root}${request.path}`).pipe(
+        HttpClientRequest.basicAuth(config.consumerKey, config.consumerSecret),
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.setUrlParams(request.query ?? [])
+      )
+      return request.body === undefined ? base : HttpClientRequest.bodyUnsafeJson(base, request.body)
+    }
+
+    const once = (request: WooRequest): Effect.Effect<WooAnswer, StoreUnavailableError> => {
+      const unavailable = (detail: string) =>
+        new StoreUnavailableError({ storeKey, operation: request.name, ambiguous: request.write, detail })
+      return gate.acquire.pipe(
+        Effect.zipRight(client.execute(build(request))),
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (body) => ({ status: response.status, headers: response.headers, body }))
+        ),
+        Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`)),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => unavailable(`no answer within ${Duration.format(timeout)}`) })
+      )
+    }
+
+    const attempt = (request: WooRequest, failures: number, refusals: number): Effect.Effect<WooAnswer, StoreError> =>
+      Effect.gen(function* () {
+        const result = yield* Effect.either(once(request))
+        if (Either.isLeft(result)) {
+          if (request.write || failures >= MAX_READ_RETRIES) return yield* result.left
+          yield* Effect.sleep(backoffMillis(failures + 1))
+          return yield* attempt(request, failures + 1, refusals)
+        }
+        const answer = result.right
+        const { status } = answer
+        if (status === 401 || status === 403) {
+          return yield* new StoreAuthError({ storeKey, operation: request.name, status })
+        }
+        if (status === 429 || status === 503) {
+          const wait = retryAfterMillis(answer.headers["retry-after"], yield* Clock.currentTimeMillis) ?? backoffMillis(refusals + 1)
+          yield* gate.pauseFor(wait)
+          const giveUp = refusals + 1 >= MAX_REFUSALS || (status === 503 && request.write)
+          if (giveUp) {
+            return yield* new StoreUnavailableError({
+              storeKey,
+              operation: request.name,
+              ambiguous: status === 503 && request.write,
+              status,
+              detail: status === 429 ? `still refused (429) after ${refusals + 1} tries` : "service unavailable"
+            })
+          }
+          return yield* attempt(request, failures, refusals + 1)
+        }
+        if (status >= 500) {
+          if (request.write || failures >= MAX_READ_RETRIES) {
+            return yield* new StoreUnavailableError({
+              storeKey,
+              operation: request.name,
+              ambiguous: request.write,
+              status,
+              detail: wooErrorOf(answer)?.message ?? "server error"
+            })
+          }
+          yield* Effect.sleep(backoffMillis(failures + 1))
+          return yield* attempt(request, failures + 1, refusals)
+        }
+        return answer
+      })
+
+    const send = (request: WooRequest): Effect.Effect<WooAnswer, StoreError> =>
+      refused === undefined
+        ? attempt(request, 0, 0)
+        : Effect.fail(new StoreApiError({ storeKey, operation: request.name, messages: [refused] }))
+
+    return { send, gate }
+  })

@@ -1,0 +1,105 @@
+/**
+ * Pure verification of a WooCommerce webhook delivery (order.created, order.updated, order.deleted,
+ * or any other topic; the caller decides what to do with a topic).
+ *
+ * - `X-WC-Webhook-Signature` must be base64(HMAC-SHA256(raw body, secret)) under the configured
+ *   secret or, during a rotation, the previous one.
+ * - The ping WooCommerce sends when a webhook is saved is unsigned, with the form body
+ *   `webhook_id=<id>` and no X-WC-* headers. It is accepted as topic `webhook.ping` (so the daemon
+ *   answers 200, without which WooCommerce refuses to save the webhook) and carries no order: ignore it.
+ * - `X-WC-Webhook-Source`, when sent, must be the configured site (`www.` aside).
+ * - Dedup key: `X-WC-Webhook-Delivery-ID` is a hash of the webhook id and the current second, so two
+ *   different events within one second share it; the key is therefore the order version the payload
+ *   carries (topic, id, `date_modified_gmt`), which every copy of one delivery shares. Payloads
+ *   without a version (order.deleted sends `{"id":N}`) are keyed by webhook, delivery id and body.
+ */
+import { createHash } from "node:crypto"
+import { Either, type Redacted } from "effect"
+import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
+import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
+import { base64HmacMatches, headerValue } from "../WebhookSignature.js"
+import { gmtTimestamp } from "./WooNormalize.js"
+
+export interface WooWebhookSecrets {
+  readonly storeKey: string
+  /** The site URL, to check `X-WC-Webhook-Source`. */
+  readonly url: string
+  readonly webhookSecret: Redacted.Redacted<string>
+  readonly previousWebhookSecret?: Redacted.Redacted<string>
+}
+
+export const PING_TOPIC = "webhook.ping"
+
+const field = (payload: unknown, name: string): unknown =>
+  typeof payload === "object" && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[name] : undefined
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
+
+const siteHost = (url: string): string | undefined => {
+  if (!URL.canParse(url)) return undefined
+  return new URL(url).host.toLowerCase().replace(/^www\./, "")
+}
+
+export const verifyWooWebhook = (
+  secrets: WooWebhookSecrets,
+  delivery: WebhookDelivery
+): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+  const reject = (reason: WebhookRejection, detail: string) =>
+    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
+  const body = Buffer.from(delivery.rawBody).toString("utf8")
+
+  const signature = headerValue(delivery, "X-WC-Webhook-Signature")
+  if (signature === undefined) {
+    const ping = /^webhook_id=(\d{1,19})$/.exec(body.trim())
+    if (ping !== null) {
+      return Either.right({
+        storeKey: secrets.storeKey,
+        topic: PING_TOPIC,
+        dedupKey: `${secrets.storeKey}:woo-ping:${ping[1]}`,
+        payload: { webhook_id: Number(ping[1]) }
+      })
+    }
+    return reject("missing_signature", "no X-WC-Webhook-Signature header (and not WooCommerce's ping)")
+  }
+  const keys = secrets.previousWebhookSecret === undefined ? [secrets.webhookSecret] : [secrets.webhookSecret, secrets.previousWebhookSecret]
+  if (!base64HmacMatches(signature, delivery.rawBody, keys)) {
+    return reject("bad_signature", "X-WC-Webhook-Signature does not match the body under the webhook secret")
+  }
+
+  const source = headerValue(delivery, "X-WC-Webhook-Source")
+  if (source !== undefined && siteHost(source) !== siteHost(secrets.url)) {
+    return reject("wrong_shop", `delivery is from ${source}, this store is ${secrets.url}`)
+  }
+  const topic = headerValue(delivery, "X-WC-Webhook-Topic")
+  if (topic === undefined) return reject("missing_headers", "no X-WC-Webhook-Topic header")
+  const webhookId = headerValue(delivery, "X-WC-Webhook-ID")
+  const deliveryId = headerValue(delivery, "X-WC-Webhook-Delivery-ID")
+
+  let payload: unknown
+  try {
+    payload = JSON.parse(body)
+  } catch {
+    return reject("malformed_body", "the signed body is not JSON")
+  }
+
+  const resource = headerValue(delivery, "X-WC-Webhook-Resource") ?? topic.split(".")[0]
+  const storeOrderId = resource === "order" ? textOf(field(payload, "id")) : undefined
+  const modified = textOf(field(payload, "date_modified_gmt"))
+  const orderUpdatedAt = resource === "order" && modified !== undefined ? gmtTimestamp(modified) : undefined
+  const bodyHash = createHash("sha256").update(delivery.rawBody).digest("hex").slice(0, 16)
+  const dedupKey =
+    storeOrderId !== undefined && orderUpdatedAt !== undefined
+      ? `${secrets.storeKey}:woo:${topic}:${storeOrderId}@${orderUpdatedAt}`
+      : `${secrets.storeKey}:woo-delivery:${webhookId ?? "-"}:${deliveryId ?? "-"}:${bodyHash}`
+
+  return Either.right({
+    storeKey: secrets.storeKey,
+    topic,
+    dedupKey,
+    payload,
+    ...(deliveryId === undefined ? {} : { deliveryId }),
+    ...(storeOrderId === undefined ? {} : { storeOrderId }),
+    ...(orderUpdatedAt === undefined ? {} : { orderUpdatedAt })
+  })
+}

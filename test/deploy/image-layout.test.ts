@@ -1,0 +1,121 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { exited, freePort, tempDir, waitForHttp } from "../support/cli.js"
+import { deployPath, dockerfile, kubernetesObject, repoRoot } from "./deployFiles.js"
+import { inRootfs, replayStage, runtimeMetadata, type StageReplay } from "./imageLayout.js"
+import { containerEnv, mountConfig, runHealthcheck, runPodsync, startPodsync } from "./imageRun.js"
+
+/**
+ * Docker does not run here, so the runtime stage of deploy/Dockerfile is built
+ * by hand: its COPY instructions applied to a folder (the build stage's /app is
+ * this repository, whose `npm ci` compiled dist/ the same way), its `npm ci
+ * --omit=dev --ignore-scripts` run for real (offline, from the npm cache that
+ * the project's own `npm ci` filled), then the daemon started from there.
+ * deploy/verify-image.sh goes further (build stage too, Node 24, PostgreSQL,
+ * two replicas, the image's uid).
+ */
+
+const file = dockerfile()
+const metadata = runtimeMetadata(file, "runtime")
+// The keys of the Kubernetes Secret example, each with a value of its own, so
+// that a leak into the output is seen.
+const secrets = Object.fromEntries(
+  Object.entries(kubernetesObject("secret.example.yaml", "Secret").stringData ?? {})
+    .map(([name, value]) => [name, value === "change-me" ? `value-of-${name.toLowerCase()}` : value])
+)
+
+let dir: string
+let image: StageReplay
+
+beforeAll(async () => {
+  dir = tempDir("image")
+  const buildStage = path.join(dir, "build-stage")
+  fs.mkdirSync(buildStage)
+  fs.symlinkSync(repoRoot, path.join(buildStage, "app"))
+  image = await replayStage(file, { stage: "runtime", rootfs: path.join(dir, "rootfs"), context: repoRoot, stages: { build: buildStage }, offline: true })
+  mountConfig(image.rootfs, fs.readFileSync(deployPath("config", "podsync.yaml"), "utf8"), deployPath("config", "mappings"))
+}, 300_000)
+
+afterAll(async () => {
+  if (dir) await fs.promises.rm(dir, { recursive: true, force: true })
+}, 120_000)
+
+const app = () => inRootfs(image.rootfs, image.workdir)
+
+describe("the runtime image, built by hand from deploy/Dockerfile", () => {
+  it("holds the compiled JavaScript and production dependencies only", () => {
+    expect(image.workdir).toBe("/app")
+    expect(fs.readdirSync(app()).sort()).toEqual(["bin", "dist", "node_modules", "package-lock.json", "package.json"])
+    expect(fs.readdirSync(path.join(app(), "dist")).sort()).toEqual(["migrations", "src"])
+    const modules = path.join(app(), "node_modules")
+    for (const runtime of ["effect", "@effect/platform-node", "@electric-sql/pglite", "pg", "kysely", "yaml", "node-cron"]) {
+      expect(fs.existsSync(path.join(modules, runtime)), runtime).toBe(true)
+    }
+    for (const devOnly of ["vitest", "@effect/vitest", "fast-check", "@types/node", "@types/pg", "typescript"]) {
+      expect(fs.existsSync(path.join(modules, devOnly)), devOnly).toBe(false)
+    }
+    const typescriptFiles = fs.readdirSync(path.join(app(), "dist"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+    expect(typescriptFiles).toEqual([])
+  })
+
+  it("has the compiled migrations where the migrator looks for them (dist/src/db → ../../migrations)", () => {
+    const built = fs.readdirSync(path.join(repoRoot, "dist", "migrations")).filter((f) => f.endsWith(".js"))
+    const inImage = fs.readdirSync(path.join(app(), "dist", "migrations")).filter((f) => f.endsWith(".js"))
+    expect(inImage).toContain("2026-11-21T00-00-01_initial.js")
+    expect(inImage.sort()).toEqual(built.sort())
+    expect(fs.existsSync(path.join(app(), "dist", "src", "db", "Migrator.js"))).toBe(true)
+  })
+
+  it("replays every RUN command but the user and folder setup", () => {
+    expect(image.ran).toContainEqual(expect.arrayContaining(["npm", "ci", "--omit=dev", "--ignore-scripts"]))
+    expect(new Set(image.skipped.map((c) => c[0]))).toEqual(new Set(["groupadd", "useradd", "mkdir", "chown"]))
+  })
+
+  it("`podsync check` accepts the deployment config with the secrets from the environment", async () => {
+    const result = await runPodsync(image, ["check"], containerEnv(image, secrets))
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("is valid. Stores: acme-shopify (shopify). Database: PostgreSQL.")
+    // PODSYNC_CONFIG from the image's ENV points at the mounted file.
+    expect(result.stdout).toContain(inRootfs(image.rootfs, "/etc/podsync/podsync.yaml"))
+    for (const [name, value] of Object.entries(secrets)) {
+      if (value.startsWith("value-of-")) expect(result.stdout, name).not.toContain(value)
+    }
+  })
+
+  it("`podsync check` names every secret that is missing", async () => {
+    const result = await runPodsync(image, ["check"], containerEnv(image, {}))
+    expect(result.code).toBe(1)
+    for (const name of ["POD_CLIENT_KEY", "POD_CLIENT_SECRET", "POD_WEBHOOK_URL", "POD_WEBHOOK_KEY", "ACME_POD_STORE_ID", "ACME_SHOPIFY_TOKEN", "ACME_SHOPIFY_WEBHOOK_SECRET"]) {
+      expect(result.stderr).toContain(`environment variable ${name} is not set`)
+    }
+  })
+
+  it("starts as ENTRYPOINT + CMD, passes the HEALTHCHECK, gets ready, and stops cleanly on SIGTERM", async () => {
+    expect(metadata.entrypoint).toBe('["node", "bin/podsync.js"]')
+    expect(metadata.cmd).toBe('["start"]')
+    const healthcheck = metadata.healthcheck
+    if (healthcheck === undefined) throw new Error("no HEALTHCHECK")
+    const port = await freePort()
+    const { DATABASE_URL: _postgres, ...rest } = secrets
+    // Without DATABASE_URL: the embedded database, in the data volume.
+    const env = containerEnv(image, { ...rest, PODSYNC_HOST: "127.0.0.1", PODSYNC_PORT: String(port) })
+    expect(await runHealthcheck(healthcheck, env)).toBe(1) // nothing listens yet
+
+    const daemon = startPodsync(image, env)
+    try {
+      const ready = await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000)
+      expect(await ready.json()).toEqual({ status: "ready", ready: true, database: true })
+      expect(await runHealthcheck(healthcheck, env)).toBe(0)
+      expect(fs.readdirSync(inRootfs(image.rootfs, "/var/lib/podsync/data")).length).toBeGreaterThan(0)
+    } finally {
+      daemon.kill("SIGTERM")
+    }
+    expect(await exited(daemon)).toEqual({ code: 0, signal: null })
+    const logs = daemon.output().trim().split("\n").map((line) => JSON.parse(line) as { message: unknown })
+    expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(["podsync started", "podsync stopped"]))
+    expect(await runHealthcheck(healthcheck, env)).toBe(1)
+  }, 90_000)
+})

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest"
+import { configPlaceholders, envFile, readDeploy } from "./deployFiles.js"
+import { environment, knownKeys, parseUnit, value, values } from "./systemdUnit.js"
+
+const unit = parseUnit(readDeploy("systemd", "podsync.service"))
+
+describe("the systemd unit parser", () => {
+  it("keeps repeated keys in order, joins continuations and drops comments", () => {
+    const parsed = parseUnit("# c\n[Service]\nEnvironment=A=1\n; c\nEnvironment=B=2 \\\n  C=3\n[Install]\nWantedBy=x\n")
+    expect(values(parsed, "Service", "Environment")).toEqual(["A=1", "B=2    C=3"])
+    expect(environment(parsed)).toEqual({ A: "1", B: "2", C: "3" })
+    expect(value(parsed, "Install", "WantedBy")).toBe("x")
+    expect(() => parseUnit("Orphan=1\n")).toThrow(/not a key=value inside a section/)
+  })
+})
+
+describe("deploy/systemd/podsync.service", () => {
+  it("has the three sections and only directives systemd knows", () => {
+    expect([...unit.keys()]).toEqual(["Unit", "Service", "Install"])
+    for (const [section, entries] of unit) {
+      for (const [key] of entries) expect(knownKeys[section]?.has(key), `${section}.${key}`).toBe(true)
+    }
+  })
+
+  it("restarts on failure, with a delay and a start limit", () => {
+    expect(value(unit, "Service", "Restart")).toBe("on-failure")
+    expect(value(unit, "Service", "RestartSec")).toBe("5s")
+    expect(value(unit, "Unit", "StartLimitIntervalSec")).toBe("300")
+    expect(value(unit, "Unit", "StartLimitBurst")).toBe("5")
+  })
+
+  it("runs `podsync start` as the podsync user, after checking the config", () => {
+    expect(value(unit, "Service", "Type")).toBe("exec")
+    expect(value(unit, "Service", "User")).toBe("podsync")
+    expect(value(unit, "Service", "Group")).toBe("podsync")
+    expect(value(unit, "Service", "ExecStartPre")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js check")
+    expect(value(unit, "Service", "ExecStart")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js start")
+    expect(value(unit, "Service", "WorkingDirectory")).toBe("/opt/podsync")
+  })
+
+  it("reads secrets from an environment file and points PODSYNC_CONFIG at /etc/podsync", () => {
+    expect(value(unit, "Service", "EnvironmentFile")).toBe("/etc/podsync/podsync.env")
+    expect(environment(unit)).toMatchObject({
+      PODSYNC_CONFIG: "/etc/podsync/podsync.yaml",
+      PODSYNC_HOST: "127.0.0.1",
+      PODSYNC_PORT: "8080",
+      NODE_ENV: "production"
+    })
+    // The example environment file provides every secret the config requires.
+    const example = envFile("systemd", "podsync.env.example")
+    for (const name of configPlaceholders().required) expect(Object.keys(example), name).toContain(name)
+    expect(readDeploy(".gitignore").split("\n")).toContain("systemd/podsync.env")
+  })
+
+  it("stops with SIGTERM and a timeout, and creates the state folders the config uses", () => {
+    expect(value(unit, "Service", "KillSignal")).toBe("SIGTERM")
+    expect(value(unit, "Service", "KillMode")).toBe("mixed")
+    expect(value(unit, "Service", "TimeoutStopSec")).toBe("30s")
+    expect(value(unit, "Service", "StateDirectory")?.split(/\s+/)).toEqual(["podsync", "podsync/data", "podsync/reports"])
+    const config = readDeploy("config", "podsync.yaml")
+    expect(config).toContain("dataDir: /var/lib/podsync/data")
+    expect(config).toContain("dir: /var/lib/podsync/reports")
+  })
+
+  it("is hardened, without MemoryDenyWriteExecute (V8's JIT needs it off)", () => {
+    for (const key of ["NoNewPrivileges", "ProtectHome", "PrivateTmp", "PrivateDevices", "RestrictSUIDSGID", "LockPersonality"]) {
+      expect(value(unit, "Service", key), key).toBe("yes")
+    }
+    expect(value(unit, "Service", "ProtectSystem")).toBe("strict")
+    expect(value(unit, "Service", "CapabilityBoundingSet")).toBe("")
+    expect(value(unit, "Service", "SystemCallFilter")).toBe("@system-service")
+    expect(value(unit, "Service", "MemoryDenyWriteExecute")).toBeUndefined()
+    expect(value(unit, "Install", "WantedBy")).toBe("multi-user.target")
+  })
+})

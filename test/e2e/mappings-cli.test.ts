@@ -1,0 +1,188 @@
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import * as path from "node:path"
+import { HttpRouter, HttpServer } from "@effect/platform"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MappingRoutes } from "../../src/http/MappingRoutes.js"
+import { cellsOfCsv } from "../../src/mapping/MappingCells.js"
+import { MappingStore } from "../../src/mapping/MappingStore.js"
+import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
+import { DEFAULT_AUTH_HEADERS, PodClient } from "../../src/pod/PodClient.js"
+import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
+import { CatalogVariant } from "../../src/pod/schemas/Catalog.js"
+import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
+import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
+import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
+import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
+import { freePort, podsync, tempDir } from "../support/cli.js"
+import { pgliteDatabase } from "../support/database.js"
+import { sampleLine, sampleOrder } from "../support/orders.js"
+
+const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+const FRONT = "https://cdn.example.com/front.png"
+const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
+
+const dir = tempDir("mappings-cli")
+let sim: RunningPodSimulator
+
+const simVariants = async (query: string) => {
+  const response = await fetch(`${sim.url}/api/v3/catalog/variants?${query}`, {
+    headers: { [DEFAULT_AUTH_HEADERS.key]: "sim-client-key", [DEFAULT_AUTH_HEADERS.secret]: "sim-client-secret" }
+  })
+  const body = (await response.json()) as { data: Array<unknown> }
+  return body.data.map((v) => Schema.decodeUnknownSync(CatalogVariant)(v))
+}
+const variantBySku = async (sku: string) => (await simVariants(`filter.skus=${sku}`))[0]!
+const variantWithStock = async (label: string) => (await simVariants(`filter.stock_labels=${STOCK}${label}&paging.limit=1`))[0]!
+
+/** A config for one Shopify store whose mapping file is `mappings`, in a folder of its own. */
+const writeConfig = (name: string, options: { readonly podUrl?: string; readonly port?: number } = {}) => {
+  const folder = path.join(dir, name)
+  fs.mkdirSync(folder, { recursive: true })
+  const mappings = path.join(folder, "acme.csv")
+  const config = path.join(folder, "podsync.yaml")
+  fs.writeFileSync(config, [
+    `dataDir: ${path.join(folder, "data")}`,
+    `server: { host: 127.0.0.1, port: ${options.port ?? 8080} }`,
+    `pod: { baseUrl: "${options.podUrl ?? sim.url}", clientKey: sim-client-key, clientSecret: sim-client-secret }`,
+    "stores:",
+    "  - key: acme-shopify",
+    "    platform: shopify",
+    "    podStoreId: store-acme",
+    "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
+    `    mappings: ${mappings}`
+  ].join("\n"))
+  const write = (...rows: ReadonlyArray<string>) => fs.writeFileSync(mappings, [HEADER, ...rows].join("\n") + "\n")
+  return { config, mappings, write }
+}
+
+beforeAll(async () => {
+  sim = await startPodSimulator({ rateLimit: false })
+})
+afterAll(async () => {
+  await sim.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe("podsync mappings suggest", () => {
+  it("fills in the catalog variants of simulator SKUs and lists what it could not match on stderr", async () => {
+    const { config, mappings, write } = writeConfig("suggest")
+    write(`,UTS01-FOREST-S,,,${FRONT},,,,,,,`, ",uts01-forest-m,,,,,,,,,,", ",NOT-A-POD-SKU,,,,,,,,,,")
+    const out = path.join(path.dirname(mappings), "draft.csv")
+    const result = podsync(["mappings", "suggest", "--store", "acme-shopify", "--out", out, "--config", config])
+    expect(result.stderr).toContain("unmatched: SKU NOT-A-POD-SKU: no catalog variant has its SKU")
+    expect(result.code).toBe(0)
+    const draft = fs.readFileSync(out, "utf8")
+    expect(draft.split("\n")[0]).toBe(HEADER)
+    expect(cellsOfCsv(draft).map((r) => [r.store_sku, r.pod_variant_id, r.print_front])).toEqual([
+      ["UTS01-FOREST-S", (await variantBySku("UTS01-FOREST-S")).variant_id, FRONT],
+      ["uts01-forest-m", (await variantBySku("UTS01-FOREST-M")).variant_id, ""],
+      ["NOT-A-POD-SKU", "", ""]
+    ])
+  })
+})
+
+describe("podsync mappings load, on the embedded database", () => {
+  it("loads a valid file, then refuses a broken row by file:line and keeps the rows it had", async () => {
+    const { config, mappings, write } = writeConfig("load")
+    const [forestS, forestM] = [await variantBySku("UTS01-FOREST-S"), await variantBySku("UTS01-FOREST-M")]
+    write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-M,${forestM.variant_id},,${FRONT},,,,,,,`)
+    const loaded = podsync(["mappings", "load", "--config", config])
+    expect(loaded.stdout).toContain(`acme-shopify: loaded 2 rows from ${mappings}`)
+    expect(loaded.code).toBe(0)
+
+    write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-M,${forestM.variant_id},10001,${FRONT},,,,,,,`)
+    const refused = podsync(["mappings", "load", "--store", "acme-shopify", "--config", config])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`${mappings}:3: pod_variant_id: give exactly one of pod_variant_id and pod_legacy_id, not both`)
+    expect(refused.stdout).toContain(`acme-shopify: ${mappings} has 1 issue(s): the previous 2 rows stay loaded until it is fixed`)
+  })
+})
+
+describe("podsync check", () => {
+  it("names an unknown and a discontinued POD variant by file:line, and warns of one out of stock", async () => {
+    const { config, mappings, write } = writeConfig("check")
+    const [inStock, discontinued, outOfStock] = [await variantWithStock("IN_STOCK"), await variantWithStock("DISCONTINUED"), await variantWithStock("OUT_OF_STOCK")]
+    write(
+      `,SKU-OK,${inStock.variant_id},,${FRONT},,,,,,,`,
+      `,SKU-UNKNOWN,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`,
+      `,SKU-GONE,${discontinued.variant_id},,${FRONT},,,,,,,`,
+      `,SKU-WAIT,,${outOfStock.legacy_variant_id},${FRONT},,,,,,,`,
+      ",GIFT-WRAP,,,,,,,,,,true"
+    )
+    const result = podsync(["check", "--config", config])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`${mappings}:3: pod_variant_id: POD variant 00000000-0000-4000-8000-000000000000 is not in the POD catalog`)
+    expect(result.stdout).toContain(`${mappings}:4: pod_variant_id: POD variant ${discontinued.variant_id} (${discontinued.product?.product_name}, ${discontinued.name}) is discontinued`)
+    expect(result.stdout).toContain(`warning: ${mappings}:5: pod_legacy_id: POD legacy variant ${outOfStock.legacy_variant_id}`)
+    expect(result.stdout).not.toContain(`${mappings}:2:`)
+    expect(result.stderr).toContain("2 problem(s) in the mapping files")
+  })
+
+  it("says the POD API is unreachable and still passes a valid config and file", async () => {
+    const closed = await freePort()
+    const { config, mappings, write } = writeConfig("offline", { podUrl: `http://127.0.0.1:${closed}` })
+    write(`,SKU-OK,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`)
+    const result = podsync(["check", "--config", config])
+    expect(result.stdout).toContain(`acme-shopify: ${mappings}: 1 rows OK`)
+    expect(result.stdout).toContain(`the POD API at http://127.0.0.1:${closed} is not reachable`)
+    expect(result.code).toBe(0)
+  })
+})
+
+describe("podsync mappings with a daemon holding the embedded database", () => {
+  it("asks the daemon: load reloads its files, suggest drafts from its orders and catalog", async () => {
+    const port = await freePort()
+    const { config, mappings, write } = writeConfig("daemon", { port })
+    const forestS = await variantBySku("UTS01-FOREST-S")
+    write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`)
+    const replans: Array<string> = []
+    const triggers = Layer.succeed(PipelineTriggers, {
+      storeChanged: () => Effect.void,
+      podOrderChanged: () => Effect.void,
+      replanHeld: (storeKey) => Effect.sync(() => void replans.push(storeKey ?? "*"))
+    })
+    const pod = PodClient.Default({
+      baseUrl: sim.url, clientKey: Redacted.make("sim-client-key"), clientSecret: Redacted.make("sim-client-secret"), authHeaders: DEFAULT_AUTH_HEADERS
+    }).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(PodRequestGate.passThrough))
+    const server = HttpRouter.empty.pipe(
+      HttpRouter.concat(MappingRoutes),
+      HttpServer.serve(),
+      Layer.provide(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port }))
+    )
+    const daemon = ManagedRuntime.make(server.pipe(
+      Layer.provideMerge(MappingStore.Default({ stores: [{ key: "acme-shopify", mappings }], reloadOnSighup: false })),
+      Layer.provideMerge(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, OrdersRepo.Default, triggers, pod)),
+      Layer.provideMerge(pgliteDatabase().layer)
+    ))
+    try {
+      await daemon.runPromise(Effect.flatMap(OrdersRepo, (orders) =>
+        orders.upsertPulled(sampleOrder({
+          storeOrderId: "9001",
+          lines: [sampleLine({ variantId: "77001", sku: "SHOP-TEE-1", title: "Gildan 5000 Unisex Heavy Cotton Tee", variantTitle: "Forest Green / M" })]
+        }), "acme-shopify:9001")))
+
+      write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-L,${forestS.variant_id},,${FRONT},,,,,,,`)
+      const loaded = podsync(["mappings", "load", "--config", config])
+      expect(loaded.stdout).toContain(`acme-shopify: loaded 2 rows from ${mappings}`)
+      expect(loaded.stdout).toContain("(loaded by the running daemon)")
+      expect(loaded.code).toBe(0)
+      const table = await daemon.runPromise(Effect.flatMap(MappingStore, (store) => store.tableFor("acme-shopify")))
+      expect(table.rows.map((r) => r.storeSku)).toEqual(["UTS01-FOREST-S", "UTS01-FOREST-L"])
+      expect(replans).toContain("acme-shopify")
+
+      const suggested = podsync(["mappings", "suggest", "--store", "acme-shopify", "--config", config])
+      expect(suggested.code).toBe(0)
+      expect(suggested.stderr).toContain("1 lines of recent orders")
+      const rows = cellsOfCsv(suggested.stdout)
+      expect(rows.find((r) => r.store_variant_id === "77001")).toMatchObject({
+        store_sku: "SHOP-TEE-1",
+        pod_variant_id: (await variantBySku("UTS01-FOREST-M")).variant_id
+      })
+    } finally {
+      await daemon.dispose()
+    }
+  })
+})

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createOrders, driveUntil, exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+
+const ORDERS = 60
+const KILLS = 10
+
+describe("the pipeline through kill -9 and faults", () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(async () => stack.close())
+
+  it(`loses and duplicates nothing when the daemon is killed ${KILLS} times amid commit-then-drop and 5xx faults`, async () => {
+    const port = await freePort()
+    const config = writeDaemonConfig(stack, port)
+    await post(`${stack.pod.url}/__sim/faults`, { route: "POST /api/v3/orders/draft", kind: "commitThenDrop", probability: 0.2 })
+    await post(`${stack.pod.url}/__sim/faults`, { route: "POST /api/v3/orders/draft", kind: "error5xx", probability: 0.1, status: 502 })
+    await post(`${stack.shopify.url}/__sim/faults`, { operation: "fulfillmentCreate", kind: "commitThenDrop", probability: 0.2 })
+    const ids = await createOrders(stack, ORDERS)
+
+    let daemon = await startDaemon(config, port)
+    try {
+      for (let kill = 0; kill < KILLS; kill++) {
+        // Let it work a random while (pulling, drafting, fulfilling), then kill it mid-flight.
+        await new Promise((r) => setTimeout(r, 700 + Math.floor(Math.random() * 1800)))
+        if (kill % 2 === 1) {
+          await post(`${stack.pod.url}/__sim/checkout-all`, { paid: true }).catch(() => undefined)
+          await post(`${stack.pod.url}/__sim/ship-all`).catch(() => undefined)
+        }
+        daemon.kill("SIGKILL")
+        await exited(daemon)
+        daemon = await startDaemon(config, port)
+      }
+      await post(`${stack.pod.url}/__sim/faults`, {}).catch(() => undefined)
+      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === ORDERS, 240_000)
+      expect(final).toEqual({ fulfilled: ORDERS })
+
+      const pod = await getJson(`${stack.pod.url}/__sim/stats`)
+      expect(pod.duplicateReferenceIds).toEqual([])
+      expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(ORDERS)
+      const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
+      expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
+      expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+      expect(Object.values(shop.notificationsByOrder).every((n) => n === 1)).toBe(true)
+      // The faults did fire: the run went through the in-doubt paths, not around them.
+      expect(pod.connectionsDropped).toBeGreaterThan(0)
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+    }
+  }, 480_000)
+})

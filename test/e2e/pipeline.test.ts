@@ -1,0 +1,68 @@
+import * as fs from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { podsync } from "../support/cli.js"
+import { createOrders, driveUntil, exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+
+describe("the pipeline, daemon against the simulators", () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(async () => stack.close())
+
+  it("takes 200 Shopify orders to 200 drafts and 200 fulfillments with the right tracking, each exactly once", async () => {
+    const port = await freePort()
+    const config = writeDaemonConfig(stack, port)
+    const ids = await createOrders(stack, 200)
+    const daemon = await startDaemon(config, port)
+    try {
+      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 200, 240_000)
+      expect(final).toEqual({ fulfilled: 200 })
+
+      const pod = await getJson(`${stack.pod.url}/__sim/stats`)
+      expect(pod.duplicateReferenceIds).toEqual([])
+      expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(200)
+      expect(Object.values(pod.draftsByReferenceId).every((n) => n === 1)).toBe(true)
+      expect(pod.rejected429).toBe(0)
+
+      const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
+      expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
+      expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+      expect(Object.values(shop.notificationsByOrder).every((n) => n === 1)).toBe(true)
+
+      // The tracking in the store is the one the POD service shipped with.
+      const sample = await getJson(`${stack.shopify.url}/__sim/orders/${ids[17]}`)
+      const podOrder = (await getJson(`${stack.pod.url}/__sim/stats`)).orders
+      expect(podOrder).toBe(200)
+      const story = podsync(["explain", `demo-shopify:${ids[17]}`, "--config", config])
+      expect(story.stdout).toContain("fulfilled")
+      const tracking = /^  tracking (\S+)/m.exec(story.stdout)?.[1]
+      expect(tracking).toBeDefined()
+      expect(JSON.stringify(sample.fulfillments)).toContain(tracking!)
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+    }
+  }, 300_000)
+
+  it("holds an order with an unmatched SKU, and drafts it once a mapping row is appended", async () => {
+    const port = await freePort()
+    const config = writeDaemonConfig(stack, port, { name: "unmatched" })
+    await post(`${stack.shopify.url}/__sim/orders`, {
+      financialStatus: "PAID",
+      lineItems: [{ sku: "MUG-11OZ-WHT", title: "Mug", quantity: 1, price: "12.00", customAttributes: [{ key: "design_front", value: "https://cdn.example.com/d/mug.png" }] }]
+    })
+    const daemon = await startDaemon(config, port)
+    try {
+      await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 1, 60_000)
+      const status = podsync(["status", "--config", config])
+      expect(status.stdout).toMatch(/demo-shopify\s+unmatched\s+1/)
+      fs.appendFileSync(stack.mappingFile, ",MUG-11OZ-WHT,fd506c38-a1a0-4687-9421-fc62771eac1b,,{{attr design_front}},,,,,,,\n")
+      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 0 && (s.fulfilled ?? 0) === 201, 60_000)
+      expect(final.held).toBeUndefined()
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+    }
+  }, 120_000)
+})

@@ -1,0 +1,274 @@
+// POST /webhooks/pod over real HTTP: hand-signed deliveries (node:crypto), real ones from the POD simulator,
+// the inbox on PGlite and a PipelineTriggers port that records what it is told.
+import { createHmac, randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { expect, layer } from "@effect/vitest"
+import { HttpRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer, Option, Redacted, type Scope, TestClock, TestContext } from "effect"
+import { PodWebhookSettings, type PodWebhookVerification, WebhookRoutes } from "../../src/http/WebhookRoutes.js"
+import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
+import { PodClient } from "../../src/pod/PodClient.js"
+import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
+import { startPodSimulator } from "../../src/simulator/pod/index.js"
+import { StoreConnectors } from "../../src/stores/StoreConnector.js"
+import { pgliteDatabase } from "../support/database.js"
+import { admin, draftInput, podClientLayer } from "../pod/podSim.js"
+
+const SIGNING_KEY = "sim-webhook-key"
+const CLIENT_KEY = "sim-webhook-client-key"
+
+type Hint = { readonly podOrderId?: string; readonly referenceId?: string }
+
+/** Our routes on 127.0.0.1:0 with these settings; the recorded `podOrderChanged` hints. */
+const serve = (settings: PodWebhookVerification): Effect.Effect<{ url: string; hints: Array<Hint> }, never, Scope.Scope | WebhookInboxRepo> =>
+  Effect.gen(function*() {
+    const hints: Array<Hint> = []
+    const triggers = Layer.succeed(PipelineTriggers, {
+      storeChanged: () => Effect.dieMessage("not expected in the POD tests"),
+      podOrderChanged: (hint) => Effect.sync(() => void hints.push(hint)),
+      replanHeld: () => Effect.void
+    })
+    const inbox = yield* WebhookInboxRepo
+    const server = yield* Layer.build(
+      HttpRouter.empty.pipe(
+        HttpRouter.concat(WebhookRoutes),
+        HttpServer.serve(),
+        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
+        Layer.provide(Layer.mergeAll(
+          triggers,
+          Layer.succeed(WebhookInboxRepo, inbox),
+          Layer.succeed(StoreConnectors, new Map()),
+          Layer.succeed(PodWebhookSettings, Option.some(settings))
+        ))
+      )
+    ).pipe(Effect.orDie)
+    const address = Context.get(server, HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+    return { url: `http://127.0.0.1:${address.port}`, hints }
+  })
+
+/** The wall clock, for the live tests' default timestamp; the TestClock test passes its timestamps explicitly. */
+const wallNow = Effect.sync(() => Date.now())
+
+interface Signed {
+  readonly body?: string | Buffer
+  readonly timestamp?: string
+  readonly nonce?: string
+  readonly path?: string
+  readonly key?: string
+  readonly encoding?: "hex" | "base64url"
+  readonly headers?: Record<string, string>
+}
+
+/** Posts a delivery signed as the service signs it; answers status and JSON body. */
+const deliver = (url: string, options: Signed = {}) =>
+  Effect.gen(function*() {
+    const body = options.body ?? JSON.stringify({ type: "order_completed", order: { gearment_id: "ord_1", vendor_id: "acme-shopify:1001" } })
+    const timestamp = options.timestamp ?? String(Math.floor((yield* wallNow) / 1000))
+    const nonce = options.nonce ?? randomBytes(12).toString("hex")
+    const signature = createHmac("sha256", options.key ?? SIGNING_KEY)
+      .update((options.path ?? "/webhooks/pod") + nonce + timestamp + Buffer.from(body).toString("base64url"))
+      .digest(options.encoding ?? "hex")
+    return yield* Effect.promise(async () => {
+      const response = await fetch(`${url}/webhooks/pod`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-connect-timestamp": timestamp,
+          "x-connect-nonce": nonce,
+          "x-connect-signature": signature,
+          "x-connect-client-key": CLIENT_KEY,
+          ...options.headers
+        },
+        body
+      })
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    })
+  })
+
+const InboxLive = WebhookInboxRepo.Default.pipe(Layer.provide(pgliteDatabase().layer))
+
+class Env extends Context.Tag("test/PodWebhookEnv")<Env, { readonly url: string; readonly hints: Array<Hint> }>() {}
+
+const EnvLive = Layer.scoped(
+  Env,
+  serve({ signingKey: Redacted.make(SIGNING_KEY), clientKey: Redacted.make(CLIENT_KEY) })
+).pipe(Layer.provideMerge(InboxLive))
+
+const podEntries = Effect.flatMap(WebhookInboxRepo, (inbox) => inbox.entries("pod")).pipe(Effect.orDie)
+
+const settle = Effect.sleep("150 millis")
+
+layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
+  const fresh = Effect.gen(function*() {
+    const env = yield* Env
+    env.hints.length = 0
+    yield* (yield* WebhookInboxRepo).pruneReceivedBefore(new Date(Date.now() + 86_400_000))
+    return env
+  })
+
+  it.effect("accepts signatures in hex and in base64url, and follows the order up", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      expect(yield* deliver(env.url, { encoding: "hex" })).toEqual({ status: 200, body: { status: "accepted" } })
+      expect((yield* deliver(env.url, { encoding: "base64url" })).status).toBe(200)
+      yield* settle
+      expect(env.hints).toEqual([
+        { podOrderId: "ord_1", referenceId: "acme-shopify:1001" },
+        { podOrderId: "ord_1", referenceId: "acme-shopify:1001" }
+      ])
+      expect((yield* podEntries).map((e) => e.topic)).toEqual(["order_completed", "order_completed"])
+    }))
+
+  it.effect("accepts timestamps in seconds and in milliseconds", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      const now = Date.now()
+      expect((yield* deliver(env.url, { timestamp: String(Math.floor(now / 1000)) })).status).toBe(200)
+      expect((yield* deliver(env.url, { timestamp: String(now) })).status).toBe(200)
+      expect(yield* podEntries).toHaveLength(2)
+    }))
+
+  it.effect("refuses a wrong or missing signature, and a wrong client key, with 401 and nothing stored", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      const wrongKey = yield* deliver(env.url, { key: "guessed-key" })
+      expect(wrongKey).toEqual({ status: 401, body: { error: "bad_signature", detail: expect.any(String) } })
+      // Signed for another path than the one it arrived on.
+      expect((yield* deliver(env.url, { path: "/somewhere/else" })).body["error"]).toBe("bad_signature")
+      expect((yield* deliver(env.url, { headers: { "x-connect-signature": "" } })).body["error"]).toBe("missing_headers")
+      expect((yield* deliver(env.url, { headers: { "x-connect-client-key": "another-client" } })).body["error"]).toBe("wrong_client_key")
+      yield* settle
+      expect(yield* podEntries).toEqual([])
+      expect(env.hints).toEqual([])
+    }))
+
+  it.effect("answers a replayed nonce 200 without acting on it again", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      const first = yield* deliver(env.url, { nonce: "nonce-once" })
+      const replay = yield* deliver(env.url, { nonce: "nonce-once" })
+      expect([first.body, replay.body]).toEqual([{ status: "accepted" }, { status: "duplicate" }])
+      expect(replay.status).toBe(200)
+      yield* settle
+      expect(env.hints).toHaveLength(1)
+      expect((yield* podEntries).map((e) => e.deliveryId)).toEqual(["nonce-once"])
+    }))
+
+  it.effect("refuses a 2 MiB body with 413", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      const big = JSON.stringify({ type: "order_completed", pad: "x".repeat(2 * 1024 * 1024) })
+      expect(yield* deliver(env.url, { body: big })).toEqual({ status: 413, body: { error: "payload_too_large", detail: expect.any(String) } })
+      expect(yield* podEntries).toEqual([])
+    }))
+
+  it.effect("stores a correctly signed body that is not JSON and answers 200, following nothing up", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      expect((yield* deliver(env.url, { body: "type=order_completed&id=7" })).status).toBe(200)
+      yield* settle
+      expect(env.hints).toEqual([])
+      expect((yield* podEntries).map((e) => e.payload)).toEqual([{ unreadable: "type=order_completed&id=7" }])
+    }))
+
+  it.effect("reads V1 payloads", () =>
+    Effect.gen(function*() {
+      const env = yield* fresh
+      const body = JSON.stringify({ type: "shipping_address_verified", data: { gearment_ord_id: "ord_9", order_id: "acme-shopify:9" } })
+      expect((yield* deliver(env.url, { body })).status).toBe(200)
+      yield* settle
+      expect(env.hints).toEqual([{ podOrderId: "ord_9", referenceId: "acme-shopify:9" }])
+    }))
+
+  it.effect("receives the POD simulator's real deliveries as an order ships, duplicated and reordered too", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const env = yield* fresh
+      const sim = yield* Effect.acquireRelease(
+        Effect.promise(() => startPodSimulator({ rateLimit: false, webhookDeliveryDelayMs: 10 })),
+        (running) => Effect.promise(() => running.close())
+      )
+      const client = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
+      for (const topic of ["TOPIC_SHIPPING_ADDRESS_VERIFIED", "TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_COMPLETED"] as const) {
+        yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: `${env.url}/webhooks/pod` })
+      }
+      // A V1 subscription too (another URL for the same path, so the service takes it).
+      yield* client.createWebhook({ status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V1", delivery_url: `${env.url}/webhooks/pod?v=1` })
+      const variants = yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+      const draft = yield* client.createDraft(draftInput(variants.data[0]!.variant_id, "acme-shopify:5610000042"))
+
+      const checkedOut = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))
+      const shipped = yield* Effect.promise(() =>
+        admin<{ order_status: string }>(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, { trackings: [{ tracking_no: "1Z999AA10123456784", carrier: "UPS" }] })
+      )
+      expect(shipped.order_status).toBe("VENDOR_ORDER_STATUS_SHIPPED")
+      type Attempt = { topic: string; status: number | null; duplicate: boolean; nonce: string }
+      const attempts = () => Effect.promise(() => admin<Array<Attempt>>(sim.url, "GET", "/webhooks/deliveries"))
+      const delivered = yield* waitFor(attempts(), (list) => list.length === 4 && list.every((a) => a.status !== null))
+      expect(delivered.map((a) => a.status)).toEqual([200, 200, 200, 200])
+      yield* waitFor(Effect.sync(() => env.hints.length), (n) => n === 4)
+      const expected = { podOrderId: checkedOut.order_id, referenceId: "acme-shopify:5610000042" }
+      expect(env.hints).toEqual([expected, expected, expected, expected])
+      expect((yield* podEntries).map((e) => e.topic).sort()).toEqual([
+        "order_completed", "order_completed", "shipping_address_verified", "tracking_order_updated"
+      ])
+
+      // Queued deliveries sent at once, newest first, each twice: every copy answered 200.
+      yield* Effect.promise(() => admin(sim.url, "POST", "/webhooks/auto", { enabled: false }))
+      yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, { trackings: [{ tracking_no: "1Z999AA10123456785" }] }))
+      const { sent } = yield* Effect.promise(() => admin<{ sent: number }>(sim.url, "POST", "/webhooks/deliver", { duplicates: 1, reorder: true }))
+      expect(sent).toBe(2)
+      const all = yield* attempts()
+      expect(all.slice(4).map((a) => [a.topic, a.status, a.duplicate])).toEqual([
+        ["TOPIC_TRACKING_ORDER_UPDATED", 200, false],
+        ["TOPIC_TRACKING_ORDER_UPDATED", 200, true]
+      ])
+      // The service gives every copy a fresh nonce, so each is a (harmless) hint of its own.
+      yield* waitFor(Effect.sync(() => env.hints.length), (n) => n === 6)
+      expect(new Set((yield* podEntries).map((e) => e.deliveryId))).toEqual(new Set(all.map((a) => a.nonce)))
+    })))
+
+  it.effect("uses the Clock for staleness and the configured signed path (TestClock)", () =>
+    Effect.gen(function*() {
+      yield* fresh
+      const T0 = Date.parse("2026-11-21T12:00:00Z")
+      yield* TestClock.setTime(T0)
+      const { url, hints } = yield* serve({ signingKey: Redacted.make(SIGNING_KEY), signedPath: "/hooks/podsync" })
+      const seconds = (ms: number) => String(Math.floor(ms / 1000))
+      const signedAtT0 = { path: "/hooks/podsync", timestamp: seconds(T0), headers: { "x-connect-client-key": "not checked here" } }
+
+      expect((yield* deliver(url, signedAtT0)).status).toBe(200)
+      // Signed over the path it arrived on rather than the configured one: refused.
+      expect((yield* deliver(url, { ...signedAtT0, path: "/webhooks/pod" })).body["error"]).toBe("bad_signature")
+      expect((yield* deliver(url, { ...signedAtT0, timestamp: seconds(T0 - 301_000) })).body["error"]).toBe("stale_timestamp")
+      expect((yield* deliver(url, { ...signedAtT0, timestamp: String(T0 + 301_000) })).body["error"]).toBe("stale_timestamp")
+
+      yield* TestClock.adjust("4 minutes")
+      expect((yield* deliver(url, signedAtT0)).status).toBe(200)
+      yield* TestClock.adjust("2 minutes")
+      const late = yield* deliver(url, signedAtT0)
+      expect(late).toEqual({ status: 401, body: { error: "stale_timestamp", detail: expect.any(String) } })
+      expect((yield* deliver(url, { ...signedAtT0, timestamp: seconds(T0 + 360_000) })).status).toBe(200)
+
+      const entries = yield* podEntries
+      expect(entries).toHaveLength(3)
+      // The inbox stamps receipt with the same clock.
+      expect(entries.map((e) => e.receivedAt.getTime())).toEqual([T0, T0 + 240_000, T0 + 360_000])
+      // The follow-ups run in the background; give them a real moment (the TestClock does not move here).
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      expect(hints).toHaveLength(3)
+    }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
+})
+
+/** Polls (real time) until `check` holds. */
+const waitFor = <A, E>(probe: Effect.Effect<A, E>, check: (a: A) => boolean, timeoutMs = 5_000): Effect.Effect<A, E> =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    for (;;) {
+      const value = yield* probe
+      if (check(value) || Date.now() - started > timeoutMs) return value
+      yield* Effect.sleep("20 millis")
+    }
+  })
+

@@ -1,0 +1,130 @@
+// PodWebhookSubscriptions.ensure against the POD simulator over real HTTP, and its plan (pure).
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { PodWebhookSubscriptions, planSubscriptions, type SubscriptionTarget } from "../../src/pipeline/PodWebhookSubscriptions.js"
+import { PodClient } from "../../src/pod/PodClient.js"
+import type { Webhook } from "../../src/pod/schemas/Webhooks.js"
+import { startPodSimulator } from "../../src/simulator/pod/index.js"
+import { podClientLayer, stats } from "../pod/podSim.js"
+
+const PUBLIC_URL = "https://podsync.example.com/webhooks/pod"
+
+const target: SubscriptionTarget = {
+  publicUrl: PUBLIC_URL,
+  topics: ["TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_COMPLETED", "TOPIC_ORDER_CANCELLED"],
+  version: "VERSION_V3"
+}
+
+/** The simulator, a client on it, and the keeper built from `config`. */
+const setup = (config: SubscriptionTarget | undefined) =>
+  Effect.gen(function*() {
+    const sim = yield* Effect.acquireRelease(
+      Effect.promise(() => startPodSimulator({ rateLimit: false })),
+      (running) => Effect.promise(() => running.close())
+    )
+    const clientLayer = podClientLayer(sim.url)
+    const context = yield* Layer.build(Layer.merge(clientLayer, PodWebhookSubscriptions.Default(config).pipe(Layer.provide(clientLayer))))
+    return { sim, pod: Context.get(context, PodClient), keeper: Context.get(context, PodWebhookSubscriptions) }
+  })
+
+const listAll = (pod: PodClient) =>
+  Effect.map(pod.listWebhooks({ paging: { limit: 100 } }), (page) =>
+    page.data.map((w) => ({ id: w.webhook_id, topic: w.topic, version: w.version, url: w.delivery_url, status: w.status })))
+
+const webhookRequests = async (url: string) => {
+  const { requests } = await stats(url)
+  return Object.fromEntries(Object.entries(requests).filter(([key]) => key.includes("/api/v3/webhooks")))
+}
+
+describe("PodWebhookSubscriptions.ensure", () => {
+  it.scopedLive("creates what is missing, keeps what is right, deletes our stale ones, and leaves others alone", () =>
+    Effect.gen(function*() {
+      const { sim, pod, keeper } = yield* setup(target)
+      const create = (topic: "TOPIC_ORDER_COMPLETED" | "TOPIC_PRODUCT_OUT_OF_STOCK" | "TOPIC_ORDER_CANCELLED" | "TOPIC_TRACKING_ORDER_UPDATED", version: "VERSION_V1" | "VERSION_V3", url: string, status: "STATUS_ACTIVE" | "STATUS_INACTIVE" = "STATUS_ACTIVE") =>
+        Effect.map(pod.createWebhook({ status, topic, version, delivery_url: url }), (w) => w.webhook_id)
+      const kept = yield* create("TOPIC_ORDER_COMPLETED", "VERSION_V3", PUBLIC_URL)
+      const staleTopic = yield* create("TOPIC_PRODUCT_OUT_OF_STOCK", "VERSION_V3", PUBLIC_URL)
+      const staleVersion = yield* create("TOPIC_ORDER_CANCELLED", "VERSION_V1", PUBLIC_URL)
+      const inactive = yield* create("TOPIC_TRACKING_ORDER_UPDATED", "VERSION_V3", "https://PODSYNC.example.com/webhooks/pod/", "STATUS_INACTIVE")
+      const foreign = yield* create("TOPIC_PRODUCT_OUT_OF_STOCK", "VERSION_V1", "https://erp.example.com/hooks/pod")
+      const foreignSameHost = yield* create("TOPIC_ORDER_COMPLETED", "VERSION_V1", "https://podsync.example.com/other-app")
+
+      const report = yield* keeper.ensure
+      expect(report.kept).toEqual([kept])
+      expect(report.deleted.map((d) => d.webhookId).sort()).toEqual([staleTopic, staleVersion, inactive].sort())
+      expect(report.created.map((c) => c.topic).sort()).toEqual(["TOPIC_ORDER_CANCELLED", "TOPIC_TRACKING_ORDER_UPDATED"])
+      expect(report.failed).toEqual([])
+
+      const after = yield* listAll(pod)
+      const ours = after.filter((w) => w.url === PUBLIC_URL)
+      expect(ours.map((w) => w.topic).sort()).toEqual([...target.topics].sort())
+      expect(ours.every((w) => w.version === "VERSION_V3" && w.status === "STATUS_ACTIVE")).toBe(true)
+      expect(after.map((w) => w.id)).toEqual(expect.arrayContaining([kept, foreign, foreignSameHost]))
+      expect(after).toHaveLength(5)
+
+      // A second run finds everything in place: one listing, no writes.
+      const before = yield* Effect.promise(() => webhookRequests(sim.url))
+      const again = yield* keeper.ensure
+      expect(again.created).toEqual([])
+      expect(again.deleted).toEqual([])
+      expect(again.kept).toHaveLength(3)
+      const afterSecond = yield* Effect.promise(() => webhookRequests(sim.url))
+      expect(afterSecond["GET /api/v3/webhooks"]).toBe((before["GET /api/v3/webhooks"] ?? 0) + 1)
+      expect(afterSecond["POST /api/v3/webhooks"]).toBe(before["POST /api/v3/webhooks"])
+      expect(afterSecond["DELETE /api/v3/webhooks/:webhook_id"] ?? 0).toBe(before["DELETE /api/v3/webhooks/:webhook_id"] ?? 0)
+      expect(yield* listAll(pod)).toEqual(after)
+    }))
+
+  it.scopedLive("does nothing at all when no public URL is configured", () =>
+    Effect.gen(function*() {
+      const { sim, keeper } = yield* setup(undefined)
+      expect(yield* keeper.ensure).toEqual({ kept: [], created: [], deleted: [], unsupported: [], failed: [] })
+      expect(yield* Effect.promise(() => webhookRequests(sim.url))).toEqual({})
+    }))
+
+  it.scopedLive("reports a refused create and carries on with the other topics", () =>
+    Effect.gen(function*() {
+      // The service wants HTTPS; this one also refuses plain HTTP delivery URLs.
+      const sim = yield* Effect.acquireRelease(
+        Effect.promise(() => startPodSimulator({ rateLimit: false, allowHttpDelivery: false })),
+        (running) => Effect.promise(() => running.close())
+      )
+      const keeper = yield* Layer.build(PodWebhookSubscriptions.Default({ ...target, publicUrl: "http://podsync.example.com/webhooks/pod" }).pipe(
+        Layer.provide(podClientLayer(sim.url))
+      )).pipe(Effect.map((context) => Context.get(context, PodWebhookSubscriptions)))
+      const report = yield* keeper.ensure
+      expect(report.created).toEqual([])
+      expect(report.failed.map((f) => [f.action, f.target])).toEqual(target.topics.map((topic) => ["create", topic]))
+      expect(report.failed[0]!.error).toContain("delivery URL")
+      const pod = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
+      expect(yield* listAll(pod)).toEqual([])
+    }))
+})
+
+describe("planSubscriptions (pure)", () => {
+  const webhook = (id: string, topic: string, overrides: Partial<Webhook> = {}): Webhook =>
+    ({ webhook_id: id, topic, status: "STATUS_ACTIVE", version: "VERSION_V3", delivery_url: PUBLIC_URL, ...overrides }) as Webhook
+
+  it("keeps one subscription per topic and deletes a second one", () => {
+    const plan = planSubscriptions([webhook("a", "TOPIC_ORDER_COMPLETED"), webhook("b", "TOPIC_ORDER_COMPLETED")], target)
+    expect(plan.keep.map((w) => w.webhook_id)).toEqual(["a"])
+    expect(plan.remove.map((w) => w.webhook_id)).toEqual(["b"])
+    expect(plan.create).toEqual(["TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_CANCELLED"])
+  })
+
+  it("reads the create operation's topic names as the schema's", () => {
+    const plan = planSubscriptions([webhook("a", "VENDOR_WEBHOOK_TOPIC_ORDER_CANCELED"), webhook("b", "VENDOR_WEBHOOK_TOPIC_TRACKING_UPDATED")], target)
+    expect(plan.keep.map((w) => w.webhook_id)).toEqual(["a", "b"])
+    expect(plan.create).toEqual(["TOPIC_ORDER_COMPLETED"])
+  })
+
+  it("treats a store-scoped or differently written URL of ours as stale, and reports unknown topics", () => {
+    const plan = planSubscriptions(
+      [webhook("a", "TOPIC_ORDER_COMPLETED", { store_id: "store-1" }), webhook("b", "TOPIC_ORDER_CANCELLED", { delivery_url: `${PUBLIC_URL}?v=1` })],
+      { ...target, topics: [...target.topics, "TOPIC_SOMETHING_NEW"] }
+    )
+    expect(plan.keep).toEqual([])
+    expect(plan.remove.map((w) => w.webhook_id)).toEqual(["a", "b"])
+    expect(plan.unsupported).toEqual(["TOPIC_SOMETHING_NEW"])
+  })
+})

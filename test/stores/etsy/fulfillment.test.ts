@@ -1,0 +1,156 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { draftedAnnotation, type FulfillmentPush } from "../../../src/domain/StoreTypes.js"
+import { etsyCarrierName } from "../../../src/stores/etsy/EtsyFulfillment.js"
+import { isAmbiguous } from "../../../src/stores/StoreErrors.js"
+import { admin, connectTo, eventually, type SimReceipt, startSimulator, stats } from "./harness.js"
+
+const twoLineReceipt = {
+  transactions: [
+    { title: "Classic Tee", sku: "TEE-BLK-M", quantity: 2, price_cents: 2400 },
+    { title: "Ceramic Mug", sku: "MUG-WHT-11OZ", quantity: 1, price_cents: 1600 }
+  ]
+}
+
+const push = (receipt: SimReceipt, number: string, company = "USPS", url?: string): FulfillmentPush => ({
+  storeOrderId: String(receipt.receipt_id),
+  lines: [
+    { lineId: String(receipt.transactions[0]!.transaction_id), quantity: 2 },
+    { lineId: String(receipt.transactions[1]!.transaction_id), quantity: 1 }
+  ],
+  tracking: { company, number, ...(url === undefined ? {} : { url }) }
+})
+
+const read = (sim: { url: string }, receipt: SimReceipt) => admin<SimReceipt>(sim, "GET", `receipts/${receipt.receipt_id}`)
+
+describe("Etsy tracking push", () => {
+  it.scopedLive("creates one shipment with tracking, emails the buyer once, and answers AlreadyPushed after", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const connector = yield* connectTo(sim)
+      const request = push(receipt, "9400 1118 9956 2537 6834 12")
+
+      const first = yield* connector.pushFulfillment(request)
+      const stored = yield* read(sim, receipt)
+      expect(stored.shipments).toEqual([
+        { receipt_shipping_id: stored.shipments[0]!.receipt_shipping_id, shipment_notification_timestamp: expect.any(Number), carrier_name: "usps", tracking_code: "9400 1118 9956 2537 6834 12" }
+      ])
+      expect(first).toEqual({
+        _tag: "Created",
+        fulfillmentIds: [String(stored.shipments[0]!.receipt_shipping_id)],
+        lines: request.lines,
+        notifiedCustomer: true
+      })
+      expect(stored).toMatchObject({ is_shipped: true, status: "completed" })
+      // The same tracking number, however it is spaced: nothing new, no email.
+      const again = yield* connector.pushFulfillment(push(receipt, "9400111899562537683412"))
+      expect(again).toEqual({ _tag: "AlreadyPushed", fulfillmentIds: first._tag === "Created" ? first.fulfillmentIds : [] })
+      const s = yield* stats(sim)
+      expect(s.shipmentsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
+      expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
+    })
+  )
+
+  for (const kind of ["commitThenDrop", "error5xx", "reset"] as const) {
+    it.scopedLive(`a push that failed ambiguously (${kind}), then retried, ships once and emails the buyer once`, () =>
+      Effect.gen(function* () {
+        const sim = yield* startSimulator()
+        const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+        const connector = yield* connectTo(sim)
+        const request = push(receipt, "1Z999AA10123456784", "UPS")
+        yield* admin(sim, "POST", "faults", { operation: "createReceiptShipment", kind, count: 1 })
+
+        const failure = yield* Effect.flip(connector.pushFulfillment(request))
+        expect(failure).toMatchObject({ operation: "createReceiptShipment" })
+        expect(isAmbiguous(failure)).toBe(true)
+
+        const retried = yield* connector.pushFulfillment(request)
+        // The drop came after the commit: the read-back finds the shipment. Otherwise the retry creates it.
+        expect(retried._tag).toBe(kind === "commitThenDrop" ? "AlreadyPushed" : "Created")
+        const stored = yield* read(sim, receipt)
+        expect(stored.shipments.map((s) => [s.carrier_name, s.tracking_code])).toEqual([["ups", "1Z999AA10123456784"]])
+        const s = yield* stats(sim)
+        expect(s.shipmentsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
+        expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
+      })
+    )
+  }
+
+  it.scopedLive("sends a carrier Etsy does not list as \"other\", with the tracking link in the note to the buyer", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const connector = yield* connectTo(sim, { shipmentBody: "form" })
+      yield* admin(sim, "POST", "settings", { acceptJson: false })
+      const outcome = yield* connector.pushFulfillment(push(receipt, "YT2412345678901234", "YunExpress", "https://www.yuntrack.com/track?id=YT2412345678901234"))
+      expect(outcome._tag).toBe("Created")
+      expect((yield* read(sim, receipt)).shipments.map((s) => s.carrier_name)).toEqual(["other"])
+      expect(["USPS", "Royal Mail", "DHL Express", "fedex", "Canada-Post", "Acme Couriers"].map(etsyCarrierName)).toEqual([
+        "usps", "royal-mail", "dhl-express", "fedex", "canada-post", "other"
+      ])
+    })
+  )
+
+  it.scopedLive("adds a second package as a second shipment (a second email), never the same one twice", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const connector = yield* connectTo(sim)
+      const boxA = { ...push(receipt, "BOX-A-0001"), lines: [push(receipt, "x").lines[0]!] } as FulfillmentPush
+      const boxB = { ...push(receipt, "BOX-B-0002"), lines: [push(receipt, "x").lines[1]!] } as FulfillmentPush
+      expect((yield* connector.pushFulfillment(boxA))._tag).toBe("Created")
+      expect((yield* connector.pushFulfillment(boxB))._tag).toBe("Created")
+      expect((yield* connector.pushFulfillment(boxA))._tag).toBe("AlreadyPushed")
+      expect((yield* read(sim, receipt)).shipments.map((s) => s.tracking_code)).toEqual(["BOX-A-0001", "BOX-B-0002"])
+      expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 2 })
+    })
+  )
+
+  it.scopedLive("refuses cancelled, unpaid and unknown receipts and unknown lines without emailing anyone", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const connector = yield* connectTo(sim)
+      const cancelled = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      yield* admin(sim, "POST", `receipts/${cancelled.receipt_id}/cancel`, {})
+      expect(yield* connector.pushFulfillment(push(cancelled, "TOO-LATE"))).toMatchObject({ _tag: "Rejected", reason: "order_cancelled" })
+      const unpaid = yield* admin<SimReceipt>(sim, "POST", "receipts", { ...twoLineReceipt, status: "payment processing" })
+      expect(yield* connector.pushFulfillment(push(unpaid, "NOT-PAID"))).toMatchObject({ _tag: "Rejected", reason: "unpaid" })
+      const open = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const strayLine = { ...push(open, "STRAY"), lines: [{ lineId: "4999999999", quantity: 1 }] } as FulfillmentPush
+      expect(yield* connector.pushFulfillment(strayLine)).toMatchObject({ _tag: "Rejected", reason: "unknown_line" })
+      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "99999999" })).toMatchObject({ _tag: "Rejected", reason: "unknown_order" })
+      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "#1001" })).toMatchObject({ _tag: "Rejected", reason: "unknown_order" })
+      const s = yield* stats(sim)
+      expect(s.buyerEmailsByReceipt).toEqual({})
+      expect(s.requestsByOperation["createReceiptShipment"]).toBeUndefined()
+    })
+  )
+
+  it.scopedLive("reports Etsy's own refusal when the receipt is cancelled between the read-back and the write", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const connector = yield* connectTo(sim)
+      yield* admin(sim, "POST", "faults", { operation: "createReceiptShipment", kind: "latency", latencyMs: 300, count: 1 })
+      const fiber = yield* Effect.fork(connector.pushFulfillment(push(receipt, "RACE-0001")))
+      yield* eventually(admin<{ faults: Array<unknown> }>(sim, "GET", "faults"), (f) => f.faults.length === 0, "the slowed write")
+      yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
+      const outcome = yield* Fiber.join(fiber)
+      expect(outcome).toMatchObject({ _tag: "Rejected", reason: "store_refused" })
+      expect(outcome._tag === "Rejected" && outcome.messages[0]).toContain("canceled")
+      expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({})
+    })
+  )
+
+  it.scopedLive("annotating does nothing on Etsy (receipts have no tags or notes) and costs no request", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
+      const connector = yield* connectTo(sim)
+      yield* connector.annotate(String(receipt.receipt_id), draftedAnnotation("dft_01HZX"))
+      expect(connector.capabilities.annotations).toEqual([])
+      expect((yield* stats(sim)).requests).toBe(0)
+    })
+  )
+})

@@ -1,0 +1,172 @@
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Either, Layer, Option, Redacted } from "effect"
+import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
+import { makeEtsyConnector } from "../../../src/stores/etsy/EtsyConnector.js"
+import { offeredSignatures, verifyEtsyWebhook } from "../../../src/stores/etsy/EtsyWebhooks.js"
+import { admin, connectorConfig, connectTo, eventually, type SimReceipt, startSimulator } from "./harness.js"
+
+const key = Buffer.from("a-test-signing-key-of-32-bytes!!")
+const secret = `whsec_${key.toString("base64")}`
+const oldKey = Buffer.from("the-previous-signing-key-0123456")
+
+const secrets = {
+  storeKey: "acme-etsy",
+  shopId: "48213795",
+  webhookSecret: Redacted.make(secret),
+  previousWebhookSecret: Redacted.make(`whsec_${oldKey.toString("base64")}`)
+}
+
+const body = JSON.stringify({
+  event_type: "order.paid",
+  resource_url: "https://openapi.etsy.com/v3/application/shops/48213795/receipts/3401234567",
+  shop_id: 48213795
+})
+
+const sign = (signingKey: Buffer, id: string, timestamp: string, raw: string) =>
+  `v1,${createHmac("sha256", signingKey).update(`${id}.${timestamp}.${raw}`).digest("base64")}`
+
+const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
+  headers: {
+    "webhook-id": "msg_2b7c1e0f8a",
+    "webhook-timestamp": "1772361000",
+    "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", raw),
+    "content-type": "application/json",
+    ...overrides
+  },
+  rawBody: Buffer.from(raw)
+})
+
+const verdict = (result: ReturnType<typeof verifyEtsyWebhook>) =>
+  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+
+describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
+  it("accepts a delivery signed over id.timestamp.body and says which receipt it is about", () => {
+    expect(verifyEtsyWebhook(secrets, delivery())).toEqual(
+      Either.right({
+        storeKey: "acme-etsy",
+        topic: "order.paid",
+        dedupKey: "acme-etsy:etsy-webhook:msg_2b7c1e0f8a",
+        deliveryId: "msg_2b7c1e0f8a",
+        storeOrderId: "3401234567",
+        triggeredAt: "2026-03-01T10:30:00Z",
+        payload: JSON.parse(body)
+      })
+    )
+  })
+
+  it("rejects forged, tampered, replayed-with-new-timestamp and unsigned deliveries", () => {
+    const forged = sign(Buffer.from("guessed"), "msg_2b7c1e0f8a", "1772361000", body)
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": forged })))).toBe("bad_signature")
+    const tampered = body.replace("3401234567", "3401234568")
+    const signedOriginal = sign(key, "msg_2b7c1e0f8a", "1772361000", body)
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": signedOriginal }, tampered)))).toBe("bad_signature")
+    // The timestamp is signed: moving it forward to dodge a staleness check breaks the signature.
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-timestamp": "1772364600", "webhook-signature": signedOriginal })))).toBe("bad_signature")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": "v1,bm90IGl0" })))).toBe("bad_signature")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": undefined })))).toBe("missing_signature")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-id": undefined })))).toBe("missing_headers")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-timestamp": "yesterday" })))).toBe("missing_headers")
+  })
+
+  it("takes any of several signatures, the previous secret during a rotation, and only v1", () => {
+    const current = sign(key, "msg_2b7c1e0f8a", "1772361000", body)
+    const previous = sign(oldKey, "msg_2b7c1e0f8a", "1772361000", body)
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": `v1,AAAA ${current}` })))).toBe("accepted")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": previous })))).toBe("accepted")
+    const { previousWebhookSecret: _, ...withoutRotation } = secrets
+    expect(verdict(verifyEtsyWebhook(withoutRotation, delivery({ "webhook-signature": previous })))).toBe("bad_signature")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": current.replace("v1,", "v2,") })))).toBe("bad_signature")
+    expect(offeredSignatures("v1,abc  v1a,zzz v1,def bare")).toEqual(["abc", "def", "bare"])
+  })
+
+  it("refuses another shop, a body that is not JSON, and everything when no secret is configured", () => {
+    const otherShop = body.replace(/48213795/g, "11111111")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", otherShop) }, otherShop)))).toBe("wrong_shop")
+    const notJson = "event_type=order.paid"
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", notJson) }, notJson)))).toBe("malformed_body")
+    expect(verdict(verifyEtsyWebhook({ storeKey: "acme-etsy", shopId: "48213795" }, delivery()))).toBe("bad_signature")
+  })
+
+  it("gives every retry of one message the same dedup key, and other messages other keys", () => {
+    const keyOf = (id: string, timestamp: string) =>
+      Either.getOrThrow(verifyEtsyWebhook(secrets, delivery({ "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": sign(key, id, timestamp, body) }))).dedupKey
+    expect(keyOf("msg_1", "1772361000")).toBe(keyOf("msg_1", "1772361300"))
+    expect(keyOf("msg_1", "1772361000")).not.toBe(keyOf("msg_2", "1772361000"))
+  })
+})
+
+/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
+const receiver = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
+        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
+        const server = createServer((req, res) => {
+          const chunks: Array<Buffer> = []
+          req.on("data", (chunk: Buffer) => chunks.push(chunk))
+          req.on("end", () => {
+            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
+            res.writeHead(200).end()
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-etsy`, received, close: () => server.close() })
+        })
+      })
+  ),
+  (r) => Effect.sync(r.close)
+)
+
+describe("Etsy webhook deliveries from the simulator", () => {
+  it.scopedLive("verifies real thin deliveries, rejects a forged one, recognises replays, and re-reads the receipt", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const inbox = yield* receiver
+      yield* admin(sim, "POST", "webhooks/subscribe", { url: inbox.url })
+      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
+      yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
+      // Every delivery twice, newest first.
+      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 4, "4 deliveries")
+
+      const connector = yield* connectTo(sim)
+      expect(connector.capabilities.webhookPayload).toBe("thin")
+      const seen = new Set<string>()
+      const processed: Array<string> = []
+      for (const received of inbox.received) {
+        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
+        expect(verified.storeOrderId).toBe(String(receipt.receipt_id))
+        if (seen.has(verified.dedupKey)) continue
+        seen.add(verified.dedupKey)
+        processed.push(verified.topic)
+        // Thin payload: the state that counts is read from the API.
+        const order = Option.getOrThrow(yield* connector.getOrder(verified.storeOrderId!))
+        expect(order.cancelled).toBe(true)
+      }
+      expect(processed).toEqual(["order.canceled", "order.paid"])
+
+      const genuine = inbox.received[0]!
+      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace(String(receipt.receipt_id), "3401234999"))
+      const rejected = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
+      expect(Either.isLeft(rejected) && rejected.left.reason).toBe("bad_signature")
+    })
+  )
+
+  it.scopedLive("has no webhooks without a webhook secret (non-commercial apps), and rejects every delivery", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const { webhookSecret: _, ...withoutSecret } = connectorConfig(sim)
+      const http = yield* Layer.build(NodeHttpClient.layerUndici)
+      const connector = yield* makeEtsyConnector(withoutSecret).pipe(Effect.provide(http))
+      expect(connector.capabilities.webhookPayload).toBe("none")
+      const result = connector.verifyWebhook(delivery())
+      expect(Either.isLeft(result) && result.left.detail).toContain("no etsy webhookSecret is configured")
+    })
+  )
+})

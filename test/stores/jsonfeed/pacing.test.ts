@@ -1,0 +1,168 @@
+/**
+ * Pacing and 429 handling. The connector's time is TestClock; the simulator's
+ * clock (its rate-limit window) is a variable the test moves in lockstep, so
+ * no test waits for real seconds.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { makeRequestGate } from "../../../src/stores/jsonfeed/JsonFeedGate.js"
+import { retryAfterMillis } from "../../../src/stores/jsonfeed/JsonFeedHttp.js"
+import type { JsonFeedSimulatorOptions } from "../../../src/simulator/jsonfeed/index.js"
+import { admin, connectTo, type SimOrder, startSimulator, stats } from "./harness.js"
+
+const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** A simulator whose clock the test owns. */
+const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) =>
+  Effect.gen(function* () {
+    let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
+    const sim = yield* startSimulator({ ...options, now: () => simTime })
+    /** Moves both clocks forward by `ms`, the simulator's first, so a woken request finds its window moved. */
+    const advance = (ms: number) =>
+      Effect.suspend(() => {
+        simTime += ms
+        return TestClock.adjust(ms)
+      })
+    return { sim, advance }
+  })
+
+/** Requests time out after an hour of TestClock here, so a sleep that far away is a request in flight, not pacing. */
+const requestTimeout = "1 hour"
+const PACING_HORIZON_MS = 10 * 60 * 1000
+
+/** Real-time wait until the connector sleeps for pacing (or ends); returns the wake-up times. */
+const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 1_000; i++) {
+      const now = yield* TestClock.currentTimeMillis
+      const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)
+      if (pacing.length > 0) return pacing
+      if (Option.isSome(yield* Fiber.poll(fiber))) return []
+      yield* realPause(5)
+    }
+    throw new Error("the connector neither slept nor finished")
+  })
+
+describe("JSON feed pacing", () => {
+  it("reads Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.UTC(2026, 2, 1, 9, 0, 0)
+    expect(retryAfterMillis("7", now)).toBe(7000)
+    expect(retryAfterMillis("1.5", now)).toBe(1500)
+    expect(retryAfterMillis("Sun, 01 Mar 2026 09:00:30 GMT", now)).toBe(30_000)
+    expect(retryAfterMillis("Sun, 01 Mar 2026 08:59:00 GMT", now)).toBe(0)
+    expect(retryAfterMillis(undefined, now)).toBe(1000)
+    expect(retryAfterMillis("soon", now)).toBe(1000)
+  })
+
+  it.effect("spaces requests evenly and lets a pause hold back a caller already waiting", () =>
+    Effect.gen(function* () {
+      const gate = yield* makeRequestGate(4)
+      const sent: Array<number> = []
+      const send = Effect.zipRight(gate.acquire, Effect.flatMap(TestClock.currentTimeMillis, (t) => Effect.sync(() => sent.push(t))))
+      const fiber = yield* Effect.fork(Effect.all([send, send, send], { concurrency: "unbounded" }))
+      yield* TestClock.adjust(100)
+      // A 429 answered meanwhile: nobody sends for 2 s from now, the caller already queued included.
+      yield* gate.pauseFor(2000)
+      yield* TestClock.adjust(5000)
+      yield* Fiber.join(fiber)
+      expect(sent).toEqual([0, 2100, 2350])
+    })
+  )
+
+  it.scoped("after a 429 waits exactly Retry-After, sends nothing meanwhile, then succeeds", () =>
+    Effect.gen(function* () {
+      const { sim, advance } = yield* simulatorWithClock()
+      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+      const connector = yield* connectTo(sim, { requestTimeout })
+      yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "rateLimit", retryAfterSeconds: 7, count: 1 })
+
+      const fiber = yield* Effect.fork(connector.getOrder(order.id))
+      const sleeps = yield* untilPacingOrDone(fiber)
+      expect(sleeps).toEqual([(yield* TestClock.currentTimeMillis) + 7000])
+      const refused = yield* stats(sim)
+      expect(refused.faultsInjected["rateLimit"]).toBe(1)
+
+      // A second caller arriving during the pause waits for it too.
+      const other = yield* Effect.fork(connector.getOrder(order.id))
+      yield* advance(6999)
+      yield* realPause(50)
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect((yield* stats(sim)).requests).toBe(refused.requests)
+
+      yield* advance(1)
+      expect(Option.map(yield* Fiber.join(fiber), (o) => o.storeOrderId)).toEqual(Option.some(order.id))
+      expect(Option.isSome(yield* Fiber.join(other))).toBe(true)
+      expect((yield* stats(sim)).requestsByOperation["getOrder"]).toBe(3)
+    })
+  )
+
+  it.scoped("does not sit out a Retry-After over a minute: fails at once, and sends nothing until it has passed", () =>
+    Effect.gen(function* () {
+      const { sim, advance } = yield* simulatorWithClock()
+      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+      const connector = yield* connectTo(sim, { requestTimeout })
+      yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "429", retryAfterSeconds: 120, count: 1 })
+
+      const first = yield* Effect.flip(connector.getOrder(order.id))
+      expect(first).toMatchObject({ _tag: "StoreUnavailableError", status: 429, ambiguous: false })
+      const sent = (yield* stats(sim)).requests
+      yield* advance(59_000)
+      const second = yield* Effect.flip(connector.getOrder(order.id))
+      expect(second).toMatchObject({ _tag: "StoreUnavailableError", status: 429, ambiguous: false })
+      expect(second.message).toContain("nothing was sent")
+      expect((yield* stats(sim)).requests).toBe(sent)
+
+      yield* advance(61_000)
+      expect(Option.isSome(yield* connector.getOrder(order.id))).toBe(true)
+    })
+  )
+
+  it.scoped("paced at the storefront's rate, a long pull never hits its limit", () =>
+    Effect.gen(function* () {
+      const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 1 } })
+      yield* admin(sim, "POST", "orders/bulk", { count: 48 })
+      // A walk covers orders updated strictly before it started; the simulator's clock is frozen, so move it on.
+      yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
+      const connector = yield* connectTo(sim, { pageSize: 4, requestsPerSecond: 5, requestTimeout })
+      const startedAt = yield* TestClock.currentTimeMillis
+
+      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
+      for (;;) {
+        const sleeps = yield* untilPacingOrDone(fiber)
+        if (sleeps.length === 0) break
+        yield* advance(Math.max(1, Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)))
+      }
+      const pages = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      expect(pages.flatMap((p) => p.orders)).toHaveLength(48)
+      const after = yield* stats(sim)
+      expect(after.rateLimited).toBe(0)
+      expect(after.requestsByOperation["listOrders"]).toBe(12)
+      // Twelve requests, 200 ms apart.
+      expect((yield* TestClock.currentTimeMillis) - startedAt).toBe(11 * 200)
+    })
+  )
+
+  it.scoped("unpaced, it is refused by the storefront's limit and recovers by obeying Retry-After", () =>
+    Effect.gen(function* () {
+      const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 2 } })
+      yield* admin(sim, "POST", "orders/bulk", { count: 33 })
+      yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
+      const connector = yield* connectTo(sim, { pageSize: 3, requestsPerSecond: 0, requestTimeout })
+      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
+      const waits: Array<number> = []
+      for (;;) {
+        const sleeps = yield* untilPacingOrDone(fiber)
+        if (sleeps.length === 0) break
+        const wait = Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)
+        waits.push(wait)
+        yield* advance(Math.max(1, wait))
+      }
+      expect(Chunk.toReadonlyArray(yield* Fiber.join(fiber)).flatMap((p) => p.orders)).toHaveLength(33)
+      const after = yield* stats(sim)
+      // Eleven pages at five per two seconds: refused twice, each time waiting the 2 s the storefront asked.
+      expect(after.rateLimited).toBe(2)
+      expect(waits).toEqual([2000, 2000])
+      expect(after.requestsByOperation["listOrders"]).toBe(11)
+    })
+  )
+})

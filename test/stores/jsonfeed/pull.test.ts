@@ -1,0 +1,200 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Option, Redacted, Ref, Stream } from "effect"
+import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
+import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
+import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { admin, connectTo, settle, type SimOrder, startSimulator, stats } from "./harness.js"
+
+const versionsOf = (pages: ReadonlyArray<PulledPage>) => pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
+
+/** Pulls one walk to its end, letting `between` act after each page is "stored". */
+const walk = (
+  connector: StoreConnector,
+  cursor: StoreCursor | null,
+  between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
+) =>
+  Effect.gen(function* () {
+    const pages = yield* Ref.make<Array<PulledPage>>([])
+    yield* connector.pull(cursor).pipe(
+      Stream.runForEach((page) =>
+        Effect.gen(function* () {
+          const index = (yield* Ref.get(pages)).length
+          yield* Ref.update(pages, (all) => [...all, page])
+          yield* between(page, index)
+        })
+      )
+    )
+    const all = yield* Ref.get(pages)
+    return { pages: all, cursor: all[all.length - 1]!.cursor }
+  })
+
+/** Final `updated_at` of every order in the simulator, by id, canonical like the connector's. */
+const simVersions = (sim: Parameters<typeof admin>[0]) =>
+  Effect.map(admin<{ orders: Array<SimOrder> }>(sim, "GET", "orders"), ({ orders }) =>
+    new Map(orders.map((o) => [o.id, o.updated_at]))
+  )
+
+const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
+  const latest = new Map<string, string>()
+  for (const o of orders) {
+    const seen = latest.get(o.storeOrderId)
+    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, o.updatedAt)
+  }
+  return latest
+}
+
+describe("JSON feed incremental pull", () => {
+  it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 45 })
+      yield* settle(sim)
+      const connector = yield* connectTo(sim, { pageSize: 10 })
+      let created = ""
+      let editedAfterPull = ""
+
+      const first = yield* walk(connector, null, (page, index) =>
+        Effect.gen(function* () {
+          if (index === 0) {
+            editedAfterPull = page.orders[0]!.storeOrderId
+            yield* admin(sim, "PATCH", `orders/${editedAfterPull}`, { note: "edited after it was pulled" })
+            yield* admin(sim, "PATCH", `orders/${ids[30]}`, { note: "edited before it was reached" })
+          }
+          if (index === 1) {
+            yield* admin(sim, "POST", `orders/${ids[40]}/cancel`, {})
+            created = (yield* admin<SimOrder>(sim, "POST", "orders", {})).id
+            yield* admin(sim, "PATCH", `orders/${ids[12]}`, { financialStatus: "refunded" })
+          }
+        })
+      )
+      expect(first.pages.length).toBeGreaterThanOrEqual(5)
+      expect(first.pages.slice(0, -1).every((p) => !p.done && p.cursor.continuation !== undefined)).toBe(true)
+      expect(first.pages[first.pages.length - 1]!.done).toBe(true)
+      expect(first.cursor.continuation).toBeUndefined()
+      // Orders edited before the walk reached them left it for the next one: none is lost meanwhile.
+      const firstIds = new Set(first.pages.flatMap((p) => p.orders.map((o) => o.storeOrderId)))
+      expect(firstIds.has(ids[30]!)).toBe(false)
+      expect(firstIds.has(ids[40]!)).toBe(false)
+      expect(firstIds.has(created)).toBe(false)
+
+      yield* settle(sim)
+      const second = yield* walk(connector, first.cursor)
+      expect(second.pages.flatMap((p) => p.orders.map((o) => o.storeOrderId)).sort()).toEqual(
+        [editedAfterPull, ids[30]!, ids[40]!, created, ids[12]!].sort()
+      )
+      const versions = [...versionsOf(first.pages), ...versionsOf(second.pages)]
+      expect(new Set(versions).size).toBe(versions.length)
+      const final = yield* simVersions(sim)
+      expect(final.size).toBe(46)
+      expect(latestById([...first.pages, ...second.pages].flatMap((p) => p.orders))).toEqual(final)
+      expect(second.pages.flatMap((p) => p.orders).find((o) => o.storeOrderId === ids[40])).toMatchObject({ cancelled: true })
+
+      // The overlap is re-read, but nothing already handed out comes again; then one change comes once.
+      const third = yield* walk(connector, second.cursor)
+      expect(versionsOf(third.pages)).toEqual([])
+      const edited = yield* admin<SimOrder>(sim, "PATCH", `orders/${ids[5]}`, { tags: ["podsync:test"] })
+      yield* settle(sim)
+      const fourth = yield* walk(connector, third.cursor)
+      expect(versionsOf(fourth.pages)).toEqual([`${ids[5]}@${edited.updated_at}`])
+    })
+  )
+
+  it.scopedLive("converges under a storefront that keeps editing orders while podsync pages", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      yield* admin(sim, "POST", "orders/bulk", { count: 60 })
+      yield* admin(sim, "POST", "churn", { perPage: 4 })
+      const connector = yield* connectTo(sim, { pageSize: 7 })
+      const walks: Array<ReadonlyArray<PulledPage>> = []
+      let cursor: StoreCursor | null = null
+      for (let i = 0; i < 3; i++) {
+        const result: { pages: ReadonlyArray<PulledPage>; cursor: StoreCursor } = yield* walk(connector, cursor)
+        walks.push(result.pages)
+        cursor = result.cursor
+      }
+      yield* admin(sim, "POST", "churn", { perPage: 0 })
+      yield* settle(sim)
+      walks.push((yield* walk(connector, cursor)).pages)
+      const all = walks.flat()
+      const versions = versionsOf(all)
+      expect(new Set(versions).size).toBe(versions.length)
+      expect(latestById(all.flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
+    })
+  )
+
+  it.scopedLive("resumes from the cursor persisted after a page, as after a crash", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      yield* admin(sim, "POST", "orders/bulk", { count: 35 })
+      yield* settle(sim)
+      const connector = yield* connectTo(sim, { pageSize: 10 })
+      const firstTwo = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(connector.pull(null), 2)))
+      yield* admin(sim, "PATCH", `orders/${firstTwo[0]!.orders[3]!.storeOrderId}`, { note: "changed while we were down" })
+      // A new process starts from what the old one persisted after its second page.
+      yield* settle(sim)
+      const restarted = yield* connectTo(sim, { pageSize: 10 })
+      const rest = yield* walk(restarted, firstTwo[1]!.cursor)
+      const next = yield* walk(restarted, rest.cursor)
+      const pages = [...firstTwo, ...rest.pages, ...next.pages]
+      const versions = versionsOf(pages)
+      expect(new Set(versions).size).toBe(versions.length)
+      expect(latestById(pages.flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
+    })
+  )
+
+  it.scopedLive("walks the window again from its start when the storefront refuses a persisted cursor", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 12 })
+      yield* settle(sim)
+      const connector = yield* connectTo(sim, { pageSize: 5 })
+      const stale: StoreCursor = {
+        watermark: "1970-01-01T00:00:00Z",
+        continuation: JSON.stringify({ since: null, cursor: "expired-or-from-another-deploy", high: "1970-01-01T00:00:00Z", upper: null })
+      }
+      const result = yield* walk(connector, stale)
+      expect(result.pages.flatMap((p) => p.orders.map((o) => o.storeOrderId))).toEqual(ids)
+    })
+  )
+
+  it.scopedLive("starts a first pull at `since` when given", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      yield* admin(sim, "POST", "orders/bulk", { count: 3 })
+      const { now } = yield* admin<{ now: string }>(sim, "POST", "clock/advance", { seconds: 3600 })
+      const newer = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 2 })
+      yield* settle(sim)
+      const connector = yield* connectTo(sim)
+      const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since: now })))
+      expect(pages.flatMap((p) => p.orders.map((o) => o.storeOrderId))).toEqual(newer.ids)
+    })
+  )
+
+  it.scopedLive("reads one order by id, none for an unknown one, and sends the limit asked", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+      const connector = yield* connectTo(sim, { pageSize: 3 })
+      expect(Option.map(yield* connector.getOrder(order.id), (o) => o.updatedAt)).toEqual(Option.some(order.updated_at))
+      expect(yield* connector.getOrder("ord_999999")).toEqual(Option.none())
+      expect(yield* connector.getOrder("no/such order?")).toEqual(Option.none())
+      const before = (yield* stats(sim)).requestsByOperation["listOrders"] ?? 0
+      yield* admin(sim, "POST", "orders/bulk", { count: 6 })
+      yield* settle(sim)
+      const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null)))
+      expect(pages.map((p) => p.orders.length)).toEqual([3, 3, 1])
+      expect((yield* stats(sim)).requestsByOperation["listOrders"]).toBe(before + 3)
+    })
+  )
+
+  it.scopedLive("fails with a typed auth error that does not carry the token", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const connector = yield* connectTo(sim, { token: Redacted.make("jf_wrong_token") })
+      const error = yield* Effect.flip(connector.getOrder("ord_1001"))
+      expect(error).toMatchObject({ _tag: "StoreAuthError", status: 401, operation: "order" })
+      expect(JSON.stringify(error)).not.toContain("jf_wrong")
+      expect(error.message).not.toContain("jf_wrong")
+    })
+  )
+})

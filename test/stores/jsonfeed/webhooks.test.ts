@@ -1,0 +1,181 @@
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Redacted } from "effect"
+import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
+import { isWithinReplayWindow, verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
+import { admin, connectTo, eventually, type SimOrder, startSimulator } from "./harness.js"
+
+const secrets = {
+  storeKey: "acme-feed",
+  webhookSecret: Redacted.make("current-secret"),
+  previousWebhookSecret: Redacted.make("old-secret")
+}
+
+const envelope = {
+  delivery_id: "dlv_7c1f4e",
+  timestamp: 1772357112,
+  type: "order.updated",
+  order_id: "ord_1042",
+  updated_at: "2026-03-01T09:45:12.345+01:00"
+}
+const body = JSON.stringify(envelope)
+
+/** What a seller's server computes: lowercase hex HMAC-SHA256 of the raw body. */
+const sign = (secret: string, raw: string) => `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}`
+
+const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
+  headers: {
+    "content-type": "application/json",
+    "x-podsync-signature": sign("current-secret", raw),
+    "x-podsync-delivery": "dlv_7c1f4e",
+    "x-podsync-timestamp": "1772357112",
+    ...overrides
+  },
+  rawBody: Buffer.from(raw)
+})
+
+const verdict = (result: ReturnType<typeof verifyJsonFeedWebhook>) =>
+  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+
+describe("JSON feed webhook verification (pure)", () => {
+  it("accepts a delivery signed over the raw body and says what it is about", () => {
+    expect(verifyJsonFeedWebhook(secrets, delivery())).toEqual(
+      Either.right({
+        storeKey: "acme-feed",
+        topic: "order.updated",
+        dedupKey: "acme-feed:jsonfeed-delivery:dlv_7c1f4e",
+        deliveryId: "dlv_7c1f4e",
+        storeOrderId: "ord_1042",
+        orderUpdatedAt: "2026-03-01T08:45:12.345Z",
+        triggeredAt: "2026-03-01T09:25:12.000Z",
+        payload: envelope
+      })
+    )
+  })
+
+  it("accepts upper-case hex and the previous secret during a rotation, and only when it is configured", () => {
+    const upper = delivery({ "x-podsync-signature": sign("current-secret", body).toUpperCase() })
+    expect(verdict(verifyJsonFeedWebhook(secrets, upper))).toBe("accepted")
+    const signedWithOld = delivery({ "x-podsync-signature": sign("old-secret", body) })
+    expect(verdict(verifyJsonFeedWebhook(secrets, signedWithOld))).toBe("accepted")
+    const { previousWebhookSecret: _, ...withoutRotation } = secrets
+    expect(verdict(verifyJsonFeedWebhook(withoutRotation, signedWithOld))).toBe("bad_signature")
+  })
+
+  it("rejects forged, tampered, truncated and unsigned deliveries", () => {
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("guessed", body) })))).toBe("bad_signature")
+    const tampered = body.replace("ord_1042", "ord_1043")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body) }, tampered)))).toBe("bad_signature")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body).slice(0, 40) })))).toBe("bad_signature")
+    const base64 = createHmac("sha256", "current-secret").update(body).digest("base64")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": base64 })))).toBe("bad_signature")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": undefined })))).toBe("missing_signature")
+  })
+
+  it("refuses a replay re-dated or re-labelled in its headers: they must match the signed body", () => {
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-timestamp": "1772360000" })))).toBe("bad_signature")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-delivery": "dlv_other" })))).toBe("bad_signature")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-timestamp": undefined })))).toBe("missing_headers")
+  })
+
+  it("refuses a signed body that is not a delivery", () => {
+    const notJson = "delivery_id=dlv_7c1f4e"
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", notJson) }, notJson)))).toBe("malformed_body")
+    const noOrder = JSON.stringify({ ...envelope, order_id: undefined })
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", noOrder) }, noOrder)))).toBe("malformed_body")
+    const ping = JSON.stringify({ delivery_id: "dlv_7c1f4e", timestamp: 1772357112, type: "ping" })
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", ping) }, ping)))).toBe("accepted")
+  })
+
+  it("bounds replays by the signed timestamp: five minutes either way", () => {
+    const verified = Either.getOrThrow(verifyJsonFeedWebhook(secrets, delivery()))
+    const sentAt = 1772357112 * 1000
+    expect(isWithinReplayWindow(verified, sentAt + 299_000)).toBe(true)
+    expect(isWithinReplayWindow(verified, sentAt - 299_000)).toBe(true)
+    expect(isWithinReplayWindow(verified, sentAt + 301_000)).toBe(false)
+    expect(isWithinReplayWindow(verified, sentAt - 301_000)).toBe(false)
+    expect(isWithinReplayWindow({}, sentAt)).toBe(false)
+  })
+})
+
+interface Received { readonly headers: IncomingHttpHeaders; readonly rawBody: Buffer }
+
+/** A receiver on 127.0.0.1:0 recording every delivery as it came; it answers 500 to the first `failFirst`. */
+const receiver = (failFirst = 0, onRequest: () => void = () => {}) =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ url: string; received: Array<Received>; close: () => void }>((resolve) => {
+          const received: Array<Received> = []
+          const server = createServer((req, res) => {
+            const chunks: Array<Buffer> = []
+            req.on("data", (chunk: Buffer) => chunks.push(chunk))
+            req.on("end", () => {
+              onRequest()
+              received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
+              res.writeHead(received.length <= failFirst ? 500 : 200).end()
+            })
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as AddressInfo
+            resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-feed`, received, close: () => server.close() })
+          })
+        })
+    ),
+    (r) => Effect.sync(r.close)
+  )
+
+describe("JSON feed webhook deliveries from the simulator", () => {
+  it.scopedLive("verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const inbox = yield* receiver()
+      yield* admin(sim, "POST", "webhooks/subscribe", { address: inbox.url })
+      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+      yield* admin(sim, "PATCH", `orders/${order.id}`, { note: "gift" })
+      yield* admin(sim, "POST", `orders/${order.id}/cancel`, {})
+      yield* admin(sim, "POST", "webhooks/ping")
+      // Every delivery twice, newest first.
+      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 8, "8 deliveries")
+
+      const connector = yield* connectTo(sim)
+      const seen = new Set<string>()
+      const processed: Array<string> = []
+      for (const received of inbox.received) {
+        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
+        if (verified.topic !== "ping") expect(verified.storeOrderId).toBe(order.id)
+        if (seen.has(verified.dedupKey)) continue
+        seen.add(verified.dedupKey)
+        processed.push(verified.topic)
+      }
+      expect(processed).toEqual(["ping", "order.cancelled", "order.updated", "order.created"])
+
+      const genuine = inbox.received[0]!
+      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace("ping", "order.created"))
+      const result = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
+      expect(Either.isLeft(result) && result.left.reason).toBe("bad_signature")
+    })
+  )
+
+  it.scopedLive("a retried delivery is re-stamped and re-signed, and keeps its dedup key", () =>
+    Effect.gen(function* () {
+      let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
+      const sim = yield* startSimulator({ now: () => simTime })
+      // Ten seconds pass at the storefront between the attempt and its retry.
+      const inbox = yield* receiver(1, () => (simTime += 10_000))
+      yield* admin(sim, "POST", "webhooks/subscribe", { address: inbox.url })
+      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: true, delayMs: 0, retries: 1, retryDelayMs: 20 })
+      yield* admin(sim, "POST", "orders", {})
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 2, "the delivery and its retry")
+      const connector = yield* connectTo(sim)
+      const [first, retry] = inbox.received.map((r) => Either.getOrThrow(connector.verifyWebhook(r)))
+      expect(retry!.dedupKey).toBe(first!.dedupKey)
+      expect([first!.triggeredAt, retry!.triggeredAt]).toEqual(["2026-03-01T09:00:00.000Z", "2026-03-01T09:00:10.000Z"])
+      expect(inbox.received[1]!.headers["x-podsync-signature"]).not.toBe(inbox.received[0]!.headers["x-podsync-signature"])
+    })
+  )
+})

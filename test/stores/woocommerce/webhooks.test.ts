@@ -1,0 +1,165 @@
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Redacted } from "effect"
+import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
+import { verifyWooWebhook } from "../../../src/stores/woocommerce/WooWebhooks.js"
+import { admin, connectTo, eventually, startSimulator } from "./harness.js"
+
+const secrets = {
+  storeKey: "acme-woo",
+  url: "https://acme.example.com",
+  webhookSecret: Redacted.make("current-secret"),
+  previousWebhookSecret: Redacted.make("old-secret")
+}
+
+const body = JSON.stringify({
+  id: 4187,
+  status: "processing",
+  date_modified: "2026-03-02T12:00:05",
+  date_modified_gmt: "2026-03-02T11:00:05",
+  line_items: [{ id: 312, meta_data: [{ key: "design_front", value: "https://cdn.example.com/d.png" }] }]
+})
+
+const sign = (secret: string, raw: string | Buffer) => createHmac("sha256", secret).update(raw).digest("base64")
+
+const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
+  headers: {
+    "content-type": "application/json",
+    "x-wc-webhook-source": "https://acme.example.com/",
+    "x-wc-webhook-topic": "order.updated",
+    "x-wc-webhook-resource": "order",
+    "x-wc-webhook-event": "updated",
+    "x-wc-webhook-signature": sign("current-secret", raw),
+    "x-wc-webhook-id": "12",
+    "x-wc-webhook-delivery-id": "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c",
+    ...overrides
+  },
+  rawBody: Buffer.from(raw)
+})
+
+const verdict = (result: ReturnType<typeof verifyWooWebhook>) => Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+
+describe("WooCommerce webhook verification (pure)", () => {
+  it("accepts a delivery signed over the raw body and says which order version it is about", () => {
+    expect(verifyWooWebhook(secrets, delivery())).toEqual(
+      Either.right({
+        storeKey: "acme-woo",
+        topic: "order.updated",
+        dedupKey: "acme-woo:woo:order.updated:4187@2026-03-02T11:00:05Z",
+        deliveryId: "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c",
+        storeOrderId: "4187",
+        orderUpdatedAt: "2026-03-02T11:00:05Z",
+        payload: JSON.parse(body)
+      })
+    )
+  })
+
+  it("answers WooCommerce's unsigned ping as a ping, and nothing else unsigned", () => {
+    const ping: WebhookDelivery = { headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)" }, rawBody: Buffer.from("webhook_id=12") }
+    expect(verifyWooWebhook(secrets, ping)).toEqual(
+      Either.right({ storeKey: "acme-woo", topic: "webhook.ping", dedupKey: "acme-woo:woo-ping:12", payload: { webhook_id: 12 } })
+    )
+    expect(verdict(verifyWooWebhook(secrets, { headers: {}, rawBody: Buffer.from(body) }))).toBe("missing_signature")
+    expect(verdict(verifyWooWebhook(secrets, { headers: {}, rawBody: Buffer.from("webhook_id=12&status=completed") }))).toBe("missing_signature")
+  })
+
+  it("rejects forged, tampered and truncated signatures; accepts the previous secret only when configured", () => {
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("guessed", body) })))).toBe("bad_signature")
+    expect(verdict(verifyWooWebhook(secrets, delivery({}, body.replace("4187", "4188"))))).toBe("accepted")
+    const tampered = { ...delivery(), rawBody: Buffer.from(body.replace("4187", "4188")) }
+    expect(verdict(verifyWooWebhook(secrets, tampered))).toBe("bad_signature")
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("current-secret", body).slice(0, 20) })))).toBe("bad_signature")
+    const old = delivery({ "x-wc-webhook-signature": sign("old-secret", body) })
+    expect(verdict(verifyWooWebhook(secrets, old))).toBe("accepted")
+    const { previousWebhookSecret: _, ...current } = secrets
+    expect(verdict(verifyWooWebhook(current, old))).toBe("bad_signature")
+  })
+
+  it("refuses another site, a missing topic and a body that is not JSON", () => {
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-source": "https://www.acme.example.com/" })))).toBe("accepted")
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-source": "https://evil.example.com/" })))).toBe("wrong_shop")
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-topic": undefined })))).toBe("missing_headers")
+    expect(verdict(verifyWooWebhook(secrets, delivery({}, "not json")))).toBe("malformed_body")
+  })
+
+  it("keys duplicates alike and two events alike only when they carry the same order version", () => {
+    const key = (headers: Record<string, string | undefined>, raw = body) => Either.getOrThrow(verifyWooWebhook(secrets, delivery(headers, raw))).dedupKey
+    const original = key({})
+    expect(key({ "x-wc-webhook-delivery-id": "another-delivery" })).toBe(original)
+    // The Delivery-ID is shared by deliveries in the same second, so it does not make events equal.
+    const later = body.replace("11:00:05", "11:00:07")
+    expect(key({}, later)).not.toBe(original)
+    expect(key({ "x-wc-webhook-topic": "order.created" })).not.toBe(original)
+    const deleted = JSON.stringify({ id: 4187 })
+    expect(key({ "x-wc-webhook-topic": "order.deleted" }, deleted)).toMatch(/^acme-woo:woo-delivery:12:2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c:[0-9a-f]{16}$/)
+  })
+})
+
+/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
+const receiver = Effect.acquireRelease(
+  Effect.promise(
+    () =>
+      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
+        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
+        const server = createServer((req, res) => {
+          const chunks: Array<Buffer> = []
+          req.on("data", (chunk: Buffer) => chunks.push(chunk))
+          req.on("end", () => {
+            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
+            res.writeHead(200).end()
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as AddressInfo
+          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-woo`, received, close: () => server.close() })
+        })
+      })
+  ),
+  (r) => Effect.sync(r.close)
+)
+
+describe("WooCommerce webhook deliveries from the simulator", () => {
+  it.scopedLive("verifies real deliveries and the ping, rejects a forged one and recognises replays by their dedup key", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const inbox = yield* receiver
+      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      for (const topic of ["order.created", "order.updated", "order.deleted"]) {
+        yield* admin(sim, "POST", "webhooks/subscribe", { topic, address: inbox.url })
+      }
+      const order = yield* admin(sim, "POST", "orders", {})
+      sim.clock.now += 1000
+      yield* admin(sim, "PATCH", `orders/${order.id}`, { customer_note: "gift" })
+      sim.clock.now += 1000
+      yield* admin(sim, "POST", `orders/${order.id}/trash`)
+      // Every delivery twice, newest first.
+      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 3 + 8, "3 pings and 8 deliveries")
+
+      const connector = yield* connectTo(sim)
+      const seen = new Set<string>()
+      const processed: Array<string> = []
+      let replays = 0
+      for (const received of inbox.received) {
+        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
+        if (seen.has(verified.dedupKey)) {
+          replays += 1
+          continue
+        }
+        seen.add(verified.dedupKey)
+        processed.push(verified.topic)
+        if (verified.topic !== "webhook.ping") expect(verified.storeOrderId).toBe(String(order.id))
+      }
+      expect(replays).toBe(4)
+      // Trashing saves the order (order.updated) and deletes it (order.deleted).
+      expect(processed.sort()).toEqual(["order.created", "order.deleted", "order.updated", "order.updated", "webhook.ping", "webhook.ping", "webhook.ping"])
+
+      const genuine = inbox.received.find((r) => r.headers["x-wc-webhook-topic"] === "order.updated")!
+      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace('"gift"', '"free stuff"'))
+      const rejected = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
+      expect(Either.isLeft(rejected) && rejected.left.reason).toBe("bad_signature")
+    })
+  )
+})

@@ -1,0 +1,134 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
+import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
+import { exited, freePort, spawnPodsync, tempDir, waitForHttp } from "./cli.js"
+
+/** The demo mapping: store SKUs that the seeded POD catalog carries, one ignored gift-wrap line. */
+export const MAPPED_SKUS = ["UTS01-FOREST-S", "UTS01-DARKHE-M", "UTS01-MILITA-S", "UTS01-SPORTG-S", "UTS01-CHARCO-S", "UTS01-WHITE-S"]
+
+export interface Stack {
+  readonly pod: RunningPodSimulator
+  readonly shopify: RunningShopifySimulator
+  readonly dir: string
+  readonly mappingFile: string
+  readonly close: () => Promise<void>
+}
+
+export const startStack = async (options: { readonly podRateLimit?: false } = {}): Promise<Stack> => {
+  const pod = await startPodSimulator(options.podRateLimit === false ? { rateLimit: false } : {})
+  const shopify = await startShopifySimulator()
+  const dir = tempDir("pipeline")
+  const mappingFile = path.join(dir, "mappings.csv")
+  fs.copyFileSync("config/mappings/demo-shopify.csv", mappingFile)
+  return {
+    pod, shopify, dir, mappingFile,
+    close: async () => {
+      await Promise.all([pod.close(), shopify.close()])
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A daemon config against the stack; `database` a Postgres URL (one schema per test) or the embedded default. */
+export const writeDaemonConfig = (stack: Stack, port: number, options: { readonly databaseUrl?: string; readonly name?: string } = {}) => {
+  const file = path.join(stack.dir, `${options.name ?? "podsync"}.yaml`)
+  fs.writeFileSync(file, [
+    ...(options.databaseUrl ? ["database:", `  url: "${options.databaseUrl}"`] : []),
+    `dataDir: ${path.join(stack.dir, "data")}`,
+    "log:",
+    "  level: ${PODSYNC_LOG_LEVEL:-warning}",
+    "server:",
+    "  host: 127.0.0.1",
+    `  port: ${port}`,
+    "pod:",
+    `  baseUrl: ${stack.pod.url}`,
+    "  clientKey: sim-client-key",
+    "  clientSecret: sim-client-secret",
+    "  timeoutMs: 5000",
+    "stores:",
+    "  - key: demo-shopify",
+    "    platform: shopify",
+    "    podStoreId: store-demo",
+    "    shopify:",
+    "      shop: acme.myshopify.com",
+    "      accessToken: shpat_sim_token",
+    "      webhookSecret: shopify-sim-webhook-secret",
+    `      baseUrl: ${stack.shopify.url}`,
+    `    mappings: ${stack.mappingFile}`,
+    "schedules:",
+    '  pull: "*/2 * * * * *"',
+    '  reconcile: "*/2 * * * * *"',
+    '  catalog: "0 0 * * * *"',
+    '  report: "0 0 6 * * *"',
+    "reports:",
+    `  dir: ${path.join(stack.dir, "reports")}`
+  ].join("\n"))
+  return file
+}
+
+export const post = async (url: string, body: unknown = {}) => {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  return response.json() as Promise<any>
+}
+
+export const getJson = async (url: string) => (await fetch(url)).json() as Promise<any>
+
+/** Creates `count` paid Shopify orders, one mapped POD line each (SKUs cycling through the mapping). */
+export const createOrders = async (stack: Stack, count: number, extra: Record<string, unknown> = {}) => {
+  const ids: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    const sku = MAPPED_SKUS[i % MAPPED_SKUS.length]!
+    const order = await post(`${stack.shopify.url}/__sim/orders`, {
+      financialStatus: "PAID",
+      lineItems: [{ sku, title: "Podsync Tee", quantity: 1 + (i % 2), price: "24.00", customAttributes: [{ key: "design_front", value: `https://cdn.example.com/d/${i}.png` }] }],
+      ...extra
+    })
+    ids.push(String(order.legacyResourceId))
+  }
+  return ids
+}
+
+export interface StatusCounts { readonly [state: string]: number }
+
+export const statusOf = async (port: number): Promise<StatusCounts> => {
+  const body = await getJson(`http://127.0.0.1:${port}/status`)
+  const counts: Record<string, number> = {}
+  for (const row of body.orders as Array<{ state: string; count: number }>) counts[row.state] = (counts[row.state] ?? 0) + row.count
+  return counts
+}
+
+/** Polls until `done(status)` holds, driving the POD simulator's checkout and shipping on each turn. */
+export const driveUntil = async (
+  stack: Stack,
+  read: () => Promise<StatusCounts>,
+  done: (counts: StatusCounts) => boolean,
+  timeoutMs: number
+): Promise<StatusCounts> => {
+  const deadline = Date.now() + timeoutMs
+  let last: StatusCounts = {}
+  for (;;) {
+    try {
+      last = await read()
+      if (done(last)) return last
+    } catch {
+      // the daemon may be restarting
+    }
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; last status ${JSON.stringify(last)}`)
+    await post(`${stack.pod.url}/__sim/checkout-all`, { paid: true }).catch(() => undefined)
+    await post(`${stack.pod.url}/__sim/ship-all`).catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 1_000))
+  }
+}
+
+export const startDaemon = async (config: string, port: number, env: Record<string, string> = {}) => {
+  const daemon = spawnPodsync(["start", "--config", config], env)
+  await waitForHttp(`http://127.0.0.1:${port}/readyz`, 90_000).catch(async (error) => {
+    daemon.kill("SIGKILL")
+    throw new Error(`${(error as Error).message}\n${daemon.output()}`)
+  })
+  return daemon
+}
+
+export { exited, freePort }
