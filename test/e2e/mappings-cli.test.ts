@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import * as path from "node:path"
@@ -16,13 +17,28 @@ import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { freePort, podsync, tempDir } from "../support/cli.js"
+import { freePort, tempDir } from "../support/cli.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
 const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 const FRONT = "https://cdn.example.com/front.png"
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
+
+/**
+ * Runs the compiled CLI without blocking this process: the simulator and the
+ * stand-in daemon answer it from here.
+ */
+const podsync = (args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["bin/podsync.js", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    // "close", not "exit": the output is complete only once the pipes closed.
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
 
 const dir = tempDir("mappings-cli")
 let sim: RunningPodSimulator
@@ -71,7 +87,7 @@ describe("podsync mappings suggest", () => {
     const { config, mappings, write } = writeConfig("suggest")
     write(`,UTS01-FOREST-S,,,${FRONT},,,,,,,`, ",uts01-forest-m,,,,,,,,,,", ",NOT-A-POD-SKU,,,,,,,,,,")
     const out = path.join(path.dirname(mappings), "draft.csv")
-    const result = podsync(["mappings", "suggest", "--store", "acme-shopify", "--out", out, "--config", config])
+    const result = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--out", out, "--config", config])
     expect(result.stderr).toContain("unmatched: SKU NOT-A-POD-SKU: no catalog variant has its SKU")
     expect(result.code).toBe(0)
     const draft = fs.readFileSync(out, "utf8")
@@ -89,12 +105,12 @@ describe("podsync mappings load, on the embedded database", () => {
     const { config, mappings, write } = writeConfig("load")
     const [forestS, forestM] = [await variantBySku("UTS01-FOREST-S"), await variantBySku("UTS01-FOREST-M")]
     write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-M,${forestM.variant_id},,${FRONT},,,,,,,`)
-    const loaded = podsync(["mappings", "load", "--config", config])
+    const loaded = await podsync(["mappings", "load", "--config", config])
     expect(loaded.stdout).toContain(`acme-shopify: loaded 2 rows from ${mappings}`)
     expect(loaded.code).toBe(0)
 
     write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-M,${forestM.variant_id},10001,${FRONT},,,,,,,`)
-    const refused = podsync(["mappings", "load", "--store", "acme-shopify", "--config", config])
+    const refused = await podsync(["mappings", "load", "--store", "acme-shopify", "--config", config])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`${mappings}:3: pod_variant_id: give exactly one of pod_variant_id and pod_legacy_id, not both`)
     expect(refused.stdout).toContain(`acme-shopify: ${mappings} has 1 issue(s): the previous 2 rows stay loaded until it is fixed`)
@@ -112,7 +128,7 @@ describe("podsync check", () => {
       `,SKU-WAIT,,${outOfStock.legacy_variant_id},${FRONT},,,,,,,`,
       ",GIFT-WRAP,,,,,,,,,,true"
     )
-    const result = podsync(["check", "--config", config])
+    const result = await podsync(["check", "--config", config])
     expect(result.code).toBe(1)
     expect(result.stdout).toContain(`${mappings}:3: pod_variant_id: POD variant 00000000-0000-4000-8000-000000000000 is not in the POD catalog`)
     expect(result.stdout).toContain(`${mappings}:4: pod_variant_id: POD variant ${discontinued.variant_id} (${discontinued.product?.product_name}, ${discontinued.name}) is discontinued`)
@@ -125,7 +141,7 @@ describe("podsync check", () => {
     const closed = await freePort()
     const { config, mappings, write } = writeConfig("offline", { podUrl: `http://127.0.0.1:${closed}` })
     write(`,SKU-OK,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`)
-    const result = podsync(["check", "--config", config])
+    const result = await podsync(["check", "--config", config])
     expect(result.stdout).toContain(`acme-shopify: ${mappings}: 1 rows OK`)
     expect(result.stdout).toContain(`the POD API at http://127.0.0.1:${closed} is not reachable`)
     expect(result.code).toBe(0)
@@ -153,7 +169,7 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
       Layer.provide(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port }))
     )
     const daemon = ManagedRuntime.make(server.pipe(
-      Layer.provideMerge(MappingStore.Default({ stores: [{ key: "acme-shopify", mappings }], reloadOnSighup: false })),
+      Layer.provideMerge(MappingStore.Default({ stores: [{ key: "acme-shopify", mappings }], reloadOnSighup: false, pollEvery: "1 hour" })),
       Layer.provideMerge(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, OrdersRepo.Default, triggers, pod)),
       Layer.provideMerge(pgliteDatabase().layer)
     ))
@@ -164,8 +180,9 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
           lines: [sampleLine({ variantId: "77001", sku: "SHOP-TEE-1", title: "Gildan 5000 Unisex Heavy Cotton Tee", variantTitle: "Forest Green / M" })]
         }), "acme-shopify:9001")))
 
+      // The daemon polls hourly here: only the command can make it see the edit.
       write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-L,${forestS.variant_id},,${FRONT},,,,,,,`)
-      const loaded = podsync(["mappings", "load", "--config", config])
+      const loaded = await podsync(["mappings", "load", "--config", config])
       expect(loaded.stdout).toContain(`acme-shopify: loaded 2 rows from ${mappings}`)
       expect(loaded.stdout).toContain("(loaded by the running daemon)")
       expect(loaded.code).toBe(0)
@@ -173,7 +190,7 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
       expect(table.rows.map((r) => r.storeSku)).toEqual(["UTS01-FOREST-S", "UTS01-FOREST-L"])
       expect(replans).toContain("acme-shopify")
 
-      const suggested = podsync(["mappings", "suggest", "--store", "acme-shopify", "--config", config])
+      const suggested = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--config", config])
       expect(suggested.code).toBe(0)
       expect(suggested.stderr).toContain("1 lines of recent orders")
       const rows = cellsOfCsv(suggested.stdout)
