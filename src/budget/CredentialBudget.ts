@@ -116,7 +116,7 @@ export const makeCredentialBudget = (
 
     const waitFor = (result: AcquireResult): Effect.Effect<void> => {
       if (result.retryAt === null) return Effect.void
-      const delay = Math.max(1, result.retryAt - result.now)
+      const delay = Math.max(ledger.minWaitMs, result.retryAt - result.now)
       return Effect.sleep(Duration.millis(ledger.maxWaitMs === null ? delay : Math.min(delay, ledger.maxWaitMs)))
     }
 

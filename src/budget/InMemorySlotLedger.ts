@@ -86,6 +86,7 @@ export const makeInMemorySlotLedger = (options: InMemoryLedgerOptions): Effect.E
         })
       ),
       keepAliveEveryMs: null,
+      minWaitMs: 1,
       maxWaitMs: null
     }
   })

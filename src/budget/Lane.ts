@@ -33,3 +33,15 @@ export const topWaitingRank = (waitingByLane: Readonly<Record<Lane, number>>): n
 /** How many of these waiters are in lanes of at least `minRank`. */
 export const waitingFromRank = (waitingByLane: Readonly<Record<Lane, number>>, minRank: number): number =>
   lanesByPriority.reduce((sum, lane) => (laneRank(lane) >= minRank ? sum + waitingByLane[lane] : sum), 0)
+
+/** Who still waits once `granted` waiters were served, most urgent lanes first. */
+export const afterGrants = (waitingByLane: Readonly<Record<Lane, number>>, granted: number): Record<Lane, number> => {
+  const left = { ...waitingByLane }
+  let toServe = granted
+  for (const lane of lanesByPriority) {
+    const served = Math.min(toServe, left[lane])
+    left[lane] -= served
+    toServe -= served
+  }
+  return left
+}

@@ -22,6 +22,8 @@ export interface SlotLedger {
   readonly usage: Effect.Effect<LedgerUsage, SlotLedgerError>
   /** How often an in-flight slot must be kept alive, or null when it never expires. */
   readonly keepAliveEveryMs: number | null
+  /** The shortest a waiting dispatcher sleeps before asking again, so that slots freeing together are taken together. */
+  readonly minWaitMs: number
   /** The longest a waiting dispatcher may sleep before asking again (null: no limit). */
   readonly maxWaitMs: number | null
 }

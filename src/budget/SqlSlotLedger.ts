@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { type Kysely, sql } from "kysely"
-import { topWaitingRank, waitingFromRank } from "./Lane.js"
+import { afterGrants, topWaitingRank, waitingFromRank } from "./Lane.js"
 import { type AcquireResult, type LedgerUsage, type SlotLedger, SlotLedgerError } from "./SlotLedger.js"
 import { admit } from "./SlotLog.js"
 
@@ -13,9 +13,16 @@ import { admit } from "./SlotLog.js"
  * flight leaves their slots counting until its last sign of life + request timeout + window,
  * and a replica that starts reads the log its predecessors left: restarts keep the guarantee.
  *
- * Priority across replicas: each replica advertises its most urgent waiting lane; a replica
- * takes slots only for its waiters of that lane or higher. Round-robin across stores holds
- * within each replica.
+ * Priority across replicas: each replica advertises the most urgent lane in which it still has
+ * callers waiting (refreshed at least every `refreshMs`, ignored after 3 × `refreshMs`, so a
+ * dead replica blocks nobody for long); a replica takes slots only for its waiters of a lane at
+ * least as urgent as every other replica's. So no replica serves a lower lane while another one
+ * has a higher lane waiting, up to the advertisement's delay (one transaction, or the 100 ms
+ * poll of a deferring replica). Round-robin across stores holds within each replica; across
+ * replicas, slots go to whichever replica asks first when they free.
+ *
+ * The caller of `acquire`/`release` must not hold a transaction on the same database
+ * connection (PGlite has only one): the ledger's statements run on their own.
  */
 export interface SqlLedgerOptions {
   /** Queries run on this handle directly, outside any transaction of the caller. */
@@ -36,7 +43,9 @@ export interface SqlLedgerOptions {
 // Namespace of our advisory locks (other subsystems use other class ids).
 const lockClass = 0x706f6462
 // How soon a replica that deferred to a more urgent one asks again.
-const priorityPollMs = 50
+const priorityPollMs = 100
+// Slots that free within this much of each other are taken in one transaction.
+const coalesceMs = 10
 
 type Millis = number | string | bigint
 const ms = (value: Millis): number => Number(value)
@@ -56,44 +65,44 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
   const acquire: SlotLedger["acquire"] = (request) =>
     run("take a slot", () =>
       db.transaction().execute(async (trx): Promise<AcquireResult> => {
+        // Few round trips while the lock is held: lock, read everything, write everything.
         await sql`select pg_advisory_xact_lock(${sql.lit(lockClass)}, hashtext(${credential}))`.execute(trx)
-        const now = ms((await sql<{ now: Millis }>`select ${nowMs} as now`.execute(trx)).rows[0]!.now)
-        const credentialRow = await sql<{ paused_until_ms: Millis | null }>`
-          select paused_until_ms from rate_budget_credentials where credential = ${credential}`.execute(trx)
-        const pausedValue = credentialRow.rows[0]?.paused_until_ms
-        const pausedUntil = pausedValue === undefined || pausedValue === null ? null : ms(pausedValue)
-        const held = await sql<{ answered_at_ms: Millis | null; holds_until_ms: Millis }>`
-          select answered_at_ms, holds_until_ms from rate_budget_slots
-          where credential = ${credential} and holds_until_ms >= ${now}`.execute(trx)
-        const slots = held.rows.map((row) => ({
-          answeredAt: row.answered_at_ms === null ? null : ms(row.answered_at_ms),
-          holdsUntil: ms(row.holds_until_ms)
-        }))
-
-        const myRank = topWaitingRank(request.waitingByLane)
-        await sql`
-          insert into rate_budget_waiters (credential, replica, top_lane_rank, seen_at_ms)
-          values (${credential}, ${replica}, ${myRank}, ${now})
-          on conflict (credential, replica)
-          do update set top_lane_rank = excluded.top_lane_rank, seen_at_ms = excluded.seen_at_ms`.execute(trx)
-        const others = await sql<{ rank: number | null }>`
-          select max(top_lane_rank) as rank from rate_budget_waiters
-          where credential = ${credential} and replica <> ${replica}
-            and seen_at_ms >= ${now - staleAdvertisementMs}`.execute(trx)
-        const minLaneRank = Math.max(0, others.rows[0]?.rank ?? 0)
+        const state = (await sql<{
+          now: Millis
+          paused_until_ms: Millis | null
+          slots: ReadonlyArray<readonly [number | null, number]>
+          others_rank: number | null
+        }>`
+          select clock.now,
+            (select paused_until_ms from rate_budget_credentials where credential = ${credential}) as paused_until_ms,
+            (select coalesce(json_agg(json_build_array(s.answered_at_ms, s.holds_until_ms)), '[]'::json)
+              from rate_budget_slots s where s.credential = ${credential} and s.holds_until_ms >= clock.now) as slots,
+            (select max(w.top_lane_rank) from rate_budget_waiters w
+              where w.credential = ${credential} and w.replica <> ${replica}
+                and w.seen_at_ms >= clock.now - ${staleAdvertisementMs}) as others_rank
+          from (select ${nowMs} as now) clock`.execute(trx)).rows[0]!
+        const now = ms(state.now)
+        const pausedUntil = state.paused_until_ms === null ? null : ms(state.paused_until_ms)
+        const slots = state.slots.map(([answeredAt, holdsUntil]) => ({ answeredAt, holdsUntil }))
+        // Serve only lanes at least as urgent as any other replica's most urgent waiting lane.
+        const minLaneRank = Math.max(0, state.others_rank ?? 0)
         const eligible = waitingFromRank(request.waitingByLane, minLaneRank)
         const total = waitingFromRank(request.waitingByLane, 0)
-
         const admission = admit({ limit, windowMs, now, wanted: eligible, pausedUntil, slots })
-        const granted: Array<string> = []
-        if (admission.granted > 0) {
-          const inserted = await sql<{ id: Millis }>`
-            insert into rate_budget_slots (credential, replica, sent_at_ms, holds_until_ms)
-            select ${credential}, ${replica}, ${now}::bigint, ${now + timeoutMs + windowMs}::bigint
-            from generate_series(1, ${admission.granted}::int)
-            returning id`.execute(trx)
-          for (const row of inserted.rows) granted.push(String(row.id))
-        }
+
+        const stillWaiting = topWaitingRank(afterGrants(request.waitingByLane, admission.granted))
+        const inserted = await sql<{ id: Millis }>`
+          with advertisement as (
+            insert into rate_budget_waiters (credential, replica, top_lane_rank, seen_at_ms)
+            values (${credential}, ${replica}, ${stillWaiting}, ${now})
+            on conflict (credential, replica)
+            do update set top_lane_rank = excluded.top_lane_rank, seen_at_ms = excluded.seen_at_ms
+          )
+          insert into rate_budget_slots (credential, replica, sent_at_ms, holds_until_ms)
+          select ${credential}, ${replica}, ${now}::bigint, ${now + timeoutMs + windowMs}::bigint
+          from generate_series(1, ${admission.granted}::int)
+          returning id`.execute(trx)
+        const granted = inserted.rows.map((row) => String(row.id))
         if (now - prunedAt > windowMs) {
           prunedAt = now
           await sql`delete from rate_budget_slots
@@ -170,6 +179,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
     withdraw,
     usage,
     keepAliveEveryMs: Math.max(1, Math.floor(timeoutMs / 3)),
+    minWaitMs: coalesceMs,
     maxWaitMs: refreshMs
   }
 }

@@ -77,7 +77,9 @@ export const checkCommand = Command.make("check", { config: configOption }, ({ c
     const database = app.database.url ? "PostgreSQL" : `embedded, under ${app.dataDir}`
     yield* Console.log(`OK: ${file} is valid. Stores: ${stores}. Database: ${database}.`)
     const mappings = yield* lintMappingFiles(app)
-    const catalog = mappings.parsed.some((f) => f.table.rows.length > 0) ? yield* lintAgainstLiveCatalog(app, mappings.parsed) : 0
+    const mapped = mappings.parsed.some((f) => f.table.rows.some((r) => r.pod !== undefined && !r.ignore))
+    const catalog = mapped ? yield* lintAgainstLiveCatalog(app, mappings.parsed) : 0
+    if (!mapped) yield* Console.log("Catalog: no mapped POD variants to check")
     const errors = mappings.errors + catalog
     if (errors > 0) {
       return yield* new CliFailure({ message: `${errors} problem(s) in the mapping files (listed above): fix them, then run podsync check again` })

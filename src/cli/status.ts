@@ -1,51 +1,110 @@
 import { Command } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
+import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
+import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { askDaemon, configOption, dbLayer, withConfig } from "./AppRuntime.js"
 
-const StatusBody = Schema.Struct({
-  orders: Schema.Array(Schema.Struct({ storeKey: Schema.String, state: Schema.String, count: Schema.Number })),
-  held: Schema.Array(Schema.Struct({ storeKey: Schema.String, reason: Schema.String, count: Schema.Number }))
-})
-type StatusBody = typeof StatusBody.Type
-
+// Without a daemon: the database's figures; the budget from the shared send log (who waits is not known).
 const fromDatabase = (config: AppConfig) =>
   Effect.gen(function*() {
-    const repo = yield* StatusRepo
-    return { orders: yield* repo.ordersByStoreAndState, held: yield* repo.heldByReason }
+    const budget = yield* budgetStatusFromLog(config.pod).pipe(Effect.orElseSucceed(() => null))
+    return yield* readStatusReport({ storeKeys: config.stores.map((s) => s.key), budget, traffic: null })
   }).pipe(Effect.provide(StatusRepo.Default), Effect.provide(dbLayer(config)))
 
-// A daemon on the embedded database holds it alone: ask it over HTTP first.
-const fromDaemon = (config: AppConfig) => askDaemon(config, "GET", "/status", StatusBody)
+// A daemon on the embedded database holds it alone, and only a daemon knows its waiters and traffic: ask it first.
+const fromDaemon = (config: AppConfig) => askDaemon(config, "GET", "/status", StatusReport)
 
 const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length))) ?? []
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join("  ").trimEnd()).join("\n")
+  return rows.map((r) => "  " + r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join("  ").trimEnd()).join("\n")
 }
 
-export const renderStatus = (status: StatusBody, source: string) => {
-  const lines = [`Orders by store and state (${source}):`]
+/** 45s, 12m 5s, 3h 12m, 2d 4h. */
+export const formatAge = (seconds: number): string => {
+  const s = Math.max(0, Math.floor(seconds))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`
+}
+
+const counts = (rows: ReadonlyArray<{ readonly key: string; readonly label: string; readonly count: number }>) => {
+  const byKey = new Map<string, Array<string>>()
+  for (const r of rows) if (r.count > 0) byKey.set(r.key, [...(byKey.get(r.key) ?? []), `${r.label} ${r.count}`])
+  return byKey.size === 0 ? "none" : [...byKey].map(([key, parts]) => `${key} ${parts.join(", ")}`).join("; ")
+}
+
+const budgetLines = (budget: NonNullable<StatusReport["budget"]>) => {
+  const waiting = budget.waiting === null
+    ? "waiting: unknown (no daemon answered)"
+    : `waiting: urgent ${budget.waiting.urgent}, normal ${budget.waiting.normal}, background ${budget.waiting.background}`
+  return [
+    `POD rate budget (credential ${budget.credential}):`,
+    `  in use ${budget.inUse}/${budget.limit} per ${budget.windowSeconds} s window, in flight ${budget.inFlight}`,
+    `  ${waiting}`,
+    `  ${budget.pausedUntil === null ? "not paused" : `paused after a 429 until ${budget.pausedUntil}`}`
+  ]
+}
+
+/** The status report as tables for a person. Pure. */
+export const renderStatus = (status: StatusReport, source: string): string => {
+  const lines = [`podsync status (${source}, ${status.generatedAt})`, "", "Orders by store and state:"]
   lines.push(status.orders.length === 0
     ? "  no orders yet"
     : table([["store", "state", "orders"], ...status.orders.map((o) => [o.storeKey, o.state, String(o.count)])]))
-  if (status.held.length > 0) {
-    lines.push("", "Held orders need a person (podsync explain <store key>:<order id> tells the story):")
-    lines.push(table([["store", "reason", "orders"], ...status.held.map((h) => [h.storeKey, h.reason, String(h.count)])]))
+
+  lines.push("", "Needs a person (podsync explain <reference> tells an order's story):")
+  lines.push(status.attention.length === 0
+    ? "  nothing"
+    : table([
+      ["store", "what", "orders", "oldest", "oldest order", "what to do"],
+      ...status.attention.map((a) => [a.storeKey, a.what, String(a.count), formatAge(a.oldestAgeSeconds), a.oldestReferenceId, a.action])
+    ]))
+
+  lines.push("", "Queues (orders due now):")
+  lines.push(table([
+    ["stage", "due", "oldest waiting"],
+    ...status.queues.map((q) => [q.stage, String(q.due), q.oldestAgeSeconds === null ? "-" : formatAge(q.oldestAgeSeconds)])
+  ]))
+
+  lines.push("", "Pulls:")
+  lines.push(status.pulls.length === 0
+    ? "  no store configured"
+    : table([
+      ["store", "last pull", "ago"],
+      ...status.pulls.map((p) => [p.storeKey, p.lastPullAt ?? "never", p.ageSeconds === null ? "-" : formatAge(p.ageSeconds)])
+    ]))
+
+  if (status.budget !== null) lines.push("", ...budgetLines(status.budget))
+
+  if (status.traffic !== null) {
+    const t = status.traffic
+    const rateLimited = t.pod.filter((p) => p.status === "429").reduce((sum, p) => sum + p.count, 0)
+    lines.push(
+      "",
+      "Since the daemon started:",
+      `  POD requests: ${counts(t.pod.map((p) => ({ key: p.operation, label: p.status, count: p.count })))}`,
+      `  POD 429 answers: ${rateLimited}`,
+      `  store API calls: ${counts(t.stores.map((s) => ({ key: s.storeKey, label: s.status, count: s.count })))}`,
+      `  webhooks: ${counts(t.webhooks.map((w) => ({ key: w.source, label: w.outcome, count: w.count })))}`
+    )
   }
   return lines.join("\n")
 }
 
-/** `podsync status`: orders per state per store, and held orders with their reasons. */
+/** `podsync status`: orders per state per store, what needs a person, queues, pulls and the rate budget. */
 export const statusCommand = Command.make("status", { config: configOption }, ({ config }) =>
   withConfig(config, (app) =>
     Effect.gen(function*() {
-      const status = app.database.url
-        ? yield* Effect.map(fromDatabase(app), (s) => ({ status: s, source: "database" }))
-        : yield* fromDaemon(app).pipe(
-          Effect.map((s) => ({ status: s, source: "running daemon" })),
-          Effect.orElse(() => Effect.map(fromDatabase(app), (s) => ({ status: s, source: "embedded database" })))
+      // The daemon adds what only it knows (who waits for the budget, traffic since start).
+      const status = yield* fromDaemon(app).pipe(
+        Effect.map((s) => ({ status: s, source: "running daemon" })),
+        Effect.orElse(() =>
+          Effect.map(fromDatabase(app), (s) => ({ status: s, source: app.database.url ? "database" : "embedded database" }))
         )
+      )
       yield* Console.log(renderStatus(status.status, status.source))
     }))
-).pipe(Command.withDescription("Show orders by state and store"))
+).pipe(Command.withDescription("Show orders by state and store, what needs a person, queues and the rate budget"))

@@ -52,6 +52,7 @@ interface StoreState {
 }
 
 const emptyTable = buildTable([])
+const unloaded: StoreState = { table: undefined, stamp: undefined, digest: undefined, outcome: undefined }
 
 export class MappingStore extends Effect.Service<MappingStore>()("podsync/MappingStore", {
   scoped: (options: MappingStoreOptions) =>
@@ -62,7 +63,7 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
       const oneAtATime = yield* Effect.makeSemaphore(1)
       const files = new Map(options.stores.map((s) => [s.key, s.mappings]))
 
-      const stateOf = (key: string) => Effect.map(Ref.get(states), (m) => m.get(key) ?? { table: undefined, stamp: undefined, digest: undefined, outcome: undefined })
+      const stateOf = (key: string) => Effect.map(Ref.get(states), (m) => m.get(key) ?? unloaded)
       const setState = (key: string, state: StoreState) => Ref.update(states, (m) => new Map(m).set(key, state))
 
       /** Reads one store's file (when its stamp moved, or always when forced) and applies it. */
@@ -127,7 +128,7 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
       for (const [key, file] of files) {
         const stored = yield* repo.load(key)
         if (stored !== undefined && stored.sourceFile === file) {
-          yield* setState(key, { table: stored.table, stamp: undefined, digest: undefined, outcome: undefined })
+          yield* setState(key, { ...unloaded, table: stored.table })
         }
         yield* loadSelected(key, true)
       }

@@ -79,13 +79,15 @@ const blank = (value: string | undefined) => (value === undefined || value.trim(
 
 export const parseMappingCsv = (text: string): { readonly table: MappingTable; readonly issues: ReadonlyArray<MappingIssue> } => {
   const issues: Array<MappingIssue> = []
-  let records: Array<Array<string>>
+  let parsed: Array<{ record: Array<string>; info: { lines: number } }>
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true }) as Array<Array<string>>
+    // `info` gives each record's own line: blank lines are skipped and quoted fields may span lines.
+    parsed = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as typeof parsed
   } catch (error) {
     const line = (error as { lines?: number }).lines ?? 1
     return { table: buildTable([]), issues: [{ line, column: undefined, message: `CSV syntax: ${(error as Error).message}` }] }
   }
+  const records = parsed.map((p) => p.record)
   const header = (records[0] ?? []).map((h) => h.toLowerCase())
   const missing = MAPPING_COLUMNS.filter((c) => !header.includes(c))
   const unknown = header.filter((h) => !(MAPPING_COLUMNS as ReadonlyArray<string>).includes(h))
@@ -94,8 +96,8 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   if (missing.length > 0) return { table: buildTable([]), issues }
 
   const rows: Array<MappingRow> = []
-  records.slice(1).forEach((record, index) => {
-    const line = index + 2
+  parsed.slice(1).forEach(({ info, record }) => {
+    const line = info.lines
     const cell = (column: (typeof MAPPING_COLUMNS)[number]) => blank(record[header.indexOf(column)])
     const rowIssues: Array<MappingIssue> = []
     const issue = (column: string | undefined, message: string) => rowIssues.push({ line, column, message })

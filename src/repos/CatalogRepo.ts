@@ -37,7 +37,7 @@ interface Snapshot {
   readonly lookup: CatalogLookup | undefined
 }
 
-const describe = (productName: string | null, name: string | null, variantId: string) =>
+const entryName = (productName: string | null, name: string | null, variantId: string) =>
   [productName, name].filter((part) => part !== null && part !== "").join(", ") || variantId
 
 /**
@@ -114,7 +114,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("podsync/CatalogR
         return {
           variantId: r.variant_id,
           legacyId: r.legacy_variant_id === null ? undefined : Number(r.legacy_variant_id),
-          name: describe(r.product_name, r.name, r.variant_id),
+          name: entryName(r.product_name, r.name, r.variant_id),
           stockLabel: r.stock_label ?? "",
           productId: r.product_id ?? undefined,
           productName: r.product_name ?? undefined,

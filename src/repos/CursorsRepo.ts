@@ -1,5 +1,6 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { Db } from "../db/Db.js"
+import { jsonb } from "../db/Jsonb.js"
 import { StoreCursor } from "../domain/StoreTypes.js"
 
 const decode = Schema.decodeUnknownOption(StoreCursor)
@@ -16,7 +17,7 @@ export class CursorsRepo extends Effect.Service<CursorsRepo>()("podsync/CursorsR
       save: (storeKey: string, cursor: StoreCursor) =>
         Effect.gen(function*() {
           const at = new Date(yield* Clock.currentTimeMillis)
-          const value = JSON.parse(JSON.stringify(encode(cursor))) as object
+          const value = jsonb(encode(cursor) as object)
           yield* db.use((k) =>
             k.insertInto("store_cursors").values({ store_key: storeKey, cursor: value, updated_at: at })
               .onConflict((oc) => oc.column("store_key").doUpdateSet({ cursor: value, updated_at: at })).execute()

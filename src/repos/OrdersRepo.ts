@@ -1,5 +1,6 @@
 import { Clock, Data, Effect, Schema } from "effect"
 import { sql } from "kysely"
+import { jsonb, jsonbOrNull } from "../db/Jsonb.js"
 import { Db } from "../db/Db.js"
 import { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { canTransition, type OrderState } from "../domain/OrderState.js"
@@ -101,7 +102,7 @@ const toStored = (row: Row): StoredOrder => ({
 })
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-const json = (value: unknown) => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as object))
+const json = (value: unknown) => jsonbOrNull(value as object)
 
 export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo", {
   effect: Effect.gen(function*() {
@@ -120,7 +121,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
     const upsertPulled = (order: NormalizedOrder, referenceId: string) =>
       db.transaction(Effect.gen(function*() {
         const at = yield* now
-        const encoded = json(encodeOrder(order))!
+        const encoded = jsonb(encodeOrder(order) as object)
         const storeUpdatedAt = new Date(order.updatedAt)
         const existing = yield* db.use((k) =>
           k.selectFrom("store_orders").select(["id", "state", "store_updated_at", "normalized"])
@@ -131,7 +132,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           const inserted = yield* db.use((k) =>
             k.insertInto("store_orders").values({
               store_key: order.storeKey, store_order_id: order.storeOrderId, reference_id: referenceId, state: "pulled",
-              raw: json(order.raw) ?? {}, normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
+              raw: jsonb((order.raw ?? {}) as object), normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
             }).onConflict((oc) => oc.columns(["store_key", "store_order_id"]).doNothing()).returning("id").executeTakeFirst()
           )
           // Another replica stored it between our read and insert: theirs stands.
@@ -144,7 +145,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         }
         yield* db.use((k) =>
           k.updateTable("store_orders").set({
-            raw: json(order.raw) ?? {}, normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
+            raw: jsonb((order.raw ?? {}) as object), normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
           }).where("id", "=", existing.id).execute()
         )
         yield* appendEvent(existing.id, at, "pull", existing.state, existing.state, "the order changed in the store", { updatedAt: order.updatedAt })
@@ -204,7 +205,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               ...(change.lastError !== undefined ? { last_error: json(change.lastError) } : {}),
               ...(change.nextAttemptAt !== undefined ? { next_attempt_at: change.nextAttemptAt } : {}),
               ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
-              ...(change.plannedLines !== undefined ? { planned_lines: change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity })) } : {})
+              ...(change.plannedLines !== undefined ? { planned_lines: jsonb(change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity }))) } : {})
             }).where("id", "=", id).where("state", "=", from).executeTakeFirst()
           )
           if (Number(updated.numUpdatedRows) === 0) return false

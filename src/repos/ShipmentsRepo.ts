@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
 import { Db } from "../db/Db.js"
+import { jsonbOrNull } from "../db/Jsonb.js"
 
 export type PushState = "pending" | "in_doubt" | "pushed" | "on_hold" | "skipped" | "rejected"
 
@@ -13,7 +14,7 @@ export interface Shipment {
   readonly attempts: number
 }
 
-const json = (value: unknown) => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as object))
+const json = (value: unknown) => jsonbOrNull(value as object)
 
 /** One row per (order, tracking number): the unit of "pushed to the store exactly once". */
 export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/ShipmentsRepo", {

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { Db } from "../db/Db.js"
+import { sql } from "kysely"
+import { Db, type DbError } from "../db/Db.js"
 
 export interface StoreStateCount {
   readonly storeKey: string
@@ -7,37 +8,170 @@ export interface StoreStateCount {
   readonly count: number
 }
 
+/** Orders of one store in one state (and, for held ones, one reason), with the one waiting longest. */
+export interface WaitingGroup {
+  readonly storeKey: string
+  readonly state: string
+  /** The held reason code; null outside `held`. */
+  readonly reason: string | null
+  readonly count: number
+  /** When the oldest of them last changed state (updated_at). */
+  readonly oldestSince: Date
+  readonly oldestReferenceId: string
+}
+
 export interface HeldReasonCount {
   readonly storeKey: string
   readonly reason: string
   readonly count: number
+  readonly oldestSince: Date
+  readonly oldestReferenceId: string
 }
 
-/** Read-only figures for `podsync status` and GET /status. */
+/** Shipments a store refused: their tracking must be added in the store by hand. */
+export interface RefusedTrackingGroup {
+  readonly storeKey: string
+  readonly count: number
+  readonly oldestSince: Date
+  readonly oldestReferenceId: string
+}
+
+/** Which orders a pipeline stage claims: in these states, due, and (fulfill) with a shipment still to push. */
+export interface StageQueue {
+  readonly stage: string
+  readonly states: ReadonlyArray<string>
+  readonly needsOpenShipment?: boolean
+}
+
+export interface StageDepth {
+  readonly stage: string
+  readonly due: number
+  /** Since when the longest-waiting due order has been due; null when none is. */
+  readonly oldestDueSince: Date | null
+}
+
+export interface StorePull {
+  readonly storeKey: string
+  /** When the store's cursor was last saved, i.e. the last pull that stored a page. */
+  readonly lastPullAt: Date
+}
+
+/** Shipments the fulfill stage still has to push (ShipmentsRepo's open states). */
+const OPEN_PUSH_STATES = ["pending", "in_doubt", "on_hold"]
+
+const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value))
+
+/** Read-only figures for `podsync status`, GET /status and the metrics scraped from the database. */
 export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo", {
   effect: Effect.gen(function*() {
     const db = yield* Db
-    return {
-      ordersByStoreAndState: db.use((k) =>
+
+    const ordersByStoreAndState = db.use((k) =>
+      k.selectFrom("store_orders")
+        .select(["store_key", "state", (eb) => eb.fn.countAll<number | string>().as("n")])
+        .groupBy(["store_key", "state"])
+        .orderBy("store_key")
+        .orderBy("state")
+        .execute()
+    ).pipe(Effect.map((rows): ReadonlyArray<StoreStateCount> =>
+      rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) }))
+    ))
+
+    /** Orders in `states` by store, state and held reason, each group with its longest-waiting order. */
+    const waitingIn = (states: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<WaitingGroup>, DbError> =>
+      states.length === 0 ? Effect.succeed([]) : db.use((k) =>
         k.selectFrom("store_orders")
-          .select(["store_key", "state", (eb) => eb.fn.countAll<number | string>().as("n")])
-          .groupBy(["store_key", "state"])
+          .where("state", "in", [...states])
+          .select([
+            "store_key",
+            "state",
+            "held_reason",
+            (eb) => eb.fn.countAll<number | string>().as("n"),
+            sql<Date | string>`min(updated_at)`.as("oldest_since"),
+            sql<string>`(array_agg(reference_id order by updated_at, id))[1]`.as("oldest_reference_id")
+          ])
+          .groupBy(["store_key", "state", "held_reason"])
           .orderBy("store_key")
           .orderBy("state")
+          .orderBy("held_reason")
           .execute()
-      ).pipe(Effect.map((rows): ReadonlyArray<StoreStateCount> =>
-        rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) }))
-      )),
-      heldByReason: db.use((k) =>
-        k.selectFrom("store_orders")
-          .where("state", "=", "held")
-          .select(["store_key", "held_reason", (eb) => eb.fn.countAll<number | string>().as("n")])
-          .groupBy(["store_key", "held_reason"])
-          .orderBy("store_key")
-          .execute()
-      ).pipe(Effect.map((rows): ReadonlyArray<HeldReasonCount> =>
-        rows.map((r) => ({ storeKey: r.store_key, reason: r.held_reason ?? "unknown", count: Number(r.n) }))
+      ).pipe(Effect.map((rows) =>
+        rows.map((r): WaitingGroup => ({
+          storeKey: r.store_key,
+          state: r.state,
+          reason: r.state === "held" ? r.held_reason ?? "unknown" : null,
+          count: Number(r.n),
+          oldestSince: asDate(r.oldest_since),
+          oldestReferenceId: r.oldest_reference_id
+        }))
       ))
-    }
+
+    const heldByReason = waitingIn(["held"]).pipe(Effect.map((groups) =>
+      groups.map((g): HeldReasonCount => ({
+        storeKey: g.storeKey,
+        reason: g.reason ?? "unknown",
+        count: g.count,
+        oldestSince: g.oldestSince,
+        oldestReferenceId: g.oldestReferenceId
+      }))
+    ))
+
+    const refusedTracking = db.use((k) =>
+      k.selectFrom("shipments")
+        .innerJoin("store_orders", "store_orders.id", "shipments.order_id")
+        .where("shipments.push_state", "=", "rejected")
+        .select([
+          "store_orders.store_key",
+          (eb) => eb.fn.countAll<number | string>().as("n"),
+          // Shipments keep no time of refusal: the order's last change (when it shipped) stands for it.
+          sql<Date | string>`min(store_orders.updated_at)`.as("oldest_since"),
+          sql<string>`(array_agg(store_orders.reference_id order by store_orders.updated_at, shipments.id))[1]`.as("oldest_reference_id")
+        ])
+        .groupBy("store_orders.store_key")
+        .orderBy("store_orders.store_key")
+        .execute()
+    ).pipe(Effect.map((rows) =>
+      rows.map((r): RefusedTrackingGroup => ({
+        storeKey: r.store_key,
+        count: Number(r.n),
+        oldestSince: asDate(r.oldest_since),
+        oldestReferenceId: r.oldest_reference_id
+      }))
+    ))
+
+    /**
+     * Due orders per stage at `now`: what the stage's next claims will take. An order is due
+     * from max(updated_at, next_attempt_at): when it reached its state, or when its retry came up.
+     */
+    const dueByStage = (stages: ReadonlyArray<StageQueue>, now: Date) =>
+      Effect.forEach(stages, (stage) =>
+        db.use((k) => {
+          let query = k.selectFrom("store_orders")
+            .where("state", "in", [...stage.states])
+            .where("next_attempt_at", "<=", now)
+          if (stage.needsOpenShipment === true) {
+            query = query.where((eb) =>
+              eb.exists(
+                eb.selectFrom("shipments").select("shipments.id")
+                  .whereRef("shipments.order_id", "=", "store_orders.id")
+                  .where("shipments.push_state", "in", OPEN_PUSH_STATES)
+              )
+            )
+          }
+          return query.select([
+            (eb) => eb.fn.countAll<number | string>().as("n"),
+            sql<Date | string | null>`min(greatest(updated_at, next_attempt_at))`.as("oldest")
+          ]).executeTakeFirstOrThrow()
+        }).pipe(Effect.map((row): StageDepth => ({
+          stage: stage.stage,
+          due: Number(row.n),
+          oldestDueSince: row.oldest === null ? null : asDate(row.oldest)
+        }))))
+
+    const lastPulls = db.use((k) =>
+      k.selectFrom("store_cursors").select(["store_key", "updated_at"]).orderBy("store_key").execute()
+    ).pipe(Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) }))))
+
+    return { ordersByStoreAndState, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
   })
 }) {}

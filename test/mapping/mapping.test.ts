@@ -192,3 +192,13 @@ describe("planning a draft", () => {
     expect(planDraft(order({ lines: [line({ fulfillableQuantity: 0 })] }), table, undefined, settings)).toEqual({ _tag: "NotPod", message: "nothing left to ship" })
   })
 })
+
+describe("variant-matching table line numbers", () => {
+  it("names the file's own line even after blank lines and multi-line quoted fields", () => {
+    const text = [HEADER, "", ",A,var-1,,https://x.example/f.png,,,,,,,", ',"B', 'C",var-2,,not-a-url,,,,,,,', ""].join("\n")
+    const { issues, table: t } = parseMappingCsv(text)
+    expect(t.rows[0]?.line).toBe(3)
+    // The quoted field spans lines 4-5; csv-parse reports the line the record ends on.
+    expect(issues.map((i) => [i.line, i.column])).toEqual([[5, "print_front"], [5, "print_front"]])
+  })
+})

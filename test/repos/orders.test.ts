@@ -1,12 +1,12 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
 
 for (const database of testDatabases()) {
-  describe(`OrdersRepo on ${database.name}`, () => {
-    it.layer(Layer.provideMerge(OrdersRepo.Default, database.layer))((it) => {
+  // A standalone layer per backend: it.layer would share one memo map and build the second suite's services on the first one's database.
+  layer(Layer.provideMerge(OrdersRepo.Default, database.layer))(`OrdersRepo on ${database.name}`, (it) => {
       it.effect("stores one row per store order: the same version twice changes nothing, a newer one updates, an older one is ignored", () =>
         Effect.gen(function*() {
           const repo = yield* OrdersRepo
@@ -51,12 +51,13 @@ for (const database of testDatabases()) {
           const stale = yield* repo.transition(id, "pulled", "ready", { actor: "test", reason: "late" }).pipe(Effect.flip)
           expect(stale._tag).toBe("StaleTransitionError")
           yield* repo.transition(id, "held", "ready", { actor: "match", reason: "mapping row added" })
-          yield* repo.transition(id, "ready", "drafted", { actor: "draft", reason: "draft created", podDraftId: "d-1" })
+          // Arrays in jsonb columns: node-pg would send a PostgreSQL array literal if they were not sent as JSON text.
+          const lines = [{ lineId: "gid://shopify/LineItem/1", quantity: 2 }, { lineId: "gid://shopify/LineItem/2", quantity: 1 }]
+          yield* repo.transition(id, "ready", "drafted", { actor: "draft", reason: "draft created", podDraftId: "d-1", plannedLines: lines, data: ["a", "b"] })
           const stored = yield* repo.byId(id)
-          expect(stored).toMatchObject({ state: "drafted", podDraftId: "d-1", heldReason: null })
+          expect(stored).toMatchObject({ state: "drafted", podDraftId: "d-1", heldReason: null, plannedLines: lines })
           const story = yield* repo.story(id)
           expect(story.map((e) => `${e.from}->${e.to}`)).toEqual(["null->pulled", "pulled->held", "held->ready", "ready->drafted"])
         }))
-    })
   })
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Ref, TestClock } from "effect"
 import { Db } from "../../src/db/Db.js"
 import { makeRunCoordinator } from "../../src/schedule/RunCoordinator.js"
@@ -9,8 +9,8 @@ const jobRuns = (job: string) =>
   Effect.flatMap(Db, (db) => db.use((k) => k.selectFrom("job_runs").selectAll().where("job", "=", job).orderBy("tick_at").execute()))
 
 for (const database of testDatabases()) {
-  describe(`run coordinator on ${database.name}`, () => {
-    it.layer(database.layer)((it) => {
+  // A standalone layer per backend: it.layer would share one memo map and build the second suite's services on the first one's database.
+  layer(database.layer)(`run coordinator on ${database.name}`, (it) => {
       it.effect("elects exactly one replica per tick and records the outcome", () =>
         Effect.gen(function*() {
           yield* TestClock.setTime(Date.parse("2026-11-21T06:00:00Z"))
@@ -30,7 +30,6 @@ for (const database of testDatabases()) {
           const next = yield* Effect.all(replicas.map((r) => r.claim("pull", new Date("2026-11-21T06:02:00Z"))))
           expect(next.filter(Boolean)).toHaveLength(1)
         }))
-    })
   })
 }
 

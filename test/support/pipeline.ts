@@ -31,7 +31,17 @@ export const startStack = async (options: { readonly podRateLimit?: false } = {}
 }
 
 /** A daemon config against the stack; `database` a Postgres URL (one schema per test) or the embedded default. */
-export const writeDaemonConfig = (stack: Stack, port: number, options: { readonly databaseUrl?: string; readonly name?: string } = {}) => {
+export interface DaemonConfigOptions {
+  readonly databaseUrl?: string
+  readonly name?: string
+  /** Cron expressions; a seconds field is allowed. Default: every 2 s. */
+  readonly pull?: string
+  readonly reconcile?: string
+  /** Subscribe the daemon to the POD simulator's webhooks (signed as the simulator signs). */
+  readonly podWebhooks?: boolean
+}
+
+export const writeDaemonConfig = (stack: Stack, port: number, options: DaemonConfigOptions = {}) => {
   const file = path.join(stack.dir, `${options.name ?? "podsync"}.yaml`)
   fs.writeFileSync(file, [
     ...(options.databaseUrl ? ["database:", `  url: "${options.databaseUrl}"`] : []),
@@ -46,6 +56,14 @@ export const writeDaemonConfig = (stack: Stack, port: number, options: { readonl
     "  clientKey: sim-client-key",
     "  clientSecret: sim-client-secret",
     "  timeoutMs: 5000",
+    ...(options.podWebhooks
+      ? [
+        "  webhooks:",
+        `    publicUrl: http://127.0.0.1:${port}/webhooks/pod`,
+        "    signingKey: sim-webhook-key",
+        "    clientKey: sim-webhook-client-key"
+      ]
+      : []),
     "stores:",
     "  - key: demo-shopify",
     "    platform: shopify",
@@ -57,8 +75,8 @@ export const writeDaemonConfig = (stack: Stack, port: number, options: { readonl
     `      baseUrl: ${stack.shopify.url}`,
     `    mappings: ${stack.mappingFile}`,
     "schedules:",
-    '  pull: "*/2 * * * * *"',
-    '  reconcile: "*/2 * * * * *"',
+    `  pull: "${options.pull ?? "*/2 * * * * *"}"`,
+    `  reconcile: "${options.reconcile ?? "*/2 * * * * *"}"`,
     '  catalog: "0 0 * * * *"',
     '  report: "0 0 6 * * *"',
     "reports:",

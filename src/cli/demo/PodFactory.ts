@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { StoredOrder } from "../../repos/OrdersRepo.js"
 import type { PodAdmin } from "./SimulatorAdmin.js"
 
@@ -48,7 +48,7 @@ export const makePodFactory = (admin: PodAdmin, timing: FactoryTiming, cancelled
     cancelledInStore(order.storeOrderId) || order.order.cancelled || order.state === "cancel_pending"
 
   /** Retries a failed call on later turns, then gives up on that draft (it shows as not settled). */
-  const attempt = <A, E>(draftId: string, what: Effect.Effect<A, E>) =>
+  const attempt = <A, E, R>(draftId: string, what: Effect.Effect<A, E, R>) =>
     what.pipe(
       Effect.tap(() => Effect.sync(() => failures.delete(draftId))),
       Effect.asSome,
@@ -57,7 +57,7 @@ export const makePodFactory = (admin: PodAdmin, timing: FactoryTiming, cancelled
         failures.set(draftId, count)
         return (count >= MAX_FAILURES
           ? Effect.logWarning(`the demo's POD shop gave up on draft ${draftId}`, error)
-          : Effect.logDebug(`the demo's POD shop will retry draft ${draftId}`, error)).pipe(Effect.asNone)
+          : Effect.logDebug(`the demo's POD shop will retry draft ${draftId}`, error)).pipe(Effect.as(Option.none<A>()))
       })
     )
 

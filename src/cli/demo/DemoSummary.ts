@@ -1,0 +1,91 @@
+import type { Progress } from "./DemoProgress.js"
+import { seconds } from "./ProgressView.js"
+import type { PodServiceStats } from "./SimulatorAdmin.js"
+
+/** What the demo prints when it ends (pure): the final counts, where things are, what to do next. */
+
+export type Ending = "finished" | "interrupted" | "timed_out"
+
+export interface SummaryInput {
+  readonly ending: Ending
+  readonly elapsedMs: number
+  readonly progress: Progress
+  readonly pod: PodServiceStats | undefined
+  /** The POD service's own limit, for comparison with the most requests it saw in a window. */
+  readonly podLimit: { readonly requests: number; readonly windowSeconds: number }
+  readonly dataDir: string
+  readonly reportsDir: string
+  /** Files the reconciliation report was written to; a string says why there are none. */
+  readonly report: ReadonlyArray<string> | string
+  readonly configFile: string
+}
+
+const meaning: Readonly<Record<string, string>> = {
+  fulfilled: "drafted at the POD service, shipped, tracking pushed to the store",
+  held: "waiting for a person: see the reasons below",
+  cancelled: "cancelled in the store before a draft was made",
+  cancel_pending: "cancelled in the store after its draft: cancel the draft at the POD service by hand",
+  pod_cancelled: "cancelled at the POD service",
+  pod_on_hold: "on hold at the POD service",
+  failed: "failed: podsync explain tells why",
+  not_pod: "nothing for the POD service in it"
+}
+
+const headline = (input: SummaryInput): string => {
+  const { progress } = input
+  switch (input.ending) {
+    case "finished":
+      return `podsync demo finished in ${seconds(input.elapsedMs)}: all ${progress.planned} orders are where the demo expects them.`
+    case "interrupted":
+      return `podsync demo stopped (Ctrl-C) after ${seconds(input.elapsedMs)}, with ${progress.generated} of ${progress.planned} orders generated.`
+    case "timed_out":
+      return `podsync demo gave up after ${seconds(input.elapsedMs)}: ${progress.outstanding.length} orders are not where the demo expects them.`
+  }
+}
+
+export const renderSummary = (input: SummaryInput): string => {
+  const { progress, pod } = input
+  const lines = [headline(input), "", "Final counts (orders by state):"]
+  for (const [state, count] of progress.byState) {
+    lines.push(`  ${state.padEnd(16)}${String(count).padStart(4)}  ${meaning[state] ?? "still on its way"}`)
+  }
+  if (progress.held.length > 0) {
+    lines.push("", "Held orders:")
+    for (const held of progress.held) lines.push(`  ${held.name.padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
+    if (progress.held.some((h) => h.reason === "unmatched")) {
+      lines.push("  (unmatched: add the SKU to the mapping table and the order is released by itself within seconds)")
+    }
+  }
+  if (input.ending !== "finished" && progress.outstanding.length > 0) {
+    lines.push("", "Not where the demo expects them:")
+    for (const order of progress.outstanding) lines.push(`  ${order.name.padEnd(7)} ${order.kind} order, ${order.state}`)
+  }
+  if (pod !== undefined) {
+    lines.push(
+      "",
+      `The POD service saw ${pod.total} requests, at most ${pod.maxInWindow} in any ${pod.windowSeconds} s window ` +
+        `(its limit: ${input.podLimit.requests} per ${input.podLimit.windowSeconds} s), and answered 429 ${pod.rejected429} times; ` +
+        `${pod.duplicateReferenceIds.length === 0 ? "no order was drafted twice" : `${pod.duplicateReferenceIds.length} orders were drafted twice`}.`
+    )
+  }
+  lines.push(
+    "",
+    "Where things are:",
+    `  database  ${input.dataDir}  (embedded; wiped when the next demo starts, unless --keep-data)`,
+    typeof input.report === "string"
+      ? `  report    not written: ${input.report}`
+      : `  report    ${input.report.join("\n            ")}`,
+    `  config    ${input.configFile}  (the local simulators; no credentials)`,
+    "",
+    "Next: point podsync at your own store and POD account",
+    "  1. cp config/podsync.example.yaml config/podsync.yaml   (every key is documented there)",
+    "  2. set the POD credentials in the environment: POD_BASE_URL (https://…/integration-handler),",
+    "     POD_CLIENT_KEY, POD_CLIENT_SECRET; then your store's section: podStoreId, and for Shopify",
+    "     shop, SHOPIFY_TOKEN and SHOPIFY_WEBHOOK_SECRET (or a woocommerce, etsy or jsonfeed section)",
+    "  3. map your store's variants to POD variants in config/mappings/<store key>.csv",
+    "     (npx podsync mappings suggest --store <store key> drafts one from the POD catalog)",
+    "  4. npx podsync check    validates the configuration, the mappings and the catalog",
+    "  5. npx podsync start    runs the daemon; npx podsync status shows what it is doing"
+  )
+  return lines.join("\n")
+}

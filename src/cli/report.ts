@@ -1,0 +1,92 @@
+import { Command, Options } from "@effect/cli"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Console, Effect, Layer, Option, Schema } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import { migrateToLatest } from "../db/Migrator.js"
+import { StoresLive } from "../pipeline/StoresLive.js"
+import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reports/ReportService.js"
+import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
+import { CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { podLayer } from "./start.js"
+
+const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
+
+/** A report reads several APIs: the daemon may take minutes to answer. */
+const DAEMON_REPORT_TIMEOUT = "10 minutes"
+
+const daemonUrl = (app: AppConfig, request: ReportRequest) => {
+  const host = app.server.host === "0.0.0.0" || app.server.host === "::" ? "127.0.0.1" : app.server.host
+  const params = new URLSearchParams(Object.entries(request).filter((e): e is [string, string] => e[1] !== undefined))
+  return `http://${host.includes(":") ? `[${host}]` : host}:${app.server.port}/reports/run${params.size > 0 ? `?${params}` : ""}`
+}
+
+/**
+ * A daemon on the embedded database holds it alone: it writes the report.
+ * `None` when no daemon answers (the command then opens the database itself).
+ */
+const askDaemon = (app: AppConfig, request: ReportRequest) =>
+  Effect.gen(function*() {
+    if (app.database.url !== undefined) return Option.none<ReportSummary>()
+    const sent = yield* HttpClient.execute(HttpClientRequest.post(daemonUrl(app, request))).pipe(Effect.option)
+    if (Option.isNone(sent)) return Option.none<ReportSummary>()
+    const response = sent.value
+    if (response.status !== 200) {
+      const body = yield* response.json.pipe(Effect.orElseSucceed(() => ({})))
+      const error = typeof body === "object" && body !== null && "error" in body ? String(body.error) : `HTTP ${response.status}`
+      return yield* new CliFailure({ message: error })
+    }
+    const answer = yield* HttpClientResponse.schemaBodyJson(Schema.Struct({ summary: ReportSummary }))(response).pipe(
+      Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
+    )
+    return Option.some(answer.summary)
+  }).pipe(
+    Effect.timeoutFail({ duration: DAEMON_REPORT_TIMEOUT, onTimeout: () => new CliFailure({ message: `the running daemon did not finish the report within ${DAEMON_REPORT_TIMEOUT}` }) }),
+    Effect.scoped,
+    Effect.provide(NodeHttpClient.layerUndici)
+  )
+
+/** Writes the report in this process, on the configured database (the rate budget is shared with any daemon). */
+const writeHere = (app: AppConfig, request: ReportRequest) =>
+  Effect.zipRight(migrateToLatest, Effect.flatMap(ReportService, (reports) => reports.run(request))).pipe(
+    Effect.map(({ summary }) => summary),
+    Effect.provide(ReportService.Default(reportServiceConfigOf(app)).pipe(
+      Layer.provideMerge(Layer.mergeAll(podLayer(app), StoresLive(app.stores))),
+      Layer.provideMerge(NodeHttpClient.layerUndici),
+      Layer.provideMerge(dbLayer(app))
+    )),
+    Effect.catchTags({
+      ReportPeriodError: (error) => Effect.fail(new CliFailure({ message: error.message })),
+      UnknownReportStoreError: (error) => Effect.fail(new CliFailure({ message: error.message })),
+      ReportFilesError: (error) => Effect.fail(new CliFailure({ message: error.message }))
+    })
+  )
+
+export const renderSummary = (summary: ReportSummary, source: string): string =>
+  [`${summaryLine(summary)} (${source})`, ...summary.files.map((f) => `  ${f.path}`)].join("\n")
+
+/**
+ * `podsync report [--from D] [--to D] [--store KEY]`: writes the
+ * reconciliation report of a period (default: the previous day in
+ * reports.timezone) under reports.dir and prints its summary and files.
+ */
+export const reportCommand = Command.make(
+  "report",
+  {
+    config: configOption,
+    from: text("from", "start of the period: a date (its midnight in reports.timezone) or an ISO-8601 date-time (default: the previous day)"),
+    to: text("to", "end of the period: a date (included, to its end) or an ISO-8601 date-time (excluded); default now when --from is given"),
+    store: text("store", "only this store (its key)")
+  },
+  ({ config, from, store, to }) =>
+    withConfig(config, (app) =>
+      Effect.gen(function*() {
+        const request: ReportRequest = { from: Option.getOrUndefined(from), to: Option.getOrUndefined(to), store: Option.getOrUndefined(store) }
+        if (request.store !== undefined && !app.stores.some((s) => s.key === request.store)) {
+          return yield* new CliFailure({ message: `no store "${request.store}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` })
+        }
+        const fromDaemon = yield* askDaemon(app, request)
+        const summary = Option.isSome(fromDaemon) ? fromDaemon.value : yield* writeHere(app, request)
+        yield* Console.log(renderSummary(summary, Option.isSome(fromDaemon) ? "written by the running daemon" : "written here"))
+      }))
+).pipe(Command.withDescription("Write the reconciliation report of a period (default: yesterday) under reports.dir"))

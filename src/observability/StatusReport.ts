@@ -1,0 +1,130 @@
+import { DateTime, Effect, Schema } from "effect"
+import { BudgetStatus } from "./BudgetStatus.js"
+import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
+
+const Count = Schema.Number
+
+/**
+ * GET /status (JSON) and what `podsync status` prints: the same picture as /metrics, for a
+ * person. `orders` and `held` keep the shape they had before the rest was added.
+ */
+export const StatusReport = Schema.Struct({
+  generatedAt: Schema.String,
+  orders: Schema.Array(Schema.Struct({ storeKey: Schema.String, state: Schema.String, count: Count })),
+  held: Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    reason: Schema.String,
+    count: Count,
+    oldestAgeSeconds: Schema.Number,
+    oldestReferenceId: Schema.String
+  })),
+  /** Everything a person must act on, with what to do. */
+  attention: Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    what: Schema.String,
+    count: Count,
+    oldestAgeSeconds: Schema.Number,
+    oldestReferenceId: Schema.String,
+    action: Schema.String
+  })),
+  queues: Schema.Array(Schema.Struct({ stage: Schema.String, due: Count, oldestAgeSeconds: Schema.NullOr(Schema.Number) })),
+  pulls: Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    lastPullAt: Schema.NullOr(Schema.String),
+    ageSeconds: Schema.NullOr(Schema.Number)
+  })),
+  budget: Schema.NullOr(BudgetStatus),
+  /** Counters of the answering daemon since it started; null when read from the database. */
+  traffic: Schema.NullOr(Schema.Struct({
+    pod: Schema.Array(Schema.Struct({ operation: Schema.String, status: Schema.String, count: Count })),
+    stores: Schema.Array(Schema.Struct({ storeKey: Schema.String, status: Schema.String, count: Count })),
+    webhooks: Schema.Array(Schema.Struct({ source: Schema.String, outcome: Schema.String, count: Count }))
+  }))
+})
+export type StatusReport = typeof StatusReport.Type
+
+export interface StatusExtras {
+  /** Configured stores: one never pulled is listed with no pull time. */
+  readonly storeKeys: ReadonlyArray<string>
+  readonly budget: BudgetStatus | null
+  readonly traffic: StatusReport["traffic"]
+}
+
+const HELD_ACTIONS: Readonly<Record<string, string>> = {
+  unmatched: "add the item's variant id or SKU to the store's mapping file; the order is released by itself",
+  unknown_variant: "fix the mapping row: its POD variant is not in the catalog",
+  discontinued: "map the item to another POD variant",
+  out_of_stock: "nothing, unless it lasts: released when the variant is back in stock",
+  missing_design: "add the design to the line item in the store (or fix the mapping's print column)",
+  address: "fix the shipping address in the store",
+  unpaid: "nothing: drafted once the order is paid",
+  rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes"
+}
+
+/** What a person should do about orders of this state (and held reason). */
+export const actionFor = (state: string, reason: string | null): string => {
+  switch (state) {
+    case "held":
+      return HELD_ACTIONS[reason ?? ""] ?? "see podsync explain for why it is held"
+    case "failed":
+      return "see podsync explain for what failed, then fix it in the store"
+    case "cancel_pending":
+      return "cancelled in the store after drafting: cancel the POD order by hand (the API has no cancel)"
+    case "pod_on_hold":
+      return "resolve the hold at the POD service"
+    default:
+      return "see podsync explain"
+  }
+}
+
+const iso = (ms: number) => DateTime.formatIso(DateTime.unsafeMake(ms))
+
+/** The report of `figures`, ages measured from the time they were read. Pure. */
+export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): StatusReport => {
+  const age = (since: Date) => ageSeconds(figures.now, since)
+  const pulled = new Map(figures.pulls.map((p) => [p.storeKey, p.lastPullAt]))
+  const storeKeys = [...new Set([...extras.storeKeys, ...pulled.keys()])].sort()
+  return {
+    generatedAt: iso(figures.now),
+    orders: figures.orders.map((o) => ({ storeKey: o.storeKey, state: o.state, count: o.count })),
+    held: figures.needingAPerson.filter((g) => g.state === "held").map((g) => ({
+      storeKey: g.storeKey,
+      reason: g.reason ?? "unknown",
+      count: g.count,
+      oldestAgeSeconds: age(g.oldestSince),
+      oldestReferenceId: g.oldestReferenceId
+    })),
+    attention: [
+      ...figures.needingAPerson.map((g) => ({
+        storeKey: g.storeKey,
+        what: g.reason === null ? g.state : `${g.state}: ${g.reason}`,
+        count: g.count,
+        oldestAgeSeconds: age(g.oldestSince),
+        oldestReferenceId: g.oldestReferenceId,
+        action: actionFor(g.state, g.reason)
+      })),
+      ...figures.refusedTracking.map((r) => ({
+        storeKey: r.storeKey,
+        what: "tracking refused by the store",
+        count: r.count,
+        oldestAgeSeconds: age(r.oldestSince),
+        oldestReferenceId: r.oldestReferenceId,
+        action: "add the tracking number in the store by hand"
+      }))
+    ].sort((a, b) => a.storeKey.localeCompare(b.storeKey) || b.oldestAgeSeconds - a.oldestAgeSeconds),
+    queues: figures.queues.map((q) => ({
+      stage: q.stage,
+      due: q.due,
+      oldestAgeSeconds: q.oldestDueSince === null ? null : age(q.oldestDueSince)
+    })),
+    pulls: storeKeys.map((storeKey) => {
+      const at = pulled.get(storeKey)
+      return { storeKey, lastPullAt: at === undefined ? null : iso(at.getTime()), ageSeconds: at === undefined ? null : age(at) }
+    }),
+    budget: extras.budget,
+    traffic: extras.traffic
+  }
+}
+
+/** Reads the database's figures now and adds `extras`. */
+export const readStatusReport = (extras: StatusExtras) => Effect.map(readPipelineFigures, (figures) => statusReportOf(figures, extras))

@@ -1,0 +1,70 @@
+import { Effect, Layer, Option } from "effect"
+import { Counter } from "prom-client"
+import { MetricsRegistry } from "./MetricsRegistry.js"
+
+/**
+ * What became of one webhook delivery: stored and followed up (`accepted`), a delivery id seen
+ * before (`duplicate`), a bad signature, stale timestamp or malformed body (`rejected`), over
+ * the size limit (`too_large`), a ping with nothing to do (`ignored`), or not stored because
+ * the database failed (`unavailable`: the sender retries).
+ */
+export type WebhookOutcome = "accepted" | "duplicate" | "rejected" | "too_large" | "ignored" | "unavailable"
+
+export const WEBHOOK_OUTCOMES: ReadonlyArray<WebhookOutcome> = ["accepted", "duplicate", "rejected", "too_large", "ignored", "unavailable"]
+
+/** The source label of deliveries to a path no configured sender owns: one label, however many paths are tried. */
+export const UNKNOWN_SOURCE = "unknown"
+
+export interface WebhookCount {
+  readonly source: string
+  readonly outcome: WebhookOutcome
+  readonly count: number
+}
+
+const isOutcome = (value: string): value is WebhookOutcome => (WEBHOOK_OUTCOMES as ReadonlyArray<string>).includes(value)
+
+/**
+ * Webhook deliveries by source (`pod` or a store key) and outcome. Sources are the configured
+ * ones: anything else (a probe of /webhooks/<random>) is counted under `unknown`, so callers
+ * cannot grow the label set.
+ */
+export class WebhookMetrics extends Effect.Service<WebhookMetrics>()("podsync/WebhookMetrics", {
+  effect: (sources: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const known = new Set(sources)
+      const deliveries = new Counter({
+        name: "podsync_webhook_deliveries_total",
+        help: "Webhook deliveries received, by source (pod or store key) and outcome (accepted, duplicate, rejected, ...)",
+        labelNames: ["source", "outcome"] as const,
+        registers: [(yield* MetricsRegistry).registry]
+      })
+      // Every configured source shows all its outcomes from the start (0 until something happens).
+      for (const source of known) for (const outcome of WEBHOOK_OUTCOMES) deliveries.inc({ source, outcome }, 0)
+
+      return {
+        record: (source: string, outcome: WebhookOutcome) =>
+          Effect.sync(() => deliveries.inc({ source: known.has(source) ? source : UNKNOWN_SOURCE, outcome })),
+        /** Counts so far, for /status. */
+        counts: Effect.promise(() => deliveries.get()).pipe(
+          Effect.map((metric): ReadonlyArray<WebhookCount> =>
+            metric.values.flatMap((v) => {
+              const outcome = String(v.labels.outcome ?? "")
+              return isOutcome(outcome) ? [{ source: String(v.labels.source ?? ""), outcome, count: v.value }] : []
+            })
+          )
+        )
+      }
+    })
+}) {}
+
+/** The webhook counters of a daemon whose POD receiver is `pod` and stores are `storeKeys`. */
+export const WebhookMetricsLive = (storeKeys: ReadonlyArray<string>): Layer.Layer<WebhookMetrics, never, MetricsRegistry> =>
+  WebhookMetrics.Default(["pod", ...storeKeys])
+
+/**
+ * Counts one delivery when `WebhookMetrics` is provided (the daemon), else does nothing: the
+ * receivers call it at each answer, e.g. `yield* recordWebhookDelivery(storeKey, "rejected")`.
+ */
+export const recordWebhookDelivery = (source: string, outcome: WebhookOutcome): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(WebhookMetrics), (metrics) =>
+    Option.isSome(metrics) ? metrics.value.record(source, outcome) : Effect.void)

@@ -1,0 +1,244 @@
+// The database's side of /metrics and /status: orders by store and state, what needs a person,
+// queue depth and lag per stage, time since each store's last pull. Orders are put in place
+// through the real repositories on PGlite, time is the TestClock.
+import { createServer } from "node:http"
+import { describe, expect, it } from "@effect/vitest"
+import { HttpRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer, Schema, TestClock } from "effect"
+import { MetricsRoutes, statusResponse } from "../../src/http/MetricsRoutes.js"
+import { MetricsRegistry } from "../../src/observability/MetricsRegistry.js"
+import { ObservabilityLive } from "../../src/observability/ObservabilityLive.js"
+import { readPipelineFigures } from "../../src/observability/PipelineFigures.js"
+import { readStatusReport, StatusReport } from "../../src/observability/StatusReport.js"
+import { CursorsRepo } from "../../src/repos/CursorsRepo.js"
+import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
+import { StatusRepo } from "../../src/repos/StatusRepo.js"
+import { WebhookMetrics } from "../../src/observability/WebhookMetrics.js"
+import { Db } from "../../src/db/Db.js"
+import { pgliteDatabase } from "../support/database.js"
+import { sampleOrder } from "../support/orders.js"
+
+const T0 = Date.parse("2026-11-21T10:00:00Z")
+const at = (seconds: number) => TestClock.setTime(T0 + seconds * 1000)
+
+const reposLive = Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, CursorsRepo.Default, StatusRepo.Default)
+
+/**
+ * acme: a new order (due for match), a held one (unmatched; waits for a mapping, not due),
+ * a ready one (due for draft), one in doubt whose look-up is not due yet, a shipped one with
+ * a tracking to push (due for fulfill), one cancelled in the store after drafting.
+ * woo: a held one (address) and a failed one. Only acme has been pulled.
+ */
+const seed = Effect.gen(function*() {
+  const orders = yield* OrdersRepo
+  const shipments = yield* ShipmentsRepo
+  const put = (storeKey: string, id: string) =>
+    Effect.map(orders.upsertPulled(sampleOrder({ storeKey, storeOrderId: id }), `${storeKey}:${id}`), (r) => r.id)
+  const actor = "test"
+
+  yield* at(0)
+  yield* put("acme", "new-1")
+  const held = yield* put("acme", "held-1")
+  yield* orders.transition(held, "pulled", "held", { actor, reason: "no mapping row", held: { code: "unmatched", details: {} }, nextAttemptAt: null })
+  const wooHeld = yield* put("woo", "held-2")
+  yield* orders.transition(wooHeld, "pulled", "held", { actor, reason: "city too long", held: { code: "address", details: {} }, nextAttemptAt: null })
+
+  yield* at(30)
+  yield* (yield* CursorsRepo).save("acme", { watermark: "2026-11-21T09:59:00Z" })
+
+  yield* at(60)
+  const ready = yield* put("acme", "ready-1")
+  yield* orders.transition(ready, "pulled", "ready", { actor, reason: "matched", nextAttemptAt: new Date(0) })
+  const doubt = yield* put("acme", "doubt-1")
+  yield* orders.transition(doubt, "pulled", "ready", { actor, reason: "matched" })
+  yield* orders.transition(doubt, "ready", "in_doubt", { actor, reason: "timeout", nextAttemptAt: new Date(T0 + 3_600_000) })
+  const shipped = yield* put("acme", "shipped-1")
+  yield* orders.transition(shipped, "pulled", "ready", { actor, reason: "matched" })
+  yield* orders.transition(shipped, "ready", "drafted", { actor, reason: "drafted", podDraftId: "d-1" })
+  yield* orders.transition(shipped, "drafted", "shipped", { actor, reason: "shipped", nextAttemptAt: new Date(0) })
+  yield* shipments.record(shipped, "o-1", { number: "1Z999", carrier: "UPS" })
+  const pending = yield* put("acme", "cancel-1")
+  yield* orders.transition(pending, "pulled", "ready", { actor, reason: "matched" })
+  yield* orders.transition(pending, "ready", "drafted", { actor, reason: "drafted", podDraftId: "d-2" })
+  yield* orders.transition(pending, "drafted", "cancel_pending", { actor, reason: "cancelled in the store", nextAttemptAt: null })
+  const failed = yield* put("woo", "failed-1")
+  yield* orders.transition(failed, "pulled", "ready", { actor, reason: "matched" })
+  yield* orders.transition(failed, "ready", "failed", { actor, reason: "unreadable", nextAttemptAt: null })
+  return { ready }
+})
+
+/** The value of one sample line of a Prometheus text exposition, or undefined when absent. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+class Server extends Context.Tag("test/ObservabilityServer")<Server, { readonly url: string }>() {}
+
+/** GET /metrics and GET /status over real HTTP, as the daemon serves them. */
+const ServerLive = Layer.effect(
+  Server,
+  Effect.map(HttpServer.HttpServer, (server) => {
+    if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+    return { url: `http://127.0.0.1:${server.address.port}` }
+  })
+).pipe(
+  Layer.provideMerge(
+    HttpRouter.empty.pipe(
+      HttpRouter.concat(MetricsRoutes),
+      HttpRouter.get("/status", statusResponse),
+      HttpServer.serve(),
+      Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 }))
+    )
+  ),
+  Layer.provideMerge(ObservabilityLive(["acme", "woo"])),
+  Layer.provideMerge(reposLive),
+  Layer.provideMerge(pgliteDatabase().layer)
+)
+
+const get = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() }
+  })
+
+// One database for the file (PGlite takes seconds to start); each test starts from empty tables.
+const emptyTables = Effect.flatMap(Db, (db) =>
+  db.use(async (k) => {
+    for (const table of ["shipments", "order_events", "store_orders", "store_cursors"] as const) await k.deleteFrom(table).execute()
+  }))
+
+describe("observability", () => {
+  it.layer(ServerLive, { timeout: 60_000 })((it) => {
+    describe("the database's figures", () => {
+      it.effect("counts due orders per stage and how long the oldest has waited; held orders wait for a change, not a stage", () =>
+        Effect.gen(function*() {
+          yield* emptyTables
+          yield* seed
+          yield* at(600)
+          const figures = yield* readPipelineFigures
+          expect(figures.queues).toEqual([
+            { stage: "match", due: 1, oldestDueSince: new Date(T0) },
+            { stage: "draft", due: 1, oldestDueSince: new Date(T0 + 60_000) },
+            { stage: "fulfill", due: 1, oldestDueSince: new Date(T0 + 60_000) }
+          ])
+          const report = yield* readStatusReport({ storeKeys: ["acme", "woo"], budget: null, traffic: null })
+          expect(report.generatedAt).toBe("2026-11-21T10:10:00.000Z")
+          expect(report.queues).toEqual([
+            { stage: "match", due: 1, oldestAgeSeconds: 600 },
+            { stage: "draft", due: 1, oldestAgeSeconds: 540 },
+            { stage: "fulfill", due: 1, oldestAgeSeconds: 540 }
+          ])
+          expect(report.pulls).toEqual([
+            { storeKey: "acme", lastPullAt: "2026-11-21T10:00:30.000Z", ageSeconds: 570 },
+            { storeKey: "woo", lastPullAt: null, ageSeconds: null }
+          ])
+          expect(report.orders).toContainEqual({ storeKey: "acme", state: "in_doubt", count: 1 })
+          expect(report.orders.reduce((n, o) => n + o.count, 0)).toBe(8)
+          expect(report.held).toEqual([
+            { storeKey: "acme", reason: "unmatched", count: 1, oldestAgeSeconds: 600, oldestReferenceId: "acme:held-1" },
+            { storeKey: "woo", reason: "address", count: 1, oldestAgeSeconds: 600, oldestReferenceId: "woo:held-2" }
+          ])
+          expect(report.attention.map((a) => [a.storeKey, a.what, a.count, a.oldestAgeSeconds, a.oldestReferenceId])).toEqual([
+            ["acme", "held: unmatched", 1, 600, "acme:held-1"],
+            ["acme", "cancel_pending", 1, 540, "acme:cancel-1"],
+            ["woo", "held: address", 1, 600, "woo:held-2"],
+            ["woo", "failed", 1, 540, "woo:failed-1"]
+          ])
+          expect(report.attention.find((a) => a.what === "cancel_pending")?.action).toContain("cancel the POD order by hand")
+          // The JSON form decodes back to the same report (what `podsync status` reads from a daemon).
+          const json = JSON.parse(JSON.stringify(yield* Schema.encode(StatusReport)(report)))
+          expect(yield* Schema.decodeUnknown(StatusReport)(json)).toEqual(report)
+        }))
+
+      it.effect("shows the oldest held order of a reason with its age, and a refused tracking as work for a person", () =>
+        Effect.gen(function*() {
+          yield* emptyTables
+          const orders = yield* OrdersRepo
+          const shipments = yield* ShipmentsRepo
+          for (const [i, id] of ["h-1", "h-2", "h-3"].entries()) {
+            yield* at(i * 100)
+            const { id: row } = yield* orders.upsertPulled(sampleOrder({ storeKey: "acme", storeOrderId: id }), `acme:${id}`)
+            yield* orders.transition(row, "pulled", "held", { actor: "t", reason: "no row", held: { code: "unmatched", details: {} } })
+          }
+          yield* at(300)
+          const { id: shipped } = yield* orders.upsertPulled(sampleOrder({ storeKey: "acme", storeOrderId: "s-1" }), "acme:s-1")
+          yield* orders.transition(shipped, "pulled", "ready", { actor: "t", reason: "matched" })
+          yield* orders.transition(shipped, "ready", "drafted", { actor: "t", reason: "drafted" })
+          yield* orders.transition(shipped, "drafted", "shipped", { actor: "t", reason: "shipped" })
+          yield* shipments.record(shipped, "o-9", { number: "TRK-1" })
+          const [open] = yield* shipments.toPush(shipped)
+          yield* shipments.mark(open!.id, "rejected", { error: { reason: "line already fulfilled" } })
+
+          yield* at(3600)
+          const report = yield* readStatusReport({ storeKeys: ["acme"], budget: null, traffic: null })
+          expect(report.held).toEqual([{ storeKey: "acme", reason: "unmatched", count: 3, oldestAgeSeconds: 3600, oldestReferenceId: "acme:h-1" }])
+          expect(report.attention).toContainEqual({
+            storeKey: "acme",
+            what: "tracking refused by the store",
+            count: 1,
+            oldestAgeSeconds: 3600 - 300,
+            oldestReferenceId: "acme:s-1",
+            action: "add the tracking number in the store by hand"
+          })
+          // Pushed (or refused) shipments leave nothing for the fulfill stage.
+          expect(report.queues.find((q) => q.stage === "fulfill")).toEqual({ stage: "fulfill", due: 0, oldestAgeSeconds: null })
+        }))
+    })
+
+    describe("GET /metrics and GET /status", () => {
+      it.effect("expose the same figures, read again at every scrape", () =>
+        Effect.gen(function*() {
+          yield* emptyTables
+          const { ready } = yield* seed
+          yield* at(600)
+          const { url } = yield* Server
+          const metrics = yield* get(`${url}/metrics`)
+          expect(metrics.status).toBe(200)
+          expect(metrics.type).toContain("text/plain")
+          const text = metrics.text
+          expect(sample(text, 'podsync_orders{store="acme",state="ready"}')).toBe(1)
+          expect(sample(text, 'podsync_orders{store="woo",state="failed"}')).toBe(1)
+          expect(sample(text, 'podsync_orders_needing_a_person{store="acme",state="held",reason="unmatched"}')).toBe(1)
+          expect(sample(text, 'podsync_orders_needing_a_person_oldest_age_seconds{store="woo",state="held",reason="address"}')).toBe(600)
+          expect(sample(text, 'podsync_queue_depth{stage="match"}')).toBe(1)
+          expect(sample(text, 'podsync_queue_depth{stage="draft"}')).toBe(1)
+          expect(sample(text, 'podsync_pipeline_lag_seconds{stage="draft"}')).toBe(540)
+          expect(sample(text, 'podsync_store_last_pull_age_seconds{store="acme"}')).toBe(570)
+          expect(sample(text, 'podsync_store_last_pull_age_seconds{store="woo"}')).toBeUndefined()
+          // Configured webhook sources are listed from the start, at 0.
+          expect(sample(text, 'podsync_webhook_deliveries_total{source="woo",outcome="rejected"}')).toBe(0)
+          expect(text).toContain("process_resident_memory_bytes")
+
+          const status = yield* get(`${url}/status`)
+          expect(status.status).toBe(200)
+          const report = yield* Schema.decodeUnknown(StatusReport)(JSON.parse(status.text))
+          expect(report.queues.find((q) => q.stage === "draft")).toEqual({ stage: "draft", due: 1, oldestAgeSeconds: 540 })
+          expect(report.traffic?.webhooks).toContainEqual({ source: "pod", outcome: "accepted", count: 0 })
+          expect(report.budget).toBeNull()
+
+          // The ready order is drafted: the next scrape no longer shows a ready order or a draft queue.
+          yield* (yield* OrdersRepo).transition(ready, "ready", "drafted", { actor: "test", reason: "drafted", nextAttemptAt: null })
+          yield* at(660)
+          const again = (yield* get(`${url}/metrics`)).text
+          expect(sample(again, 'podsync_orders{store="acme",state="ready"}')).toBeUndefined()
+          expect(sample(again, 'podsync_orders{store="acme",state="drafted"}')).toBe(1)
+          expect(sample(again, 'podsync_queue_depth{stage="draft"}')).toBe(0)
+          expect(sample(again, 'podsync_pipeline_lag_seconds{stage="draft"}')).toBe(0)
+          expect(sample(again, 'podsync_store_last_pull_age_seconds{store="acme"}')).toBe(630)
+        }))
+
+      it.effect("gives every daemon a registry of its own, so several run in one process", () =>
+        Effect.gen(function*() {
+          // A second daemon's metrics beside the first: on a shared registry it would fail ("already registered").
+          const second = yield* Layer.build(ObservabilityLive(["acme"]).pipe(Layer.provide(Layer.succeed(StatusRepo, yield* StatusRepo))))
+          yield* Context.get(second, WebhookMetrics).record("acme", "rejected")
+          const rejected = (text: string) => sample(text, 'podsync_webhook_deliveries_total{source="acme",outcome="rejected"}')
+          expect(rejected(yield* Context.get(second, MetricsRegistry).scrape)).toBe(1)
+          expect(rejected(yield* (yield* MetricsRegistry).scrape)).toBe(0)
+        }).pipe(Effect.scoped))
+    })
+  })
+})
