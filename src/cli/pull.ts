@@ -3,7 +3,12 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Layer, Schema } from "effect"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
-import { StoresLive } from "../pipeline/StoresLive.js"
+import { MappingStore } from "../mapping/MappingStore.js"
+import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
+import { storeSettingsOf, StoresLive } from "../pipeline/StoresLive.js"
+import { PipelineTriggersLive } from "../pipeline/Workers.js"
+import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
@@ -31,7 +36,9 @@ export const pullCommand = Command.make("pull", { config: configOption, store: s
         yield* Console.log(`${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`)
       }
     }).pipe(
-      Effect.provide(Layer.mergeAll(OrdersRepo.Default, CursorsRepo.Default, StoresLive(app.stores)).pipe(
+      Effect.provide(Layer.mergeAll(OrdersRepo.Default, CursorsRepo.Default, StoresLive(app.stores), podLayer(app), PlanningInputsLive(app.stores.map(storeSettingsOf))).pipe(
+        Layer.provideMerge(MappingStore.Default({ stores: app.stores, reloadOnSighup: false })),
+        Layer.provideMerge(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PipelineTriggersLive)),
         Layer.provideMerge(NodeHttpClient.layerUndici),
         Layer.provideMerge(dbLayer(app))
       ))

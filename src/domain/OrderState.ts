@@ -30,7 +30,8 @@ const TRANSITIONS: Record<OrderState, ReadonlyArray<OrderState>> = {
   // A 400 holds (rejected_by_pod); an ambiguous failure leaves the outcome in doubt.
   ready: ["held", "ready", "in_doubt", "drafted", "cancelled", "not_pod", "failed"],
   in_doubt: ["ready", "drafted", "held", "failed", "cancel_pending"],
-  drafted: ["checked_out", "in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold", "failed"],
+  // drafted -> drafted: the store edited the lines before checkout and the draft was patched.
+  drafted: ["drafted", "checked_out", "in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold", "failed"],
   checked_out: ["in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
   in_production: ["shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
   pod_on_hold: ["checked_out", "in_production", "shipped", "pod_cancelled", "cancel_pending"],

@@ -82,7 +82,7 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   let parsed: Array<{ record: Array<string>; info: { lines: number } }>
   try {
     // `info` gives each record's own line: blank lines are skipped and quoted fields may span lines.
-    parsed = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as typeof parsed
+    parsed = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as unknown as typeof parsed
   } catch (error) {
     const line = (error as { lines?: number }).lines ?? 1
     return { table: buildTable([]), issues: [{ line, column: undefined, message: `CSV syntax: ${(error as Error).message}` }] }

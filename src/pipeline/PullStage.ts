@@ -6,6 +6,7 @@ import { StoreConnectors } from "../stores/StoreConnector.js"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
+import { patchDraftLines } from "./DraftEdits.js"
 import { storeChangeAfterDraft } from "./MatchStage.js"
 
 /** How far back the very first pull of a store reaches (older orders are assumed handled before podsync). */
@@ -24,14 +25,19 @@ export interface PullResult {
  * stored in one transaction and only then is the cursor saved, so a crash
  * repeats at most a page (the upsert makes that harmless).
  */
+/** After the page is stored (no HTTP inside its transaction): react to orders that changed after their draft. */
 const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
   Effect.gen(function*() {
     const orders = yield* OrdersRepo
     const stored = yield* orders.byId(id)
     const change = yield* storeChangeAfterDraft(stored, previous, "pull")
-    if (change === "address_changed" || change === "lines_changed") {
+    if (change === "lines_changed" && stored.state === "drafted") {
+      yield* patchDraftLines(stored, "pull").pipe(
+        Effect.catchAll((error) => orders.note(id, "pull", `the lines changed in the store after the draft; updating the draft failed (${error._tag}): check the POD draft by hand`))
+      )
+    } else if (change === "address_changed" || change === "lines_changed") {
       const what = change === "address_changed" ? "shipping address" : "line items"
-      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): check the POD order by hand`, { change })
+      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): the POD service cannot change it through the API, fix it there by hand`, { change })
     }
   })
 
@@ -48,17 +54,19 @@ export const pullStore = (storeKey: string) =>
     yield* connector.pull(Option.getOrNull(cursor), { since }).pipe(
       Stream.runForEach((page) =>
         Effect.gen(function*() {
+          const changedAfterDraft: Array<[number, NormalizedOrder]> = []
           yield* db.transaction(Effect.gen(function*() {
             for (const order of page.orders) {
               const result = yield* orders.upsertPulled(order, referenceIdOf(storeKey, order.storeOrderId))
               if (result.outcome === "inserted") totals.inserted++
               if (result.outcome === "changed") {
                 totals.changed++
-                if (hasDraft(result.state)) yield* reactToChangeAfterDraft(result.id, result.previous)
+                if (hasDraft(result.state)) changedAfterDraft.push([result.id, result.previous])
               }
             }
             yield* cursors.save(storeKey, page.cursor)
           }))
+          for (const [id, previous] of changedAfterDraft) yield* reactToChangeAfterDraft(id, previous)
           for (const bad of page.unreadable) {
             totals.unreadable++
             // Kept in the log with its raw payload: nothing the store sent is silently dropped.
