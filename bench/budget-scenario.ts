@@ -53,6 +53,8 @@ export interface ScenarioResult {
    * window + round trip), ÷ the full rate. The long-run figure, free of where the run stops.
    */
   readonly cycleUtilisation: number | null
+  /** budget only: mean time from a slot freeing (answer + window) to its reuse, as the replicas measured it. */
+  readonly meanReuseDelayMs: number | null
   /** Mean time from a slot's grant to its answer, as the replicas measured it. */
   readonly meanRoundTripMs: number
   /** The most requests the simulator saw (accepted or refused) in any window. */
@@ -190,11 +192,18 @@ export const runScenario = async (scenario: Scenario, options: ScenarioOptions):
     const meanRoundTripMs = answered.reduce((sum, [sent, done]) => sum + done - sent, 0) / Math.max(1, answered.length)
     const limit = Math.floor(rateLimit.requests * (1 - rateLimit.headroom) + 1e-9)
     let cycleUtilisation: number | null = null
+    let meanReuseDelayMs: number | null = null
     if (scenario.limiter === "budget" && sends.length > 2 * limit) {
       let cycles = 0
-      for (let k = 0; k + limit < sends.length; k++) cycles += sends[k + limit]![0] - sends[k]![0]
+      let reuse = 0
+      const frees = sends.map(([, done]) => done + windowMs).sort((a, b) => a - b)
+      for (let k = 0; k + limit < sends.length; k++) {
+        cycles += sends[k + limit]![0] - sends[k]![0]
+        reuse += sends[k + limit]![0] - frees[k]!
+      }
       const meanCycleMs = cycles / (sends.length - limit)
       cycleUtilisation = Math.round(((limit / meanCycleMs) * 1000 / fullRate) * 1000) / 1000
+      meanReuseDelayMs = Math.round(reuse / (sends.length - limit))
     }
     return {
       name: scenario.name,
@@ -208,6 +217,7 @@ export const runScenario = async (scenario: Scenario, options: ScenarioOptions):
       steadyUtilisation: steadyUtilisation === null ? null : Math.round(steadyUtilisation * 1000) / 1000,
       cycleUtilisation,
       meanRoundTripMs: Math.round(meanRoundTripMs),
+      meanReuseDelayMs,
       rejected429: after.rejected429,
       maxInWindow: after.maxInWindow,
       workers: results

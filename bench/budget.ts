@@ -3,28 +3,30 @@
 // (in-process) and 3 replicas (3 processes sharing PostgreSQL), and, as peers, a naive token
 // bucket and Effect's RateLimiter. Figures are measured at the simulator.
 //
-//   npm run build && node dist/bench/budget.js [--seconds 60] [--only name,name] [--database-url URL]
+//   npm run build && node dist/bench/budget.js [--seconds 60] [--only ours-1,naive,…] [--database-url URL]
 //   (the database defaults to $TEST_DATABASE_URL, then $DATABASE_URL)
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { startPodSimulator } from "../src/simulator/pod/index.js"
 import { runScenario, type Scenario, type ScenarioResult } from "./budget-scenario.js"
 
-const scenarios: ReadonlyArray<Scenario> = [
-  { name: "budget, 1 replica, headroom 0", limiter: "budget", replicas: 1, headroom: 0 },
-  { name: "budget, 3 replicas, headroom 0", limiter: "budget", replicas: 3, headroom: 0 },
-  { name: "budget, 1 replica, headroom 0.05", limiter: "budget", replicas: 1, headroom: 0.05 },
-  { name: "budget, 3 replicas, headroom 0.05", limiter: "budget", replicas: 3, headroom: 0.05 },
-  { name: "naive token bucket (100 tokens, 10/s)", limiter: "naive-token-bucket", replicas: 1, headroom: 0 },
-  { name: "Effect RateLimiter token-bucket 100/10 s", limiter: "effect-token-bucket", replicas: 1, headroom: 0 },
-  { name: "Effect RateLimiter fixed-window 100/10 s", limiter: "effect-fixed-window", replicas: 1, headroom: 0 }
+const scenarios: ReadonlyArray<Scenario & { readonly id: string }> = [
+  { id: "ours-1", name: "budget, 1 replica, headroom 0", limiter: "budget", replicas: 1, headroom: 0 },
+  { id: "ours-3", name: "budget, 3 replicas, headroom 0", limiter: "budget", replicas: 3, headroom: 0 },
+  { id: "ours-1-default", name: "budget, 1 replica, headroom 0.05", limiter: "budget", replicas: 1, headroom: 0.05 },
+  { id: "ours-3-default", name: "budget, 3 replicas, headroom 0.05", limiter: "budget", replicas: 3, headroom: 0.05 },
+  { id: "naive", name: "naive token bucket (100 tokens, 10/s)", limiter: "naive-token-bucket", replicas: 1, headroom: 0 },
+  { id: "effect-token-bucket", name: "Effect RateLimiter token-bucket 100/10 s", limiter: "effect-token-bucket", replicas: 1, headroom: 0 },
+  { id: "effect-fixed-window", name: "Effect RateLimiter fixed-window 100/10 s", limiter: "effect-fixed-window", replicas: 1, headroom: 0 }
 ]
 
 const service = { requests: 100, windowSeconds: 10, blockSeconds: 60 }
 const latencyMs = [20, 400] as const
-const callersPerReplica = 40
+// The same demand whatever the number of replicas: 40 concurrent callers in all.
+const callers = 40
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = here.includes(`${path.sep}dist${path.sep}`) ? path.join(here, "..", "..") : path.join(here, "..")
@@ -40,9 +42,9 @@ const main = async () => {
   const seconds = Number(values.seconds)
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error("--seconds must be a positive number")
   const databaseUrl = values["database-url"] ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
-  const only = values.only?.split(",").map((s) => s.trim().toLowerCase())
+  const only = values.only?.split(",").map((s) => s.trim())
   const selected = scenarios.filter((s) =>
-    (only === undefined || only.some((o) => s.name.toLowerCase().includes(o))) &&
+    (only === undefined || only.includes(s.id)) &&
     (s.replicas === 1 || s.limiter !== "budget" || databaseUrl !== undefined))
   const skipped = scenarios.filter((s) => !selected.includes(s)).map((s) => s.name)
 
@@ -51,6 +53,7 @@ const main = async () => {
   try {
     for (const scenario of selected) {
       process.stdout.write(`running: ${scenario.name} (${seconds} s)…\n`)
+      const callersPerReplica = Math.ceil(callers / scenario.replicas)
       results.push(await runScenario(scenario, { simUrl: sim.url, seconds, service, latencyMs, databaseUrl, callersPerReplica }))
     }
   } finally {
@@ -65,6 +68,7 @@ const main = async () => {
     "slot cycles": r.cycleUtilisation === null ? "-" : r.cycleUtilisation.toFixed(3),
     "accepted/s": r.acceptedPerSecond.toFixed(2),
     "round trip ms": r.meanRoundTripMs,
+    "reuse delay ms": r.meanReuseDelayMs ?? "-",
     "429s": r.rejected429,
     "max in 10 s": r.maxInWindow
   }))
@@ -76,14 +80,17 @@ const main = async () => {
     service,
     latencyMs,
     seconds,
-    callersPerReplica,
+    callers,
     note: "utilisation = requests the simulator accepted per second ÷ (requests / windowSeconds) over the run; " +
       "steadyUtilisation: the same from the end of the first window (no initial burst); " +
       "cycleUtilisation (budget only): L ÷ mean time between a send and the L-th next send, ÷ the full rate, " +
       "the long-run rate whatever the run's length; meanRoundTripMs: grant to answer, as the replicas saw it; " +
+      "meanReuseDelayMs: from a slot freeing (answer + window) to its next grant; " +
       "429s and max in window are counted by the simulator over the whole run. Peers pause on a 429 for its Retry-After.",
     targets: { headroom0: "utilisation ≥ 0.95 with 0 429s", headroom005: "utilisation ≥ 0.93 with 0 429s" },
     node: process.version,
+    loadAverageAtEnd: os.loadavg().map((n) => Math.round(n * 100) / 100),
+    cpus: os.cpus().length,
     skipped,
     scenarios: results.map(({ workers, ...figures }) => ({
       ...figures,

@@ -1,13 +1,14 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { runPodSimulatorStandalone } from "../simulator/pod/index.js"
 import { runEtsySimulatorStandalone } from "../simulator/etsy/index.js"
 import { runJsonFeedSimulatorStandalone } from "../simulator/jsonfeed/index.js"
 import { runShopifySimulatorStandalone } from "../simulator/shopify/index.js"
 import { runWooCommerceSimulatorStandalone } from "../simulator/woocommerce/index.js"
 
-const port = (name: string, description: string) =>
-  Options.integer(name).pipe(Options.withDescription(description), Options.optional)
+// The example config's defaults point at these ports, so `simulate` and the example work together as they are.
+const port = (name: string, description: string, fallback: number) =>
+  Options.integer(name).pipe(Options.withDescription(`${description} (default ${fallback}; 0: any free port)`), Options.withDefault(fallback))
 
 const hostOption = Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("127.0.0.1"))
 
@@ -23,11 +24,11 @@ export const simulateCommand = Command.make(
   "simulate",
   {
     host: hostOption,
-    podPort: port("pod-port", "port of the POD API simulator (default: any free port)"),
-    shopifyPort: port("shopify-port", "port of the Shopify Admin API simulator (default: any free port)"),
-    woocommercePort: port("woocommerce-port", "port of the WooCommerce REST API simulator (default: any free port)"),
-    etsyPort: port("etsy-port", "port of the Etsy Open API simulator (default: any free port)"),
-    jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront (default: any free port)"),
+    podPort: port("pod-port", "port of the POD API simulator", 9100),
+    shopifyPort: port("shopify-port", "port of the Shopify Admin API simulator", 9101),
+    woocommercePort: port("woocommerce-port", "port of the WooCommerce REST API simulator", 9102),
+    etsyPort: port("etsy-port", "port of the Etsy Open API simulator", 9103),
+    jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront", 9104),
     noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit"))
   },
   ({ etsyPort, host, jsonfeedPort, noRateLimit, podPort, shopifyPort, woocommercePort }) =>
@@ -35,14 +36,14 @@ export const simulateCommand = Command.make(
       yield* serve(() =>
         runPodSimulatorStandalone({
           host,
-          port: Option.getOrElse(podPort, () => 0),
+          port: podPort,
           ...(noRateLimit ? { rateLimit: false as const } : {})
         })
       )
-      yield* serve(() => runShopifySimulatorStandalone({ host, port: Option.getOrElse(shopifyPort, () => 0) }))
-      yield* serve(() => runWooCommerceSimulatorStandalone({ host, port: Option.getOrElse(woocommercePort, () => 0) }))
-      yield* serve(() => runEtsySimulatorStandalone({ host, port: Option.getOrElse(etsyPort, () => 0) }))
-      yield* serve(() => runJsonFeedSimulatorStandalone({ host, port: Option.getOrElse(jsonfeedPort, () => 0) }))
+      yield* serve(() => runShopifySimulatorStandalone({ host, port: shopifyPort }))
+      yield* serve(() => runWooCommerceSimulatorStandalone({ host, port: woocommercePort }))
+      yield* serve(() => runEtsySimulatorStandalone({ host, port: etsyPort }))
+      yield* serve(() => runJsonFeedSimulatorStandalone({ host, port: jsonfeedPort }))
       return yield* Effect.never
     }))
 ).pipe(Command.withDescription("Run the local simulators (POD API, stores)"))

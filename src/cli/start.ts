@@ -5,6 +5,8 @@ import { RateBudgetGateLive } from "../budget/RateBudgetGate.js"
 import { credentialId, RateBudgetSql } from "../budget/RateBudget.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
+import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
+import { withPodRequestMetrics } from "../observability/PodRequestMetrics.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
 import { PodWebhookSettings } from "../http/WebhookRoutes.js"
@@ -48,8 +50,10 @@ export const podLayer = (config: AppConfig) =>
     authHeaders: config.pod.authHeaders,
     timeoutMs: config.pod.timeoutMs
   }).pipe(
-    Layer.provide(RateBudgetGateLive),
-    Layer.provide(RateBudgetSql({
+    // Every POD request counted for /metrics (when the metrics are provided), then spent from the budget.
+    Layer.provide(withPodRequestMetrics(RateBudgetGateLive)),
+    // Merged out, so /status and the budget gauges can read it.
+    Layer.provideMerge(RateBudgetSql({
       credential: credentialId(config.pod.clientKey),
       rateLimit: config.pod.rateLimit,
       requestTimeoutMs: config.pod.timeoutMs
@@ -69,12 +73,14 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
     Layer.provideMerge(PipelineWorkersLive(config, options)),
     Layer.provideMerge(Layer.mergeAll(
       PlanningInputsLive(config.stores.map(storeSettingsOf)),
+      BudgetMetricsLive,
       PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
     )),
     Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
     Layer.provideMerge(Layer.mergeAll(
       podLayer(config), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(webhooks)
     )),
+    Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(reposLayer),
     Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),

@@ -7,7 +7,10 @@ import { validateDetailed } from "node-cron"
  * instead of silently ignored. Secrets decode to Redacted.
  */
 
-const Secret = Schema.Redacted(Schema.NonEmptyTrimmedString.annotations({ message: () => "expected a non-empty secret" }))
+// The message is overridden so that no validation error ever prints the value it refused.
+const Secret = Schema.Redacted(Schema.NonEmptyTrimmedString.annotations({
+  message: () => ({ message: "expected a non-empty secret without leading or trailing spaces", override: true })
+}))
 
 const Url = Schema.NonEmptyTrimmedString.pipe(
   Schema.filter((s) => URL.canParse(s) || `expected an absolute URL such as https://host/path, got "${s}"`)

@@ -1,10 +1,10 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Db } from "../db/Db.js"
-import { StatusRepo } from "../repos/StatusRepo.js"
+import { statusResponse } from "./MetricsRoutes.js"
 import { Readiness } from "./Readiness.js"
 
-/** GET /healthz (the process answers), /readyz (it should get traffic), /status (orders per store and state). */
+/** GET /healthz (the process answers), /readyz (it should get traffic), /status (the picture for a person: orders, held reasons, budget). */
 export const HealthRoutes = HttpRouter.empty.pipe(
   HttpRouter.get("/healthz", HttpServerResponse.json({ status: "ok" })),
   HttpRouter.get(
@@ -20,13 +20,5 @@ export const HealthRoutes = HttpRouter.empty.pipe(
       return yield* HttpServerResponse.json({ status: ok ? "ready" : "not ready", ready, database }, { status: ok ? 200 : 503 })
     })
   ),
-  HttpRouter.get(
-    "/status",
-    Effect.gen(function*() {
-      const repo = yield* StatusRepo
-      const orders = yield* repo.ordersByStoreAndState
-      const held = yield* repo.heldByReason
-      return yield* HttpServerResponse.json({ orders, held })
-    })
-  )
+  HttpRouter.get("/status", statusResponse)
 )

@@ -5,6 +5,7 @@ import { Effect, Layer } from "effect"
 import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
+import { MetricsRoutes } from "./MetricsRoutes.js"
 import { WebhookRoutes } from "./WebhookRoutes.js"
 
 export interface ServerOptions {
@@ -19,6 +20,7 @@ export const HttpServerLive = (options: ServerOptions) =>
     HttpRouter.concat(WebhookRoutes),
     HttpRouter.concat(MappingRoutes),
     HttpRouter.concat(ControlRoutes),
+    HttpRouter.concat(MetricsRoutes),
     HttpServer.serve(),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),

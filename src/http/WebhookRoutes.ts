@@ -9,6 +9,7 @@
  * once while the pipeline is told in the background; a hint lost there costs
  * nothing, since the next scheduled pull or reconcile reads the same state.
  */
+import { recordWebhookDelivery, type WebhookOutcome } from "../observability/WebhookMetrics.js"
 import { isWithinReplayWindow } from "../stores/jsonfeed/JsonFeedWebhooks.js"
 import { PING_TOPIC as WOO_PING_TOPIC } from "../stores/woocommerce/WooWebhooks.js"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -51,7 +52,20 @@ export class PodWebhookSettings extends Context.Tag("podsync/PodWebhookSettings"
     )
 }
 
-const answer = (status: number, body: Readonly<Record<string, unknown>>) => HttpServerResponse.unsafeJson(body, { status })
+/** Each answer carries its outcome for the delivery counters of /metrics. */
+const outcomes = new WeakMap<HttpServerResponse.HttpServerResponse, WebhookOutcome>()
+const answer = (status: number, body: Readonly<Record<string, unknown>>) => {
+  const response = HttpServerResponse.unsafeJson(body, { status })
+  const outcome: WebhookOutcome = status === 413 ? "too_large" : status === 503 ? "unavailable" : status >= 400 ? "rejected"
+    : body.status === "duplicate" ? "duplicate" : body.ignored !== undefined ? "ignored" : "accepted"
+  outcomes.set(response, outcome)
+  return response
+}
+
+/** Counts the outcome of one delivery to `source` (a store key, or "pod"). */
+const counted = <RS>(source: Effect.Effect<string, never, RS>) => <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.tap(handler, (response) =>
+    Effect.flatMap(source, (name) => recordWebhookDelivery(name, outcomes.get(response) ?? "accepted")))
 
 const tooLarge = answer(413, { error: "payload_too_large", detail: `webhook bodies are limited to ${MAX_WEBHOOK_BODY_BYTES} bytes` })
 
@@ -194,6 +208,6 @@ const podWebhook = Effect.gen(function*() {
  * so "pod" cannot be a store key.
  */
 export const WebhookRoutes = HttpRouter.empty.pipe(
-  HttpRouter.post("/webhooks/pod", podWebhook),
-  HttpRouter.post("/webhooks/:storeKey", storeWebhook)
+  HttpRouter.post("/webhooks/pod", counted(Effect.succeed(POD_SOURCE))(podWebhook)),
+  HttpRouter.post("/webhooks/:storeKey", counted(Effect.map(HttpRouter.params, (p) => p.storeKey ?? "unknown").pipe(Effect.orElseSucceed(() => "unknown")))(storeWebhook))
 )

@@ -1,6 +1,7 @@
-import type { HttpClient } from "@effect/platform"
+import { HttpClient } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import type { StoreConfig } from "../config/AppConfig.js"
+import { countStoreApiCalls } from "../observability/StoreApiMetrics.js"
 import type { StoreSettings } from "../mapping/DraftPlan.js"
 import { makeEtsyConnector } from "../stores/etsy/EtsyConnector.js"
 import { makeJsonFeedConnector } from "../stores/jsonfeed/JsonFeedConnector.js"
@@ -83,7 +84,15 @@ const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, 
 export const StoresLive = (stores: ReadonlyArray<StoreConfig>) =>
   Layer.effect(
     StoreConnectors,
-    Effect.map(Effect.forEach(stores, (store) => Effect.map(connectorFor(store), (c) => [store.key, c] as const)), (entries) => new Map(entries))
+    Effect.map(
+      Effect.forEach(stores, (store) =>
+        connectorFor(store).pipe(
+          // Store API calls counted for /metrics when the metrics are provided.
+          Effect.provideServiceEffect(HttpClient.HttpClient, countStoreApiCalls(store.key, store.platform)),
+          Effect.map((c) => [store.key, c] as const)
+        )),
+      (entries) => new Map(entries)
+    )
   )
 
 /** The planner's view of a store's configuration. */

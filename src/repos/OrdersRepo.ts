@@ -167,7 +167,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             .where("id", "in", (eb) =>
               eb.selectFrom("store_orders").select("id")
                 .where("state", "in", [...states])
-                .where((w) => w.or([w("next_attempt_at", "is", null), w("next_attempt_at", "<=", at)]))
+                // Null means "not due until something changes" (a held order waits for a wake-up).
+                .where("next_attempt_at", "<=", at)
                 .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<", at)]))
                 .orderBy("next_attempt_at").orderBy("id")
                 .limit(limit)

@@ -5,10 +5,13 @@ import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer, Schema, TestClock } from "effect"
+import { Context, Effect, Layer, Redacted, Schema, TestClock } from "effect"
+import { credentialId, RateBudget, RateBudgetInMemory, RateBudgetSql } from "../../src/budget/RateBudget.js"
+import { formatAge, renderStatus } from "../../src/cli/status.js"
 import { MetricsRoutes, statusResponse } from "../../src/http/MetricsRoutes.js"
+import { budgetStatusFromLog } from "../../src/observability/BudgetStatus.js"
 import { MetricsRegistry } from "../../src/observability/MetricsRegistry.js"
-import { ObservabilityLive } from "../../src/observability/ObservabilityLive.js"
+import { BudgetMetricsLive, ObservabilityLive } from "../../src/observability/ObservabilityLive.js"
 import { readPipelineFigures } from "../../src/observability/PipelineFigures.js"
 import { readStatusReport, StatusReport } from "../../src/observability/StatusReport.js"
 import { CursorsRepo } from "../../src/repos/CursorsRepo.js"
@@ -93,7 +96,9 @@ const ServerLive = Layer.effect(
       Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 }))
     )
   ),
+  Layer.provideMerge(BudgetMetricsLive),
   Layer.provideMerge(ObservabilityLive(["acme", "woo"])),
+  Layer.provideMerge(RateBudgetInMemory({ credential: "pod-test", rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 }, startFull: false })),
   Layer.provideMerge(reposLive),
   Layer.provideMerge(pgliteDatabase().layer)
 )
@@ -188,6 +193,33 @@ describe("observability", () => {
         }))
     })
 
+    describe("podsync status without a daemon", () => {
+      it.effect("prints orders, what needs a person with its oldest age, queues, pulls and the budget from the send log", () =>
+        Effect.gen(function*() {
+          yield* emptyTables
+          yield* seed
+          // One request went out under the shared budget (the database's send log) a moment ago.
+          const pod = { clientKey: Redacted.make("cli-key"), rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 } }
+          yield* Effect.scoped(Effect.gen(function*() {
+            const budget = yield* Layer.build(RateBudgetSql({ credential: credentialId(pod.clientKey), rateLimit: pod.rateLimit }))
+            yield* Context.get(budget, RateBudget).withPermit({ lane: "normal" }, () => Effect.void)
+          }))
+          yield* at(7300)
+          const report = yield* readStatusReport({ storeKeys: ["acme", "woo"], budget: yield* budgetStatusFromLog(pod), traffic: null })
+          expect(report.budget).toMatchObject({ limit: 95, inUse: 1, inFlight: 0, waiting: null, pausedUntil: null, sent: null })
+          const text = renderStatus(report, "embedded database")
+          expect(text).toContain("podsync status (embedded database, 2026-11-21T12:01:40.000Z)")
+          expect(text).toMatch(/acme +held: unmatched +1 +2h 1m +acme:held-1 +add the item's variant id or SKU/)
+          // The order in doubt became due again at 1 h: two wait for the draft stage now, the oldest since 10:01.
+          expect(text).toMatch(/draft +2 +2h 0m/)
+          expect(text).toMatch(/woo +never +-/)
+          expect(text).toContain("in use 1/95 per 10 s window, in flight 0")
+          expect(text).toContain("waiting: unknown (no daemon answered)")
+          expect(text).not.toContain("Since the daemon started")
+          expect([formatAge(59), formatAge(61), formatAge(3_661), formatAge(90_000)]).toEqual(["59s", "1m 1s", "1h 1m", "1d 1h"])
+        }))
+    })
+
     describe("GET /metrics and GET /status", () => {
       it.effect("expose the same figures, read again at every scrape", () =>
         Effect.gen(function*() {
@@ -217,7 +249,12 @@ describe("observability", () => {
           const report = yield* Schema.decodeUnknown(StatusReport)(JSON.parse(status.text))
           expect(report.queues.find((q) => q.stage === "draft")).toEqual({ stage: "draft", due: 1, oldestAgeSeconds: 540 })
           expect(report.traffic?.webhooks).toContainEqual({ source: "pod", outcome: "accepted", count: 0 })
-          expect(report.budget).toBeNull()
+          expect(report.budget).toEqual({
+        credential: "pod-test", limit: 95, windowSeconds: 10, inUse: 0, inFlight: 0,
+        waiting: { urgent: 0, normal: 0, background: 0 }, pausedUntil: null, sent: 0, rateLimited: 0
+      })
+      expect(sample(text, 'podsync_pod_budget_limit{credential="pod-test"}')).toBe(95)
+      expect(sample(text, 'podsync_pod_budget_waiting{credential="pod-test",lane="normal"}')).toBe(0)
 
           // The ready order is drafted: the next scrape no longer shows a ready order or a draft queue.
           yield* (yield* OrdersRepo).transition(ready, "ready", "drafted", { actor: "test", reason: "drafted", nextAttemptAt: null })

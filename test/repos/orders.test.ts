@@ -41,6 +41,19 @@ for (const database of testDatabases()) {
           expect(reclaimed.length).toBe(6)
         }))
 
+      it.effect("leaves a held order alone until something wakes it", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "w1" }), "acme-shopify:w1")
+          const [claimed] = (yield* repo.claim(["pulled"], 50, "m", 60)).filter((o) => o.id === id)
+          expect(claimed).toBeDefined()
+          yield* repo.transition(id, "pulled", "held", { actor: "match", reason: "no mapping row", held: { code: "unmatched", details: {} }, nextAttemptAt: null })
+          yield* repo.release(id, "m", null)
+          expect((yield* repo.claim(["held"], 50, "m", 60)).some((o) => o.id === id)).toBe(false)
+          expect(yield* repo.wake(["held"], "acme-shopify")).toBeGreaterThan(0)
+          expect((yield* repo.claim(["held"], 50, "m", 60)).some((o) => o.id === id)).toBe(true)
+        }))
+
       it.effect("moves an order only from the state it is in, recording every step", () =>
         Effect.gen(function*() {
           const repo = yield* OrdersRepo
