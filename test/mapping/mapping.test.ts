@@ -1,60 +1,14 @@
 import { describe, expect, it } from "vitest"
-import type { NormalizedLine, NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import { type CatalogEntry, planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
 import { findRow, parseMappingCsv } from "../../src/mapping/MappingTable.js"
+import { sampleLine, sampleOrder } from "../support/orders.js"
 
 const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 
 const csv = (...rows: Array<string>) => [HEADER, ...rows].join("\n")
 
-const line = (overrides: Partial<NormalizedLine> = {}): NormalizedLine => ({
-  lineId: "gid://shopify/LineItem/1",
-  sku: "TEE-BLK-M",
-  variantId: "44001122",
-  productId: "9001",
-  title: "Logo Tee",
-  variantTitle: "Black / M",
-  quantity: 2,
-  currentQuantity: 2,
-  fulfillableQuantity: 2,
-  attributes: [{ key: "design_front", value: "https://cdn.example.com/d/front.png" }],
-  requiresShipping: true,
-  ...overrides
-})
-
-const order = (overrides: Partial<NormalizedOrder> = {}): NormalizedOrder => ({
-  storeKey: "acme-shopify",
-  platform: "shopify",
-  storeOrderId: "5550001",
-  name: "#1001",
-  createdAt: "2026-11-20T10:00:00Z",
-  updatedAt: "2026-11-20T10:05:00Z",
-  currency: "EUR",
-  financialStatus: "paid",
-  fulfillmentStatus: "unfulfilled",
-  cancelled: false,
-  holds: [],
-  email: "anna@example.com",
-  shipTo: {
-    name: "Anna Schmidt",
-    firstName: "Anna",
-    lastName: "Schmidt",
-    line1: "Hauptstraße 5",
-    city: "München",
-    region: "Bayern",
-    regionCode: "BY",
-    postalCode: "80331",
-    countryCode: "DE",
-    country: "Germany",
-    phone: "+49 89 1234567"
-  },
-  shippingMethod: { title: "express", code: "EXP" },
-  lines: [line()],
-  tags: [],
-  attributes: [],
-  raw: {},
-  ...overrides
-})
+const line = sampleLine
+const order = sampleOrder
 
 const settings: StoreSettings = {
   storeKey: "acme-shopify",
