@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
 import { checkCommand } from "./cli/check.js"
+import { demoCommand } from "./cli/demo.js"
 import { explainCommand } from "./cli/explain.js"
 import { pullCommand, reconcileCommand } from "./cli/pull.js"
 import { mappingsCommand } from "./cli/mappings.js"
@@ -13,7 +14,7 @@ import { statusCommand } from "./cli/status.js"
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
   Command.withSubcommands([
-    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand
+    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand, demoCommand
   ])
 )
 

@@ -15,7 +15,7 @@ const speedOption = Options.choice("speed", ["fast", "normal"]).pipe(
 )
 
 const keepDataOption = Options.boolean("keep-data").pipe(
-  Options.withDescription("keep the demo's data folder from the previous run instead of wiping it")
+  Options.withDescription("do not wipe the data folder at start (it must not hold an earlier demo's orders: the simulators start afresh)")
 )
 
 const dataDirOption = Options.directory("data-dir").pipe(

@@ -140,5 +140,6 @@ export const followUp = (hint: { readonly podOrderId?: string; readonly referenc
     const pod = yield* client.getOrder(podOrderId, { lane: "urgent" })
     if (stored === undefined && pod.reference_id) stored = yield* repo.byReference(pod.reference_id)
     if (stored === undefined) return "not_ours" as const
-    return yield* applyPodOrder(stored, pod, actor)
+    // Reconciliation may have moved it a moment ago: the forward-only rule makes losing that race harmless.
+    return yield* applyPodOrder(stored, pod, actor).pipe(Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const)))
   }).pipe(Effect.withSpan("pipeline.followUp"))

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { isSeq, parseDocument } from "yaml"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { parseConfig } from "../../config/loadConfig.js"
@@ -51,8 +51,14 @@ export const demoConfigFile = () => path.join(installFolder(), "config", "demo.y
  */
 export const demoConfig = (input: DemoConfigInput): Effect.Effect<AppConfig, CliFailure> =>
   Effect.suspend(() => {
-    const root = installFolder()
-    const file = demoConfigFile()
+    const root = Either.try({ try: installFolder, catch: (error) => (error instanceof Error ? error.message : String(error)) })
+    if (Either.isLeft(root)) return Effect.fail(new CliFailure({ message: root.left }))
+    return decodeDemoConfig(root.right, input)
+  })
+
+const decodeDemoConfig = (root: string, input: DemoConfigInput): Effect.Effect<AppConfig, CliFailure> =>
+  Effect.suspend(() => {
+    const file = path.join(root, "config", "demo.yaml")
     const document = parseDocument(fs.readFileSync(file, "utf8"))
     if (input.dataDir !== undefined) document.setIn(["dataDir"], input.dataDir)
     if (input.reportsDir !== undefined) document.setIn(["reports", "dir"], input.reportsDir)

@@ -14,11 +14,14 @@ export interface SummaryInput {
   /** The POD service's own limit, for comparison with the most requests it saw in a window. */
   readonly podLimit: { readonly requests: number; readonly windowSeconds: number }
   readonly dataDir: string
-  readonly reportsDir: string
-  /** Files the reconciliation report was written to; a string says why there are none. */
-  readonly report: ReadonlyArray<string> | string
+  readonly report: ReportWritten
   readonly configFile: string
 }
+
+/** The reconciliation report's files and its one-line summary, or why it was not written. */
+export type ReportWritten =
+  | { readonly files: ReadonlyArray<string>; readonly line: string }
+  | { readonly notWritten: string }
 
 const meaning: Readonly<Record<string, string>> = {
   fulfilled: "drafted at the POD service, shipped, tracking pushed to the store",
@@ -68,13 +71,14 @@ export const renderSummary = (input: SummaryInput): string => {
         `${pod.duplicateReferenceIds.length === 0 ? "no order was drafted twice" : `${pod.duplicateReferenceIds.length} orders were drafted twice`}.`
     )
   }
+  if ("line" in input.report) lines.push("", `Reconciliation ${input.report.line}.`)
   lines.push(
     "",
     "Where things are:",
     `  database  ${input.dataDir}  (embedded; wiped when the next demo starts, unless --keep-data)`,
-    typeof input.report === "string"
-      ? `  report    not written: ${input.report}`
-      : `  report    ${input.report.join("\n            ")}`,
+    "notWritten" in input.report
+      ? `  report    not written: ${input.report.notWritten}`
+      : `  report    ${input.report.files.join("\n            ")}`,
     `  config    ${input.configFile}  (the local simulators; no credentials)`,
     "",
     "Next: point podsync at your own store and POD account",

@@ -59,7 +59,9 @@ export const renderFrame = (view: ViewModel, columns: number): ReadonlyArray<str
     `podsync demo · ${clock(view.elapsedMs)} · ${view.speed} · daemon ${view.daemonUrl}`,
     `  store orders      generated ${progress.generated}/${progress.planned} · where the demo expects them ${progress.settled}/${progress.planned}`,
     "",
-    ...progress.byState.map(([state, n]) => `  ${state.padEnd(16)}${String(n).padStart(4)}  ${bar(n)}`),
+    ...(progress.byState.length === 0
+      ? ["  (no orders yet)"]
+      : progress.byState.map(([state, n]) => `  ${state.padEnd(16)}${String(n).padStart(4)}  ${bar(n)}`)),
     ""
   ]
   if (progress.held.length > 0) {

@@ -1,9 +1,11 @@
 import * as net from "node:net"
 import * as path from "node:path"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Clock, Duration, Effect, Fiber, Layer, Ref } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, Layer, Ref } from "effect"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { ORDER_STATES } from "../../domain/OrderState.js"
+import { ReportService, reportServiceConfigOf } from "../../reports/ReportService.js"
+import { summaryLine } from "../../reports/ReportSummary.js"
 import { OrdersRepo, type StoredOrder } from "../../repos/OrdersRepo.js"
 import { startPodSimulator } from "../../simulator/pod/index.js"
 import { startShopifySimulator } from "../../simulator/shopify/index.js"
@@ -12,7 +14,7 @@ import { daemonLayer } from "../start.js"
 import { readBudgetUse } from "./BudgetUse.js"
 import { DEMO_POD_WEBHOOK, demoConfig, demoConfigFile, wipeDataDir } from "./DemoConfig.js"
 import { type DaemonOrder, type GeneratedOrder, type Progress, progressOf } from "./DemoProgress.js"
-import { type Ending, renderSummary } from "./DemoSummary.js"
+import { type Ending, renderSummary, type ReportWritten } from "./DemoSummary.js"
 import { type DemoOutput, type DemoTerminal, makeDemoTerminal, stdoutOutput } from "./DemoTerminal.js"
 import { MIN_ORDERS, planOrders, type PlannedOrder } from "./OrderPlan.js"
 import { makePodFactory, type PodFactory } from "./PodFactory.js"
@@ -41,6 +43,7 @@ export interface DemoOutcome {
   readonly elapsedMs: number
   readonly dataDir: string
   readonly reportsDir: string
+  readonly report: ReportWritten
 }
 
 /** Order arrival pace, the POD shop's pace, and how often the view changes. */
@@ -82,6 +85,23 @@ const asDaemonOrder = (order: StoredOrder): DaemonOrder => ({
   heldReason: order.heldReason,
   heldMessage: heldMessage(order.heldDetails)
 })
+
+/**
+ * The simulators start afresh with the same order ids every time, so orders
+ * kept from an earlier demo would be mistaken for this one's: a kept database
+ * must not hold any.
+ */
+const refuseEarlierOrders = (dataDir: string) =>
+  Effect.gen(function*() {
+    const counts = yield* (yield* OrdersRepo).countByState
+    const earlier = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0)
+    if (earlier > 0) {
+      return yield* Effect.fail(new CliFailure({
+        message: `--keep-data: ${dataDir} holds ${earlier} orders of an earlier demo, and the simulators start afresh with the same order ids; ` +
+          "run the demo without --keep-data (it wipes the folder) or give it another folder with --data-dir"
+      }))
+    }
+  })
 
 /** Places the planned orders in the store at the chosen pace; the cancelled one is cancelled by its buyer right away. */
 const generateOrders = (
@@ -131,16 +151,32 @@ const turn = (run: Running, force = false) =>
     return progress
   })
 
-/** Ends the demo: the final view, the summary, where things are and what to do next. */
+/**
+ * The reconciliation report of the demo's own period (from its start until
+ * now), written by podsync's report service like the daily one.
+ */
+const writeReport = (config: AppConfig, startedAt: number) =>
+  Effect.flatMap(ReportService, (reports) => reports.run({ from: new Date(startedAt).toISOString() })).pipe(
+    Effect.map(({ summary }): ReportWritten => ({ files: summary.files.map((f) => f.path), line: summaryLine(summary) })),
+    Effect.provide(ReportService.Default(reportServiceConfigOf(config))),
+    Effect.catchAllCause((cause) => {
+      const error = Cause.squash(cause)
+      return Effect.succeed<ReportWritten>({ notWritten: error instanceof Error ? error.message : String(error) })
+    })
+  )
+
+/** Ends the demo: the final view, the report, the summary, where things are and what to do next. */
 const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: string) =>
   Effect.gen(function*() {
     const progress = yield* turn(run, true).pipe(
       Effect.orElse(() => Effect.map(Ref.get(run.generated), (generated) => progressOf(run.planned, generated, [])))
     )
     yield* run.terminal.release
+    yield* run.terminal.write("\nwriting the reconciliation report…\n")
+    const report = yield* writeReport(run.config, run.startedAt)
     const pod = yield* run.pod.stats.pipe(Effect.option)
     const elapsedMs = (yield* Clock.currentTimeMillis) - run.startedAt
-    const outcome: DemoOutcome = { ending, progress, pod: pod._tag === "Some" ? pod.value : undefined, elapsedMs, dataDir, reportsDir }
+    const outcome: DemoOutcome = { ending, progress, pod: pod._tag === "Some" ? pod.value : undefined, elapsedMs, dataDir, reportsDir, report }
     yield* run.terminal.write(`\n${renderSummary({
       ending,
       elapsedMs,
@@ -148,8 +184,7 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
       pod: outcome.pod,
       podLimit: { requests: run.config.pod.rateLimit.requests, windowSeconds: run.config.pod.rateLimit.windowSeconds },
       dataDir,
-      reportsDir,
-      report: "podsync's report writer (src/reports) is not wired into the demo yet; the final counts above are the demo's report",
+      report,
       configFile: demoConfigFile()
     })}\n`)
     return outcome
@@ -202,6 +237,7 @@ export const runDemo = (options: DemoOptions) =>
 
     return yield* Effect.gen(function*() {
       const daemon = yield* Layer.build(daemonLayer(config))
+      if (options.keepData) yield* refuseEarlierOrders(dataDir).pipe(Effect.provide(daemon))
       const shop = shopifyAdmin(shopSim.url)
       const storeKey = config.stores[0]?.key ?? "demo-shopify"
       for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {

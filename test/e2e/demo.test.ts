@@ -1,0 +1,174 @@
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit } from "effect"
+import { type DaemonOrder, type GeneratedOrder, progressOf } from "../../src/cli/demo/DemoProgress.js"
+import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
+import { planOrders } from "../../src/cli/demo/OrderPlan.js"
+import { redraw, renderFrame, type ViewModel } from "../../src/cli/demo/ProgressView.js"
+import { runDemo } from "../../src/cli/demo/RunDemo.js"
+import { exited, tempDir } from "../support/cli.js"
+
+/** Output as CI sees it: not a terminal, so plain lines. */
+const captured = () => {
+  let text = ""
+  const output: DemoOutput = { write: (chunk) => void (text += chunk), interactive: false, columns: 100 }
+  return { output, text: () => text }
+}
+
+const countOf = (text: string, state: string): number => {
+  const match = new RegExp(`^  ${state}\\s+(\\d+)  `, "m").exec(text.split("Final counts")[1] ?? "")
+  return match === null ? 0 : Number(match[1])
+}
+
+describe("the demo's order stream", () => {
+  it("places 2–3 orders with an unmapped item and one cancelled one, never first, the same for the same seed", () => {
+    for (const count of [4, 8, 24, 100]) {
+      const plan = planOrders(count)
+      const kinds = plan.map((p) => p.kind)
+      expect(kinds).toHaveLength(count)
+      expect(kinds.filter((k) => k === "unmapped")).toHaveLength(count >= 20 ? 3 : 2)
+      expect(kinds.filter((k) => k === "cancelled")).toHaveLength(1)
+      expect(kinds[0]).toBe("mapped")
+      expect(planOrders(count)).toEqual(plan)
+    }
+    const lines = planOrders(24).flatMap((p) => p.spec.lineItems)
+    // Every tee carries the design its mapping row takes from the `design_front` attribute.
+    expect(lines.filter((l) => l.sku.startsWith("UTS01-")).every((l) => l.customAttributes.some((a) => a.key === "design_front"))).toBe(true)
+    expect(() => planOrders(3)).toThrow(RangeError)
+  })
+
+  it("counts an order as done only where the demo expects it", () => {
+    const generated: Array<GeneratedOrder> = [
+      { storeOrderId: "1", name: "#1001", kind: "mapped" },
+      { storeOrderId: "2", name: "#1002", kind: "unmapped" },
+      { storeOrderId: "3", name: "#1003", kind: "cancelled" },
+      { storeOrderId: "4", name: "#1004", kind: "mapped" }
+    ]
+    const orders: Array<DaemonOrder> = [
+      { storeOrderId: "1", state: "fulfilled", heldReason: null, heldMessage: null },
+      { storeOrderId: "2", state: "held", heldReason: "unmatched", heldMessage: "no mapping row" },
+      { storeOrderId: "3", state: "cancel_pending", heldReason: null, heldMessage: null },
+      { storeOrderId: "4", state: "held", heldReason: "address", heldMessage: "city too long" }
+    ]
+    const progress = progressOf(4, generated, orders)
+    expect(progress.done).toBe(false)
+    expect(progress.settled).toBe(3)
+    expect(progress.outstanding).toEqual([{ name: "#1004", kind: "mapped", state: "held" }])
+    expect(progress.heldByReason).toEqual([["address", 1], ["unmatched", 1]])
+    expect(progressOf(5, generated.slice(0, 3), orders.slice(0, 3)).done).toBe(false)
+    expect(progressOf(3, generated.slice(0, 3), orders.slice(0, 3)).done).toBe(true)
+    expect(progressOf(2, generated.slice(0, 2), []).byState).toEqual([["not pulled yet", 2]])
+  })
+
+  it("redraws a terminal frame in place, every line within the terminal's width", () => {
+    const view: ViewModel = {
+      elapsedMs: 12_300,
+      speed: "24 orders, normal",
+      daemonUrl: "http://127.0.0.1:8088",
+      progress: progressOf(24, [], []),
+      budget: { limit: 95, windowSeconds: 10, inUse: 40, inFlight: 2, byLane: { urgent: 10, normal: 25, background: 5 }, waiting: undefined, paused: false },
+      pod: undefined,
+      factory: { checkedOut: 3, inProduction: 1, shipped: 2, heldBack: 0 },
+      warnings: ["07:00:01 warning: ".padEnd(200, "x")]
+    }
+    const lines = renderFrame(view, 60)
+    expect(lines.every((l) => l.length <= 60)).toBe(true)
+    expect(lines.join("\n")).toContain("40 of 95 per 10 s")
+    expect(redraw(lines.length, lines).startsWith(`\x1b[${lines.length}F`)).toBe(true)
+    expect(redraw(0, lines).startsWith("\x1b[2K")).toBe(true)
+  })
+})
+
+describe("podsync demo", () => {
+  it.live("runs 8 orders through the simulators and the daemon to their ends, then stops everything", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("demo")
+      const dataDir = path.join(dir, "data")
+      // Left over from "an earlier demo": the demo wipes its data folder at start.
+      fs.mkdirSync(dataDir, { recursive: true })
+      fs.writeFileSync(path.join(dataDir, "PG_VERSION"), "17\n")
+      fs.writeFileSync(path.join(dataDir, "stale-file"), "from before")
+      const out = captured()
+      const outcome = yield* runDemo({ orders: 8, speed: "fast", keepData: false, dataDir, reportsDir: path.join(dir, "reports"), output: out.output, settleTimeout: "4 minutes" })
+      const text = out.text()
+
+      expect(outcome.ending).toBe("finished")
+      expect(outcome.progress.generated).toBe(8)
+      const counts = Object.fromEntries(outcome.progress.byState)
+      expect(counts.fulfilled).toBe(5)
+      expect(counts.held).toBe(2)
+      expect((counts.cancelled ?? 0) + (counts.cancel_pending ?? 0)).toBe(1)
+      expect(outcome.progress.held.map((h) => h.reason)).toEqual(["unmatched", "unmatched"])
+      // The service side: under its limit, no 429, each order drafted once.
+      expect(outcome.pod?.rejected429).toBe(0)
+      expect(outcome.pod?.duplicateReferenceIds).toEqual([])
+      expect(outcome.pod?.drafts).toBe(counts.cancel_pending === 1 ? 6 : 5)
+
+      expect(text).toContain("wiped at start")
+      expect(text).toMatch(/^\[\s*[\d.]+ s\] generated \d+\/8 · /m)
+      expect(text).not.toContain("\x1b[")
+      expect(countOf(text, "fulfilled")).toBe(5)
+      expect(text).toMatch(/#\d+\s+unmatched: no mapping row for .*SKU/)
+      expect(text).toContain("Next: point podsync at your own store and POD account")
+      // The reconciliation report of the demo's period, by podsync's report service.
+      expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([".csv", ".html", ".json"])
+      if ("files" in outcome.report) {
+        for (const file of outcome.report.files) expect(path.dirname(file)).toBe(path.join(dir, "reports"))
+        expect(text).toContain(outcome.report.files[0])
+        expect(text).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
+      }
+      // Stopped cleanly: the database was closed and its folder released.
+      expect(fs.existsSync(path.join(dataDir, "stale-file"))).toBe(false)
+      expect(fs.existsSync(path.join(dataDir, "podsync.lock"))).toBe(false)
+
+      // --keep-data keeps the folder, and refuses to mix a fresh store's order ids into the kept orders.
+      const again = yield* Effect.exit(runDemo({ orders: 8, speed: "fast", keepData: true, dataDir, reportsDir: path.join(dir, "reports"), output: captured().output }))
+      expect(Exit.isFailure(again) ? Cause.pretty(again.cause) : "no failure").toContain(`${dataDir} holds 8 orders of an earlier demo`)
+      expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true)
+      fs.rmSync(dir, { recursive: true, force: true })
+    }), 330_000)
+
+  it.live("refuses to wipe a data folder that holds something other than a podsync database", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("demo-foreign")
+      fs.writeFileSync(path.join(dir, "thesis.docx"), "precious")
+      const exit = yield* Effect.exit(runDemo({ orders: 4, speed: "fast", keepData: false, dataDir: dir, output: captured().output }))
+      expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "no failure").toContain("holds files that are not a podsync database")
+      expect(fs.readFileSync(path.join(dir, "thesis.docx"), "utf8")).toBe("precious")
+      fs.rmSync(dir, { recursive: true, force: true })
+    }), 60_000)
+
+  it("`podsync demo --orders 8 --speed fast` (the compiled CLI, as in CI) ends by itself with the final counts and the next steps", async () => {
+    const cwd = tempDir("demo-cli")
+    const child = spawn(process.execPath, [path.resolve("bin/podsync.js"), "demo", "--orders", "8", "--speed", "fast"], {
+      cwd,
+      env: { ...process.env, PODSYNC_DEMO_PORT: "" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 170_000)
+    const { code } = await exited(child)
+    clearTimeout(timer)
+    try {
+      expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
+      expect(stdout).toContain("podsync demo finished in")
+      expect(countOf(stdout, "fulfilled")).toBe(5)
+      expect(countOf(stdout, "held")).toBe(2)
+      expect(countOf(stdout, "cancelled") + countOf(stdout, "cancel_pending")).toBe(1)
+      expect(stdout.match(/unmatched: no mapping row/g)).toHaveLength(2)
+      expect(stdout).toContain("npx podsync start")
+      expect(stdout).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
+      expect(fs.readdirSync(path.join(cwd, "reports", "demo")).filter((f) => /^report-.*\.(html|csv|json)$/.test(f))).toHaveLength(3)
+      // Its own data folder, under the directory it was started from.
+      expect(stdout).toContain(path.join(cwd, "data", "demo"))
+      expect(fs.existsSync(path.join(cwd, "data", "demo", "PG_VERSION"))).toBe(true)
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
