@@ -5,6 +5,7 @@ import { checkCommand } from "./cli/check.js"
 import { demoCommand } from "./cli/demo.js"
 import { explainCommand } from "./cli/explain.js"
 import { pullCommand, reconcileCommand } from "./cli/pull.js"
+import { reportCommand } from "./cli/report.js"
 import { mappingsCommand } from "./cli/mappings.js"
 import { migrateCommand } from "./cli/migrate.js"
 import { simulateCommand } from "./cli/simulate.js"
@@ -14,7 +15,7 @@ import { statusCommand } from "./cli/status.js"
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
   Command.withSubcommands([
-    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand, demoCommand
+    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand, reportCommand, demoCommand
   ])
 )
 

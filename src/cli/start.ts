@@ -16,6 +16,8 @@ import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
 import { storeSettingsOf, StoresLive } from "../pipeline/StoresLive.js"
 import { type PipelineOptions, PipelineTriggersLive, PipelineWorkersLive } from "../pipeline/Workers.js"
 import { PodClient } from "../pod/PodClient.js"
+import { ReportScheduleLive } from "../reports/ReportSchedule.js"
+import { ReportService, reportServiceConfigOf } from "../reports/ReportService.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
@@ -70,10 +72,17 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
   const webhooks = config.pod.webhooks
   return Lifecycle(config).pipe(
     Layer.provideMerge(HttpServerLive(config.server)),
-    Layer.provideMerge(PipelineWorkersLive(config, options)),
+    Layer.provideMerge(Layer.mergeAll(
+      PipelineWorkersLive(config, options),
+      ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })
+    )),
     Layer.provideMerge(Layer.mergeAll(
       PlanningInputsLive(config.stores.map(storeSettingsOf)),
       BudgetMetricsLive,
+      ReportService.Default(reportServiceConfigOf(config, {
+        noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
+        notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours
+      })),
       PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
     )),
     Layer.provideMerge(MappingStore.Default({ stores: config.stores })),

@@ -209,9 +209,11 @@ export const AppConfig = Schema.Struct({
     Schema.Struct({
       dir: withDefault(Schema.NonEmptyTrimmedString, () => "./reports"),
       formats: withDefault(Schema.Array(Schema.Literal("html", "csv", "json")), () => ["html", "csv", "json"] as const),
-      timezone: withDefault(Schema.NonEmptyTrimmedString, () => "UTC")
+      timezone: withDefault(Schema.NonEmptyTrimmedString, () => "UTC"),
+      noDraftAfterMinutes: withDefault(IntLike.pipe(Schema.between(1, 10_080)), () => 30),
+      notCheckedOutAfterHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 24)
     }),
-    () => ({ dir: "./reports", formats: ["html", "csv", "json"] as const, timezone: "UTC" })
+    () => ({ dir: "./reports", formats: ["html", "csv", "json"] as const, timezone: "UTC", noDraftAfterMinutes: 30, notCheckedOutAfterHours: 24 })
   )
 }).pipe(
   Schema.filter((config) => {

@@ -6,6 +6,7 @@ import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
 import { MetricsRoutes } from "./MetricsRoutes.js"
+import { ReportRoutes } from "./ReportRoutes.js"
 import { WebhookRoutes } from "./WebhookRoutes.js"
 
 export interface ServerOptions {
@@ -21,6 +22,7 @@ export const HttpServerLive = (options: ServerOptions) =>
     HttpRouter.concat(MappingRoutes),
     HttpRouter.concat(ControlRoutes),
     HttpRouter.concat(MetricsRoutes),
+    HttpRouter.concat(ReportRoutes),
     HttpServer.serve(),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
-import { sql } from "kysely"
 import { Db } from "../db/Db.js"
+import { jsonb } from "../db/Jsonb.js"
 import { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import type { ReportOrder } from "../reports/ReportInput.js"
@@ -30,8 +30,6 @@ const groupBy = <A>(items: ReadonlyArray<A>, key: (item: A) => number) => {
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item])
   return groups
 }
-
-const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as object
 
 /** What the reconciliation report reads from the database, and the record of the reports written. */
 export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsRepo", {
@@ -80,16 +78,13 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
         if (storeKeys.length === 0) return []
         const ids = yield* db.use((k) =>
           k.selectFrom("store_orders").select("id")
-            .where("store_key", "in", [...storeKeys])
-            .where((eb) => eb.or([
-              eb("state", "in", [...OPEN_STATES]),
-              eb.exists(
-                eb.selectFrom("order_events").select(sql<number>`1`.as("one"))
-                  .whereRef("order_events.order_id", "=", "store_orders.id")
-                  .where("order_events.at", ">=", period.from)
-                  .where("order_events.at", "<", period.to)
-              )
-            ]))
+            .where("store_key", "in", [...storeKeys]).where("state", "in", [...OPEN_STATES])
+            .union(
+              // The period's events, found through their time index.
+              k.selectFrom("order_events").innerJoin("store_orders", "store_orders.id", "order_events.order_id").select("store_orders.id")
+                .where("order_events.at", ">=", period.from).where("order_events.at", "<", period.to)
+                .where("store_orders.store_key", "in", [...storeKeys])
+            )
             .execute()
         )
         return yield* withHistory(ids.map((r) => Number(r.id)))
@@ -107,7 +102,7 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
     const save = (record: { readonly periodFrom: Date; readonly periodTo: Date; readonly storeKey: string; readonly files: unknown; readonly summary: unknown }) =>
       db.use((k) =>
         k.insertInto("reports").values({
-          period_from: record.periodFrom, period_to: record.periodTo, store_key: record.storeKey, files: json(record.files), summary: json(record.summary)
+          period_from: record.periodFrom, period_to: record.periodTo, store_key: record.storeKey, files: jsonb(record.files as object), summary: jsonb(record.summary as object)
         }).onConflict((oc) => oc.columns(["period_from", "period_to", "store_key"]).doUpdateSet((eb) => ({
           files: eb.ref("excluded.files"), summary: eb.ref("excluded.summary")
         }))).execute()

@@ -1,0 +1,164 @@
+/**
+ * Store revenue against POD cost, exact (Money, never floats), pure.
+ *
+ * Scope: the orders pulled in the period that the POD service has as orders
+ * (checked out, not cancelled there). Revenue is the store order's total as
+ * the store reports it now (after refunds); cost is the sum of the POD
+ * orders' `order_total` for its reference id (a duplicate checked out is a
+ * real cost too). Store lines carry no unit prices, so per-SKU figures
+ * split each order's revenue and cost across its POD lines by quantity.
+ */
+import { Either } from "effect"
+import * as Money from "../domain/Money.js"
+import type { Order } from "../pod/schemas/Orders.js"
+import { pulledIn } from "./FlowFigures.js"
+import { isActiveOrder, type PodRecords } from "./PodRecords.js"
+import type { ReportOrder, ReportPeriod } from "./ReportInput.js"
+import type { CurrencyMoney, MarginFigures, MoneySection, SkuMargin, StoreMoney } from "./ReportOutput.js"
+
+const CENT = 10_000_000n
+
+const plus = (a: Money.Money, b: Money.Money): Money.Money => Either.getOrThrowWith(Money.add(a, b), (e) => e)
+const minus = (a: Money.Money, b: Money.Money): Money.Money => Either.getOrThrowWith(Money.subtract(a, b), (e) => e)
+
+/**
+ * Splits `amount` by whole-number weights so that the parts add up to it
+ * exactly: in whole cents when the amount is in whole cents, the leftover
+ * cents going to the largest remainders (the earlier part on a tie).
+ */
+export const allocate = (amount: Money.Money, weights: ReadonlyArray<number>): ReadonlyArray<Money.Money> => {
+  if (weights.length === 0) return []
+  const positive = weights.map((w) => BigInt(Math.max(0, Math.trunc(w))))
+  const safe = positive.some((w) => w > 0n) ? positive : positive.map(() => 1n)
+  const total = safe.reduce((a, b) => a + b, 0n)
+  const step = amount.totalNanos % CENT === 0n ? CENT : 1n
+  const sign = amount.totalNanos < 0n ? -1n : 1n
+  const units = (sign * amount.totalNanos) / step
+  const shares = safe.map((w) => (units * w) / total)
+  const order = safe.map((w, index) => ({ index, remainder: (units * w) % total }))
+    .sort((a, b) => (a.remainder === b.remainder ? a.index - b.index : a.remainder > b.remainder ? -1 : 1))
+  let left = units - shares.reduce((a, b) => a + b, 0n)
+  for (const { index } of order) {
+    if (left === 0n) break
+    shares[index] = shares[index]! + 1n
+    left--
+  }
+  return shares.map((s) => Money.fromNanos(amount.currency, sign * s * step))
+}
+
+/** margin ÷ revenue in percent with one decimal, rounded half away from zero. */
+export const marginPercent = (margin: Money.Money, revenue: Money.Money): string | null => {
+  if (revenue.totalNanos === 0n) return null
+  const numerator = margin.totalNanos * 1000n
+  let tenths = numerator / revenue.totalNanos
+  const remainder = numerator % revenue.totalNanos
+  const abs = (n: bigint) => (n < 0n ? -n : n)
+  if (2n * abs(remainder) >= abs(revenue.totalNanos)) tenths += (numerator < 0n) === (revenue.totalNanos < 0n) ? 1n : -1n
+  const negative = tenths < 0n
+  const magnitude = abs(tenths)
+  return `${negative ? "-" : ""}${magnitude / 10n}.${magnitude % 10n}`
+}
+
+const figures = (revenue: Money.Money, podCost: Money.Money): MarginFigures => {
+  const margin = minus(revenue, podCost)
+  return { revenue, podCost, margin, marginPercent: marginPercent(margin, revenue) }
+}
+
+interface PodLine { readonly sku: string; readonly title: string; readonly quantity: number }
+
+/** The order's POD lines: the store lines podsync drafted, else the POD order's own lines. */
+const podLinesOf = (order: ReportOrder, podOrders: ReadonlyArray<Order>): ReadonlyArray<PodLine> => {
+  const planned = order.plannedLines.flatMap((planned) => {
+    const line = order.order.lines.find((l) => l.lineId === planned.lineId)
+    if (line === undefined || planned.quantity <= 0) return []
+    const sku = line.sku ?? (line.variantId !== undefined ? `variant ${line.variantId}` : line.title)
+    return [{ sku, title: line.variantTitle ? `${line.title} / ${line.variantTitle}` : line.title, quantity: planned.quantity }]
+  })
+  if (planned.length > 0) return planned
+  const fromPod = podOrders.flatMap((o) => o.line_items ?? []).flatMap((item) => {
+    const sku = item.variant?.sku ?? item.variant_sku ?? item.variant_id
+    return sku === undefined || (item.quantity ?? 0) <= 0 ? [] : [{ sku, title: item.variant_name ?? item.product_name ?? sku, quantity: item.quantity ?? 0 }]
+  })
+  return fromPod.length > 0 ? fromPod : [{ sku: "(unknown SKU)", title: "(lines unknown)", quantity: 1 }]
+}
+
+type Outcome =
+  | { readonly _tag: "Included"; readonly revenue: Money.Money; readonly cost: Money.Money; readonly lines: ReadonlyArray<PodLine> }
+  | { readonly _tag: "Excluded"; readonly reason: string }
+
+const assess = (order: ReportOrder, pod: PodRecords): Outcome | undefined => {
+  const podOrders = pod.ordersOf(order.referenceId).filter(isActiveOrder)
+  if (podOrders.length === 0) return undefined
+  const revenue = order.order.total
+  if (revenue === undefined) return { _tag: "Excluded", reason: "the store gave no order total" }
+  const costs = podOrders.map((o) => o.order_total)
+  if (costs.some((c) => c === undefined)) return { _tag: "Excluded", reason: `the POD service gave no order total for ${podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")}` }
+  const currencies = new Set([revenue.currency, ...costs.map((c) => c!.currency)])
+  if (currencies.size > 1) {
+    return { _tag: "Excluded", reason: `amounts in ${[...currencies].join(" and ")}: no margin without an exchange rate` }
+  }
+  const cost = costs.reduce((sum: Money.Money, c) => plus(sum, c!), Money.zero(revenue.currency))
+  return { _tag: "Included", revenue, cost, lines: podLinesOf(order, podOrders) }
+}
+
+interface Accumulator {
+  orders: number
+  revenue: Money.Money
+  cost: Money.Money
+  readonly skus: Map<string, { title: string; units: number; revenue: Money.Money; cost: Money.Money }>
+}
+
+export const moneySection = (period: ReportPeriod, orders: ReadonlyArray<ReportOrder>, pod: PodRecords): MoneySection => {
+  const byStore = new Map<string, Accumulator>()
+  const excluded: Array<MoneySection["excluded"][number]> = []
+  for (const order of orders) {
+    if (!pulledIn(period, order)) continue
+    const outcome = assess(order, pod)
+    if (outcome === undefined) continue
+    if (outcome._tag === "Excluded") {
+      excluded.push({ storeKey: order.storeKey, referenceId: order.referenceId, reason: outcome.reason })
+      continue
+    }
+    const currency = outcome.revenue.currency
+    const key = `${order.storeKey}\u0000${currency}`
+    const acc = byStore.get(key) ?? { orders: 0, revenue: Money.zero(currency), cost: Money.zero(currency), skus: new Map() }
+    acc.orders++
+    acc.revenue = plus(acc.revenue, outcome.revenue)
+    acc.cost = plus(acc.cost, outcome.cost)
+    const weights = outcome.lines.map((l) => l.quantity)
+    const revenueParts = allocate(outcome.revenue, weights)
+    const costParts = allocate(outcome.cost, weights)
+    outcome.lines.forEach((line, i) => {
+      const sku = acc.skus.get(line.sku) ?? { title: line.title, units: 0, revenue: Money.zero(currency), cost: Money.zero(currency) }
+      sku.units += line.quantity
+      sku.revenue = plus(sku.revenue, revenueParts[i]!)
+      sku.cost = plus(sku.cost, costParts[i]!)
+      acc.skus.set(line.sku, sku)
+    })
+    byStore.set(key, acc)
+  }
+
+  const stores: Array<StoreMoney> = [...byStore.entries()].map(([key, acc]) => {
+    const [storeKey = "", currency = ""] = key.split("\u0000")
+    const bySku: Array<SkuMargin> = [...acc.skus.entries()]
+      .map(([sku, s]) => ({ sku, title: s.title, units: s.units, ...figures(s.revenue, s.cost) }))
+      .sort((a, b) => a.sku.localeCompare(b.sku))
+    return { storeKey, currency, orders: acc.orders, ...figures(acc.revenue, acc.cost), bySku }
+  }).sort((a, b) => a.storeKey.localeCompare(b.storeKey) || a.currency.localeCompare(b.currency))
+
+  return { stores, overall: overallOf(stores), excluded: excluded.sort((a, b) => a.referenceId.localeCompare(b.referenceId)) }
+}
+
+/** Store figures added up per currency. */
+export const overallOf = (stores: ReadonlyArray<StoreMoney>): ReadonlyArray<CurrencyMoney> => {
+  const byCurrency = new Map<string, { orders: number; revenue: Money.Money; cost: Money.Money }>()
+  for (const store of stores) {
+    const acc = byCurrency.get(store.currency) ?? { orders: 0, revenue: Money.zero(store.currency), cost: Money.zero(store.currency) }
+    acc.orders += store.orders
+    acc.revenue = plus(acc.revenue, store.revenue)
+    acc.cost = plus(acc.cost, store.podCost)
+    byCurrency.set(store.currency, acc)
+  }
+  return [...byCurrency.entries()].sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, acc]) => ({ currency, orders: acc.orders, ...figures(acc.revenue, acc.cost) }))
+}

@@ -1,0 +1,77 @@
+/**
+ * Report files under `reports.dir`: rendered in each configured format and
+ * written atomically (a temporary file renamed into place), so a reader never
+ * sees half a report and writing the same period again simply replaces it.
+ */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Data, Effect, Option } from "effect"
+import { reportCsv } from "./ReportCsv.js"
+import { reportHtml } from "./ReportHtml.js"
+import type { ReconciliationReport } from "./ReportOutput.js"
+
+export type ReportFormat = "html" | "csv" | "json"
+
+export interface WrittenFile {
+  readonly format: ReportFormat
+  /** The file name under reports.dir (as GET /reports/<name> serves it). */
+  readonly name: string
+  readonly path: string
+}
+
+export class ReportFilesError extends Data.TaggedError("ReportFilesError")<{ readonly dir: string; readonly cause: unknown }> {
+  override get message(): string {
+    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `cannot write the report under ${this.dir} (${reason}): check reports.dir and its permissions`
+  }
+}
+
+/** Names the files a report may have; anything else is never served. */
+export const REPORT_FILE_NAME = /^report-[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(html|csv|json)$/
+
+export const CONTENT_TYPES: Record<ReportFormat, string> = {
+  html: "text/html; charset=utf-8",
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8"
+}
+
+export const renderReport = (report: ReconciliationReport, format: ReportFormat): string => {
+  switch (format) {
+    case "html":
+      return reportHtml(report)
+    case "csv":
+      return reportCsv(report)
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`
+  }
+}
+
+const ORDER: ReadonlyArray<ReportFormat> = ["html", "csv", "json"]
+
+export const writeReportFiles = (dir: string, stem: string, report: ReconciliationReport, formats: ReadonlyArray<ReportFormat>) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(dir, { recursive: true })
+      const written: Array<WrittenFile> = []
+      for (const format of ORDER.filter((f) => formats.includes(f))) {
+        const name = `${stem}.${format}`
+        const target = path.join(dir, name)
+        const temporary = path.join(dir, `.${name}.${process.pid}.tmp`)
+        await fs.writeFile(temporary, renderReport(report, format), "utf8")
+        await fs.rename(temporary, target)
+        written.push({ format, name, path: path.resolve(target) })
+      }
+      return written as ReadonlyArray<WrittenFile>
+    },
+    catch: (cause) => new ReportFilesError({ dir, cause })
+  })
+
+/** A report file by name, if it is one and it exists. */
+export const readReportFile = (dir: string, name: string) =>
+  Effect.gen(function*() {
+    const match = REPORT_FILE_NAME.exec(name)
+    if (match === null || path.basename(name) !== name) return Option.none()
+    const format = match[1] as ReportFormat
+    const body = yield* Effect.tryPromise(() => fs.readFile(path.join(dir, name))).pipe(Effect.option)
+    return Option.map(body, (bytes) => ({ format, contentType: CONTENT_TYPES[format], bytes: new Uint8Array(bytes) }))
+  })

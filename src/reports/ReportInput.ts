@@ -1,0 +1,110 @@
+/**
+ * What the reconciliation report is built from: plain data, gathered by
+ * `ReportSources` (the database, the POD API, the store APIs) and handed to
+ * the pure `buildReport`. Times are epoch milliseconds.
+ */
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type { OrderState } from "../domain/OrderState.js"
+import type { Draft } from "../pod/schemas/Drafts.js"
+import type { Order } from "../pod/schemas/Orders.js"
+
+/** [from, to): `label` names it in file names and titles ("2026-11-20" for one local day). */
+export interface ReportPeriod {
+  readonly from: number
+  readonly to: number
+  readonly timezone: string
+  readonly label: string
+}
+
+export interface ReportSettings {
+  /** A store order with no POD draft this long after it was created is a drift finding; also the grace before any API disagreement counts. */
+  readonly noDraftAfterMinutes: number
+  /** A draft not checked out this long after podsync made it needs a person. */
+  readonly notCheckedOutAfterHours: number
+}
+
+export const DEFAULT_REPORT_SETTINGS: ReportSettings = { noDraftAfterMinutes: 30, notCheckedOutAfterHours: 24 }
+
+export interface ReportStore {
+  readonly key: string
+  /** The store's store_id at the POD service: records with it are ours even without a readable reference id. */
+  readonly podStoreId: string
+  /** `stores[].eligible.financialStatuses`: a store order outside them is not expected to have a draft. */
+  readonly eligibleFinancialStatuses: ReadonlyArray<string>
+}
+
+export interface OrderHistoryEvent {
+  readonly at: number
+  readonly from: string | null
+  readonly to: string
+  readonly reason: string | null
+}
+
+export interface OrderShipment {
+  readonly trackingNo: string
+  readonly carrier: string | null
+  readonly pushState: string
+  readonly createdAt: number
+}
+
+/** One stored order with its whole history. */
+export interface ReportOrder {
+  readonly id: number
+  readonly storeKey: string
+  readonly storeOrderId: string
+  readonly referenceId: string
+  readonly state: OrderState
+  readonly heldReason: string | null
+  readonly heldDetails: unknown
+  readonly lastError: unknown
+  readonly podDraftId: string | null
+  readonly podOrderId: string | null
+  readonly podStatus: string | null
+  readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
+  readonly order: NormalizedOrder
+  /** Oldest first. */
+  readonly events: ReadonlyArray<OrderHistoryEvent>
+  readonly shipments: ReadonlyArray<OrderShipment>
+}
+
+/** What the POD service said, read in the background lane. */
+export interface PodSnapshot {
+  readonly drafts: ReadonlyArray<Draft>
+  readonly orders: ReadonlyArray<Order>
+  /** Why the service could not be read (the drift ledger then says it is incomplete). */
+  readonly error: string | null
+}
+
+/** What one store's API said: its orders changed since the period began, and the ones read one by one. */
+export interface StoreSnapshot {
+  readonly storeKey: string
+  /** The latest version of each order the store returned. */
+  readonly orders: ReadonlyArray<NormalizedOrder>
+  /** Store order ids the store answered it does not know. */
+  readonly unknown: ReadonlyArray<string>
+  readonly error: string | null
+}
+
+export interface ReportInput {
+  readonly period: ReportPeriod
+  readonly generatedAt: number
+  /** The stores the report covers: all configured ones, or the one asked for. */
+  readonly stores: ReadonlyArray<ReportStore>
+  /** The store key asked for (`--store`), or null for every store. */
+  readonly store: string | null
+  /** Every configured store key: a POD record naming one this report does not cover belongs to that store's report. */
+  readonly configuredStoreKeys: ReadonlyArray<string>
+  readonly settings: ReportSettings
+  readonly orders: ReadonlyArray<ReportOrder>
+  readonly pod: PodSnapshot
+  readonly storeSnapshots: ReadonlyArray<StoreSnapshot>
+}
+
+/** `<store key>:<store order id>` (ARCHITECTURE.md, Idempotency). */
+export const referenceOf = (storeKey: string, storeOrderId: string): string => `${storeKey}:${storeOrderId}`
+
+/** The store key and order id of a reference id, when it has the form. */
+export const parseReference = (referenceId: string): { readonly storeKey: string; readonly storeOrderId: string } | undefined => {
+  const at = referenceId.indexOf(":")
+  return at <= 0 || at === referenceId.length - 1 ? undefined : { storeKey: referenceId.slice(0, at), storeOrderId: referenceId.slice(at + 1) }
+}

@@ -1,0 +1,115 @@
+/**
+ * The report job: gather → build → write the files → record the run → one
+ * log line. Idempotent per period and store: the `reports` row is upserted and
+ * the files are replaced. One report at a time per process, so the cron job
+ * and a `podsync report` answered by the daemon never write the same files at
+ * once; across replicas the scheduler runs each tick once.
+ *
+ * Layer: `ReportService.Default(reportServiceConfigOf(config))`, needing
+ * `Db`, `PodClient` and `StoreConnectors`.
+ */
+import { Clock, Data, Effect, Option, Schema } from "effect"
+import type { AppConfig } from "../config/AppConfig.js"
+import { PodClient } from "../pod/PodClient.js"
+import { ReportsRepo } from "../repos/ReportsRepo.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
+import { buildReport } from "./ReportBuilder.js"
+import { type ReportFormat, readReportFile, writeReportFiles } from "./ReportFiles.js"
+import { DEFAULT_REPORT_SETTINGS, type ReportPeriod, type ReportSettings, type ReportStore } from "./ReportInput.js"
+import { periodFromFlags, previousDay, reportFileStem } from "./ReportPeriod.js"
+import { gatherReportInput } from "./ReportSources.js"
+import { ReportSummary, summarize, summaryLine } from "./ReportSummary.js"
+
+export interface ReportServiceConfig {
+  readonly dir: string
+  readonly formats: ReadonlyArray<ReportFormat>
+  readonly timezone: string
+  readonly stores: ReadonlyArray<ReportStore>
+  readonly settings: ReportSettings
+}
+
+/** The service's settings from the configuration (`reports:` and `stores:`); thresholds default to DEFAULT_REPORT_SETTINGS. */
+export const reportServiceConfigOf = (config: AppConfig, settings: Partial<ReportSettings> = {}): ReportServiceConfig => ({
+  dir: config.reports.dir,
+  formats: config.reports.formats,
+  timezone: config.reports.timezone,
+  stores: config.stores.map((s) => ({ key: s.key, podStoreId: s.podStoreId, eligibleFinancialStatuses: s.eligible.financialStatuses })),
+  settings: { ...DEFAULT_REPORT_SETTINGS, ...settings }
+})
+
+export class UnknownReportStoreError extends Data.TaggedError("UnknownReportStoreError")<{
+  readonly storeKey: string
+  readonly known: ReadonlyArray<string>
+}> {
+  override get message(): string {
+    return `no store "${this.storeKey}" in the configuration (stores: ${this.known.join(", ") || "none"})`
+  }
+}
+
+/** What a report request may say; every field optional (no period: the previous day). */
+export interface ReportRequest {
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly store?: string | undefined
+}
+
+/** A listed report: the row of the `reports` table, files by name (served at GET /reports/<name>). */
+export interface ListedReport {
+  readonly from: string
+  readonly to: string
+  readonly store: string | null
+  readonly createdAt: string
+  readonly summary: ReportSummary | null
+}
+
+const decodeSummary = Schema.decodeUnknownOption(ReportSummary)
+
+export class ReportService extends Effect.Service<ReportService>()("podsync/ReportService", {
+  effect: (config: ReportServiceConfig) =>
+    Effect.gen(function*() {
+      const repo = yield* ReportsRepo
+      const context = yield* Effect.context<PodClient | StoreConnectors | ReportsRepo>()
+      const oneAtATime = yield* Effect.makeSemaphore(1)
+      const configuredStoreKeys = config.stores.map((s) => s.key)
+
+      const runFor = (period: ReportPeriod, store: string | null) =>
+        oneAtATime.withPermits(1)(Effect.gen(function*() {
+          const stores = store === null ? config.stores : config.stores.filter((s) => s.key === store)
+          if (store !== null && stores.length === 0) return yield* new UnknownReportStoreError({ storeKey: store, known: configuredStoreKeys })
+          const input = yield* gatherReportInput({ period, stores, store, configuredStoreKeys, settings: config.settings })
+          const report = buildReport(input)
+          const files = yield* writeReportFiles(config.dir, reportFileStem(period, store), report, config.formats)
+          const summary = summarize(report, files)
+          yield* repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary })
+          yield* Effect.logInfo(summaryLine(summary)).pipe(Effect.annotateLogs({
+            report: summary.label, store: store ?? "all", needsAPerson: summary.needsAPerson, findings: summary.findings, dir: config.dir
+          }))
+          return { report, summary }
+        })).pipe(Effect.provide(context), Effect.withSpan("reports.run"))
+
+      /** `podsync report [--from --to] [--store KEY]`: the period from the flags, in reports.timezone. */
+      const run = (request: ReportRequest) =>
+        Effect.gen(function*() {
+          const period = yield* periodFromFlags(request, yield* Clock.currentTimeMillis, config.timezone)
+          return yield* runFor(period, request.store ?? null)
+        })
+
+      /** The previous day in reports.timezone, every store: what the cron job writes. */
+      const previousDayPeriod = Effect.flatMap(Clock.currentTimeMillis, (now) => previousDay(now, config.timezone))
+      const runPreviousDay = Effect.flatMap(previousDayPeriod, (period) => runFor(period, null))
+
+      const list = repo.list().pipe(Effect.map((rows) => rows.map((row): ListedReport => ({
+        from: row.periodFrom.toISOString(),
+        to: row.periodTo.toISOString(),
+        store: row.storeKey === "" ? null : row.storeKey,
+        createdAt: row.createdAt.toISOString(),
+        summary: Option.getOrNull(decodeSummary(row.summary))
+      }))))
+
+      const written = (period: ReportPeriod, store: string | null) =>
+        repo.find(new Date(period.from), new Date(period.to), store ?? "")
+
+      return { run, runFor, runPreviousDay, previousDayPeriod, list, written, file: (name: string) => readReportFile(config.dir, name), config }
+    }),
+  dependencies: [ReportsRepo.Default]
+}) {}
