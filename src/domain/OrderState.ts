@@ -36,9 +36,11 @@ const TRANSITIONS: Record<OrderState, ReadonlyArray<OrderState>> = {
   in_production: ["shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
   pod_on_hold: ["checked_out", "in_production", "shipped", "pod_cancelled", "cancel_pending"],
   // More packages can ship after a first fulfillment: the order goes back to shipped until they are pushed.
-  shipped: ["fulfilled", "pod_cancelled"],
+  // failed: the store refused every tracking of the order (a person adds it by hand).
+  shipped: ["fulfilled", "pod_cancelled", "failed"],
   fulfilled: ["shipped"],
-  cancel_pending: ["pod_cancelled", "shipped"],
+  // Cancelled by the buyer after the draft: it stays in front of a person even if the POD service ships it.
+  cancel_pending: ["pod_cancelled"],
   cancelled: ["ready", "held", "not_pod"],
   not_pod: ["ready", "held", "cancelled"],
   pod_cancelled: [],

@@ -72,6 +72,15 @@ export const fulfillOrder = (stored: StoredOrder, owner: string) =>
       }
     }
     if ((yield* shipments.openCount(stored.id)) === 0) {
+      const settled = yield* shipments.forOrder(stored.id)
+      if (settled.some((r) => r.push_state === "rejected") && !settled.some((r) => r.push_state === "pushed")) {
+        // Nothing reached the buyer: not fulfilled, and a person must act.
+        yield* repo.transition(stored.id, "shipped", "failed", {
+          actor: owner, reason: "the store refused every tracking of this order: add the tracking in the store by hand", nextAttemptAt: null
+        })
+        yield* repo.release(stored.id, owner, null)
+        return "failed" as const
+      }
       yield* repo.transition(stored.id, "shipped", "fulfilled", { actor: owner, reason: "tracking pushed to the store", nextAttemptAt: null })
       yield* repo.release(stored.id, owner, null)
       return "fulfilled" as const

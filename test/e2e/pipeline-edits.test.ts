@@ -20,7 +20,7 @@ describe("store edits after the draft", () => {
   })
   afterAll(async () => stack.close())
 
-  it("patches the draft's lines when the store edits them before checkout, and flags a cancellation for a person", async () => {
+  it("patches the draft's lines when the store edits them before checkout, and keeps a cancellation in front of a person even once shipped", async () => {
     const port = await freePort()
     const config = writeDaemonConfig(stack, port)
     const edited = await post(`${stack.shopify.url}/__sim/orders`, {
@@ -52,6 +52,13 @@ describe("store edits after the draft", () => {
       expect(draft.line_items).toHaveLength(1)
       const status = await waitFor(() => statusOf(port), (s) => (s.cancel_pending ?? 0) === 1, 60_000)
       expect(status).toEqual({ drafted: 1, cancel_pending: 1 })
+      // The POD service ships both anyway: the edited order is fulfilled, the cancelled one stays in front of a person.
+      await post(`${stack.pod.url}/__sim/checkout-all`, { paid: true })
+      await post(`${stack.pod.url}/__sim/ship-all`)
+      const after = await waitFor(() => statusOf(port), (s) => (s.fulfilled ?? 0) === 1, 60_000)
+      expect(after).toEqual({ fulfilled: 1, cancel_pending: 1 })
+      const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
+      expect(shop.fulfillmentsByOrder[String(cancelled.legacyResourceId)]).toBeUndefined()
       const pod = await getJson(`${stack.pod.url}/__sim/stats`)
       expect(pod.duplicateReferenceIds).toEqual([])
     } finally {

@@ -18,7 +18,6 @@ import { renderStatus } from "../../src/cli/status.js"
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js"
 import { Db } from "../../src/db/Db.js"
 import { MetricsRoutes, statusResponse } from "../../src/http/MetricsRoutes.js"
-import { ObservabilityLive } from "../../src/observability/ObservabilityLive.js"
 import { StatusReport } from "../../src/observability/StatusReport.js"
 import { startEtsySimulator } from "../../src/simulator/etsy/index.js"
 import { startJsonFeedSimulator } from "../../src/simulator/jsonfeed/index.js"
@@ -186,7 +185,6 @@ describe("secrets", () => {
         HttpRouter.get("/status", statusResponse),
         HttpServer.serve(),
         Layer.provide(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: metricsPort })),
-        Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
         Layer.provideMerge(daemonLayer(config, { idle: "200 millis" }))
       )
       // Anything written to the console besides the logger (libraries, stray prints).
