@@ -16,7 +16,7 @@ describe("the pipeline, daemon against the simulators", () => {
     const ids = await createOrders(stack, 200)
     const daemon = await startDaemon(config, port)
     try {
-      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 200, 240_000)
+      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 200, 420_000)
       expect(final).toEqual({ fulfilled: 200 })
 
       const pod = await getJson(`${stack.pod.url}/__sim/stats`)
@@ -43,7 +43,7 @@ describe("the pipeline, daemon against the simulators", () => {
       daemon.kill("SIGTERM")
       await exited(daemon)
     }
-  }, 300_000)
+  }, 480_000)
 
   it("holds an order with an unmatched SKU, and drafts it once a mapping row is appended", async () => {
     const port = await freePort()
@@ -56,7 +56,7 @@ describe("the pipeline, daemon against the simulators", () => {
     try {
       await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 1, 60_000)
       const status = podsync(["status", "--config", config])
-      expect(status.stdout).toMatch(/demo-shopify\s+unmatched\s+1/)
+      expect(status.stdout).toMatch(/demo-shopify\s+held: unmatched\s+1/)
       fs.appendFileSync(stack.mappingFile, ",MUG-11OZ-WHT,fd506c38-a1a0-4687-9421-fc62771eac1b,,{{attr design_front}},,,,,,,\n")
       const final = await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 0 && (s.fulfilled ?? 0) === 201, 60_000)
       expect(final.held).toBeUndefined()

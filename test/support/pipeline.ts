@@ -17,7 +17,9 @@ export interface Stack {
 
 export const startStack = async (options: { readonly podRateLimit?: false } = {}): Promise<Stack> => {
   const pod = await startPodSimulator(options.podRateLimit === false ? { rateLimit: false } : {})
-  const shopify = await startShopifySimulator()
+  // A Plus-sized cost bucket: these tests are about exactly-once, not about Shopify's pacing
+  // (the connector's own tests cover that), and a Standard bucket paces 200 fulfillments to minutes.
+  const shopify = await startShopifySimulator({ bucket: { maximumAvailable: 20_000, restoreRate: 1_000 } })
   const dir = tempDir("pipeline")
   const mappingFile = path.join(dir, "mappings.csv")
   fs.copyFileSync("config/mappings/demo-shopify.csv", mappingFile)
