@@ -9,6 +9,7 @@ import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeased } from "./Lease.js"
 import { matchOrder } from "./MatchStage.js"
+import { reactToChangeAfterDraft } from "./PullStage.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
 export const DRAFT_STATES: ReadonlyArray<OrderState> = ["ready", "in_doubt"]
@@ -57,6 +58,10 @@ export const draftOrder = (stored: StoredOrder, owner: string) =>
           data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
         })
         yield* repo.release(stored.id, owner, null)
+        // The store may have changed the order while its draft was being made (a cancel, an edit):
+        // the pull stored that version but could not react, the order had no draft yet. React now.
+        const current = yield* repo.byId(stored.id)
+        if (current.order.updatedAt !== stored.order.updatedAt) yield* reactToChangeAfterDraft(stored.id, stored.order)
         const connector = (yield* StoreConnectors).get(stored.storeKey)
         if (connector !== undefined) {
           yield* connector.annotate(stored.storeOrderId, draftedAnnotation(draft.order_id)).pipe(

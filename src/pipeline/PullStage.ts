@@ -26,7 +26,7 @@ export interface PullResult {
  * repeats at most a page (the upsert makes that harmless).
  */
 /** After the page is stored (no HTTP inside its transaction): react to orders that changed after their draft. */
-const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
+export const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
   Effect.gen(function*() {
     const orders = yield* OrdersRepo
     const stored = yield* orders.byId(id)
