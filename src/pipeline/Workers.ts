@@ -2,6 +2,7 @@ import * as os from "node:os"
 import { Duration, Effect, Layer, Queue, Random } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import type { OrderState } from "../domain/OrderState.js"
+import { Db } from "../db/Db.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { DRAFT_STATES, draftOrder } from "./DraftStage.js"
@@ -71,6 +72,12 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
     const owner = options.owner ?? (yield* processOwner)
     const idle = options.idle ?? "2 seconds"
     const repo = yield* OrdersRepo
+    // The embedded database is held by this process alone (a data-dir lock): any claim in it is a
+    // killed predecessor's, so there is no need to wait for its leases to expire.
+    if ((yield* Db).dialect === "pglite") {
+      const released = yield* repo.releaseAllLeases.pipe(Effect.orElseSucceed(() => 0))
+      if (released > 0) yield* Effect.logInfo("released the claims of a previous run").pipe(Effect.annotateLogs({ orders: released }))
+    }
     const [match, draft, fulfill] = yield* Effect.all([makeKick, makeKick, makeKick])
     const pullLocks = new Map(yield* Effect.forEach(config.stores, (s) => Effect.map(Effect.makeSemaphore(1), (lock) => [s.key, lock] as const)))
 

@@ -224,6 +224,11 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         yield* appendEvent(id, at, actor, row.state, row.state, reason, data)
       })
 
+    /** Releases every claim at once: only for a database this process holds alone, where any claim is a dead predecessor's. */
+    const releaseAllLeases = db.use((k) =>
+      k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).executeTakeFirst()
+    ).pipe(Effect.map((r) => Number(r.numUpdatedRows)))
+
     /** Keeps a claim alive while its holder works (a heartbeat); false when the lease was lost. */
     const renewLease = (id: number, owner: string, leaseSeconds: number) =>
       Effect.gen(function*() {
@@ -280,6 +285,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { upsertPulled, note, claim, release, renewLease, recordAttempt, pageInStates, transition, byReference, byId, story, wake, countByState }
+    return { upsertPulled, note, claim, releaseAllLeases, release, renewLease, recordAttempt, pageInStates, transition, byReference, byId, story, wake, countByState }
   })
 }) {}
