@@ -90,14 +90,13 @@ const planLine = (
   const pod = row.pod!
   const podName = "variantId" in pod ? `POD variant ${pod.variantId}` : `POD legacy variant ${pod.legacyId}`
   if (catalog !== undefined) {
+    // A variant missing from the cache is not held for: the cache may be partial (a refresh still
+    // filling it, or one that failed midway), and the service itself refuses a truly unknown variant
+    // with a 400 that holds the order with its field details. `podsync check` reports unknown rows.
     const entry = catalog(pod)
-    if (entry === undefined) {
-      problems.push({ code: "unknown_variant", lineId: line.lineId, message: `${describeLine(line)} maps to ${podName} (mapping line ${row.line}), which is not in the POD catalog: fix the mapping row` })
-      return undefined
-    }
-    const hold = STOCK_HOLDS[entry.stockLabel]
+    const hold = entry === undefined ? undefined : STOCK_HOLDS[entry.stockLabel]
     if (hold !== undefined) {
-      problems.push({ code: hold.code, lineId: line.lineId, message: `${describeLine(line)}: ${podName} (${entry.name}) ${hold.words}` })
+      problems.push({ code: hold.code, lineId: line.lineId, message: `${describeLine(line)}: ${podName} (${entry?.name ?? "?"}) ${hold.words}` })
       return undefined
     }
   }

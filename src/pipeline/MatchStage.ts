@@ -1,9 +1,12 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState } from "../domain/OrderState.js"
 import { planDraft } from "../mapping/DraftPlan.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { PlanningInputs } from "./PlanningInputs.js"
+
+const CATALOG_HOLDS: ReadonlyArray<string> = ["unknown_variant", "discontinued", "out_of_stock"]
+const CATALOG_RECHECK_MS = 60_000
 
 /** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
 export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
@@ -47,7 +50,15 @@ export const matchOrder = (stored: StoredOrder, actor: string) =>
         yield* repo.transition(stored.id, from, "ready", { actor, reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line", nextAttemptAt: new Date(0) })
         break
     }
-    yield* repo.release(stored.id, actor, plan._tag === "Ready" ? new Date(0) : null)
+    // Holds that depend on the catalog cache are looked at again every minute: another replica's
+    // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
+    // Planning is pure, so this costs no API call. Other holds wait for what wakes them.
+    const retryAt = plan._tag === "Ready"
+      ? new Date(0)
+      : plan._tag === "Held" && CATALOG_HOLDS.includes(plan.code)
+      ? new Date((yield* Clock.currentTimeMillis) + CATALOG_RECHECK_MS)
+      : null
+    yield* repo.release(stored.id, actor, retryAt)
   })
 
 /**
