@@ -11,8 +11,10 @@ const CATALOG_RECHECK_MS = 60_000
 /** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
 export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
 
+// The buyer's units (currentQuantity), not what is left to ship: our own fulfillment push changes
+// fulfillableQuantity, and that must not read as an edit in the store.
 const lineSignature = (order: NormalizedOrder) =>
-  order.lines.map((l) => `${l.lineId}:${l.variantId ?? ""}:${l.sku ?? ""}:${l.fulfillableQuantity}`).sort().join("|")
+  order.lines.map((l) => `${l.lineId}:${l.variantId ?? ""}:${l.sku ?? ""}:${l.currentQuantity}`).sort().join("|")
 
 const addressSignature = (order: NormalizedOrder) => JSON.stringify(order.shipTo)
 
