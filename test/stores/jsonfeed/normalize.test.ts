@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Option, Stream } from "effect"
 import * as Money from "../../../src/domain/Money.js"
 import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
-import type { FulfillmentPush } from "../../../src/domain/StoreTypes.js"
+import { canonicalTimestamp, type FulfillmentPush } from "../../../src/domain/StoreTypes.js"
 import { normalizeJsonFeedOrder } from "../../../src/stores/jsonfeed/JsonFeedNormalize.js"
 import { decodeJsonFeedOrder } from "../../../src/stores/jsonfeed/JsonFeedSchemas.js"
 import { admin, connectTo, settle, type SimOrder, startSimulator } from "./harness.js"
@@ -57,8 +57,9 @@ describe("JSON feed normalization", () => {
         platform: "jsonfeed",
         storeOrderId: created.id,
         name: `#${created.id.slice(4)}`,
-        createdAt: now.created_at,
-        updatedAt: now.updated_at,
+        // The connector's canonical form: a whole second reads "…08Z", not "…08.000Z".
+        createdAt: canonicalTimestamp(now.created_at)!,
+        updatedAt: canonicalTimestamp(now.updated_at)!,
         currency: "EUR",
         financialStatus: "partially_refunded",
         fulfillmentStatus: "partial",

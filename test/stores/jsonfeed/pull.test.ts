@@ -31,14 +31,15 @@ const walk = (
 /** Final `updated_at` of every order in the simulator, by id, canonical like the connector's. */
 const simVersions = (sim: Parameters<typeof admin>[0]) =>
   Effect.map(admin<{ orders: Array<SimOrder> }>(sim, "GET", "orders"), ({ orders }) =>
-    new Map(orders.map((o) => [o.id, o.updated_at]))
+    // As instants: "…08.000Z" from the storefront and the connector's canonical "…08Z" are the same version.
+    new Map(orders.map((o) => [o.id, new Date(o.updated_at).toISOString()]))
   )
 
 const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
   const latest = new Map<string, string>()
   for (const o of orders) {
     const seen = latest.get(o.storeOrderId)
-    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, o.updatedAt)
+    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, new Date(o.updatedAt).toISOString())
   }
   return latest
 }
