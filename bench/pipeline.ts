@@ -13,6 +13,7 @@
 //   npm run build && node dist/bench/pipeline.js            the full run; writes bench/results/pipeline.json
 //   node dist/bench/pipeline.js --quick                     a small run for CI (writes nothing unless --out FILE)
 //   options: --orders N (throughput), --latency-orders N, --only throughput,calls,latency,
+//            --databases postgres,pglite (the throughput runs' databases),
 //            --database-url URL (default $TEST_DATABASE_URL, then postgres://postgres@127.0.0.1:5432/test)
 //   Exits 1 when a run did not fulfil every order, or a reference id got two drafts.
 import * as fs from "node:fs"
@@ -65,6 +66,7 @@ const main = async () => {
       "latency-orders": { type: "string" },
       only: { type: "string" },
       "database-url": { type: "string" },
+      databases: { type: "string" },
       out: { type: "string" }
     }
   })
@@ -73,7 +75,8 @@ const main = async () => {
   const latencyOrders = Number(values["latency-orders"] ?? (quick ? 10 : 100))
   const only = new Set((values.only ?? "throughput,calls,latency").split(",").map((s) => s.trim()))
   const databaseUrl = values["database-url"] ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-  const postgres: Database | undefined = (await reachable(databaseUrl)) ? { kind: "postgres", url: databaseUrl } : undefined
+  const wanted = new Set((values.databases ?? "postgres,pglite").split(",").map((s) => s.trim()))
+  const postgres: Database | undefined = wanted.has("postgres") && (await reachable(databaseUrl)) ? { kind: "postgres", url: databaseUrl } : undefined
   const pglite: Database = { kind: "pglite" }
   const skipped: Array<string> = []
   if (postgres === undefined) skipped.push(`PostgreSQL runs: ${databaseUrl.replace(/\/\/[^@]*@/, "//…@")} is not reachable`)
@@ -91,7 +94,7 @@ const main = async () => {
         lifecycle.push(await runLifecycle({ ...common, name: "postgres, no POD webhooks", database: postgres, podWebhooks: false, orders }))
       } })
     }
-    if (only.has("throughput")) {
+    if (only.has("throughput") && wanted.has("pglite")) {
       runs.push({ label: `lifecycle, PGlite, ${orders} orders, no POD webhooks`, run: async () => {
         lifecycle.push(await runLifecycle({ ...common, name: "pglite, no POD webhooks", database: pglite, podWebhooks: false, orders }))
       } })

@@ -122,6 +122,8 @@ export const NormalizedOrder = Schema.Struct({
   raw: Schema.Unknown
 })
 export type NormalizedOrder = typeof NormalizedOrder.Type
+/** The stored (JSON) form. */
+export type NormalizedOrderEncoded = typeof NormalizedOrder.Encoded
 
 /** The identity of one version of an order, used to hand each version out once. */
 export const orderVersionKey = (order: Pick<NormalizedOrder, "storeOrderId" | "updatedAt">): string =>

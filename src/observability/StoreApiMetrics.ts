@@ -57,6 +57,9 @@ export const pathTemplate = (url: string): string => {
 
 const graphqlOperation = (request: HttpClientRequest.HttpClientRequest): string | undefined => {
   if (request.body._tag !== "Uint8Array") return undefined
+  // The operation's name comes first in our documents: look at the head of the body before parsing it all.
+  const head = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(new TextDecoder().decode(request.body.body.subarray(0, 256)).replace(/\\[nrt]/g, " "))?.[1]
+  if (head !== undefined) return `graphql ${head}`
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(request.body.body))
     const query = typeof parsed === "object" && parsed !== null && "query" in parsed ? parsed.query : undefined

@@ -40,7 +40,9 @@ const earliest = (drafts: ReadonlyArray<Draft>) =>
  * the service (the order is in_doubt, or an attempt was recorded), look the
  * draft up by reference id first; record the attempt before sending it; an
  * ambiguous failure leaves the order in_doubt, resolved by look-up before any
- * new POST; a 400 holds it with the service's field-level details.
+ * new POST; a 400 holds it with the service's field-level details. The order
+ * must have been claimed with `countsAttempt` (the claim is the write-ahead
+ * record of the attempt), and carries the attempts from before that claim.
  */
 export const draftOrder = (stored: StoredOrder, owner: string) =>
   whileLeased(stored.id, owner, Effect.gen(function*() {
@@ -52,16 +54,14 @@ export const draftOrder = (stored: StoredOrder, owner: string) =>
 
     const drafted = (draft: Draft, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) =>
       Effect.gen(function*() {
-        yield* repo.transition(stored.id, from, "drafted", {
-          actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null,
+        const now = yield* repo.transition(stored.id, from, "drafted", {
+          actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
           ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
           data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
         })
-        yield* repo.release(stored.id, owner, null)
         // The store may have changed the order while its draft was being made (a cancel, an edit):
         // the pull stored that version but could not react, the order had no draft yet. React now.
-        const current = yield* repo.byId(stored.id)
-        if (current.order.updatedAt !== stored.order.updatedAt) yield* reactToChangeAfterDraft(stored.id, stored.order)
+        if (now.storeUpdatedAt?.getTime() !== stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(stored.id, stored.order)
         const connector = (yield* StoreConnectors).get(stored.storeKey)
         if (connector !== undefined) {
           yield* connector.annotate(stored.storeOrderId, draftedAnnotation(draft.order_id)).pipe(
@@ -100,7 +100,8 @@ export const draftOrder = (stored: StoredOrder, owner: string) =>
       return "replanned" as const
     }
 
-    yield* repo.recordAttempt(stored.id, owner)
+    // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
+    // "look the draft up before posting again".
     const created = yield* client.createDraft(plan.draft, call).pipe(Effect.either)
     if (created._tag === "Right") {
       yield* drafted(created.right, state, "draft created", [], plan.lines)
@@ -112,18 +113,17 @@ export const draftOrder = (stored: StoredOrder, owner: string) =>
       case "PodInvalidRequestError": {
         const message = `the POD service refused the draft: ${describeError(error)}. Fix the order or its mapping; it is retried when it changes`
         yield* repo.transition(stored.id, state, "held", {
-          actor: owner, reason: message, held: { code: "rejected_by_pod", details: { message, error: errorRecord(error) } }, lastError: errorRecord(error), nextAttemptAt: null
+          actor: owner, reason: message, held: { code: "rejected_by_pod", details: { message, error: errorRecord(error) } }, lastError: errorRecord(error),
+          nextAttemptAt: null, release: owner
         })
-        yield* repo.release(stored.id, owner, null)
         return "held" as const
       }
       default: {
         if (error.ambiguous) {
           yield* repo.transition(stored.id, state, "in_doubt", {
             actor: owner, reason: `the draft request may have reached the service (${describeError(error)}): it is looked up before any new attempt`,
-            lastError: errorRecord(error)
+            lastError: errorRecord(error), nextAttemptAt: yield* later(2_000), release: owner
           })
-          yield* repo.release(stored.id, owner, yield* later(2_000))
           return "in_doubt" as const
         }
         const wait = error._tag === "PodRateLimitedError" ? Math.max(1, error.retryAfterSeconds ?? 60) * 1000 : backoffMs(stored.attempts)

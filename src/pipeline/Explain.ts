@@ -30,7 +30,7 @@ export const explainOrder = (referenceId: string) =>
       podDraftId: stored.podDraftId,
       podOrderId: stored.podOrderId,
       events: events.map((e) => ({ at: e.at.toISOString(), actor: e.actor, from: e.from, to: e.to, reason: e.reason })),
-      shipments: rows.map((r) => ({ trackingNo: r.tracking_no, carrier: r.carrier, pushState: r.push_state }))
+      shipments: rows.map((r) => ({ trackingNo: r.trackingNo, carrier: r.carrier, pushState: r.pushState }))
     } satisfies OrderStory
   })
 

@@ -2,7 +2,7 @@ import { Clock, Effect } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { OPEN_PUSH_STATES, type PushState, type Shipment, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeased } from "./Lease.js"
 
@@ -22,7 +22,7 @@ const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
  * tracking number before creating anything, so a retry after any doubt is
  * safe. The order is fulfilled when every shipment is settled.
  */
-export const fulfillOrder = (stored: StoredOrder, owner: string) =>
+export const fulfillOrder = (stored: StoredOrder, owner: string, known?: ReadonlyArray<Shipment>) =>
   whileLeased(stored.id, owner, Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
@@ -30,14 +30,22 @@ export const fulfillOrder = (stored: StoredOrder, owner: string) =>
     if (connector === undefined) return yield* repo.release(stored.id, owner, null)
     const lines = linesOf(stored, stored.order)
     let retryInMs: number | undefined
-    for (const shipment of yield* shipments.toPush(stored.id)) {
+    // Every shipment of the order, read once: where each stands after this turn decides the order.
+    // (Read with the claimed batch when given: only the lease holder pushes, and a shipment recorded
+    // since is caught by the guard on the final move.)
+    const all = known ?? (yield* shipments.forOrder(stored.id))
+    const standing = new Map<number, PushState>(all.map((s) => [s.id, s.pushState]))
+    const settle = (id: number, state: PushState, detail?: Parameters<typeof shipments.mark>[2]) =>
+      Effect.zipRight(shipments.mark(id, state, detail), Effect.sync(() => standing.set(id, state)))
+    for (const shipment of all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState))) {
       const [first, ...rest] = lines
       if (first === undefined) {
-        yield* shipments.mark(shipment.id, "skipped")
+        yield* settle(shipment.id, "skipped")
         yield* repo.note(stored.id, owner, `tracking ${shipment.trackingNo} was not pushed: the order has no POD lines left to fulfil`)
         continue
       }
-      yield* shipments.mark(shipment.id, "in_doubt", { attempt: true })
+      // No write-ahead mark: every connector reads the store's fulfilments back before creating one,
+      // so a push repeated after a crash finds the first (AlreadyPushed). The attempt is counted with its outcome.
       const outcome = yield* connector.pushFulfillment({
         storeOrderId: stored.storeOrderId,
         lines: [first, ...rest],
@@ -46,7 +54,7 @@ export const fulfillOrder = (stored: StoredOrder, owner: string) =>
       if (outcome._tag === "Left") {
         const error = outcome.left
         const ambiguous = "ambiguous" in error && error.ambiguous === true
-        yield* shipments.mark(shipment.id, ambiguous ? "in_doubt" : "pending", { error: { tag: error._tag, message: error.message } })
+        yield* settle(shipment.id, ambiguous ? "in_doubt" : "pending", { attempt: true, error: { tag: error._tag, message: error.message } })
         retryInMs = Math.min(retryInMs ?? Infinity, ambiguous ? 2_000 : Math.min(300_000, 5_000 * 2 ** Math.min(shipment.attempts, 6)))
         continue
       }
@@ -54,36 +62,36 @@ export const fulfillOrder = (stored: StoredOrder, owner: string) =>
       switch (result._tag) {
         case "Created":
         case "AlreadyPushed":
-          yield* shipments.mark(shipment.id, "pushed", { fulfillmentId: result.fulfillmentIds.join(",") })
+          yield* settle(shipment.id, "pushed", { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") })
           break
         case "OnHold":
-          yield* shipments.mark(shipment.id, "on_hold")
+          yield* settle(shipment.id, "on_hold", { attempt: true })
           yield* repo.note(stored.id, owner, `the store holds this order's fulfillment (${result.holds.map((h) => h.reason ?? h.heldId).join(", ")}): tracking ${shipment.trackingNo} waits until the hold is released`)
           retryInMs = Math.min(retryInMs ?? Infinity, 600_000)
           break
         case "NothingToFulfil":
-          yield* shipments.mark(shipment.id, "skipped", { error: { reason: result.reason } })
+          yield* settle(shipment.id, "skipped", { attempt: true, error: { reason: result.reason } })
           yield* repo.note(stored.id, owner, `tracking ${shipment.trackingNo} was not pushed: ${result.reason}`)
           break
         case "Rejected":
-          yield* shipments.mark(shipment.id, "rejected", { error: { reason: result.reason, messages: result.messages } })
+          yield* settle(shipment.id, "rejected", { attempt: true, error: { reason: result.reason, messages: result.messages } })
           yield* repo.note(stored.id, owner, `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`, { messages: result.messages })
           break
       }
     }
-    if ((yield* shipments.openCount(stored.id)) === 0) {
-      const settled = yield* shipments.forOrder(stored.id)
-      if (settled.some((r) => r.push_state === "rejected") && !settled.some((r) => r.push_state === "pushed")) {
-        // Nothing reached the buyer: not fulfilled, and a person must act.
-        yield* repo.transition(stored.id, "shipped", "failed", {
-          actor: owner, reason: "the store refused every tracking of this order: add the tracking in the store by hand", nextAttemptAt: null
-        })
-        yield* repo.release(stored.id, owner, null)
-        return "failed" as const
-      }
-      yield* repo.transition(stored.id, "shipped", "fulfilled", { actor: owner, reason: "tracking pushed to the store", nextAttemptAt: null })
-      yield* repo.release(stored.id, owner, null)
-      return "fulfilled" as const
+    const states = [...standing.values()]
+    if (!states.some((state) => OPEN_PUSH_STATES.includes(state))) {
+      // Nothing reached the buyer: not fulfilled, and a person must act.
+      const failed = states.includes("rejected") && !states.includes("pushed")
+      // A tracking recorded while this ran (another package) keeps the order shipped: the guard
+      // makes the move fail, and the order comes straight back here.
+      return yield* repo.transition(stored.id, "shipped", failed ? "failed" : "fulfilled", {
+        actor: owner, nextAttemptAt: null, release: owner, unlessOpenShipments: true,
+        reason: failed ? "the store refused every tracking of this order: add the tracking in the store by hand" : "tracking pushed to the store"
+      }).pipe(
+        Effect.as(failed ? "failed" as const : "fulfilled" as const),
+        Effect.catchTag("StaleTransitionError", () => Effect.as(repo.release(stored.id, owner, new Date(0)), "pending" as const))
+      )
     }
     yield* repo.release(stored.id, owner, yield* later(retryInMs ?? 30_000))
     return "pending" as const

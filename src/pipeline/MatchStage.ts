@@ -1,5 +1,6 @@
+import { isDeepStrictEqual } from "node:util"
 import { Clock, Effect } from "effect"
-import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type { NormalizedOrder, NormalizedOrderEncoded } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState } from "../domain/OrderState.js"
 import { planDraft } from "../mapping/DraftPlan.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
@@ -11,12 +12,41 @@ const CATALOG_RECHECK_MS = 60_000
 /** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
 export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
 
+/** What the change checks read of an order; the decoded and the stored (encoded) forms both have it. */
+interface Comparable {
+  readonly cancelled: boolean
+  readonly shipTo: unknown
+  readonly lines: ReadonlyArray<{ readonly lineId: string; readonly variantId?: string | undefined; readonly sku?: string | undefined; readonly currentQuantity: number }>
+}
+
 // The buyer's units (currentQuantity), not what is left to ship: our own fulfillment push changes
 // fulfillableQuantity, and that must not read as an edit in the store.
-const lineSignature = (order: NormalizedOrder) =>
+const lineSignature = (order: Comparable) =>
   order.lines.map((l) => `${l.lineId}:${l.variantId ?? ""}:${l.sku ?? ""}:${l.currentQuantity}`).sort().join("|")
 
-const addressSignature = (order: NormalizedOrder) => JSON.stringify(order.shipTo)
+/** Whatever order its keys come in (a stored address comes back from jsonb with its keys reordered). */
+const sameAddress = (a: Comparable, b: Comparable) => isDeepStrictEqual(asJson(a.shipTo), asJson(b.shipTo))
+
+const asJson = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)))
+
+/** An order without what a newer version may change without meaning anything to the pipeline. */
+const plannable = (order: NormalizedOrderEncoded) => {
+  const { raw: _raw, updatedAt: _updatedAt, tags: _tags, ...rest } = order
+  return asJson(rest)
+}
+
+/**
+ * Whether a newer version of a stored order asks the pipeline to act, on the
+ * stored (encoded) forms, so the many versions that do not matter cost no
+ * decoding. After the draft only a cancel, the address and the buyer's units
+ * do (our own annotation and fulfilment come back as newer versions too, and
+ * must not read as edits); before it, anything planning reads does.
+ */
+export const changeMatters = (state: OrderState, previous: NormalizedOrderEncoded, current: NormalizedOrderEncoded): boolean =>
+  hasDraft(state)
+    ? current.cancelled !== previous.cancelled || !sameAddress(current, previous) ||
+      lineSignature(current) !== lineSignature(previous)
+    : !isDeepStrictEqual(plannable(previous), plannable(current))
 
 /**
  * Plans one claimed order (pure planDraft over the mapping table and the
@@ -34,24 +64,6 @@ export const matchOrder = (stored: StoredOrder, actor: string) =>
     }
     const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
     const from = stored.state
-    switch (plan._tag) {
-      case "Cancelled":
-        if (from !== "cancelled") yield* repo.transition(stored.id, from, "cancelled", { actor, reason: "cancelled in the store before a draft was made", nextAttemptAt: null })
-        break
-      case "NotPod":
-        if (from !== "not_pod") yield* repo.transition(stored.id, from, "not_pod", { actor, reason: plan.message, nextAttemptAt: null })
-        break
-      case "Held":
-        if (from !== "held" || stored.heldReason !== plan.code || JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)) {
-          yield* repo.transition(stored.id, from, "held", {
-            actor, reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } }, nextAttemptAt: null
-          })
-        }
-        break
-      case "Ready":
-        yield* repo.transition(stored.id, from, "ready", { actor, reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line", nextAttemptAt: new Date(0) })
-        break
-    }
     // Holds that depend on the catalog cache are looked at again every minute: another replica's
     // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
     // Planning is pure, so this costs no API call. Other holds wait for what wakes them.
@@ -60,6 +72,25 @@ export const matchOrder = (stored: StoredOrder, actor: string) =>
       : plan._tag === "Held" && CATALOG_HOLDS.includes(plan.code)
       ? new Date((yield* Clock.currentTimeMillis) + CATALOG_RECHECK_MS)
       : null
+    // The move and the claim's release are one statement; with no move, only the release.
+    const move = { actor, release: actor, nextAttemptAt: retryAt }
+    switch (plan._tag) {
+      case "Cancelled":
+        if (from !== "cancelled") return yield* repo.transition(stored.id, from, "cancelled", { ...move, reason: "cancelled in the store before a draft was made" })
+        break
+      case "NotPod":
+        if (from !== "not_pod") return yield* repo.transition(stored.id, from, "not_pod", { ...move, reason: plan.message })
+        break
+      case "Held":
+        if (from !== "held" || stored.heldReason !== plan.code || JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)) {
+          return yield* repo.transition(stored.id, from, "held", {
+            ...move, reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } }
+          })
+        }
+        break
+      case "Ready":
+        return yield* repo.transition(stored.id, from, "ready", { ...move, reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line" })
+    }
     yield* repo.release(stored.id, actor, retryAt)
   })
 
@@ -79,7 +110,7 @@ export const storeChangeAfterDraft = (stored: StoredOrder, previous: NormalizedO
       })
       return "cancel_pending" as const
     }
-    if (addressSignature(stored.order) !== addressSignature(previous)) return "address_changed" as const
+    if (!sameAddress(stored.order, previous)) return "address_changed" as const
     if (lineSignature(stored.order) !== lineSignature(previous)) return "lines_changed" as const
     return "none" as const
   })

@@ -7,7 +7,7 @@ import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
 import { patchDraftLines } from "./DraftEdits.js"
-import { storeChangeAfterDraft } from "./MatchStage.js"
+import { changeMatters, storeChangeAfterDraft } from "./MatchStage.js"
 
 /** How far back the very first pull of a store reaches (older orders are assumed handled before podsync). */
 export const FIRST_PULL_DAYS = 3
@@ -56,8 +56,12 @@ export const pullStore = (storeKey: string) =>
         Effect.gen(function*() {
           const changedAfterDraft: Array<[number, NormalizedOrder]> = []
           yield* db.transaction(Effect.gen(function*() {
-            for (const order of page.orders) {
-              const result = yield* orders.upsertPulled(order, referenceIdOf(storeKey, order.storeOrderId))
+            const outcomes = yield* orders.storePage(
+              storeKey,
+              page.orders.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+              changeMatters
+            )
+            for (const result of outcomes.values()) {
               if (result.outcome === "inserted") totals.inserted++
               if (result.outcome === "changed") {
                 totals.changed++

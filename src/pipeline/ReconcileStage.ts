@@ -2,8 +2,8 @@ import { Chunk, Effect, Stream } from "effect"
 import { canTransition, type OrderState, podProgress } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { Order } from "../pod/schemas/Orders.js"
-import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { type FollowedOrder, OrdersRepo } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 
 /** Orders with a draft that are not yet shipped: followed at the service. */
 export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]
@@ -21,12 +21,6 @@ const STATUS_TO_STATE: Record<string, OrderState> = {
   VENDOR_ORDER_STATUS_ON_HOLD: "pod_on_hold"
 }
 
-interface TrackingSeen {
-  readonly number: string
-  readonly carrier?: string | undefined
-  readonly url?: string | undefined
-}
-
 /** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
 const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
   const all = (order.order_trackings ?? [])
@@ -36,19 +30,25 @@ const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
   return order.tracking_no ? [{ number: order.tracking_no, carrier: order.tracking_company, url: order.tracking_link }] : []
 }
 
+/** Whether the answer's trackings are to be recorded as shipments: once the service ships, or the order has. */
+const recordsTrackings = (stored: FollowedOrder, pod: Order) =>
+  STATUS_TO_STATE[String(pod.order_status ?? "")] === "shipped" || stored.state === "shipped" || stored.state === "fulfilled"
+
 /**
  * Brings one stored order in line with what the service says about it.
  * Statuses only move forward (a late or reordered answer never undoes
  * progress); trackings accumulate as shipments, each pushed once later.
+ * `recorded`: the answer's trackings were already recorded (a batch did it),
+ * this many of them new.
  */
-export const applyPodOrder = (stored: StoredOrder, pod: Order, actor: string) =>
+export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string, recorded?: number) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
     const status = String(pod.order_status ?? "")
     const target = STATUS_TO_STATE[status]
-    let newTrackings = 0
-    if (target === "shipped" || stored.state === "shipped" || stored.state === "fulfilled") {
+    let newTrackings = recorded ?? 0
+    if (recorded === undefined && recordsTrackings(stored, pod)) {
       for (const tracking of trackingsOf(pod)) {
         if (yield* shipments.record(stored.id, pod.order_id, tracking)) newTrackings++
       }
@@ -91,11 +91,12 @@ export const applyPodOrder = (stored: StoredOrder, pod: Order, actor: string) =>
 export const reconcileAll = (actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
+    const shipments = yield* ShipmentsRepo
     const client = yield* PodClient
     let afterId = 0
     const totals = { requests: 0, followed: 0, moved: 0 }
     for (;;) {
-      const page = yield* repo.pageInStates(RECONCILE_STATES, afterId, RECONCILE_BATCH)
+      const page = yield* repo.followPage(RECONCILE_STATES, afterId, RECONCILE_BATCH)
       if (page.length === 0) break
       afterId = page[page.length - 1]!.id
       const byReference = new Map(page.map((o) => [o.referenceId, o]))
@@ -109,11 +110,18 @@ export const reconcileAll = (actor: string) =>
       for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
         if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
       }
+      // Every tracking of the page in one statement.
+      const recorded = yield* shipments.recordMany([...byReference].flatMap(([reference, stored]) => {
+        const pod = first.get(reference)
+        return pod !== undefined && recordsTrackings(stored, pod)
+          ? trackingsOf(pod).map((tracking) => ({ orderId: stored.id, podOrderId: pod.order_id, tracking }))
+          : []
+      }))
       for (const [reference, stored] of byReference) {
         const pod = first.get(reference)
         totals.followed++
         if (pod === undefined) continue // still a draft: not checked out yet
-        const outcome = yield* applyPodOrder(stored, pod, actor).pipe(
+        const outcome = yield* applyPodOrder(stored, pod, actor, recorded.get(stored.id) ?? 0).pipe(
           Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
         )
         if (outcome === "moved") totals.moved++

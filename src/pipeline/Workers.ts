@@ -1,9 +1,10 @@
 import * as os from "node:os"
-import { Duration, Effect, Layer, Queue, Random } from "effect"
+import { Clock, Duration, Effect, Layer, Queue, Random } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { DRAFT_STATES, draftOrder } from "./DraftStage.js"
 import { FULFILL_STATES, fulfillOrder } from "./FulfillStage.js"
@@ -89,12 +90,23 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
       states: ReadonlyArray<OrderState>,
       batch: number,
       concurrency: number,
-      work: (order: StoredOrder) => Effect.Effect<unknown, unknown, R>,
+      /** Given the claimed batch (to read what it needs in one query), the work on each order. */
+      prepare: (claimed: ReadonlyArray<StoredOrder>) => Effect.Effect<(order: StoredOrder) => Effect.Effect<unknown, unknown, R>, unknown, R>,
       self: { readonly wait: (idle: Duration.DurationInput) => Effect.Effect<unknown> },
-      next?: { readonly kick: Effect.Effect<void> }
+      next?: { readonly kick: Effect.Effect<void> },
+      countsAttempt = false
     ) =>
       Effect.gen(function*() {
-        const claimed = yield* repo.claim(states, batch, owner, LEASE_SECONDS).pipe(Effect.orElseSucceed(() => []))
+        const claimed = yield* repo.claim(states, batch, owner, LEASE_SECONDS, { countsAttempt }).pipe(Effect.orElseSucceed(() => []))
+        // Failing to prepare (the database busy): nothing was done yet, so the batch is given back, due again shortly.
+        const work = yield* prepare(claimed).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError(`${name} could not start on ${claimed.length} orders; they are due again in a few seconds`, cause).pipe(
+              Effect.zipRight(Clock.currentTimeMillis),
+              Effect.map((now) => (order: StoredOrder) => repo.release(order.id, owner, new Date(now + 5_000)))
+            )
+          )
+        )
         yield* Effect.forEach(claimed, (order) =>
           logFailures(`${name} of ${order.referenceId}`, work(order)).pipe(
             // Interrupted (shutdown): give the order back now instead of waiting for its lease to expire.
@@ -104,9 +116,13 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
         if (claimed.length < batch) yield* self.wait(idle)
       }).pipe(Effect.forever, Effect.annotateLogs({ stage: name }), Effect.forkScoped)
 
-    yield* stageLoop("match", MATCH_STATES, 50, 1, (o) => matchOrder(o, owner), match, draft)
-    yield* stageLoop("draft", DRAFT_STATES, 25, options.draftConcurrency ?? 10, (o) => draftOrder(o, owner), draft)
-    yield* stageLoop("fulfill", FULFILL_STATES, 25, 4, (o) => fulfillOrder(o, owner), fulfill)
+    const each = <R>(work: (order: StoredOrder) => Effect.Effect<unknown, unknown, R>) => () => Effect.succeed(work)
+    const shipments = yield* ShipmentsRepo
+    yield* stageLoop("match", MATCH_STATES, 50, 4, each((o) => matchOrder(o, owner)), match, draft)
+    // A draft claim is the write-ahead record of the attempt it may make (see OrdersRepo.claim).
+    yield* stageLoop("draft", DRAFT_STATES, 25, options.draftConcurrency ?? 10, each((o) => draftOrder(o, owner)), draft, undefined, true)
+    yield* stageLoop("fulfill", FULFILL_STATES, 25, 4, (claimed) =>
+      Effect.map(shipments.forOrders(claimed.map((o) => o.id)), (known) => (o: StoredOrder) => fulfillOrder(o, owner, known.get(o.id))), fulfill)
 
     // The triggers are called from other fibers (HTTP handlers): they run with this layer's services.
     const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()

@@ -120,6 +120,7 @@ export const makePodHttp = (config: PodHttpConfig) =>
               ...ctx, ambiguous: false, httpStatus: status, message: head.value.message ?? ""
             })
           }
+          // Decoded as an Effect: the schemas' forward-compatible enums log unknown values through our logger.
           return yield* Schema.decodeUnknown(op.response, parseOptions)(json).pipe(
             Effect.mapError((error) =>
               new Errors.PodDecodeError({

@@ -2,8 +2,9 @@ import { Clock, Data, Effect, Schema } from "effect"
 import { sql } from "kysely"
 import { jsonb, jsonbOrNull } from "../db/Jsonb.js"
 import { Db } from "../db/Db.js"
-import { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import { NormalizedOrder, type NormalizedOrderEncoded } from "../domain/NormalizedOrder.js"
 import { canTransition, type OrderState } from "../domain/OrderState.js"
+import { OPEN_PUSH_STATES } from "./ShipmentsRepo.js"
 
 /** One store order as podsync holds it. */
 export interface StoredOrder {
@@ -25,6 +26,9 @@ export interface StoredOrder {
   /** The store lines a draft was made of (set when drafted). */
   readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
 }
+
+/** An order as reconciliation follows it. */
+export type FollowedOrder = Pick<StoredOrder, "id" | "referenceId" | "state">
 
 export interface OrderEvent {
   readonly at: Date
@@ -58,7 +62,17 @@ export interface TransitionChange {
   readonly nextAttemptAt?: Date | null
   readonly attempts?: number
   readonly plannedLines?: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
+  /** Also give the claim back (if this owner still holds it), in the same statement; `nextAttemptAt` says when it is due again. */
+  readonly release?: string
+  /** Only if the order has no shipment still to push (a tracking recorded while the order was being fulfilled). */
+  readonly unlessOpenShipments?: boolean
 }
+
+/** What a pulled page did to one order. `quiet`: a newer version that changes nothing the pipeline looks at (stored, no event). */
+export type PulledOutcome =
+  | { readonly id: number; readonly outcome: "inserted"; readonly state: OrderState }
+  | { readonly id: number; readonly outcome: "unchanged" | "quiet"; readonly state: OrderState }
+  | { readonly id: number; readonly outcome: "changed"; readonly state: OrderState; readonly previous: NormalizedOrder }
 
 const encodeOrder = Schema.encodeSync(NormalizedOrder)
 const decodeOrder = Schema.decodeUnknownSync(NormalizedOrder)
@@ -102,6 +116,12 @@ const toStored = (row: Row): StoredOrder => ({
 })
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** Every column the pipeline reads (not `raw`: the store payload is kept for audit, not read back). */
+const ORDER_COLUMNS = [
+  "id", "store_key", "store_order_id", "reference_id", "state", "held_reason", "held_details", "normalized", "pod_draft_id",
+  "pod_order_id", "pod_status", "attempts", "last_error", "store_updated_at", "updated_at", "planned_lines"
+] as const
 const json = (value: unknown) => jsonbOrNull(value as object)
 
 export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo", {
@@ -114,56 +134,126 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       )
 
     /**
-     * Stores a pulled order: a new row in state `pulled`, or, for an order we
-     * have, the newer version (never an older one). A changed order becomes
-     * due at once so the pipeline re-plans it.
+     * Stores a page of pulled orders in a few statements whatever its size:
+     * new rows in state `pulled`; for orders we have, the newer version
+     * (never an older one). A newer version that `matters` (the pipeline
+     * would act differently) is recorded as an event and made due at once; one
+     * that does not (our own annotation or fulfilment coming back, a tag) is
+     * stored quietly. Runs in the caller's transaction when there is one.
      */
-    const upsertPulled = (order: NormalizedOrder, referenceId: string) =>
+    const storePage = (
+      storeKey: string,
+      page: ReadonlyArray<{ readonly order: NormalizedOrder; readonly referenceId: string }>,
+      matters: (state: OrderState, previous: NormalizedOrderEncoded, current: NormalizedOrderEncoded) => boolean
+    ) =>
       db.transaction(Effect.gen(function*() {
+        // The newest version of each order in the page (a page may repeat one).
+        const newest = new Map<string, { readonly order: NormalizedOrder; readonly referenceId: string }>()
+        for (const item of page) {
+          const seen = newest.get(item.order.storeOrderId)
+          if (seen === undefined || Date.parse(seen.order.updatedAt) < Date.parse(item.order.updatedAt)) newest.set(item.order.storeOrderId, item)
+        }
+        const outcomes = new Map<string, PulledOutcome>()
+        if (newest.size === 0) return outcomes
         const at = yield* now
-        const encoded = jsonb(encodeOrder(order) as object)
-        const storeUpdatedAt = new Date(order.updatedAt)
-        const existing = yield* db.use((k) =>
-          k.selectFrom("store_orders").select(["id", "state", "store_updated_at", "normalized"])
-            .where("store_key", "=", order.storeKey).where("store_order_id", "=", order.storeOrderId)
-            .forUpdate().executeTakeFirst()
-        )
-        if (existing === undefined) {
+        const existing = new Map((yield* db.use((k) =>
+          k.selectFrom("store_orders").select(["id", "store_order_id", "state", "store_updated_at", "normalized"])
+            .where("store_key", "=", storeKey).where("store_order_id", "in", [...newest.keys()])
+            .forUpdate().execute()
+        )).map((row) => [row.store_order_id, row]))
+
+        const fresh = [...newest.values()].filter((item) => !existing.has(item.order.storeOrderId))
+        const events: Array<{ order_id: number; from_state: string | null; to_state: string; reason: string; data: unknown }> = []
+        if (fresh.length > 0) {
           const inserted = yield* db.use((k) =>
-            k.insertInto("store_orders").values({
-              store_key: order.storeKey, store_order_id: order.storeOrderId, reference_id: referenceId, state: "pulled",
-              raw: jsonb((order.raw ?? {}) as object), normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
-            }).onConflict((oc) => oc.columns(["store_key", "store_order_id"]).doNothing()).returning("id").executeTakeFirst()
+            k.insertInto("store_orders").values(fresh.map(({ order, referenceId }) => ({
+              store_key: storeKey, store_order_id: order.storeOrderId, reference_id: referenceId, state: "pulled",
+              raw: jsonb((order.raw ?? {}) as object), normalized: jsonb(encodeOrder(order) as object),
+              store_updated_at: new Date(order.updatedAt), next_attempt_at: at, updated_at: at
+            }))).onConflict((oc) => oc.doNothing()).returning(["id", "store_order_id"]).execute()
           )
-          // Another replica stored it between our read and insert: theirs stands.
-          if (inserted === undefined) return { id: -1, outcome: "unchanged" as const, state: "pulled" as OrderState }
-          yield* appendEvent(inserted.id, at, "pull", null, "pulled", `pulled from the store (${order.name})`)
-          return { id: inserted.id, outcome: "inserted" as const, state: "pulled" as OrderState }
+          const names = new Map(fresh.map(({ order }) => [order.storeOrderId, order.name]))
+          for (const row of inserted) {
+            outcomes.set(row.store_order_id, { id: row.id, outcome: "inserted", state: "pulled" })
+            events.push({ order_id: row.id, from_state: null, to_state: "pulled", reason: `pulled from the store (${names.get(row.store_order_id)})`, data: null })
+          }
+          // Not inserted: another replica stored it between our read and insert, and theirs stands.
+          for (const { order } of fresh) {
+            if (!outcomes.has(order.storeOrderId)) outcomes.set(order.storeOrderId, { id: -1, outcome: "unchanged", state: "pulled" })
+          }
         }
-        if (existing.store_updated_at !== null && existing.store_updated_at.getTime() >= storeUpdatedAt.getTime()) {
-          return { id: existing.id, outcome: "unchanged" as const, state: existing.state as OrderState }
+
+        const updates: Array<{ id: number; raw: unknown; normalized: unknown; store_updated_at: string; due: boolean }> = []
+        for (const [storeOrderId, row] of existing) {
+          const { order } = newest.get(storeOrderId)!
+          const state = row.state as OrderState
+          if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt)) {
+            outcomes.set(storeOrderId, { id: row.id, outcome: "unchanged", state })
+            continue
+          }
+          // Our own rows: stored by encodeOrder, so read back as its output without decoding unless it changed.
+          const normalized = encodeOrder(order)
+          const due = matters(state, row.normalized as NormalizedOrderEncoded, normalized)
+          updates.push({ id: row.id, raw: order.raw ?? {}, normalized, store_updated_at: new Date(order.updatedAt).toISOString(), due })
+          if (due) {
+            outcomes.set(storeOrderId, { id: row.id, outcome: "changed", state, previous: decodeOrder(row.normalized) })
+            events.push({ order_id: row.id, from_state: state, to_state: state, reason: "the order changed in the store", data: { updatedAt: order.updatedAt } })
+          } else {
+            outcomes.set(storeOrderId, { id: row.id, outcome: "quiet", state })
+          }
         }
-        yield* db.use((k) =>
-          k.updateTable("store_orders").set({
-            raw: jsonb((order.raw ?? {}) as object), normalized: encoded, store_updated_at: storeUpdatedAt, next_attempt_at: at, updated_at: at
-          }).where("id", "=", existing.id).execute()
-        )
-        yield* appendEvent(existing.id, at, "pull", existing.state, existing.state, "the order changed in the store", { updatedAt: order.updatedAt })
-        return { id: existing.id, outcome: "changed" as const, state: existing.state as OrderState, previous: decodeOrder(existing.normalized) }
+        if (updates.length > 0) {
+          yield* db.use((k) =>
+            sql`update store_orders as s set
+                  raw = x.raw, normalized = x.normalized, store_updated_at = x.store_updated_at,
+                  next_attempt_at = case when x.due then ${at}::timestamptz else s.next_attempt_at end,
+                  updated_at = case when x.due then ${at}::timestamptz else s.updated_at end
+                from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+                  as x(id bigint, raw jsonb, normalized jsonb, store_updated_at timestamptz, due boolean)
+                where s.id = x.id`.execute(k)
+          )
+        }
+        if (events.length > 0) {
+          yield* db.use((k) =>
+            k.insertInto("order_events").values(events.map((e) => ({ ...e, at, actor: "pull", data: json(e.data) }))).execute()
+          )
+        }
+        return outcomes
       }))
+
+    /** Stores one pulled order (a page of one): any newer version counts as a change. */
+    const upsertPulled = (order: NormalizedOrder, referenceId: string) =>
+      Effect.map(
+        storePage(order.storeKey, [{ order, referenceId }], () => true),
+        (outcomes) => outcomes.get(order.storeOrderId)!
+      )
 
     /**
      * Claims up to `limit` due orders in the given states for `leaseSeconds`.
      * SKIP LOCKED lets replicas claim side by side; an expired lease (a killed
      * process) is claimable again.
      */
-    const claim = (states: ReadonlyArray<OrderState>, limit: number, owner: string, leaseSeconds: number) =>
+    const claim = (
+      states: ReadonlyArray<OrderState>,
+      limit: number,
+      owner: string,
+      leaseSeconds: number,
+      options: {
+        /**
+         * The claim is the write-ahead record of an attempt (the draft stage: one claim sends at most one
+         * draft): `attempts` is counted up in the same statement, and the orders carry the count from
+         * before it, so "an earlier attempt may have reached the service" still reads `attempts > 0`.
+         */
+        readonly countsAttempt?: boolean
+      } = {}
+    ) =>
       Effect.gen(function*() {
         const at = yield* now
         const until = new Date(at.getTime() + leaseSeconds * 1000)
+        const columns = options.countsAttempt === true ? ORDER_COLUMNS.filter((c) => c !== "attempts") : ORDER_COLUMNS
         const rows = yield* db.use((k) =>
           k.updateTable("store_orders")
-            .set({ lease_owner: owner, lease_expires_at: until })
+            .set((eb) => ({ lease_owner: owner, lease_expires_at: until, ...(options.countsAttempt === true ? { attempts: eb("attempts", "+", 1) } : {}) }))
             .where("id", "in", (eb) =>
               eb.selectFrom("store_orders").select("id")
                 .where("state", "in", [...states])
@@ -174,10 +264,11 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 .limit(limit)
                 .forUpdate().skipLocked()
             )
-            .returningAll()
+            .returning([...columns])
+            .$if(options.countsAttempt === true, (q) => q.returning(sql<number>`attempts - 1`.as("attempts")))
             .execute()
         )
-        return rows.map((r) => toStored(r as Row))
+        return rows.map((r) => toStored(r as unknown as Row))
       })
 
     /** Gives a claimed order back, due again at `nextAttemptAt` (null: only when something changes). */
@@ -187,14 +278,20 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           .where("id", "=", id).where("lease_owner", "=", owner).execute()
       ).pipe(Effect.asVoid)
 
-    /** Moves an order from `from` to `to` if it is still in `from`, and records why. */
+    /**
+     * Moves an order from `from` to `to` if it is still in `from`, and records
+     * why: the update and its event in one statement (atomic without a
+     * transaction), and with `release` the claim given back in it too.
+     * Returns the version of the store order the row holds now.
+     */
     const transition = (id: number, from: OrderState, to: OrderState, change: TransitionChange) =>
       Effect.gen(function*() {
         if (!canTransition(from, to)) return yield* Effect.fail(new IllegalTransitionError({ from, to }))
         const at = yield* now
-        const result = yield* db.transaction(Effect.gen(function*() {
-          const updated = yield* db.use((k) =>
-            k.updateTable("store_orders").set({
+        const owner = change.release
+        const rows = yield* db.use((k) =>
+          k.with("moved", (q) => {
+            let update = q.updateTable("store_orders").set({
               state: to,
               updated_at: at,
               ...(change.held !== undefined
@@ -206,14 +303,41 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               ...(change.lastError !== undefined ? { last_error: json(change.lastError) } : {}),
               ...(change.nextAttemptAt !== undefined ? { next_attempt_at: change.nextAttemptAt } : {}),
               ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
-              ...(change.plannedLines !== undefined ? { planned_lines: jsonb(change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity }))) } : {})
-            }).where("id", "=", id).where("state", "=", from).executeTakeFirst()
-          )
-          if (Number(updated.numUpdatedRows) === 0) return false
-          yield* appendEvent(id, at, change.actor, from, to, change.reason, change.data)
-          return true
-        }))
-        if (!result) return yield* Effect.fail(new StaleTransitionError({ orderId: id, expected: from, to }))
+              ...(change.plannedLines !== undefined ? { planned_lines: jsonb(change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity }))) } : {}),
+              // Every SET expression sees the row as it was: the lease is given back only by its holder.
+              ...(owner !== undefined
+                ? {
+                  lease_owner: sql<string | null>`case when lease_owner = ${owner} then null else lease_owner end`,
+                  lease_expires_at: sql<Date | null>`case when lease_owner = ${owner} then null else lease_expires_at end`
+                }
+                : {})
+            }).where("id", "=", id).where("state", "=", from)
+            if (change.unlessOpenShipments === true) {
+              update = update.where(({ not, exists, selectFrom }) =>
+                not(exists(selectFrom("shipments").select("shipments.id").whereRef("shipments.order_id", "=", "store_orders.id")
+                  .where("shipments.push_state", "in", [...OPEN_PUSH_STATES])))
+              )
+            }
+            return update.returning(["id", "store_updated_at"])
+          }).with("logged", (q) =>
+            q.insertInto("order_events").columns(["order_id", "at", "actor", "from_state", "to_state", "reason", "data"])
+              .expression((eb) =>
+                eb.selectFrom("moved").select([
+                  "moved.id",
+                  sql<Date>`${at}::timestamptz`.as("at"),
+                  sql<string>`${change.actor}::text`.as("actor"),
+                  sql<string>`${from}::text`.as("from_state"),
+                  sql<string>`${to}::text`.as("to_state"),
+                  sql<string>`${change.reason}::text`.as("reason"),
+                  (change.data === undefined || change.data === null ? sql<unknown>`null::jsonb` : jsonb(change.data)).as("data")
+                ])
+              )
+              .returning("order_events.id")
+          ).selectFrom("moved").select(["moved.store_updated_at"]).execute()
+        )
+        const moved = rows[0]
+        if (moved === undefined) return yield* Effect.fail(new StaleTransitionError({ orderId: id, expected: from, to }))
+        return { storeUpdatedAt: moved.store_updated_at }
       })
 
     /** Records something a person should know without changing the state (a flag). */
@@ -240,26 +364,26 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         return Number(result.numUpdatedRows) === 1
       })
 
-    /** Records an attempt before it is made (write-ahead): a crash after this means "look before posting again". */
-    const recordAttempt = (id: number, owner: string) =>
-      db.use((k) =>
-        k.updateTable("store_orders").set((eb) => ({ attempts: eb("attempts", "+", 1) }))
-          .where("id", "=", id).where("lease_owner", "=", owner).returning("attempts").executeTakeFirst()
-      ).pipe(Effect.map((row) => row?.attempts))
-
     /** Orders in the given states, in id order, a page at a time (reconciliation batches). */
     const pageInStates = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
       db.use((k) =>
-        k.selectFrom("store_orders").selectAll().where("state", "in", [...states]).where("id", ">", afterId)
+        k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("state", "in", [...states]).where("id", ">", afterId)
           .orderBy("id").limit(limit).execute()
       ).pipe(Effect.map((rows) => rows.map((r) => toStored(r as Row))))
 
+    /** Like `pageInStates`, but only what following an order at the service needs (no order body to decode). */
+    const followPage = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
+      db.use((k) =>
+        k.selectFrom("store_orders").select(["id", "reference_id", "state"]).where("state", "in", [...states]).where("id", ">", afterId)
+          .orderBy("id").limit(limit).execute()
+      ).pipe(Effect.map((rows) => rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState }))))
+
     const byReference = (referenceId: string) =>
-      db.use((k) => k.selectFrom("store_orders").selectAll().where("reference_id", "=", referenceId).executeTakeFirst())
+      db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
         .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
 
     const byId = (id: number) =>
-      db.use((k) => k.selectFrom("store_orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow())
+      db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("id", "=", id).executeTakeFirstOrThrow())
         .pipe(Effect.map((row) => toStored(row as Row)))
 
     const story = (id: number) =>
@@ -285,6 +409,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { upsertPulled, note, claim, releaseAllLeases, release, renewLease, recordAttempt, pageInStates, transition, byReference, byId, story, wake, countByState }
+    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, renewLease, pageInStates, followPage, transition, byReference, byId, story, wake, countByState }
   })
 }) {}

@@ -14,6 +14,16 @@ export interface Shipment {
   readonly attempts: number
 }
 
+/** A tracking as the POD service reports it. */
+export interface TrackingSeen {
+  readonly number: string
+  readonly carrier?: string | undefined
+  readonly url?: string | undefined
+}
+
+/** Push states that still need work: an order with a shipment in one is not done. */
+export const OPEN_PUSH_STATES: ReadonlyArray<PushState> = ["pending", "in_doubt", "on_hold"]
+
 const json = (value: unknown) => jsonbOrNull(value as object)
 
 /** One row per (order, tracking number): the unit of "pushed to the store exactly once". */
@@ -22,7 +32,7 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
     const db = yield* Db
 
     /** Records a tracking the POD service reported; true when it is new. */
-    const record = (orderId: number, podOrderId: string, tracking: { readonly number: string; readonly carrier?: string | undefined; readonly url?: string | undefined }) =>
+    const record = (orderId: number, podOrderId: string, tracking: TrackingSeen) =>
       db.use((k) =>
         k.insertInto("shipments").values({
           order_id: orderId, tracking_no: tracking.number, carrier: tracking.carrier ?? null, tracking_url: tracking.url ?? null,
@@ -30,14 +40,21 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
         }).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("id").executeTakeFirst()
       ).pipe(Effect.map((row) => row !== undefined))
 
-    const toPush = (orderId: number) =>
-      db.use((k) =>
-        k.selectFrom("shipments").selectAll().where("order_id", "=", orderId).where("push_state", "in", ["pending", "in_doubt", "on_hold"])
-          .orderBy("id").execute()
-      ).pipe(Effect.map((rows) => rows.map((r): Shipment => ({
-        id: r.id, orderId: r.order_id, trackingNo: r.tracking_no, carrier: r.carrier, trackingUrl: r.tracking_url,
-        pushState: r.push_state as PushState, attempts: r.attempts
-      }))))
+
+    /** Records many trackings in one statement; answers how many were new, by order. */
+    const recordMany = (rows: ReadonlyArray<{ readonly orderId: number; readonly podOrderId: string; readonly tracking: TrackingSeen }>) =>
+      (rows.length === 0
+        ? Effect.succeed([])
+        : db.use((k) =>
+          k.insertInto("shipments").values(rows.map(({ orderId, podOrderId, tracking }) => ({
+            order_id: orderId, tracking_no: tracking.number, carrier: tracking.carrier ?? null, tracking_url: tracking.url ?? null,
+            pod_order_id: podOrderId, push_state: "pending"
+          }))).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("order_id").execute()
+        )).pipe(Effect.map((inserted) => {
+          const counts = new Map<number, number>()
+          for (const row of inserted) counts.set(row.order_id, (counts.get(row.order_id) ?? 0) + 1)
+          return counts as ReadonlyMap<number, number>
+        }))
 
     const mark = (id: number, state: PushState, detail: { readonly fulfillmentId?: string; readonly error?: unknown; readonly attempt?: boolean } = {}) =>
       Effect.gen(function*() {
@@ -53,15 +70,26 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
         )
       })
 
-    const openCount = (orderId: number) =>
-      db.use((k) =>
-        k.selectFrom("shipments").select((eb) => eb.fn.countAll<number | string>().as("n"))
-          .where("order_id", "=", orderId).where("push_state", "in", ["pending", "in_doubt", "on_hold"]).executeTakeFirstOrThrow()
-      ).pipe(Effect.map((r) => Number(r.n)))
+    /** Every shipment of the given orders (one query for a claimed batch), oldest first, by order. */
+    const forOrders = (orderIds: ReadonlyArray<number>) =>
+      (orderIds.length === 0
+        ? Effect.succeed([])
+        : db.use((k) => k.selectFrom("shipments").selectAll().where("order_id", "in", [...orderIds]).orderBy("id").execute())).pipe(
+          Effect.map((rows) => {
+            const byOrder = new Map<number, Array<Shipment>>(orderIds.map((id) => [id, []]))
+            for (const r of rows) {
+              byOrder.get(r.order_id)?.push({
+                id: r.id, orderId: r.order_id, trackingNo: r.tracking_no, carrier: r.carrier, trackingUrl: r.tracking_url,
+                pushState: r.push_state as PushState, attempts: r.attempts
+              })
+            }
+            return byOrder as ReadonlyMap<number, ReadonlyArray<Shipment>>
+          })
+        )
 
-    const forOrder = (orderId: number) =>
-      db.use((k) => k.selectFrom("shipments").selectAll().where("order_id", "=", orderId).orderBy("id").execute())
+    /** Every shipment of an order, oldest first. */
+    const forOrder = (orderId: number) => Effect.map(forOrders([orderId]), (byOrder) => byOrder.get(orderId) ?? [])
 
-    return { record, toPush, mark, openCount, forOrder }
+    return { record, recordMany, mark, forOrder, forOrders }
   })
 }) {}

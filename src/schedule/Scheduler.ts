@@ -22,13 +22,17 @@ export const makeScheduler = (options: ScheduleOptions) =>
     const runtime = yield* Effect.runtime<never>()
     const jobs = yield* FiberSet.make<void, never>()
     const runJob = yield* FiberSet.runtimePromise(jobs)<never>()
-    const log = (level: "debug" | "warning" | "error") => (message: string | Error, error?: Error) =>
+    const log = (job: string, level: "debug" | "warning" | "error") => (message: string | Error, error?: Error) => {
+      const text = message instanceof Error ? message.message : message
+      // A tick that finds the previous run still going is skipped by design (noOverlap): not a warning.
+      const skipped = /overlap/i.test(text)
       Runtime.runFork(runtime)(
-        (level === "error" ? Effect.logError : level === "warning" ? Effect.logWarning : Effect.logDebug)(
-          `node-cron: ${message instanceof Error ? message.message : message}${error ? ` (${error.message})` : ""}`
-        )
+        (skipped || level === "debug" ? Effect.logDebug : level === "error" ? Effect.logError : Effect.logWarning)(
+          skipped ? `skipped a tick of ${job}: its previous run is still going` : `node-cron: ${text}${error ? ` (${error.message})` : ""}`
+        ).pipe(Effect.annotateLogs({ job }))
       )
-    const logger: Logger = { info: log("debug"), debug: log("debug"), warn: log("warning"), error: log("error") }
+    }
+    const loggerFor = (job: string): Logger => ({ info: log(job, "debug"), debug: log(job, "debug"), warn: log(job, "warning"), error: log(job, "error") })
 
     const schedule = (name: string, expression: string, job: Effect.Effect<void, unknown>) =>
       Effect.acquireRelease(
@@ -49,7 +53,7 @@ export const makeScheduler = (options: ScheduleOptions) =>
                 )
               )
             ).catch(() => undefined) // interrupted by shutdown
-          }, { name, noOverlap: true, distributed: true, runCoordinator: coordinator, timezone: options.timezone, logger })
+          }, { name, noOverlap: true, distributed: true, runCoordinator: coordinator, timezone: options.timezone, logger: loggerFor(name) })
           void task.start()
           return task
         }),

@@ -121,6 +121,15 @@ describe("store API call metrics", () => {
       HttpClientRequest.bodyUnsafeJson({ query: "query PodsyncOrdersPage($first: Int!) { orders(first: $first) { nodes { id } } }", variables: { first: 5 } })
     )
     expect(operationOf(graphql)).toBe("graphql PodsyncOrdersPage")
+    // A document that starts on a new line (JSON-escaped in the body), and one whose name comes after long variables.
+    const newline = HttpClientRequest.post("http://shop.example/admin/api/2026-10/graphql.json").pipe(
+      HttpClientRequest.bodyUnsafeJson({ query: "\nmutation PodsyncAnnotate($id: ID!) { tagsAdd(id: $id, tags: []) { node { id } } }", variables: { id: "gid://shopify/Order/1" } })
+    )
+    expect(operationOf(newline)).toBe("graphql PodsyncAnnotate")
+    const late = HttpClientRequest.post("http://shop.example/admin/api/2026-10/graphql.json").pipe(
+      HttpClientRequest.bodyUnsafeJson({ variables: { note: "x".repeat(400) }, query: "query PodsyncOrder { order(id: 1) { id } }" })
+    )
+    expect(operationOf(late)).toBe("graphql PodsyncOrder")
     expect(operationOf(HttpClientRequest.get("http://x.example/orders/ORD-1001/fulfillments"))).toBe("GET /orders/:id/fulfillments")
   })
 

@@ -174,7 +174,7 @@ describe("observability", () => {
           yield* orders.transition(shipped, "ready", "drafted", { actor: "t", reason: "drafted" })
           yield* orders.transition(shipped, "drafted", "shipped", { actor: "t", reason: "shipped" })
           yield* shipments.record(shipped, "o-9", { number: "TRK-1" })
-          const [open] = yield* shipments.toPush(shipped)
+          const [open] = yield* shipments.forOrder(shipped)
           yield* shipments.mark(open!.id, "rejected", { error: { reason: "line already fulfilled" } })
 
           yield* at(3600)

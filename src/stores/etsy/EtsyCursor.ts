@@ -21,11 +21,11 @@
  */
 import { DateTime, Either, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
+import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
 
-export const EPOCH = "1970-01-01T00:00:00Z"
+export { EPOCH, MAX_SEEN, pruneSeen }
 /** Etsy refuses time bounds before 2000-01-01. */
 export const MIN_ETSY_TIMESTAMP = 946684800
-export const MAX_SEEN = 2_000
 
 export interface WalkPosition {
   /** The watermark the walk started from; it stays the persisted watermark until the walk ends. */
@@ -68,17 +68,6 @@ export const isoOfSeconds = (seconds: number): string =>
   )
 
 export const laterOf = (a: string, b: string): string => (millis(b) > millis(a) ? b : a)
-
-const versionTime = (key: string): number => millis(key.slice(key.lastIndexOf("@") + 1))
-
-/** Keeps the versions a later overlap re-read can meet again: updated at or after `high − overlap`. */
-export const pruneSeen = (seen: Iterable<string>, high: string, overlapSeconds: number): Array<string> => {
-  const from = millis(high) - overlapSeconds * 1000
-  return [...seen]
-    .filter((key) => versionTime(key) >= from)
-    .sort((a, b) => versionTime(b) - versionTime(a))
-    .slice(0, MAX_SEEN)
-}
 
 const lowerBound = (seconds: number): number | null => (seconds < MIN_ETSY_TIMESTAMP ? null : seconds)
 

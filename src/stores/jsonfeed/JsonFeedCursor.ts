@@ -16,10 +16,9 @@
  */
 import { DateTime, Either, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
+import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
 
-export const EPOCH = "1970-01-01T00:00:00Z"
-/** Bound on remembered versions; past it the oldest are forgotten (which only risks a harmless repeat). */
-export const MAX_SEEN = 2_000
+export { EPOCH, MAX_SEEN, pruneSeen }
 /** An `upper_bound` further than this ahead of podsync's clock is not believed (a storefront bug would hide orders). */
 export const MAX_UPPER_BOUND_AHEAD_MILLIS = 60 * 60 * 1000
 
@@ -59,17 +58,6 @@ export const minusSeconds = (iso: string, seconds: number): string =>
     onNone: () => EPOCH,
     onSome: (dateTime) => canonicalTimestamp(DateTime.formatIso(DateTime.subtract(dateTime, { seconds }))) ?? EPOCH
   })
-
-const versionTime = (key: string): number => millis(key.slice(key.lastIndexOf("@") + 1))
-
-/** Keeps the versions a later overlap re-read can meet again: updated at or after `watermark − overlap`. */
-export const pruneSeen = (seen: Iterable<string>, watermark: string, overlapSeconds: number): Array<string> => {
-  const from = millis(minusSeconds(watermark, overlapSeconds))
-  return [...seen]
-    .filter((key) => versionTime(key) >= from)
-    .sort((a, b) => versionTime(b) - versionTime(a))
-    .slice(0, MAX_SEEN)
-}
 
 /** Where a pull starts: inside an unfinished walk, or a new walk from the watermark. */
 export const startWalk = (cursor: StoreCursor | null, since: string | undefined, overlapSeconds: number): WalkPosition => {

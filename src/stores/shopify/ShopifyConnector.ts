@@ -13,8 +13,8 @@ import { makeShopifyGraphql } from "./ShopifyGraphql.js"
 import { normalizeShopifyOrder } from "./ShopifyNormalize.js"
 import { makeShopifyOrderReader, rawOrder } from "./ShopifyOrders.js"
 import { pullShopifyOrders } from "./ShopifyPull.js"
-import { isLegacyOrderId, METAFIELDS_SET, orderGid, TAGS_ADD } from "./ShopifyQueries.js"
-import { MetafieldsSetData, type ShopifyOrder, TagsAddData } from "./ShopifySchemas.js"
+import { ANNOTATE, isLegacyOrderId, METAFIELDS_SET, orderGid, TAGS_ADD } from "./ShopifyQueries.js"
+import { AnnotateData, MetafieldsSetData, type ShopifyOrder, TagsAddData } from "./ShopifySchemas.js"
 import { verifyShopifyWebhook } from "./ShopifyWebhooks.js"
 
 export const shopifyCapabilities: StoreCapabilities = {
@@ -78,22 +78,31 @@ export const makeShopifyConnector = (
           return yield* new StoreApiError({ storeKey, operation: "annotate", messages: [`"${storeOrderId}" is not a Shopify order id`] })
         }
         const id = orderGid(storeOrderId)
-        if (annotation.field !== undefined) {
-          // The private field first: it is what podsync itself reads; the tag is for the seller's eyes.
+        const metafields = annotation.field === undefined ? undefined : [{
+          ownerId: id,
+          namespace: METAFIELD_NAMESPACE,
+          key: annotation.field.key,
+          type: "single_line_text_field",
+          value: annotation.field.value
+        }]
+        if (metafields !== undefined && annotation.tag !== undefined) {
+          // One request for both; the private field first: it is what podsync itself reads, the tag is for the seller's eyes.
+          const { metafieldsSet, tagsAdd } = yield* graphql.run({
+            name: "annotate",
+            document: ANNOTATE,
+            variables: { metafields, id, tags: [annotation.tag] },
+            data: AnnotateData,
+            mutation: true,
+            estimatedCost: 20
+          })
+          yield* userErrorsFail("metafieldsSet", metafieldsSet?.userErrors ?? [])
+          return yield* userErrorsFail("tagsAdd", tagsAdd?.userErrors ?? [])
+        }
+        if (metafields !== undefined) {
           const { metafieldsSet } = yield* graphql.run({
             name: "metafieldsSet",
             document: METAFIELDS_SET,
-            variables: {
-              metafields: [
-                {
-                  ownerId: id,
-                  namespace: METAFIELD_NAMESPACE,
-                  key: annotation.field.key,
-                  type: "single_line_text_field",
-                  value: annotation.field.value
-                }
-              ]
-            },
+            variables: { metafields },
             data: MetafieldsSetData,
             mutation: true,
             estimatedCost: 10

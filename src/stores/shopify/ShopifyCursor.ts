@@ -18,10 +18,9 @@
  */
 import { DateTime, Either, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
+import { EPOCH, laterOf, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
 
-export const EPOCH = "1970-01-01T00:00:00Z"
-/** Bound on remembered versions; past it the oldest are forgotten (which only risks a harmless repeat). */
-export const MAX_SEEN = 2_000
+export { EPOCH, laterOf, MAX_SEEN, pruneSeen }
 
 export interface WalkPosition {
   /** The watermark the walk started from; it stays the persisted watermark until the walk ends. */
@@ -40,13 +39,6 @@ const Continuation = Schema.parseJson(
   Schema.Struct({ lower: Schema.NullOr(Schema.String), after: Schema.String, high: Schema.String })
 )
 
-const millis = (iso: string): number => {
-  const value = Date.parse(iso)
-  return Number.isNaN(value) ? Number.NEGATIVE_INFINITY : value
-}
-
-export const laterOf = (a: string, b: string): string => (millis(b) > millis(a) ? b : a)
-
 export const minusSeconds = (iso: string, seconds: number): string =>
   Option.match(DateTime.make(iso), {
     onNone: () => EPOCH,
@@ -56,17 +48,6 @@ export const minusSeconds = (iso: string, seconds: number): string =>
 
 /** The search filter for a walk; the bound is quoted as Shopify's search syntax wants. */
 export const ordersQuery = (lower: string | null): string | null => (lower === null ? null : `updated_at:>='${lower}'`)
-
-const versionTime = (key: string): number => millis(key.slice(key.lastIndexOf("@") + 1))
-
-/** Keeps the versions a later overlap re-read can meet again: updated at or after `high − overlap`. */
-export const pruneSeen = (seen: Iterable<string>, high: string, overlapSeconds: number): Array<string> => {
-  const from = millis(minusSeconds(high, overlapSeconds))
-  return [...seen]
-    .filter((key) => versionTime(key) >= from)
-    .sort((a, b) => versionTime(b) - versionTime(a))
-    .slice(0, MAX_SEEN)
-}
 
 /** Where a pull starts: inside an unfinished walk, or a new walk from the watermark. */
 export const startWalk = (

@@ -104,6 +104,13 @@ mutation PodsyncMetafieldsSet($metafields: [MetafieldsSetInput!]!) {
   metafieldsSet(metafields: $metafields) { metafields { id } userErrors { field message } }
 }`
 
+/** Both annotations in one request: Shopify runs a document's mutation fields one after another, in order. */
+export const ANNOTATE = /* GraphQL */ `
+mutation PodsyncAnnotate($metafields: [MetafieldsSetInput!]!, $id: ID!, $tags: [String!]!) {
+  metafieldsSet(metafields: $metafields) { metafields { id } userErrors { field message } }
+  tagsAdd(id: $id, tags: $tags) { node { id } userErrors { field message } }
+}`
+
 export const orderGid = (storeOrderId: string): string => `gid://shopify/Order/${storeOrderId}`
 
 /** Whether the text is a Shopify numeric order id (`legacyResourceId`). */

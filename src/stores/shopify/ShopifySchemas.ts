@@ -171,3 +171,5 @@ export const TagsAddData = Schema.Struct({
 export const MetafieldsSetData = Schema.Struct({
   metafieldsSet: Schema.NullOr(Schema.Struct({ userErrors: UserErrors }))
 })
+
+export const AnnotateData = Schema.Struct({ ...MetafieldsSetData.fields, ...TagsAddData.fields })

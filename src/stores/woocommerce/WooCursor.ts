@@ -26,10 +26,9 @@
  */
 import { Either, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
+import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
 
-export const EPOCH = "1970-01-01T00:00:00Z"
-/** Bound on remembered versions; past it the oldest are forgotten (which only risks a harmless repeat). */
-export const MAX_SEEN = 2_000
+export { EPOCH, MAX_SEEN, pruneSeen }
 
 /** Reading one second alone, by offset. */
 export interface Burst {
@@ -80,17 +79,6 @@ export const plusSeconds = (iso: string, seconds: number): string =>
 
 /** The GMT wall time WooCommerce takes as a bound with `dates_are_gmt=true`: no designator, whole second. */
 export const gmtWall = (iso: string): string => isoSecond(millis(iso)).replace(/Z$/, "")
-
-const versionTime = (key: string): number => millis(key.slice(key.lastIndexOf("@") + 1))
-
-/** Keeps the versions a later overlap re-read can meet again: modified at or after `high − overlap`. */
-export const pruneSeen = (seen: Iterable<string>, high: string, overlapSeconds: number): Array<string> => {
-  const from = millis(high) - overlapSeconds * 1000
-  return [...new Set(seen)]
-    .filter((key) => versionTime(key) >= from)
-    .sort((a, b) => versionTime(b) - versionTime(a))
-    .slice(0, MAX_SEEN)
-}
 
 /** Where a pull starts: inside an unfinished walk, or a new walk from the watermark frozen at `nowMillis`. */
 export const startWalk = (cursor: StoreCursor | null, since: string | undefined, overlapSeconds: number, nowMillis: number): WalkPosition => {

@@ -52,7 +52,7 @@ describe("Shopify answers that cannot be read", () => {
       expect(isAmbiguous(readError)).toBe(false)
 
       const writeError = yield* Effect.flip(connector.annotate("1", draftedAnnotation("dft_1")))
-      expect(writeError).toMatchObject({ _tag: "StoreResponseError", operation: "metafieldsSet", body: proxyPage, ambiguous: true })
+      expect(writeError).toMatchObject({ _tag: "StoreResponseError", operation: "annotate", body: proxyPage, ambiguous: true })
       expect(isAmbiguous(writeError)).toBe(true)
       expect(writeError.message).toContain("read the store back before retrying")
     })
