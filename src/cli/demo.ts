@@ -18,6 +18,13 @@ const keepDataOption = Options.boolean("keep-data").pipe(
   Options.withDescription("do not wipe the data folder at start (it must not hold an earlier demo's orders: the simulators start afresh)")
 )
 
+const allPlatformsOption = Options.boolean("all-platforms").pipe(
+  Options.withDescription(
+    "one store of each platform (Shopify, WooCommerce, Etsy, JSON feed) run together by one daemon, each against its own simulator " +
+      "(config/demo-all.yaml); the orders are spread over the stores in turn"
+  )
+)
+
 const dataDirOption = Options.directory("data-dir").pipe(
   Options.withDescription("the demo's data folder (default: demo.yaml's ./data/demo); wiped at start unless --keep-data"),
   Options.optional
@@ -25,15 +32,22 @@ const dataDirOption = Options.directory("data-dir").pipe(
 
 /**
  * `podsync demo` (and `npm start`): the simulators, the daemon on the embedded
- * database and a stream of orders, with a live view and a summary at the end.
+ * database and a stream of orders, with a live view and a summary at the end;
+ * a Shopify store, or with `--all-platforms` one store of each platform.
  * Exits 0 when every order ended where expected or on Ctrl-C; 1 when some did
  * not within the time allowed.
  */
 export const demoCommand = Command.make(
   "demo",
-  { orders: ordersOption, speed: speedOption, keepData: keepDataOption, dataDir: dataDirOption },
-  ({ dataDir, keepData, orders, speed }) =>
-    runDemo({ orders, speed, keepData, ...Option.match(dataDir, { onNone: () => ({}), onSome: (dir) => ({ dataDir: dir }) }) }).pipe(
+  { orders: ordersOption, speed: speedOption, allPlatforms: allPlatformsOption, keepData: keepDataOption, dataDir: dataDirOption },
+  ({ allPlatforms, dataDir, keepData, orders, speed }) =>
+    runDemo({
+      orders,
+      speed,
+      keepData,
+      setup: allPlatforms ? "all-platforms" : "shopify",
+      ...Option.match(dataDir, { onNone: () => ({}), onSome: (dir) => ({ dataDir: dir }) })
+    }).pipe(
       Effect.flatMap((outcome) =>
         outcome.ending === "timed_out"
           ? Effect.fail(new CliFailure({ message: `the demo did not finish: ${outcome.progress.outstanding.length} orders are not where it expects them (listed above)` }))

@@ -26,7 +26,7 @@ const issuesOf = (text: string, env: Record<string, string> = {}) => {
 
 describe("configuration", () => {
   it("accepts the shipped example with no environment set, and the demo config", () => {
-    for (const file of ["config/podsync.example.yaml", "config/demo.yaml"]) {
+    for (const file of ["config/podsync.example.yaml", "config/demo.yaml", "config/demo-all.yaml"]) {
       const result = parseConfig(read(file), file, {})
       expect(Either.isRight(result) ? "ok" : result.left.message).toBe("ok")
     }

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
 import { type DaemonOrder, type GeneratedOrder, progressOf } from "../../src/cli/demo/DemoProgress.js"
+import { renderSummary } from "../../src/cli/demo/DemoSummary.js"
 import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
 import { planOrders } from "../../src/cli/demo/OrderPlan.js"
 import { redraw, renderFrame, type ViewModel } from "../../src/cli/demo/ProgressView.js"
@@ -40,26 +41,57 @@ describe("the demo's order stream", () => {
   })
 
   it("counts an order as done only where the demo expects it", () => {
+    const store = "demo-shopify"
     const generated: Array<GeneratedOrder> = [
-      { storeOrderId: "1", name: "#1001", kind: "mapped" },
-      { storeOrderId: "2", name: "#1002", kind: "unmapped" },
-      { storeOrderId: "3", name: "#1003", kind: "cancelled" },
-      { storeOrderId: "4", name: "#1004", kind: "mapped" }
+      { storeKey: store, storeOrderId: "1", name: "#1001", kind: "mapped" },
+      { storeKey: store, storeOrderId: "2", name: "#1002", kind: "unmapped" },
+      { storeKey: store, storeOrderId: "3", name: "#1003", kind: "cancelled" },
+      { storeKey: store, storeOrderId: "4", name: "#1004", kind: "mapped" }
     ]
     const orders: Array<DaemonOrder> = [
-      { storeOrderId: "1", state: "fulfilled", heldReason: null, heldMessage: null },
-      { storeOrderId: "2", state: "held", heldReason: "unmatched", heldMessage: "no mapping row" },
-      { storeOrderId: "3", state: "cancel_pending", heldReason: null, heldMessage: null },
-      { storeOrderId: "4", state: "held", heldReason: "address", heldMessage: "city too long" }
+      { storeKey: store, storeOrderId: "1", state: "fulfilled", heldReason: null, heldMessage: null },
+      { storeKey: store, storeOrderId: "2", state: "held", heldReason: "unmatched", heldMessage: "no mapping row" },
+      { storeKey: store, storeOrderId: "3", state: "cancel_pending", heldReason: null, heldMessage: null },
+      { storeKey: store, storeOrderId: "4", state: "held", heldReason: "address", heldMessage: "city too long" }
     ]
     const progress = progressOf(4, generated, orders)
     expect(progress.done).toBe(false)
     expect(progress.settled).toBe(3)
-    expect(progress.outstanding).toEqual([{ name: "#1004", kind: "mapped", state: "held" }])
+    expect(progress.outstanding).toEqual([{ storeKey: store, name: "#1004", kind: "mapped", state: "held" }])
     expect(progress.heldByReason).toEqual([["address", 1], ["unmatched", 1]])
     expect(progressOf(5, generated.slice(0, 3), orders.slice(0, 3)).done).toBe(false)
     expect(progressOf(3, generated.slice(0, 3), orders.slice(0, 3)).done).toBe(true)
     expect(progressOf(2, generated.slice(0, 2), []).byState).toEqual([["not pulled yet", 2]])
+  })
+
+  it("tells apart orders of different stores that share an id, and counts each store on its own", () => {
+    const generated: Array<GeneratedOrder> = [
+      { storeKey: "demo-woocommerce", storeOrderId: "1", name: "#1", kind: "mapped" },
+      { storeKey: "demo-jsonfeed", storeOrderId: "1", name: "#1", kind: "unmapped" },
+      { storeKey: "demo-etsy", storeOrderId: "7", name: "#7", kind: "mapped" }
+    ]
+    const orders: Array<DaemonOrder> = [
+      { storeKey: "demo-woocommerce", storeOrderId: "1", state: "fulfilled", heldReason: null, heldMessage: null },
+      { storeKey: "demo-jsonfeed", storeOrderId: "1", state: "held", heldReason: "unmatched", heldMessage: "no mapping row" }
+    ]
+    const stores = ["demo-shopify", "demo-woocommerce", "demo-etsy", "demo-jsonfeed"]
+    const progress = progressOf(3, generated, orders, stores)
+    expect(progress.settled).toBe(2)
+    expect(progress.outstanding).toEqual([{ storeKey: "demo-etsy", name: "#7", kind: "mapped", state: "not pulled yet" }])
+    expect(progress.stores.map((s) => [s.storeKey, s.generated, s.settled, s.byState])).toEqual([
+      ["demo-shopify", 0, 0, []],
+      ["demo-woocommerce", 1, 1, [["fulfilled", 1]]],
+      ["demo-etsy", 1, 0, [["not pulled yet", 1]]],
+      ["demo-jsonfeed", 1, 1, [["held", 1]]]
+    ])
+    // With several stores, every order is named with its store.
+    const summary = renderSummary({
+      ending: "timed_out", elapsedMs: 1000, progress, pod: undefined, podLimit: { requests: 100, windowSeconds: 10 },
+      dataDir: "/tmp/d", report: { notWritten: "test" }, configFile: "config/demo-all.yaml"
+    })
+    expect(summary).toContain("demo-jsonfeed #1 unmatched: no mapping row")
+    expect(summary).toContain("demo-etsy #7 mapped order, not pulled yet")
+    expect(summary).toMatch(/^ {2}demo-woocommerce\s+1 order, +1 where expected: fulfilled 1$/m)
   })
 
   it("redraws a terminal frame in place, every line within the terminal's width", () => {

@@ -9,12 +9,35 @@ import { type DataDirLockedError, lockDataDir } from "../../db/DataDirLock.js"
 import { CliFailure } from "../AppRuntime.js"
 
 /**
- * The demo's configuration: config/demo.yaml as shipped with podsync, with
- * the in-process simulators' addresses and a free daemon port substituted
- * through the environment defaults the file already has (POD_BASE_URL,
- * SHOPIFY_BASE_URL, PODSYNC_DEMO_PORT), its own data folder, and the POD
- * webhooks pointed back at the daemon.
+ * The demo's configuration: config/demo.yaml (the Shopify store alone) or
+ * config/demo-all.yaml (one store of each platform) as shipped with podsync,
+ * with the in-process simulators' addresses and a free daemon port
+ * substituted through the environment defaults the files already have
+ * (POD_BASE_URL, SHOPIFY_BASE_URL, WOO_URL, ETSY_BASE_URL, FEED_BASE_URL,
+ * PODSYNC_DEMO_PORT), its own data folder, and the POD webhooks pointed back
+ * at the daemon.
  */
+
+/** Which demo: the Shopify store alone, or one store of each platform run together. */
+export type DemoSetup = "shopify" | "all-platforms"
+
+const configFiles: Readonly<Record<DemoSetup, string>> = { shopify: "demo.yaml", "all-platforms": "demo-all.yaml" }
+
+/** The store simulators' addresses by platform (the JSON feed's: its contract base), as far as the demo runs them. */
+export interface StoreSimulatorUrls {
+  readonly shopify?: string
+  readonly woocommerce?: string
+  readonly etsy?: string
+  readonly jsonfeed?: string
+}
+
+/** The environment names the demo configurations take each store simulator's address from. */
+const storeUrlVariables: Readonly<Record<keyof StoreSimulatorUrls, string>> = {
+  shopify: "SHOPIFY_BASE_URL",
+  woocommerce: "WOO_URL",
+  etsy: "ETSY_BASE_URL",
+  jsonfeed: "FEED_BASE_URL"
+}
 
 /** The POD simulator's webhook credentials; the daemon is configured with the same. */
 export const DEMO_POD_WEBHOOK = { signingKey: "sim-webhook-key", clientKey: "sim-webhook-client-key" } as const
@@ -31,8 +54,9 @@ export const installFolder = (): string => {
 }
 
 export interface DemoConfigInput {
+  readonly setup: DemoSetup
   readonly podUrl: string
-  readonly shopifyUrl: string
+  readonly storeUrls: StoreSimulatorUrls
   readonly port: number
   /** Absolute; overrides demo.yaml's dataDir. */
   readonly dataDir?: string
@@ -41,10 +65,10 @@ export interface DemoConfigInput {
   readonly env?: NodeJS.ProcessEnv
 }
 
-export const demoConfigFile = () => path.join(installFolder(), "config", "demo.yaml")
+export const demoConfigFile = (setup: DemoSetup = "shopify") => path.join(installFolder(), "config", configFiles[setup])
 
 /**
- * Decodes demo.yaml with the demo's substitutions. Paths of the demo's own
+ * Decodes the setup's file with the demo's substitutions. Paths of the demo's own
  * files (mappings) are taken relative to the installation, so `podsync demo`
  * works from any directory; dataDir and reports stay relative to the
  * working directory, as in every configuration.
@@ -58,7 +82,7 @@ export const demoConfig = (input: DemoConfigInput): Effect.Effect<AppConfig, Cli
 
 const decodeDemoConfig = (root: string, input: DemoConfigInput): Effect.Effect<AppConfig, CliFailure> =>
   Effect.suspend(() => {
-    const file = path.join(root, "config", "demo.yaml")
+    const file = path.join(root, "config", configFiles[input.setup])
     const document = parseDocument(fs.readFileSync(file, "utf8"))
     if (input.dataDir !== undefined) document.setIn(["dataDir"], input.dataDir)
     if (input.reportsDir !== undefined) document.setIn(["reports", "dir"], input.reportsDir)
@@ -76,10 +100,13 @@ const decodeDemoConfig = (root: string, input: DemoConfigInput): Effect.Effect<A
       }))
     }
     const env = input.env ?? process.env
+    const storeUrls = Object.entries(input.storeUrls).flatMap(([platform, url]) =>
+      url === undefined ? [] : [[storeUrlVariables[platform as keyof StoreSimulatorUrls], url] as const]
+    )
     return parseConfig(String(document), file, {
       ...env,
       POD_BASE_URL: input.podUrl,
-      SHOPIFY_BASE_URL: input.shopifyUrl,
+      ...Object.fromEntries(storeUrls),
       PODSYNC_DEMO_PORT: String(input.port)
     }).pipe(Effect.mapError((error) => new CliFailure({ message: error.message })))
   })

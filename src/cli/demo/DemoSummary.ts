@@ -1,5 +1,5 @@
 import type { Progress } from "./DemoProgress.js"
-import { seconds } from "./ProgressView.js"
+import { orderLabel, seconds, storeLine } from "./ProgressView.js"
 import type { PodServiceStats } from "./SimulatorAdmin.js"
 
 /** What the demo prints when it ends (pure): the final counts, where things are, what to do next. */
@@ -38,7 +38,8 @@ const headline = (input: SummaryInput): string => {
   const { progress } = input
   switch (input.ending) {
     case "finished":
-      return `podsync demo finished in ${seconds(input.elapsedMs)}: all ${progress.planned} orders are where the demo expects them.`
+      return `podsync demo finished in ${seconds(input.elapsedMs)}: all ${progress.planned} orders` +
+        `${progress.stores.length > 1 ? ` in its ${progress.stores.length} stores` : ""} are where the demo expects them.`
     case "interrupted":
       return `podsync demo stopped (Ctrl-C) after ${seconds(input.elapsedMs)}, with ${progress.generated} of ${progress.planned} orders generated.`
     case "timed_out":
@@ -52,16 +53,20 @@ export const renderSummary = (input: SummaryInput): string => {
   for (const [state, count] of progress.byState) {
     lines.push(`  ${state.padEnd(16)}${String(count).padStart(4)}  ${meaning[state] ?? "still on its way"}`)
   }
+  if (progress.stores.length > 1) {
+    lines.push("", "By store:")
+    for (const store of progress.stores) lines.push(`  ${storeLine(progress, store)}`)
+  }
   if (progress.held.length > 0) {
     lines.push("", "Held orders:")
-    for (const held of progress.held) lines.push(`  ${held.name.padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
+    for (const held of progress.held) lines.push(`  ${orderLabel(progress, held).padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
     if (progress.held.some((h) => h.reason === "unmatched")) {
       lines.push("  (unmatched: add the SKU to the mapping table and the order is released by itself within seconds)")
     }
   }
   if (input.ending !== "finished" && progress.outstanding.length > 0) {
     lines.push("", "Not where the demo expects them:")
-    for (const order of progress.outstanding) lines.push(`  ${order.name.padEnd(7)} ${order.kind} order, ${order.state}`)
+    for (const order of progress.outstanding) lines.push(`  ${orderLabel(progress, order).padEnd(7)} ${order.kind} order, ${order.state}`)
   }
   if (pod !== undefined) {
     lines.push(

@@ -2,10 +2,12 @@ import { seededRandom } from "../../simulator/shopify/fixtures.js"
 
 /**
  * The demo's stream of shop orders, planned up front (pure, seeded): mostly
- * tees the demo mapping table carries (config/mappings/demo-shopify.csv),
- * a few with an item nobody mapped (held: unmatched), and one the customer
- * cancels right after ordering. Buyer, address and shipping line come from
- * the store simulator's own realistic fixtures.
+ * tees the demo mapping tables carry (config/mappings/demo-shopify.csv and
+ * its siblings for the other platforms), a few with an item nobody mapped
+ * (held: unmatched), and one the customer cancels right after ordering.
+ * The plan is written in Shopify's words; PlatformOrders.ts says the same
+ * orders in the other platforms'. Buyer, address and shipping line come from
+ * each store simulator's own realistic fixtures.
  */
 
 export type OrderKind = "mapped" | "unmapped" | "cancelled"
@@ -80,9 +82,11 @@ const teeLine = (random: Random): LineSpec => {
   }
 }
 
-/** Fulfilled by the shop itself: the mapping table marks it `ignore`. */
+/** The gift wrapping the shop does itself: the mapping tables mark it `ignore`. */
+export const GIFT_WRAP_SKU = "GIFT-WRAP"
+
 const giftWrapLine: LineSpec = {
-  sku: "GIFT-WRAP", title: "Gift wrapping", variantTitle: "Kraft paper", quantity: 1, price: "4.00", requiresShipping: false, customAttributes: []
+  sku: GIFT_WRAP_SKU, title: "Gift wrapping", variantTitle: "Kraft paper", quantity: 1, price: "4.00", requiresShipping: false, customAttributes: []
 }
 
 /** Positions 1..count-1, shuffled: the first order is always a plain one, so the stream starts with a success. */

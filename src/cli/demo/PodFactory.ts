@@ -40,12 +40,16 @@ const WITH_OPEN_DRAFT: ReadonlyArray<StoredOrder["state"]> = ["drafted", "checke
 
 const MAX_FAILURES = 3
 
-export const makePodFactory = (admin: PodAdmin, timing: FactoryTiming, cancelledInStore: (storeOrderId: string) => boolean) => {
+export const makePodFactory = (
+  admin: PodAdmin,
+  timing: FactoryTiming,
+  cancelledInStore: (order: { readonly storeKey: string; readonly storeOrderId: string }) => boolean
+) => {
   const jobs = new Map<string, Job>()
   const failures = new Map<string, number>()
 
   const stopProducing = (order: StoredOrder): boolean =>
-    cancelledInStore(order.storeOrderId) || order.order.cancelled || order.state === "cancel_pending"
+    cancelledInStore(order) || order.order.cancelled || order.state === "cancel_pending"
 
   /** Retries a failed call on later turns, then gives up on that draft (it shows as not settled). */
   const attempt = <A, E, R>(draftId: string, what: Effect.Effect<A, E, R>) =>

@@ -28,6 +28,18 @@ const clock = (ms: number): string => {
   return `${String(Math.floor(total / 60)).padStart(2, "0")}:${String(total % 60).padStart(2, "0")}`
 }
 
+/** An order as the view names it: with its store when the demo has several. */
+export const orderLabel = (progress: Progress, order: { readonly storeKey: string; readonly name: string }): string =>
+  progress.stores.length > 1 ? `${order.storeKey} ${order.name}` : order.name
+
+/** One store's line (shown when the demo has several): its orders, where they are, by state. */
+export const storeLine = (progress: Progress, store: Progress["stores"][number]): string => {
+  const width = Math.max(...progress.stores.map((s) => s.storeKey.length))
+  const states = store.byState.map(([state, n]) => `${state} ${n}`).join(", ")
+  const orders = `${String(store.generated).padStart(3)} ${store.generated === 1 ? "order, " : "orders,"}`
+  return `${store.storeKey.padEnd(width)}  ${orders} ${store.settled} where expected${states === "" ? "" : `: ${states}`}`
+}
+
 const fit = (line: string, columns: number): string => (line.length <= columns ? line : `${line.slice(0, Math.max(0, columns - 1))}…`)
 
 const laneFigures = (figures: Readonly<Record<string, number>>): string =>
@@ -64,9 +76,12 @@ export const renderFrame = (view: ViewModel, columns: number): ReadonlyArray<str
       : progress.byState.map(([state, n]) => `  ${state.padEnd(16)}${String(n).padStart(4)}  ${bar(n)}`)),
     ""
   ]
+  if (progress.stores.length > 1) {
+    lines.push("  by store", ...progress.stores.map((store) => `    ${storeLine(progress, store)}`), "")
+  }
   if (progress.held.length > 0) {
     lines.push(`  held, by reason   ${progress.heldByReason.map(([reason, n]) => `${reason} ${n}`).join(" · ")}`)
-    for (const held of progress.held.slice(0, 5)) lines.push(`    ${held.name.padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
+    for (const held of progress.held.slice(0, 5)) lines.push(`    ${orderLabel(progress, held).padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
     if (progress.held.length > 5) lines.push(`    … and ${progress.held.length - 5} more`)
   }
   lines.push(
@@ -87,6 +102,9 @@ export const renderLine = (view: Omit<ViewModel, "warnings">): string => {
     progress.byState.map(([state, n]) => `${state} ${n}`).join(", ") || "no orders yet"
   ]
   if (progress.heldByReason.length > 0) parts.push(`held: ${progress.heldByReason.map(([r, n]) => `${r} ${n}`).join(", ")}`)
+  if (progress.stores.length > 1) {
+    parts.push(`where expected per store: ${progress.stores.map((s) => `${s.storeKey} ${s.settled}/${s.generated}`).join(", ")}`)
+  }
   if (budget !== undefined) {
     const waiting = budget.waiting === undefined ? "" : `, waiting ${laneFigures(budget.waiting)}`
     parts.push(`budget ${budget.inUse}/${budget.limit} in use (${laneFigures(budget.byLane)}${waiting})`)

@@ -8,23 +8,25 @@ import { ReportService, reportServiceConfigOf } from "../../reports/ReportServic
 import { summaryLine } from "../../reports/ReportSummary.js"
 import { OrdersRepo, type StoredOrder } from "../../repos/OrdersRepo.js"
 import { startPodSimulator } from "../../simulator/pod/index.js"
-import { startShopifySimulator } from "../../simulator/shopify/index.js"
 import { CliFailure } from "../AppRuntime.js"
 import { daemonLayer } from "../start.js"
 import { readBudgetUse } from "./BudgetUse.js"
-import { DEMO_POD_WEBHOOK, demoConfig, demoConfigFile, wipeDataDir } from "./DemoConfig.js"
+import { DEMO_POD_WEBHOOK, demoConfig, demoConfigFile, type DemoSetup, wipeDataDir } from "./DemoConfig.js"
 import { type DaemonOrder, type GeneratedOrder, type Progress, progressOf } from "./DemoProgress.js"
+import { type DemoStore, demoStores, generateOrders, simulator, startStoreSimulators } from "./DemoStores.js"
 import { type Ending, renderSummary, type ReportWritten } from "./DemoSummary.js"
 import { type DemoOutput, type DemoTerminal, makeDemoTerminal, stdoutOutput } from "./DemoTerminal.js"
-import { MIN_ORDERS, planOrders, type PlannedOrder } from "./OrderPlan.js"
+import { MIN_ORDERS, planOrders } from "./OrderPlan.js"
 import { makePodFactory, type PodFactory } from "./PodFactory.js"
-import { podAdmin, type PodServiceStats, shopifyAdmin } from "./SimulatorAdmin.js"
+import { podAdmin, type PodServiceStats } from "./SimulatorAdmin.js"
 
 export type DemoSpeed = "fast" | "normal"
 
 export interface DemoOptions {
   readonly orders: number
   readonly speed: DemoSpeed
+  /** Default "shopify": the Shopify store alone; "all-platforms": one store of each platform, together. */
+  readonly setup?: DemoSetup
   /** Keep the data folder of the previous demo instead of starting fresh. */
   readonly keepData: boolean
   /** Default: demo.yaml's dataDir (./data/demo), relative to the working directory. */
@@ -44,6 +46,13 @@ export interface DemoOutcome {
   readonly dataDir: string
   readonly reportsDir: string
   readonly report: ReportWritten
+  /** Where the simulators listen (their `/__sim/` admin at each root), while the caller's scope keeps them (see `runDemoInScope`). */
+  readonly simulators: DemoSimulators
+}
+
+export interface DemoSimulators {
+  readonly pod: string
+  readonly stores: ReadonlyArray<{ readonly key: string; readonly platform: DemoStore["platform"]; readonly url: string }>
 }
 
 /** Order arrival pace, the POD shop's pace, and how often the view changes. */
@@ -61,10 +70,6 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-/** A simulator for the life of the demo's scope. */
-const simulator = <A extends { readonly close: () => Promise<void> }>(start: () => Promise<A>) =>
-  Effect.acquireRelease(Effect.promise(start), (running) => Effect.promise(() => running.close()))
-
 /** Every store order the daemon holds, a page at a time. */
 const daemonOrders = Effect.gen(function*() {
   const repo = yield* OrdersRepo
@@ -76,10 +81,13 @@ const daemonOrders = Effect.gen(function*() {
   }
 })
 
+const storeKeys = (config: AppConfig): ReadonlyArray<string> => config.stores.map((store) => store.key)
+
 const heldMessage = (details: unknown): string | null =>
   typeof details === "object" && details !== null && "message" in details && typeof details.message === "string" ? details.message : null
 
 const asDaemonOrder = (order: StoredOrder): DaemonOrder => ({
+  storeKey: order.storeKey,
   storeOrderId: order.storeOrderId,
   state: order.state,
   heldReason: order.heldReason,
@@ -103,21 +111,6 @@ const refuseEarlierOrders = (dataDir: string) =>
     }
   })
 
-/** Places the planned orders in the store at the chosen pace; the cancelled one is cancelled by its buyer right away. */
-const generateOrders = (
-  plan: ReadonlyArray<PlannedOrder>,
-  shop: ReturnType<typeof shopifyAdmin>,
-  arrivalMs: number,
-  placed: (order: GeneratedOrder) => Effect.Effect<void>
-) =>
-  Effect.forEach(plan, (planned, i) =>
-    Effect.gen(function*() {
-      if (i > 0) yield* Effect.sleep(Duration.millis(arrivalMs))
-      const created = yield* shop.createOrder(planned.spec)
-      if (planned.kind === "cancelled") yield* shop.cancelOrder(created.legacyResourceId, "CUSTOMER")
-      yield* placed({ storeOrderId: created.legacyResourceId, name: created.name, kind: planned.kind })
-    }), { discard: true })
-
 interface Running {
   readonly config: AppConfig
   readonly options: DemoOptions
@@ -126,6 +119,8 @@ interface Running {
   readonly pod: ReturnType<typeof podAdmin>
   readonly generated: Ref.Ref<ReadonlyArray<GeneratedOrder>>
   readonly planned: number
+  readonly setup: DemoSetup
+  readonly simulators: DemoSimulators
   readonly startedAt: number
   readonly daemonUrl: string
 }
@@ -135,13 +130,13 @@ const turn = (run: Running, force = false) =>
   Effect.gen(function*() {
     const stored = yield* daemonOrders
     yield* run.factory.work(stored)
-    const progress = progressOf(run.planned, yield* Ref.get(run.generated), stored.map(asDaemonOrder))
+    const progress = progressOf(run.planned, yield* Ref.get(run.generated), stored.map(asDaemonOrder), storeKeys(run.config))
     const budget = yield* readBudgetUse(run.config)
     const pod = yield* run.pod.stats.pipe(Effect.option)
     const elapsedMs = (yield* Clock.currentTimeMillis) - run.startedAt
     yield* run.terminal.show({
       elapsedMs,
-      speed: `${run.planned} orders, ${run.options.speed}`,
+      speed: `${run.planned} orders${run.config.stores.length > 1 ? ` in ${run.config.stores.length} stores` : ""}, ${run.options.speed}`,
       daemonUrl: run.daemonUrl,
       progress,
       budget,
@@ -169,14 +164,16 @@ const writeReport = (config: AppConfig, startedAt: number) =>
 const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: string) =>
   Effect.gen(function*() {
     const progress = yield* turn(run, true).pipe(
-      Effect.orElse(() => Effect.map(Ref.get(run.generated), (generated) => progressOf(run.planned, generated, [])))
+      Effect.orElse(() => Effect.map(Ref.get(run.generated), (generated) => progressOf(run.planned, generated, [], storeKeys(run.config))))
     )
     yield* run.terminal.release
     yield* run.terminal.write("\nwriting the reconciliation report…\n")
     const report = yield* writeReport(run.config, run.startedAt)
     const pod = yield* run.pod.stats.pipe(Effect.option)
     const elapsedMs = (yield* Clock.currentTimeMillis) - run.startedAt
-    const outcome: DemoOutcome = { ending, progress, pod: pod._tag === "Some" ? pod.value : undefined, elapsedMs, dataDir, reportsDir, report }
+    const outcome: DemoOutcome = {
+      ending, progress, pod: pod._tag === "Some" ? pod.value : undefined, elapsedMs, dataDir, reportsDir, report, simulators: run.simulators
+    }
     yield* run.terminal.write(`\n${renderSummary({
       ending,
       elapsedMs,
@@ -185,21 +182,30 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
       podLimit: { requests: run.config.pod.rateLimit.requests, windowSeconds: run.config.pod.rateLimit.windowSeconds },
       dataDir,
       report,
-      configFile: demoConfigFile()
+      configFile: demoConfigFile(run.setup)
     })}\n`)
     return outcome
   })
 
 /**
- * `podsync demo` in one process: the POD and Shopify simulators on free
- * ports, the daemon (`daemonLayer`) on the embedded database in its own data
- * folder, a stream of shop orders, and the POD shop that checks out and ships
- * every draft. Ends when every order is where the demo expects it (or on
- * Ctrl-C, or after `settleTimeout`), with a summary; everything it started
- * stops with it.
+ * `podsync demo` in one process: the POD simulator and the store simulators
+ * (Shopify's; with `setup: "all-platforms"` also WooCommerce's, Etsy's and
+ * the JSON feed storefront) on free ports, the daemon (`daemonLayer`) on the
+ * embedded database in its own data folder running every store of the demo
+ * configuration, a stream of shop orders spread over the stores in turn, and
+ * the POD shop that checks out and ships every draft. Ends when every order
+ * is where the demo expects it (or on Ctrl-C, or after `settleTimeout`), with
+ * a summary; everything it started stops with it.
  */
-export const runDemo = (options: DemoOptions) =>
-  Effect.scoped(Effect.gen(function*() {
+export const runDemo = (options: DemoOptions) => Effect.scoped(runDemoInScope(options))
+
+/**
+ * `runDemo` leaving the simulators and the daemon up until the caller's scope
+ * closes, so that a test can read the stores' and the POD service's side of
+ * the orders once the demo has ended.
+ */
+export const runDemoInScope = (options: DemoOptions) =>
+  Effect.gen(function*() {
     if (!Number.isInteger(options.orders) || options.orders < MIN_ORDERS) {
       return yield* Effect.fail(new CliFailure({ message: `--orders must be a whole number of at least ${MIN_ORDERS}, got ${options.orders}` }))
     }
@@ -211,12 +217,14 @@ export const runDemo = (options: DemoOptions) =>
     const podSim = yield* simulator(() =>
       startPodSimulator({ webhookSigningKey: DEMO_POD_WEBHOOK.signingKey, webhookClientKey: DEMO_POD_WEBHOOK.clientKey, allowHttpDelivery: true })
     )
-    const shopSim = yield* simulator(() => startShopifySimulator())
+    const setup = options.setup ?? "shopify"
+    const storeSims = yield* startStoreSimulators(setup)
     const fromEnv = Number(process.env.PODSYNC_DEMO_PORT)
     const port = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : yield* freePort
     const config = yield* demoConfig({
+      setup,
       podUrl: podSim.url,
-      shopifyUrl: shopSim.url,
+      storeUrls: storeSims.urls,
       port,
       ...(options.dataDir === undefined ? {} : { dataDir: path.resolve(options.dataDir) }),
       ...(options.reportsDir === undefined ? {} : { reportsDir: path.resolve(options.reportsDir) })
@@ -226,8 +234,11 @@ export const runDemo = (options: DemoOptions) =>
     if (!options.keepData) yield* wipeDataDir(dataDir)
     const daemonUrl = `http://${config.server.host}:${config.server.port}`
     yield* terminal.write([
-      `podsync demo: ${options.orders} shop orders (${options.speed}) through the daemon, against local simulators; no credentials needed.`,
-      `  POD service simulator ${podSim.url} · Shopify simulator ${shopSim.url} · daemon ${daemonUrl}`,
+      setup === "shopify"
+        ? `podsync demo: ${options.orders} shop orders (${options.speed}) through the daemon, against local simulators; no credentials needed.`
+        : `podsync demo: ${options.orders} shop orders (${options.speed}) in ${config.stores.length} stores, one of each platform ` +
+          `(${config.stores.map((s) => s.key).join(", ")}), through one daemon, against local simulators; no credentials needed.`,
+      `  POD service simulator ${podSim.url} · ${storeSims.described.join(" · ")} · daemon ${daemonUrl}`,
       options.keepData
         ? `  database ${dataDir} (kept from the previous demo: --keep-data)`
         : `  database ${dataDir} (wiped at start, so each demo starts fresh; --keep-data keeps it)`,
@@ -238,24 +249,24 @@ export const runDemo = (options: DemoOptions) =>
     return yield* Effect.gen(function*() {
       const daemon = yield* Layer.build(daemonLayer(config))
       if (options.keepData) yield* refuseEarlierOrders(dataDir).pipe(Effect.provide(daemon))
-      const shop = shopifyAdmin(shopSim.url)
-      const storeKey = config.stores[0]?.key ?? "demo-shopify"
-      for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
-        yield* shop.subscribeWebhook(topic, `${daemonUrl}/webhooks/${storeKey}`)
-      }
+      const stores = yield* demoStores(config, storeSims)
+      yield* Effect.forEach(stores, (store) => store.subscribeWebhooks(daemonUrl), { discard: true })
       const plan = planOrders(options.orders)
       const generated = yield* Ref.make<ReadonlyArray<GeneratedOrder>>([])
+      // By store and id: two stores may give the same id to different orders.
       const cancelledInStore = new Set<string>()
+      const storeOrder = (order: { readonly storeKey: string; readonly storeOrderId: string }) => `${order.storeKey}:${order.storeOrderId}`
       const placed = (order: GeneratedOrder) =>
         Effect.zipRight(
-          Effect.sync(() => order.kind === "cancelled" && cancelledInStore.add(order.storeOrderId)),
+          Effect.sync(() => order.kind === "cancelled" && cancelledInStore.add(storeOrder(order))),
           Ref.update(generated, (list) => [...list, order])
         )
       const pod = podAdmin(podSim.url)
       const run: Running = {
-        config, options, terminal, pod, generated, startedAt, daemonUrl,
+        config, options, terminal, pod, generated, startedAt, daemonUrl, setup,
+        simulators: { pod: podSim.url, stores: stores.map((store) => ({ key: store.key, platform: store.platform, url: store.adminUrl })) },
         planned: plan.length,
-        factory: makePodFactory(pod, pace.factory, (id) => cancelledInStore.has(id))
+        factory: makePodFactory(pod, pace.factory, (order) => cancelledInStore.has(storeOrder(order)))
       }
       const settleBy = startedAt + plan.length * pace.arrivalMs + Duration.toMillis(options.settleTimeout ?? "2 minutes")
       const watch = Effect.gen(function*() {
@@ -268,7 +279,7 @@ export const runDemo = (options: DemoOptions) =>
         }
       })
       return yield* Effect.gen(function*() {
-        const generator = yield* Effect.fork(generateOrders(plan, shop, pace.arrivalMs, placed))
+        const generator = yield* Effect.fork(generateOrders(plan, stores, pace.arrivalMs, placed))
         const ending = yield* Effect.raceFirst(
           watch,
           // The generator failing (the store simulator refusing an order) ends the demo with its error.
@@ -283,4 +294,4 @@ export const runDemo = (options: DemoOptions) =>
       Effect.catchTag("ServeError", (error) =>
         Effect.fail(new CliFailure({ message: `the demo's daemon cannot listen on port ${port}: ${String(error.cause)} (set PODSYNC_DEMO_PORT to a free port)` })))
     )
-  }))
+  })

@@ -20,6 +20,10 @@ export class SimulatorAdminError extends Data.TaggedError("SimulatorAdminError")
 const CreatedShopifyOrder = Schema.Struct({ legacyResourceId: Schema.String, name: Schema.String })
 export type CreatedShopifyOrder = typeof CreatedShopifyOrder.Type
 
+const CreatedWooOrder = Schema.Struct({ id: Schema.Number, number: Schema.String })
+const CreatedEtsyReceipt = Schema.Struct({ receipt_id: Schema.Number })
+const CreatedFeedOrder = Schema.Struct({ id: Schema.String, name: Schema.String })
+
 const PodOrderAnswer = Schema.Struct({ order_id: Schema.String, order_status: Schema.String })
 
 /** What the POD service saw: requests, 429s and the most arrivals in any window (service-side truth). */
@@ -38,7 +42,7 @@ const Ignored = Schema.Unknown
 
 const call = <A, I>(
   operation: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH",
   url: string,
   body: unknown,
   schema: Schema.Schema<A, I>
@@ -47,7 +51,7 @@ const call = <A, I>(
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.filterStatusOk)
     const request = method === "GET"
       ? HttpClientRequest.get(url)
-      : HttpClientRequest.post(url).pipe(HttpClientRequest.bodyUnsafeJson(body ?? {}))
+      : HttpClientRequest.make(method)(url).pipe(HttpClientRequest.bodyUnsafeJson(body ?? {}))
     const response = yield* client.execute(request)
     return yield* HttpClientResponse.schemaBodyJson(schema)(response)
   }).pipe(
@@ -56,13 +60,40 @@ const call = <A, I>(
     Effect.mapError((cause) => new SimulatorAdminError({ operation, cause }))
   )
 
-/** The store simulator's admin: orders as a shopper (create) and as a merchant (cancel), webhook set-up. */
+/** The Shopify simulator's admin: orders as a shopper (create) and as a merchant (cancel), webhook set-up. */
 export const shopifyAdmin = (baseUrl: string) => ({
   createOrder: (spec: unknown) => call("create a store order", "POST", `${baseUrl}/__sim/orders`, spec, CreatedShopifyOrder),
   cancelOrder: (legacyId: string, reason: string) =>
     call("cancel a store order", "POST", `${baseUrl}/__sim/orders/${legacyId}/cancel`, { reason }, Ignored),
   subscribeWebhook: (topic: string, address: string) =>
     call("subscribe a store webhook", "POST", `${baseUrl}/__sim/webhooks/subscribe`, { topic, address }, Ignored)
+})
+
+/** The WooCommerce simulator's admin: a buyer's checkout, the merchant cancelling, webhooks as saved in WP admin. */
+export const wooCommerceAdmin = (siteUrl: string) => ({
+  createOrder: (spec: unknown) => call("create a WooCommerce order", "POST", `${siteUrl}/__sim/orders`, spec, CreatedWooOrder),
+  cancelOrder: (id: string) =>
+    call("cancel a WooCommerce order", "PATCH", `${siteUrl}/__sim/orders/${id}`, { status: "cancelled" }, Ignored),
+  subscribeWebhook: (topic: string, address: string) =>
+    call("subscribe a WooCommerce webhook", "POST", `${siteUrl}/__sim/webhooks/subscribe`, { topic, address }, Ignored)
+})
+
+/** The Etsy simulator's admin: a buyer's purchase, the seller cancelling, the app's webhook subscription. */
+export const etsyAdmin = (baseUrl: string) => ({
+  createReceipt: (spec: unknown) => call("create an Etsy receipt", "POST", `${baseUrl}/__sim/receipts`, spec, CreatedEtsyReceipt),
+  cancelReceipt: (receiptId: string, reason: string) =>
+    call("cancel an Etsy receipt", "POST", `${baseUrl}/__sim/receipts/${receiptId}/cancel`, { reason }, Ignored),
+  subscribeWebhooks: (address: string) =>
+    call("subscribe the Etsy webhooks", "POST", `${baseUrl}/__sim/webhooks/subscribe`, { url: address }, Ignored)
+})
+
+/** The JSON feed storefront's admin: a buyer's checkout, the seller cancelling, its webhook subscription. */
+export const jsonFeedAdmin = (serverUrl: string) => ({
+  createOrder: (spec: unknown) => call("create a JSON feed order", "POST", `${serverUrl}/__sim/orders`, spec, CreatedFeedOrder),
+  cancelOrder: (id: string, reason: string) =>
+    call("cancel a JSON feed order", "POST", `${serverUrl}/__sim/orders/${encodeURIComponent(id)}/cancel`, { reason }, Ignored),
+  subscribeWebhooks: (address: string) =>
+    call("subscribe the JSON feed webhooks", "POST", `${serverUrl}/__sim/webhooks/subscribe`, { address }, Ignored)
 })
 
 /** The POD simulator's admin: the service's own side of an order (payment, production, shipping). */
@@ -76,4 +107,7 @@ export const podAdmin = (baseUrl: string) => ({
 })
 
 export type ShopifyAdmin = ReturnType<typeof shopifyAdmin>
+export type WooCommerceAdmin = ReturnType<typeof wooCommerceAdmin>
+export type EtsyAdmin = ReturnType<typeof etsyAdmin>
+export type JsonFeedAdmin = ReturnType<typeof jsonFeedAdmin>
 export type PodAdmin = ReturnType<typeof podAdmin>
