@@ -41,6 +41,37 @@ export const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =
     }
   })
 
+/**
+ * Reads the orders a store's webhooks named, one by one (a read of one order
+ * is far cheaper than a pull of the whole overlap window), and stores them as
+ * a page. Answers false when an order could not be read or was not found:
+ * the caller then pulls the whole store. The cursor is not moved; the next
+ * pull meets these versions again as unchanged.
+ */
+export const pullNamedOrders = (storeKey: string, storeOrderIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const connector = (yield* StoreConnectors).get(storeKey)
+    if (connector === undefined) return false
+    const orders = yield* OrdersRepo
+    const db = yield* Db
+    const read = yield* Effect.forEach(storeOrderIds, (id) => connector.getOrder(id), { concurrency: 4 }).pipe(Effect.either)
+    if (read._tag === "Left" || read.right.some(Option.isNone)) return false
+    const page = read.right.flatMap((order) => Option.toArray(order))
+    const changedAfterDraft: Array<[number, NormalizedOrder]> = []
+    yield* db.transaction(Effect.gen(function*() {
+      const outcomes = yield* orders.storePage(
+        storeKey,
+        page.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+        changeMatters
+      )
+      for (const result of outcomes.values()) {
+        if (result.outcome === "changed" && hasDraft(result.state)) changedAfterDraft.push([result.id, result.previous])
+      }
+    }))
+    for (const [id, previous] of changedAfterDraft) yield* reactToChangeAfterDraft(id, previous)
+    return true
+  }).pipe(Effect.annotateLogs({ store: storeKey }), Effect.withSpan("pipeline.pullNamed"))
+
 export const pullStore = (storeKey: string) =>
   Effect.gen(function*() {
     const connector = (yield* StoreConnectors).get(storeKey)

@@ -13,7 +13,7 @@ import { MATCH_STATES, matchOrder } from "./MatchStage.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 import { refreshCatalog } from "./CatalogRefresh.js"
 import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
-import { pullStore } from "./PullStage.js"
+import { pullNamedOrders, pullStore } from "./PullStage.js"
 import { followUp, reconcileAll } from "./ReconcileStage.js"
 
 export interface PipelineOptions {
@@ -27,6 +27,11 @@ export interface PipelineOptions {
 export const processOwner = Effect.map(Random.nextIntBetween(0, 1_000_000), (n) => `${os.hostname()}:${process.pid}:${n.toString(36)}`)
 
 type FollowUpHint = { readonly podOrderId?: string; readonly referenceId?: string }
+/** A store said something changed: an order it named, or anything ("*": every store). */
+type PullHint = { readonly storeKey: string; readonly storeOrderId?: string | undefined }
+
+/** More named orders than this in one go: pulling the store is cheaper than reading each. */
+const MAX_NAMED_ORDERS = 10
 
 /**
  * The queues between the edges (webhooks, file watchers, CLI) and the
@@ -36,7 +41,7 @@ type FollowUpHint = { readonly podOrderId?: string; readonly referenceId?: strin
 export class PipelineSignals extends Effect.Service<PipelineSignals>()("podsync/PipelineSignals", {
   effect: Effect.gen(function*() {
     return {
-      pulls: yield* Queue.unbounded<string>(),
+      pulls: yield* Queue.unbounded<PullHint>(),
       followUps: yield* Queue.unbounded<FollowUpHint>(),
       replans: yield* Queue.unbounded<string | undefined>(),
       reconciles: yield* Queue.sliding<void>(1)
@@ -48,7 +53,7 @@ export const PipelineTriggersLive = Layer.effect(
   PipelineTriggers,
   Effect.map(PipelineSignals, (signals) =>
     PipelineTriggers.of({
-      storeChanged: (storeKey) => Queue.offer(signals.pulls, storeKey).pipe(Effect.asVoid),
+      storeChanged: (storeKey, storeOrderId) => Queue.offer(signals.pulls, { storeKey, storeOrderId }).pipe(Effect.asVoid),
       podOrderChanged: (hint) => Queue.offer(signals.followUps, hint).pipe(Effect.asVoid),
       replanHeld: (storeKey) => Queue.offer(signals.replans, storeKey).pipe(Effect.asVoid),
       reconcileNow: Queue.offer(signals.reconciles, undefined).pipe(Effect.asVoid)
@@ -143,13 +148,29 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
       yield* logFailures("webhook follow-up", followUp(hint, owner))
       yield* fulfill.kick
     }).pipe(Effect.forever, Effect.forkScoped)
+    // A webhook that names its order: read that order alone (the pull's schedule stays the backstop).
+    const pullNamed = (storeKey: string, ids: ReadonlyArray<string>) =>
+      pullLocks.get(storeKey)!.withPermits(1)(pullNamedOrders(storeKey, ids)).pipe(
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("reading the orders a webhook named failed; pulling the store", cause), false)),
+        Effect.provide(context),
+        Effect.flatMap((done) => (done ? match.kick : pull(storeKey)))
+      )
     yield* Effect.gen(function*() {
-      const storeKey = yield* Queue.take(signals.pulls)
-      // Several hints for a store arriving together need one pull.
-      const more = yield* Queue.takeAll(signals.pulls)
-      const asked = [storeKey, ...more]
-      const keys = new Set(asked.includes("*") ? [...pullLocks.keys()] : asked.filter((k) => pullLocks.has(k)))
-      yield* Effect.forEach(keys, pull, { concurrency: 2, discard: true })
+      const first = yield* Queue.take(signals.pulls)
+      // Several hints for a store arriving together need one pull, or one read of the orders they name.
+      const hints = [first, ...(yield* Queue.takeAll(signals.pulls))]
+      const all = hints.some((h) => h.storeKey === "*")
+      const byStore = new Map<string, Set<string> | "pull">()
+      for (const hint of all ? [...pullLocks.keys()].map((storeKey): PullHint => ({ storeKey })) : hints) {
+        if (!pullLocks.has(hint.storeKey)) continue
+        const named = byStore.get(hint.storeKey) ?? new Set<string>()
+        if (named === "pull" || hint.storeOrderId === undefined) byStore.set(hint.storeKey, "pull")
+        else byStore.set(hint.storeKey, named.add(hint.storeOrderId).size > MAX_NAMED_ORDERS ? "pull" : named)
+      }
+      yield* Effect.forEach(byStore, ([storeKey, named]) => (named === "pull" ? pull(storeKey) : pullNamed(storeKey, [...named])), {
+        concurrency: 2,
+        discard: true
+      })
     }).pipe(Effect.forever, Effect.forkScoped)
     yield* Effect.gen(function*() {
       const storeKey = yield* Queue.take(signals.replans)

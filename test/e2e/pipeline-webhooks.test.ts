@@ -52,6 +52,11 @@ describe("the pipeline driven by webhooks, both directions", () => {
       const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
       expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
       expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+      // A webhook naming its order makes the daemon read that order alone, not pull the store's overlap window.
+      const operations = shop.operations as Record<string, number>
+      expect(operations["PodsyncOrder"] ?? 0).toBeGreaterThanOrEqual(ORDERS)
+      // Whole-store pulls: the one at start and the 30 s schedule's, not one per delivery.
+      expect(operations["PodsyncOrdersPage"] ?? 0).toBeLessThan(ORDERS / 2)
       // The webhooks did the work: deliveries reached the daemon on both sides.
       const podDeliveries = (await getJson(`${stack.pod.url}/__sim/webhooks/deliveries`)) as Array<{ status: number | null; topic: string }>
       const answers: Record<string, number> = {}

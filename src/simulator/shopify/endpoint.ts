@@ -107,6 +107,8 @@ const run = async (
   const actual = Math.min(cost.requested, cost.actual(result.data ?? {}))
   bucket.refund(cost.requested - actual)
   state.stats.costSpent += actual
+  const name = operation.name?.value ?? "(anonymous)"
+  state.stats.operations[name] = (state.stats.operations[name] ?? 0) + 1
   if (operation.operation === "mutation") {
     for (const field of operation.selectionSet.selections) {
       if (field.kind === Kind.FIELD) state.stats.mutations[field.name.value] = (state.stats.mutations[field.name.value] ?? 0) + 1

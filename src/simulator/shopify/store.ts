@@ -17,6 +17,8 @@ export interface ShopStats {
   fulfillmentsByOrder: Record<string, number>
   notificationsByOrder: Record<string, number>
   mutations: Record<string, number>
+  /** Requests by operation name (`PodsyncOrdersPage`, …; "(anonymous)" without one). */
+  operations: Record<string, number>
   faultsInjected: Record<string, number>
 }
 
@@ -33,7 +35,7 @@ export interface OrderPatch {
 
 const emptyStats = (): ShopStats => ({
   requests: 0, throttled: 0, requestsWhileShort: 0, costSpent: 0,
-  fulfillmentsByOrder: {}, notificationsByOrder: {}, mutations: {}, faultsInjected: {}
+  fulfillmentsByOrder: {}, notificationsByOrder: {}, mutations: {}, operations: {}, faultsInjected: {}
 })
 
 const firstIds: Record<string, number> = {
