@@ -88,66 +88,52 @@ const placing = (
 
 const demoStore = (store: StoreConfig, adminUrl: string, daemonPath: string): DemoStore => {
   const address = (daemonUrl: string) => `${daemonUrl}${daemonPath}`
+  /** The store from how its platform's simulator creates and cancels an order and subscribes webhooks. */
+  const made = (
+    create: (planned: PlannedOrder) => AdminCall<{ readonly id: string; readonly name: string }>,
+    cancel: (id: string) => AdminCall<unknown>,
+    subscribe: (address: string) => AdminCall<unknown>
+  ): DemoStore => ({
+    key: store.key,
+    platform: store.platform,
+    adminUrl,
+    place: placing(store.key, create, cancel),
+    subscribeWebhooks: (daemonUrl) => Effect.asVoid(subscribe(address(daemonUrl)))
+  })
+  const topics = (subscribe: (topic: string, address: string) => AdminCall<unknown>, names: ReadonlyArray<string>) => (address: string) =>
+    Effect.forEach(names, (topic) => subscribe(topic, address), { discard: true })
   switch (store.platform) {
     case "shopify": {
       const admin = shopifyAdmin(adminUrl)
-      return {
-        key: store.key,
-        platform: store.platform,
-        adminUrl,
-        place: placing(
-          store.key,
-          (planned) => Effect.map(admin.createOrder(planned.spec), (o) => ({ id: o.legacyResourceId, name: o.name })),
-          (id) => admin.cancelOrder(id, "CUSTOMER")
-        ),
-        subscribeWebhooks: (daemonUrl) =>
-          Effect.forEach(["orders/create", "orders/updated", "orders/cancelled"], (topic) => admin.subscribeWebhook(topic, address(daemonUrl)), {
-            discard: true
-          })
-      }
+      return made(
+        (planned) => Effect.map(admin.createOrder(planned.spec), (o) => ({ id: o.legacyResourceId, name: o.name })),
+        (id) => admin.cancelOrder(id, "CUSTOMER"),
+        topics(admin.subscribeWebhook, ["orders/create", "orders/updated", "orders/cancelled"])
+      )
     }
     case "woocommerce": {
       const admin = wooCommerceAdmin(adminUrl)
-      return {
-        key: store.key,
-        platform: store.platform,
-        adminUrl,
-        place: placing(
-          store.key,
-          (planned) => Effect.map(admin.createOrder(wooCommerceOrder(planned)), (o) => ({ id: String(o.id), name: `#${o.number}` })),
-          (id) => admin.cancelOrder(id)
-        ),
-        subscribeWebhooks: (daemonUrl) =>
-          Effect.forEach(["order.created", "order.updated"], (topic) => admin.subscribeWebhook(topic, address(daemonUrl)), { discard: true })
-      }
+      return made(
+        (planned) => Effect.map(admin.createOrder(wooCommerceOrder(planned)), (o) => ({ id: String(o.id), name: `#${o.number}` })),
+        (id) => admin.cancelOrder(id),
+        topics(admin.subscribeWebhook, ["order.created", "order.updated"])
+      )
     }
     case "etsy": {
       const admin = etsyAdmin(adminUrl)
-      return {
-        key: store.key,
-        platform: store.platform,
-        adminUrl,
-        place: placing(
-          store.key,
-          (planned) => Effect.map(admin.createReceipt(etsyReceipt(planned)), (r) => ({ id: String(r.receipt_id), name: `#${r.receipt_id}` })),
-          (id) => admin.cancelReceipt(id, "buyer_requested")
-        ),
-        subscribeWebhooks: (daemonUrl) => Effect.asVoid(admin.subscribeWebhooks(address(daemonUrl)))
-      }
+      return made(
+        (planned) => Effect.map(admin.createReceipt(etsyReceipt(planned)), (r) => ({ id: String(r.receipt_id), name: `#${r.receipt_id}` })),
+        (id) => admin.cancelReceipt(id, "buyer_requested"),
+        admin.subscribeWebhooks
+      )
     }
     case "jsonfeed": {
       const admin = jsonFeedAdmin(adminUrl)
-      return {
-        key: store.key,
-        platform: store.platform,
-        adminUrl,
-        place: placing(
-          store.key,
-          (planned) => Effect.map(admin.createOrder(jsonFeedOrder(planned)), (o) => ({ id: o.id, name: o.name })),
-          (id) => admin.cancelOrder(id, "customer")
-        ),
-        subscribeWebhooks: (daemonUrl) => Effect.asVoid(admin.subscribeWebhooks(address(daemonUrl)))
-      }
+      return made(
+        (planned) => Effect.map(admin.createOrder(jsonFeedOrder(planned)), (o) => ({ id: o.id, name: o.name })),
+        (id) => admin.cancelOrder(id, "customer"),
+        admin.subscribeWebhooks
+      )
     }
   }
 }
