@@ -174,7 +174,8 @@ const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Ty
   }
   return triggers.podOrderChanged({
     ...(webhook.podOrderId === undefined ? {} : { podOrderId: webhook.podOrderId }),
-    ...(webhook.referenceId === undefined ? {} : { referenceId: webhook.referenceId })
+    ...(webhook.referenceId === undefined ? {} : { referenceId: webhook.referenceId }),
+    ...(webhook.topic === undefined ? {} : { topic: webhook.topic })
   })
 }
 

@@ -10,7 +10,7 @@ export interface PipelineTriggersShape {
   /** A store says an order changed (or something did): pull that store soon, that order first if named. */
   readonly storeChanged: (storeKey: string, storeOrderId?: string) => Effect.Effect<void>
   /** The POD service says an order changed: follow it up in the urgent lane. */
-  readonly podOrderChanged: (hint: { readonly podOrderId?: string; readonly referenceId?: string }) => Effect.Effect<void>
+  readonly podOrderChanged: (hint: { readonly podOrderId?: string; readonly referenceId?: string; readonly topic?: string }) => Effect.Effect<void>
   /** Mappings or the catalog changed: re-plan held orders (of one store, or all). */
   readonly replanHeld: (storeKey?: string) => Effect.Effect<void>
   /** Follow every order with a draft at the service now (the CLI's `podsync reconcile`). */

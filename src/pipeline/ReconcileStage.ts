@@ -85,13 +85,43 @@ export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string, 
   })
 
 /**
+ * Applies one list answer to the stored orders it was asked for: duplicates at
+ * the service are followed by their earliest, every tracking is recorded in
+ * one statement, and each order moves forward if it can.
+ */
+const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<Order>, actor: string) =>
+  Effect.gen(function*() {
+    const shipments = yield* ShipmentsRepo
+    const first = new Map<string, Order>()
+    for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
+      if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
+    }
+    const recorded = yield* shipments.recordMany(asked.flatMap((stored) => {
+      const pod = first.get(stored.referenceId)
+      return pod !== undefined && recordsTrackings(stored, pod)
+        ? trackingsOf(pod).map((tracking) => ({ orderId: stored.id, podOrderId: pod.order_id, tracking }))
+        : []
+    }))
+    let moved = 0
+    for (const stored of asked) {
+      const pod = first.get(stored.referenceId)
+      if (pod === undefined) continue // still a draft: not checked out yet
+      const outcome = yield* applyPodOrder(stored, pod, actor, recorded.get(stored.id) ?? 0).pipe(
+        // Another path moved it a moment ago: the forward-only rule makes losing that race harmless.
+        Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
+      )
+      if (outcome === "moved") moved++
+    }
+    return moved
+  })
+
+/**
  * Follows every order with a draft, RECONCILE_BATCH reference ids per list
  * call in the urgent lane: a few requests cover hundreds of orders.
  */
 export const reconcileAll = (actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
-    const shipments = yield* ShipmentsRepo
     const client = yield* PodClient
     let afterId = 0
     const totals = { requests: 0, followed: 0, moved: 0 }
@@ -99,42 +129,85 @@ export const reconcileAll = (actor: string) =>
       const page = yield* repo.followPage(RECONCILE_STATES, afterId, RECONCILE_BATCH)
       if (page.length === 0) break
       afterId = page[page.length - 1]!.id
-      const byReference = new Map(page.map((o) => [o.referenceId, o]))
       const found = yield* client.streamOrders(
-        { filter: { reference_ids: [...byReference.keys()] }, paging: { limit: 100 } },
+        { filter: { reference_ids: page.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
       totals.requests += Math.max(1, Math.ceil(found.length / 100))
-      // Duplicates at the service: follow the earliest, the report lists the rest.
-      const first = new Map<string, Order>()
-      for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
-        if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
-      }
-      // Every tracking of the page in one statement.
-      const recorded = yield* shipments.recordMany([...byReference].flatMap(([reference, stored]) => {
-        const pod = first.get(reference)
-        return pod !== undefined && recordsTrackings(stored, pod)
-          ? trackingsOf(pod).map((tracking) => ({ orderId: stored.id, podOrderId: pod.order_id, tracking }))
-          : []
-      }))
-      for (const [reference, stored] of byReference) {
-        const pod = first.get(reference)
-        totals.followed++
-        if (pod === undefined) continue // still a draft: not checked out yet
-        const outcome = yield* applyPodOrder(stored, pod, actor, recorded.get(stored.id) ?? 0).pipe(
-          Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
-        )
-        if (outcome === "moved") totals.moved++
-      }
+      totals.followed += page.length
+      totals.moved += yield* applyListed(page, found, actor)
     }
     return totals
   }).pipe(Effect.withSpan("pipeline.reconcile"))
+
+export interface FollowUpHint {
+  readonly podOrderId?: string
+  readonly referenceId?: string
+  /** The delivery's `type` (`order_completed`, `tracking_order_updated`, …), when it had one. */
+  readonly topic?: string
+}
+
+/**
+ * Whether a webhook may be about a package: its answer needs the order read
+ * whole (a list item carries the primary tracking only). Status events
+ * (completed, cancelled, on hold, address) are answered by a list; an event
+ * we cannot tell is read whole, as a package might be.
+ */
+const mayBeAboutAPackage = (topic: string | undefined) => topic === undefined || !/complet|cancel|hold|address|verif/i.test(topic)
+
+/**
+ * The hints (POD webhooks) that arrived together: status events of orders we
+ * know are answered by one list call per 100 orders (`filter.order_ids`), in
+ * the urgent lane; events that may be about a package, and orders we cannot
+ * place, are read one by one (`followUp`). Each order is followed once per
+ * batch, however many deliveries named it.
+ */
+export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const single = new Map<string, FollowUpHint>()
+    const listable: Array<FollowUpHint> = []
+    for (const hint of hints) {
+      if (mayBeAboutAPackage(hint.topic)) single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
+      else listable.push(hint)
+    }
+    const known = yield* repo.followByIds({
+      referenceIds: listable.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
+      podOrderIds: listable.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
+    })
+    const byReference = new Map(known.map((o) => [o.referenceId, o]))
+    const byPodOrder = new Map(known.flatMap((o) => (o.podOrderId === null ? [] : [[o.podOrderId, o] as const])))
+    const listed = new Map<number, FollowedOrder & { readonly podOrderId: string }>()
+    for (const hint of listable) {
+      const stored = (hint.referenceId === undefined ? undefined : byReference.get(hint.referenceId)) ??
+        (hint.podOrderId === undefined ? undefined : byPodOrder.get(hint.podOrderId))
+      if (stored === undefined || stored.podOrderId === null) {
+        single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
+        continue
+      }
+      listed.set(stored.id, { ...stored, podOrderId: stored.podOrderId })
+    }
+    // An order read whole needs no list answer too.
+    const readWhole = new Set([...single.values()].flatMap((h) => [h.podOrderId, h.referenceId]).filter((k) => k !== undefined))
+    const toList = [...listed.values()].filter((o) => !readWhole.has(o.podOrderId) && !readWhole.has(o.referenceId))
+    for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
+      const batch = toList.slice(i, i + RECONCILE_BATCH)
+      const found = yield* client.streamOrders(
+        { filter: { order_ids: batch.map((o) => o.podOrderId) }, paging: { limit: 100 } },
+        { lane: "urgent" }
+      ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+      yield* applyListed(batch, found, actor)
+    }
+    yield* Effect.forEach(single.values(), (hint) => followUp(hint, actor), { discard: true })
+    return { listed: toList.length, readWhole: single.size }
+  }).pipe(Effect.withSpan("pipeline.followUpMany"))
 
 /**
  * A hint (a POD webhook) that one order changed: read it whole (all its
  * trackings) in the urgent lane and apply it. The hint itself is not trusted.
  */
-export const followUp = (hint: { readonly podOrderId?: string; readonly referenceId?: string }, actor: string) =>
+export const followUp = (hint: FollowUpHint, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient

@@ -14,7 +14,7 @@ import { PipelineTriggers } from "./PipelineTriggers.js"
 import { refreshCatalog } from "./CatalogRefresh.js"
 import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
 import { pullNamedOrders, pullStore } from "./PullStage.js"
-import { followUp, reconcileAll } from "./ReconcileStage.js"
+import { type FollowUpHint, followUpMany, reconcileAll } from "./ReconcileStage.js"
 
 export interface PipelineOptions {
   readonly owner?: string
@@ -26,9 +26,11 @@ export interface PipelineOptions {
 
 export const processOwner = Effect.map(Random.nextIntBetween(0, 1_000_000), (n) => `${os.hostname()}:${process.pid}:${n.toString(36)}`)
 
-type FollowUpHint = { readonly podOrderId?: string; readonly referenceId?: string }
 /** A store said something changed: an order it named, or anything ("*": every store). */
 type PullHint = { readonly storeKey: string; readonly storeOrderId?: string | undefined }
+
+/** How long POD webhook hints are gathered before they are followed up together. */
+const FOLLOW_UP_GATHER = "200 millis"
 
 /** More named orders than this in one go: pulling the store is cheaper than reading each. */
 const MAX_NAMED_ORDERS = 10
@@ -144,8 +146,11 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
     )
 
     yield* Effect.gen(function*() {
-      const hint = yield* Queue.take(signals.followUps)
-      yield* logFailures("webhook follow-up", followUp(hint, owner))
+      const first = yield* Queue.take(signals.followUps)
+      // Deliveries come in bursts (one per event of each order): a moment's wait lets one list call answer many.
+      yield* Effect.sleep(FOLLOW_UP_GATHER)
+      const hints = [first, ...(yield* Queue.takeAll(signals.followUps))]
+      yield* logFailures("webhook follow-up", followUpMany(hints, owner))
       yield* fulfill.kick
     }).pipe(Effect.forever, Effect.forkScoped)
     // A webhook that names its order: read that order alone (the pull's schedule stays the backstop).

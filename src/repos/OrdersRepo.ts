@@ -378,6 +378,22 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           .orderBy("id").limit(limit).execute()
       ).pipe(Effect.map((rows) => rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState }))))
 
+    /** The orders named by reference id or by POD order id (webhook hints), as reconciliation follows them. */
+    const followByIds = (ids: { readonly referenceIds: ReadonlyArray<string>; readonly podOrderIds: ReadonlyArray<string> }) =>
+      ids.referenceIds.length === 0 && ids.podOrderIds.length === 0
+        ? Effect.succeed([])
+        : db.use((k) =>
+          k.selectFrom("store_orders").select(["id", "reference_id", "state", "pod_order_id"])
+            .where((w) =>
+              w.or([
+                ...(ids.referenceIds.length > 0 ? [w("reference_id", "in", [...ids.referenceIds])] : []),
+                ...(ids.podOrderIds.length > 0 ? [w("pod_order_id", "in", [...ids.podOrderIds])] : [])
+              ])
+            ).execute()
+        ).pipe(Effect.map((rows) =>
+          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, podOrderId: r.pod_order_id }))
+        ))
+
     const byReference = (referenceId: string) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
         .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
@@ -409,6 +425,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, renewLease, pageInStates, followPage, transition, byReference, byId, story, wake, countByState }
+    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, renewLease, pageInStates, followPage, followByIds, transition, byReference, byId, story, wake, countByState }
   })
 }) {}

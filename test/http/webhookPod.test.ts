@@ -18,7 +18,7 @@ import { admin, draftInput, podClientLayer } from "../pod/podSim.js"
 const SIGNING_KEY = "sim-webhook-key"
 const CLIENT_KEY = "sim-webhook-client-key"
 
-type Hint = { readonly podOrderId?: string; readonly referenceId?: string }
+type Hint = { readonly podOrderId?: string; readonly referenceId?: string; readonly topic?: string }
 
 /** Our routes on 127.0.0.1:0 with these settings; the recorded `podOrderChanged` hints. */
 const serve = (settings: PodWebhookVerification): Effect.Effect<{ url: string; hints: Array<Hint> }, never, Scope.Scope | WebhookInboxRepo> =>
@@ -115,8 +115,8 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       expect((yield* deliver(env.url, { encoding: "base64url" })).status).toBe(200)
       yield* settle
       expect(env.hints).toEqual([
-        { podOrderId: "ord_1", referenceId: "acme-shopify:1001" },
-        { podOrderId: "ord_1", referenceId: "acme-shopify:1001" }
+        { podOrderId: "ord_1", referenceId: "acme-shopify:1001", topic: "order_completed" },
+        { podOrderId: "ord_1", referenceId: "acme-shopify:1001", topic: "order_completed" }
       ])
       expect((yield* podEntries).map((e) => e.topic)).toEqual(["order_completed", "order_completed"])
     }))
@@ -179,7 +179,7 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       const body = JSON.stringify({ type: "shipping_address_verified", data: { gearment_ord_id: "ord_9", order_id: "acme-shopify:9" } })
       expect((yield* deliver(env.url, { body })).status).toBe(200)
       yield* settle
-      expect(env.hints).toEqual([{ podOrderId: "ord_9", referenceId: "acme-shopify:9" }])
+      expect(env.hints).toEqual([{ podOrderId: "ord_9", referenceId: "acme-shopify:9", topic: "shipping_address_verified" }])
     }))
 
   it.effect("receives the POD simulator's real deliveries as an order ships, duplicated and reordered too", () =>
@@ -209,7 +209,9 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       expect(delivered.map((a) => a.status)).toEqual([200, 200, 200, 200])
       yield* waitFor(Effect.sync(() => env.hints.length), (n) => n === 4)
       const expected = { podOrderId: checkedOut.order_id, referenceId: "acme-shopify:5610000042" }
-      expect(env.hints).toEqual([expected, expected, expected, expected])
+      expect(env.hints.map(({ topic: _topic, ...rest }) => rest)).toEqual([expected, expected, expected, expected])
+      // The event's type travels with the hint: status events can be answered by a list, package events are read whole.
+      expect(env.hints.map((h) => h.topic).sort()).toEqual(["order_completed", "order_completed", "shipping_address_verified", "tracking_order_updated"])
       expect((yield* podEntries).map((e) => e.topic).sort()).toEqual([
         "order_completed", "order_completed", "shipping_address_verified", "tracking_order_updated"
       ])

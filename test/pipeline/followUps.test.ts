@@ -1,0 +1,98 @@
+// POD webhook hints followed up together: status events by one list call, package events read whole.
+import { NodeHttpClient } from "@effect/platform-node"
+import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
+import { DEFAULT_AUTH_HEADERS, PodClient } from "../../src/pod/PodClient.js"
+import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
+import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
+import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
+import { testDatabases } from "../support/database.js"
+import { sampleOrder } from "../support/orders.js"
+import { admin, draftInput } from "../pod/podSim.js"
+
+let sim: RunningPodSimulator
+beforeAll(async () => {
+  sim = await startPodSimulator({ rateLimit: false })
+})
+afterAll(() => sim.close())
+
+/** The client under test, with a gate that records each operation it lets through. */
+const operations: Array<string> = []
+const podLayer = Layer.suspend(() =>
+  PodClient.Default({
+    baseUrl: sim.url,
+    clientKey: Redacted.make("sim-client-key"),
+    clientSecret: Redacted.make("sim-client-secret"),
+    authHeaders: DEFAULT_AUTH_HEADERS
+  }).pipe(
+    Layer.provide(NodeHttpClient.layerUndici),
+    Layer.provide(Layer.succeed(PodRequestGate, {
+      around: (info, send) => Effect.zipRight(Effect.sync(() => operations.push(info.operation)), send),
+      report: () => Effect.void
+    }))
+  )
+)
+
+/** A stored order drafted, checked out and shipped at the simulator (one package). */
+const shippedOrder = (id: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const reference = `acme-shopify:${id}`
+    const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
+    const variant = (yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })).data[0]!
+    const draft = yield* client.createDraft(draftInput(variant.variant_id, reference))
+    const order = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))
+    yield* repo.transition(rowId, "pulled", "ready", { actor: "t", reason: "matched" })
+    yield* repo.transition(rowId, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: draft.order_id })
+    yield* repo.transition(rowId, "drafted", "checked_out", { actor: "t", reason: "checked out", podOrderId: order.order_id })
+    yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${order.order_id}/ship`, { trackings: [{ tracking_no: `1Z${id}A`, carrier: "UPS" }] }))
+    return { rowId, reference, podOrderId: order.order_id }
+  })
+
+for (const database of testDatabases()) {
+  layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer).pipe(Layer.provideMerge(database.layer)), { excludeTestServices: true })(
+    `followUpMany on ${database.name}`,
+    (it) => {
+      it.effect("answers the status events of many orders with one list call, and reads an order whole only for a package event", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          const shipments = yield* ShipmentsRepo
+          const suffix = database.name.slice(0, 2)
+          const orders = yield* Effect.forEach([1, 2, 3], (n) => shippedOrder(`${suffix}${n}`))
+          operations.length = 0
+
+          // Completed events for three orders, one of them delivered twice, and the V1 shape (POD id only).
+          const hints = [
+            ...orders.map((o) => ({ podOrderId: o.podOrderId, referenceId: o.reference, topic: "order_completed" })),
+            { podOrderId: orders[0]!.podOrderId, topic: "order_completed" }
+          ]
+          yield* followUpMany(hints, "webhook")
+          expect(operations).toEqual(["orders.list"])
+          for (const o of orders) {
+            expect((yield* repo.byId(o.rowId)).state).toBe("shipped")
+            expect((yield* shipments.forOrder(o.rowId)).map((s) => s.trackingNo)).toHaveLength(1)
+          }
+
+          // A second package: the tracking event reads that order whole and records it.
+          const second = orders[1]!
+          yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${second.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}2B`, carrier: "UPS" }] }))
+          operations.length = 0
+          yield* followUpMany([
+            { podOrderId: second.podOrderId, referenceId: second.reference, topic: "tracking_order_updated" },
+            { podOrderId: second.podOrderId, referenceId: second.reference, topic: "order_completed" }
+          ], "webhook")
+          expect(operations).toEqual(["orders.get"])
+          expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
+
+          // An order we do not hold: read whole, found not ours, nothing recorded.
+          operations.length = 0
+          const stranger = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", "/drafts/none/checkout", { paid: true }).catch(() => ({ order_id: "missing" })))
+          yield* followUpMany([{ podOrderId: stranger.order_id, topic: "order_completed" }], "webhook").pipe(Effect.ignore)
+          expect(operations).toEqual(["orders.get"])
+        }), 30_000)
+    }
+  )
+}
