@@ -82,7 +82,14 @@ const fetchPage = (
 ): Effect.Effect<{ page: PulledPage; next: WalkPosition }, StoreError> =>
   Effect.gen(function* () {
     const page = yield* reader.page({ first: settings.pageSize, after: position.after, query: ordersQuery(position.lower) })
-    const read = yield* Effect.forEach(page.nodes, (node) => readNode(settings, reader, node))
+    // A version handed out before (the overlap re-read) is known by its id and updatedAt alone: it is
+    // neither decoded, nor completed (more line item pages), nor normalized again.
+    const read = yield* Effect.forEach(page.nodes, (node) => {
+      const { id, updatedAt } = identityOf(node)
+      return id !== undefined && updatedAt !== undefined && position.seen.has(`${id}@${updatedAt}`)
+        ? Effect.succeed<ReadNode>({ updatedAt, key: `${id}@${updatedAt}`, order: undefined, unreadable: undefined })
+        : readNode(settings, reader, node)
+    })
     const handedOut = new Set<string>()
     const orders: Array<NormalizedOrder> = []
     const unreadable: Array<UnreadableOrder> = []

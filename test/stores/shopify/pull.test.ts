@@ -164,6 +164,25 @@ describe("Shopify incremental pull", () => {
     })
   )
 
+  it.scopedLive("re-reads the overlap without reading a version it handed out again (no line item pages, nothing handed out)", () =>
+    Effect.gen(function* () {
+      const sim = yield* startSimulator()
+      const lineItems = Array.from({ length: 27 }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, quantity: 1 }))
+      yield* admin(sim, "POST", "orders", { lineItems })
+      const connector = yield* connectTo(sim)
+      const first = yield* pullAll(connector, null)
+      expect(first.flatMap((p) => p.orders)).toHaveLength(1)
+      const before = yield* admin<{ operations: Record<string, number> }>(sim, "GET", "stats")
+      expect(before.operations["PodsyncOrderLineItems"] ?? 0).toBeGreaterThan(0)
+      // The next pull reads the same version again (the overlap): it is skipped by its identity alone.
+      const again = yield* pullAll(connector, first[first.length - 1]!.cursor)
+      expect(again.flatMap((p) => p.orders)).toEqual([])
+      const after = yield* admin<{ operations: Record<string, number> }>(sim, "GET", "stats")
+      expect(after.operations["PodsyncOrdersPage"]).toBe((before.operations["PodsyncOrdersPage"] ?? 0) + 1)
+      expect(after.operations["PodsyncOrderLineItems"]).toBe(before.operations["PodsyncOrderLineItems"])
+    })
+  )
+
   it.scopedLive("answers none for an order Shopify does not know", () =>
     Effect.gen(function* () {
       const sim = yield* startSimulator()
