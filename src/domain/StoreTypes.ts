@@ -24,7 +24,9 @@ export type StoreKind = typeof StoreKind.Type
 export const StoreCursor = Schema.Struct({
   watermark: Schema.String,
   continuation: Schema.optional(Schema.String),
-  seen: Schema.optional(Schema.Array(Schema.String))
+  seen: Schema.optional(Schema.Array(Schema.String)),
+  /** When the last walk that re-read the whole overlap started (platforms that re-read a short one in between). */
+  sweptAt: Schema.optional(Schema.String)
 })
 export type StoreCursor = typeof StoreCursor.Type
 

@@ -33,7 +33,17 @@ export interface WalkPosition {
   readonly high: string
   /** Versions (`<id>@<updatedAt>`) already handed out. */
   readonly seen: ReadonlySet<string>
+  /** When the last walk over the whole overlap started (persisted with the cursor); null: never. */
+  readonly sweptAt: string | null
 }
+
+/**
+ * Most walks re-read only this much before the watermark (orders indexed a
+ * little late); every `overlap` seconds a walk re-reads the whole overlap.
+ * Each re-read order costs query points, and with Shopify's Standard bucket
+ * a frequent pull over five minutes of orders falls behind.
+ */
+export const QUICK_OVERLAP_SECONDS = 15
 
 const Continuation = Schema.parseJson(
   Schema.Struct({ lower: Schema.NullOr(Schema.String), after: Schema.String, high: Schema.String })
@@ -53,24 +63,30 @@ export const ordersQuery = (lower: string | null): string | null => (lower === n
 export const startWalk = (
   cursor: StoreCursor | null,
   since: string | undefined,
-  overlapSeconds: number
+  overlapSeconds: number,
+  /** Now (ISO); without it every walk re-reads the whole overlap. */
+  now?: string
 ): WalkPosition => {
   const seen = new Set(cursor?.seen ?? [])
   if (cursor === null) {
     const from = since === undefined ? null : canonicalTimestamp(since) ?? null
-    return { base: from ?? EPOCH, lower: from, after: null, high: from ?? EPOCH, seen }
+    return { base: from ?? EPOCH, lower: from, after: null, high: from ?? EPOCH, seen, sweptAt: now ?? null }
   }
   if (cursor.continuation !== undefined) {
     const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
     // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
+    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen, sweptAt: cursor.sweptAt ?? null }
   }
+  const sweep = now === undefined || cursor.sweptAt === undefined ||
+    Date.parse(now) - Date.parse(cursor.sweptAt) >= overlapSeconds * 1000 || Number.isNaN(Date.parse(cursor.sweptAt))
+  const overlap = sweep ? overlapSeconds : Math.min(overlapSeconds, QUICK_OVERLAP_SECONDS)
   return {
     base: cursor.watermark,
-    lower: cursor.watermark === EPOCH ? null : minusSeconds(cursor.watermark, overlapSeconds),
+    lower: cursor.watermark === EPOCH ? null : minusSeconds(cursor.watermark, overlap),
     after: null,
     high: cursor.watermark,
-    seen
+    seen,
+    sweptAt: sweep ? now ?? cursor.sweptAt ?? null : cursor.sweptAt ?? null
   }
 }
 
@@ -95,10 +111,11 @@ export const afterPage = (position: WalkPosition, page: PageFacts, overlapSecond
   const high = page.updatedAts.reduce(laterOf, position.high)
   const seenList = pruneSeen([...position.seen, ...page.handedOut], high, overlapSeconds)
   const done = !page.hasNextPage || page.endCursor === null
+  const swept = position.sweptAt === null ? {} : { sweptAt: position.sweptAt }
   if (done) {
     return {
-      position: { base: high, lower: position.lower, after: null, high, seen: new Set(seenList) },
-      cursor: { watermark: high, seen: seenList },
+      position: { base: high, lower: position.lower, after: null, high, seen: new Set(seenList), sweptAt: position.sweptAt },
+      cursor: { watermark: high, seen: seenList, ...swept },
       done
     }
   }
@@ -109,7 +126,8 @@ export const afterPage = (position: WalkPosition, page: PageFacts, overlapSecond
       // The watermark moves only when the walk ends; until then the walk resumes from `continuation`.
       watermark: position.base,
       continuation: Schema.encodeSync(Continuation)({ lower: position.lower, after, high }),
-      seen: seenList
+      seen: seenList,
+      ...swept
     },
     done
   }

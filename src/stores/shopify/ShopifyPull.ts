@@ -4,7 +4,7 @@
  * for it, so the consumer stores a page and persists `page.cursor` before the
  * next request leaves.
  */
-import { Effect, Either, Option, Stream } from "effect"
+import { Clock, Effect, Either, Option, Stream } from "effect"
 import { type NormalizedOrder, orderVersionKey } from "../../domain/NormalizedOrder.js"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import type { PulledPage, PullOptions, UnreadableOrder } from "../StoreConnector.js"
@@ -114,14 +114,16 @@ export const pullShopifyOrders = (
   cursor: StoreCursor | null,
   options?: PullOptions
 ): Stream.Stream<PulledPage, StoreError> =>
-  Stream.unfoldEffect(
-    Option.some(startWalk(cursor, options?.since, settings.overlapSeconds)),
-    (state: Option.Option<WalkPosition>) =>
-      Option.match(state, {
-        onNone: () => Effect.succeedNone,
-        onSome: (position) =>
-          Effect.map(fetchPage(settings, reader, position), ({ page, next }) =>
-            Option.some([page, page.done ? Option.none<WalkPosition>() : Option.some(next)] as const)
-          )
-      })
-  )
+  Stream.unwrap(Effect.map(Clock.currentTimeMillis, (now) =>
+    Stream.unfoldEffect(
+      Option.some(startWalk(cursor, options?.since, settings.overlapSeconds, new Date(now).toISOString())),
+      (state: Option.Option<WalkPosition>) =>
+        Option.match(state, {
+          onNone: () => Effect.succeedNone,
+          onSome: (position) =>
+            Effect.map(fetchPage(settings, reader, position), ({ page, next }) =>
+              Option.some([page, page.done ? Option.none<WalkPosition>() : Option.some(next)] as const)
+            )
+        })
+    )
+  ))

@@ -6,6 +6,7 @@ import {
   minusSeconds,
   ordersQuery,
   pruneSeen,
+  QUICK_OVERLAP_SECONDS,
   startWalk
 } from "../../../src/stores/shopify/ShopifyCursor.js"
 
@@ -17,9 +18,34 @@ describe("Shopify pull cursor", () => {
       lower: "2026-03-02T10:55:05Z",
       after: null,
       high: "2026-03-02T11:00:05Z",
-      seen: new Set(["7@2026-03-02T11:00:05Z"])
+      seen: new Set(["7@2026-03-02T11:00:05Z"]),
+      sweptAt: null
     })
     expect(ordersQuery(position.lower)).toBe("updated_at:>='2026-03-02T10:55:05Z'")
+  })
+
+  it("re-reads a short overlap most of the time and the whole overlap once per overlap, remembering when in the cursor", () => {
+    const now = "2026-03-02T11:10:00Z"
+    const watermark = "2026-03-02T11:09:50Z"
+    // Swept 2 minutes ago: a quick walk, 15 s back.
+    const quick = startWalk({ watermark, sweptAt: "2026-03-02T11:08:00Z" }, undefined, 300, now)
+    expect(quick.lower).toBe(minusSeconds(watermark, QUICK_OVERLAP_SECONDS))
+    expect(quick.sweptAt).toBe("2026-03-02T11:08:00Z")
+    // Swept more than the overlap ago, or never (a cursor from before sweeps were kept): the whole overlap.
+    for (const sweptAt of ["2026-03-02T11:04:59Z", undefined, "not a date"]) {
+      const sweep = startWalk({ watermark, ...(sweptAt === undefined ? {} : { sweptAt }) }, undefined, 300, now)
+      expect(sweep.lower).toBe("2026-03-02T11:04:50Z")
+      expect(sweep.sweptAt).toBe(now)
+    }
+    // A short configured overlap is never lengthened.
+    expect(startWalk({ watermark, sweptAt: "2026-03-02T11:09:59Z" }, undefined, 5, now).lower).toBe("2026-03-02T11:09:45Z")
+    // The sweep's start is persisted with every page's cursor, so a walk resumed after a crash keeps it.
+    const sweep = startWalk({ watermark }, undefined, 300, now)
+    const mid = afterPage(sweep, { updatedAts: [watermark], handedOut: [], hasNextPage: true, endCursor: "c1" }, 300)
+    expect(mid.cursor.sweptAt).toBe(now)
+    expect(startWalk(mid.cursor, undefined, 300, "2026-03-02T11:10:30Z")).toMatchObject({ after: "c1", sweptAt: now })
+    const end = afterPage(mid.position, { updatedAts: [], handedOut: [], hasNextPage: false, endCursor: null }, 300)
+    expect(end.cursor).toMatchObject({ watermark, sweptAt: now })
   })
 
   it("walks the whole history on a first pull without `since`", () => {
