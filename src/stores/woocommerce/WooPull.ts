@@ -57,7 +57,14 @@ const fetchPage = (
 ): Effect.Effect<{ page: PulledPage; next: WalkPosition }, StoreError> =>
   Effect.gen(function* () {
     const listed = yield* reader.page(pageQuery(position), settings.pageSize)
-    const rows = yield* Effect.forEach(listed.rows, (row) => readRow(settings, reader, row))
+    // A version handed out before (the overlap re-read) is known by its id and date alone: it is neither
+    // decoded nor completed (refund details) again.
+    const rows = yield* Effect.forEach(listed.rows, (row) => {
+      const { id, updatedAt } = identityOf(row)
+      return id !== undefined && updatedAt !== undefined && position.seen.has(`${id}@${updatedAt}`)
+        ? Effect.succeed<ReadRow>({ updatedAt, key: `${id}@${updatedAt}`, order: undefined, unreadable: undefined })
+        : readRow(settings, reader, row)
+    })
     const handedOut = new Set<string>()
     const orders: Array<NormalizedOrder> = []
     const unreadable: Array<UnreadableOrder> = []
