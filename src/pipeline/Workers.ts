@@ -5,6 +5,7 @@ import type { OrderState } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { DRAFT_STATES, draftOrder } from "./DraftStage.js"
 import { FULFILL_STATES, fulfillOrder } from "./FulfillStage.js"
@@ -188,9 +189,12 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
     yield* scheduler.schedule("pull", config.schedules.pull, pullAll)
     yield* scheduler.schedule("reconcile", config.schedules.reconcile, reconcileNow)
     const subscriptions = yield* PodWebhookSubscriptions
+    const inbox = yield* WebhookInboxRepo
     const catalogAndSubscriptions = Effect.all([
       logFailures("catalog refresh", refreshCatalog),
-      logFailures("webhook subscriptions", subscriptions.ensure)
+      logFailures("webhook subscriptions", subscriptions.ensure),
+      // Housekeeping: the webhook inbox only needs keys their senders may still retry.
+      logFailures("webhook inbox pruning", inbox.pruneExpired)
     ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
     yield* scheduler.schedule("catalog", config.schedules.catalog, catalogAndSubscriptions)
     yield* Effect.forkScoped(catalogAndSubscriptions)

@@ -30,6 +30,13 @@ export interface NewDelivery {
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /**
+ * How long a delivery key is remembered: longer than any sender retries (POD
+ * timestamps go stale after 5 minutes, Shopify retries over 4 hours, Etsy over
+ * about a day and a half).
+ */
+export const INBOX_RETENTION_DAYS = 7
+
+/**
  * PostgreSQL's jsonb refuses the NUL character; a signed body may carry one.
  * It becomes U+FFFD so the delivery is still kept. `undefined` (a body that
  * was not JSON) is stored as null.
@@ -106,6 +113,10 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
         Effect.map((result) => Number(result.numDeletedRows))
       )
 
-    return { record, markProcessed, entries, countBySource, pruneReceivedBefore }
+    /** Forgets deliveries older than INBOX_RETENTION_DAYS (housekeeping on the catalog schedule). */
+    const pruneExpired = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      pruneReceivedBefore(new Date(now - INBOX_RETENTION_DAYS * 86_400_000)))
+
+    return { record, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
   })
 }) {}

@@ -1,7 +1,7 @@
 // The webhook inbox behind both receivers, on PGlite and (when TEST_DATABASE_URL is set) real PostgreSQL.
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
+import { INBOX_RETENTION_DAYS, WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import { testDatabases } from "../support/database.js"
 
 for (const database of testDatabases()) {
@@ -32,6 +32,21 @@ for (const database of testDatabases()) {
           expect((yield* inbox.entries("pod")).map((e) => e.deliveryId)).toEqual(["n-2"])
           // A pruned key is new again: only senders that still retry need remembering.
           expect(yield* inbox.record({ source: "pod", deliveryId: "n-1", payload: {} })).toBe("new")
+        }))
+
+      it.effect("forgets on housekeeping only keys older than the retention, which outlasts every sender's retries", () =>
+        Effect.gen(function*() {
+          const inbox = yield* WebhookInboxRepo
+          yield* TestClock.setTime(Date.parse("2026-12-01T00:00:00Z"))
+          yield* inbox.record({ source: "hk", deliveryId: "old", payload: {} })
+          yield* TestClock.adjust(`${INBOX_RETENTION_DAYS * 24 - 1} hours`)
+          yield* inbox.record({ source: "hk", deliveryId: "recent", payload: {} })
+          yield* inbox.pruneExpired
+          expect((yield* inbox.entries("hk")).map((e) => e.deliveryId)).toEqual(["old", "recent"])
+          yield* TestClock.adjust("2 hours")
+          yield* inbox.pruneExpired
+          expect((yield* inbox.entries("hk")).map((e) => e.deliveryId)).toEqual(["recent"])
+          expect(yield* inbox.record({ source: "hk", deliveryId: "recent", payload: {} })).toBe("duplicate")
         }))
 
       it.effect("stores any JSON a signed body may hold, NUL characters included", () =>
