@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -8,7 +7,7 @@ import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
 import { type OrderKind, planOrders } from "../../src/cli/demo/OrderPlan.js"
 import { type DemoSimulators, runDemoInScope } from "../../src/cli/demo/RunDemo.js"
 import { parseConfig } from "../../src/config/loadConfig.js"
-import { exited, tempDir } from "../support/cli.js"
+import { runPodsyncIn, tempDir } from "../support/cli.js"
 import { getJson } from "../support/pipeline.js"
 import { podOutcome } from "../support/stores.js"
 
@@ -178,18 +177,7 @@ describe("podsync demo --all-platforms", () => {
 
   it("`podsync demo --all-platforms` (the compiled CLI, what `npm start -- --all-platforms` runs) ends by itself, store by store", async () => {
     const cwd = tempDir("demo-all-cli")
-    const child = spawn(process.execPath, [path.resolve("bin/podsync.js"), "demo", "--all-platforms", "--orders", "8", "--speed", "fast"], {
-      cwd,
-      env: { ...process.env, PODSYNC_DEMO_PORT: "" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 80_000)
-    const { code } = await exited(child)
-    clearTimeout(timer)
+    const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--all-platforms", "--orders", "8", "--speed", "fast"], 80_000, { PODSYNC_DEMO_PORT: "" })
     try {
       expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
       expect(stdout).toContain("in 4 stores, one of each platform (demo-shopify, demo-woocommerce, demo-etsy, demo-jsonfeed)")

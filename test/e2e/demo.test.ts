@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -9,7 +8,7 @@ import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
 import { planOrders } from "../../src/cli/demo/OrderPlan.js"
 import { redraw, renderFrame, type ViewModel } from "../../src/cli/demo/ProgressView.js"
 import { runDemo } from "../../src/cli/demo/RunDemo.js"
-import { exited, tempDir } from "../support/cli.js"
+import { runPodsyncIn, tempDir } from "../support/cli.js"
 
 /** Output as CI sees it: not a terminal, so plain lines. */
 const captured = () => {
@@ -174,18 +173,7 @@ describe("podsync demo", () => {
 
   it("`podsync demo --orders 8 --speed fast` (the compiled CLI, as in CI) ends by itself with the final counts and the next steps", async () => {
     const cwd = tempDir("demo-cli")
-    const child = spawn(process.execPath, [path.resolve("bin/podsync.js"), "demo", "--orders", "8", "--speed", "fast"], {
-      cwd,
-      env: { ...process.env, PODSYNC_DEMO_PORT: "" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 170_000)
-    const { code } = await exited(child)
-    clearTimeout(timer)
+    const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--orders", "8", "--speed", "fast"], 170_000, { PODSYNC_DEMO_PORT: "" })
     try {
       expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
       expect(stdout).toContain("podsync demo finished in")

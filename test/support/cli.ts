@@ -52,6 +52,23 @@ export const waitForHttp = async (url: string, timeoutMs = 30_000): Promise<Resp
   }
 }
 
+/** Runs the compiled CLI in `cwd` to its end (killed after `killAfterMs`), with what it printed. */
+export const runPodsyncIn = async (cwd: string, args: ReadonlyArray<string>, killAfterMs: number, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [path.resolve("bin/podsync.js"), ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (d) => (stdout += d))
+  child.stderr!.on("data", (d) => (stderr += d))
+  const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs)
+  const { code } = await exited(child)
+  clearTimeout(timer)
+  return { code, stdout, stderr }
+}
+
 export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), `podsync-${prefix}-`))
 
 /** The example config, pointed at a temporary data folder and port. */
