@@ -67,3 +67,19 @@ export const isOrderState = (value: string): value is OrderState => (ORDER_STATE
 
 /** States that need a person: shown by `status` and the report. */
 export const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pending", "pod_on_hold"]
+
+/** The step a POD order status stands for: reconciliation moves orders by it, the report compares with it. */
+export const STATE_OF_POD_STATUS: Readonly<Record<string, OrderState>> = {
+  VENDOR_ORDER_STATUS_AWAITING_PAYMENT: "checked_out",
+  VENDOR_ORDER_STATUS_PAYMENT_FAILED: "checked_out",
+  VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT: "checked_out",
+  VENDOR_ORDER_STATUS_IN_PRODUCTION: "in_production",
+  VENDOR_ORDER_STATUS_PACKED: "in_production",
+  VENDOR_ORDER_STATUS_SHIPPED: "shipped",
+  VENDOR_ORDER_STATUS_CANCELLED: "pod_cancelled",
+  VENDOR_ORDER_STATUS_ON_HOLD: "pod_on_hold"
+}
+
+/** "VENDOR_ORDER_STATUS_IN_PRODUCTION" → "in production". */
+export const statusWords = (status: string | undefined): string =>
+  (status ?? "unknown").replace(/^VENDOR_ORDER_(DRAFT_)?STATUS_/, "").toLowerCase().replaceAll("_", " ")

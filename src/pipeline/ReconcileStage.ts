@@ -1,5 +1,5 @@
 import { Chunk, Effect, Stream } from "effect"
-import { canTransition, type OrderState, podProgress } from "../domain/OrderState.js"
+import { canTransition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { Order } from "../pod/schemas/Orders.js"
 import { type FollowedOrder, OrdersRepo } from "../repos/OrdersRepo.js"
@@ -9,17 +9,6 @@ import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]
 /** Reference ids per list call: one request follows this many orders. */
 export const RECONCILE_BATCH = 100
-
-const STATUS_TO_STATE: Record<string, OrderState> = {
-  VENDOR_ORDER_STATUS_AWAITING_PAYMENT: "checked_out",
-  VENDOR_ORDER_STATUS_PAYMENT_FAILED: "checked_out",
-  VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT: "checked_out",
-  VENDOR_ORDER_STATUS_IN_PRODUCTION: "in_production",
-  VENDOR_ORDER_STATUS_PACKED: "in_production",
-  VENDOR_ORDER_STATUS_SHIPPED: "shipped",
-  VENDOR_ORDER_STATUS_CANCELLED: "pod_cancelled",
-  VENDOR_ORDER_STATUS_ON_HOLD: "pod_on_hold"
-}
 
 /** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
 const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
@@ -32,7 +21,7 @@ const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
 
 /** Whether the answer's trackings are to be recorded as shipments: once the service ships, or the order has. */
 const recordsTrackings = (stored: FollowedOrder, pod: Order) =>
-  STATUS_TO_STATE[String(pod.order_status ?? "")] === "shipped" || stored.state === "shipped" || stored.state === "fulfilled"
+  STATE_OF_POD_STATUS[String(pod.order_status ?? "")] === "shipped" || stored.state === "shipped" || stored.state === "fulfilled"
 
 /**
  * Brings one stored order in line with what the service says about it.
@@ -46,7 +35,7 @@ export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string, 
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
     const status = String(pod.order_status ?? "")
-    const target = STATUS_TO_STATE[status]
+    const target = STATE_OF_POD_STATUS[status]
     let newTrackings = recorded ?? 0
     if (recorded === undefined && recordsTrackings(stored, pod)) {
       for (const tracking of trackingsOf(pod)) {
@@ -79,7 +68,7 @@ export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string, 
       ? "cancelled at the POD service"
       : target === "pod_on_hold"
       ? "on hold at the POD service: check the order there"
-      : `POD order ${pod.order_id} is ${status.replace("VENDOR_ORDER_STATUS_", "").toLowerCase().replaceAll("_", " ")}`
+      : `POD order ${pod.order_id} is ${statusWords(status)}`
     yield* repo.transition(stored.id, from, target, { ...change, reason })
     return "moved" as const
   })

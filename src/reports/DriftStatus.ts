@@ -19,7 +19,8 @@ import {
   storeEvidence,
   storeOfReference
 } from "./DriftContext.js"
-import { followedOrder, isActiveDraft, isActiveOrder, isCheckedOut, STATE_OF_POD_STATUS, statusWords } from "./PodRecords.js"
+import { STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
+import { followedOrder, isActiveDraft, isActiveOrder, isCheckedOut } from "./PodRecords.js"
 import type { ReportOrder } from "./ReportInput.js"
 import type { Finding } from "./ReportOutput.js"
 

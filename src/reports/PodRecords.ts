@@ -3,7 +3,6 @@
  * read in several passes (by creation time, by reference ids) overlap: each
  * record is kept once, by id.
  */
-import type { OrderState } from "../domain/OrderState.js"
 import type { Draft } from "../pod/schemas/Drafts.js"
 import type { Order } from "../pod/schemas/Orders.js"
 import type { PodSnapshot } from "./ReportInput.js"
@@ -16,22 +15,6 @@ export const isCheckedOut = (draft: Draft): boolean =>
   draft.status === "VENDOR_ORDER_DRAFT_STATUS_CHECKED_OUT" || (draft.origin_order_id ?? "") !== ""
 
 export const isActiveOrder = (order: Order): boolean => order.order_status !== "VENDOR_ORDER_STATUS_CANCELLED"
-
-/** The step a POD order status stands for (as reconciliation maps it). */
-export const STATE_OF_POD_STATUS: Readonly<Record<string, OrderState>> = {
-  VENDOR_ORDER_STATUS_AWAITING_PAYMENT: "checked_out",
-  VENDOR_ORDER_STATUS_PAYMENT_FAILED: "checked_out",
-  VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT: "checked_out",
-  VENDOR_ORDER_STATUS_IN_PRODUCTION: "in_production",
-  VENDOR_ORDER_STATUS_PACKED: "in_production",
-  VENDOR_ORDER_STATUS_SHIPPED: "shipped",
-  VENDOR_ORDER_STATUS_CANCELLED: "pod_cancelled",
-  VENDOR_ORDER_STATUS_ON_HOLD: "pod_on_hold"
-}
-
-/** "VENDOR_ORDER_STATUS_IN_PRODUCTION" → "in production". */
-export const statusWords = (status: string | undefined): string =>
-  (status ?? "unknown").replace(/^VENDOR_ORDER_(DRAFT_)?STATUS_/, "").toLowerCase().replaceAll("_", " ")
 
 export const createdAtOf = (record: { readonly created_at?: string | undefined; readonly order_date?: string | undefined }): number | undefined => {
   const text = record.created_at ?? record.order_date
