@@ -1,13 +1,15 @@
 import {
-  getArgumentValues, getNamedType, isCompositeType, isObjectType, isInterfaceType, Kind,
-  type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLField, type GraphQLSchema,
+  getArgumentValues, getNamedType, getNullableType, isAbstractType, isCompositeType, isListType, isObjectType, isInterfaceType, Kind,
+  type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLField, type GraphQLObjectType, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode, type FieldNode
 } from "graphql"
 
 /**
  * Shopify's calculated query cost (https://shopify.dev/docs/api/usage/rate-limits): scalars and enums 0,
- * objects 1, a connection 2 plus `first`/`last` × the cost of one node, a mutation field 10. The requested
- * cost is computed from the query before it runs; the actual cost from the data it returned.
+ * objects 1, a connection 2 plus `first`/`last` × the cost of one node, an interface or union the maximum of
+ * its possible selections, a mutation field 10. The requested cost is computed from the query before it
+ * runs; the actual cost from the data it returned. `nodes(ids:)` answers one object per id, so it is
+ * charged per id.
  */
 
 export const mutationFieldCost = 10
@@ -72,16 +74,24 @@ interface CostContext {
 
 const isConnection = (typeName: string): boolean => typeName.endsWith("Connection")
 
-/** Every field selected under `selectionSet`, fragments inlined (type conditions are not narrowed). */
-const collectFields = (ctx: CostContext, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] =>
+/** Whether a fragment on `condition` (none: the enclosing type) applies to an object of `type`. */
+const applies = (ctx: CostContext, condition: string | undefined, type: GraphQLObjectType): boolean => {
+  if (condition === undefined || condition === type.name) return true
+  const conditionType = ctx.schema.getType(condition)
+  return conditionType !== undefined && conditionType !== null && isAbstractType(conditionType) && ctx.schema.isSubType(conditionType, type)
+}
+
+/** Every field selected under `selectionSet` on an object of `type`, fragments inlined where their type condition applies. */
+const collectFields = (ctx: CostContext, type: GraphQLObjectType, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] =>
   selectionSet.selections.flatMap((selection): FieldNode[] => {
     switch (selection.kind) {
       case Kind.FIELD: return [selection]
-      case Kind.INLINE_FRAGMENT: return collectFields(ctx, selection.selectionSet, seen)
+      case Kind.INLINE_FRAGMENT:
+        return applies(ctx, selection.typeCondition?.name.value, type) ? collectFields(ctx, type, selection.selectionSet, seen) : []
       case Kind.FRAGMENT_SPREAD: {
         const fragment = ctx.fragments[selection.name.value]
-        if (!fragment || seen.has(fragment.name.value)) return []
-        return collectFields(ctx, fragment.selectionSet, new Set([...seen, fragment.name.value]))
+        if (!fragment || seen.has(fragment.name.value) || !applies(ctx, fragment.typeCondition.name.value, type)) return []
+        return collectFields(ctx, type, fragment.selectionSet, new Set([...seen, fragment.name.value]))
       }
     }
   })
@@ -95,6 +105,13 @@ const pageSize = (ctx: CostContext, def: GraphQLField<unknown, unknown>, node: F
   return Math.max(0, size)
 }
 
+/** Objects a list field is asked for: one per id for `nodes(ids:)`-like fields, otherwise charged as one. */
+const requestedListLength = (ctx: CostContext, def: GraphQLField<unknown, unknown>, node: FieldNode): number => {
+  if (!isListType(getNullableType(def.type))) return 1
+  const ids = getArgumentValues(def, node, ctx.variables).ids
+  return Array.isArray(ids) ? ids.length : 1
+}
+
 /** The cost of one object whose fields are `selectionSet`; `data` given means actual, absent means requested. */
 const objectCost = (ctx: CostContext, parent: GraphQLCompositeType, selectionSet: SelectionSetNode, data?: unknown): number =>
   1 + selectionCost(ctx, parent, selectionSet, data)
@@ -102,22 +119,30 @@ const objectCost = (ctx: CostContext, parent: GraphQLCompositeType, selectionSet
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
 
+/** An interface or union costs the most expensive of its possible types' selections (the one returned, when `__typename` says). */
 const selectionCost = (ctx: CostContext, parent: GraphQLCompositeType, selectionSet: SelectionSetNode, data?: unknown): number => {
+  if (!isAbstractType(parent)) return objectSelectionCost(ctx, parent, selectionSet, data)
+  const typename = record(data)?.__typename
+  const candidates = ctx.schema.getPossibleTypes(parent).filter((t) => typeof typename !== "string" || t.name === typename)
+  return Math.max(0, ...candidates.map((type) => objectSelectionCost(ctx, type, selectionSet, data)))
+}
+
+const objectSelectionCost = (ctx: CostContext, parent: GraphQLObjectType, selectionSet: SelectionSetNode, data?: unknown): number => {
   let total = 0
   const actual = data !== undefined
-  for (const field of collectFields(ctx, selectionSet)) {
+  for (const field of collectFields(ctx, parent, selectionSet)) {
     const def = fieldDefinition(parent, field.name.value)
     if (!def || !field.selectionSet) continue
     const type = getNamedType(def.type)
     if (!isCompositeType(type)) continue
     const value = actual ? record(data)?.[field.alias?.value ?? field.name.value] : undefined
     if (actual && (value === null || value === undefined)) continue
-    if (isConnection(type.name)) {
+    if (isConnection(type.name) && isObjectType(type)) {
       total += connectionCost(ctx, type, field.selectionSet, actual ? record(value) : undefined, pageSize(ctx, def, field))
     } else if (Array.isArray(value)) {
-      total += value.reduce((sum: number, item) => sum + objectCost(ctx, type, field.selectionSet!, item), 0)
+      total += value.reduce((sum: number, item) => sum + (item === null ? 0 : objectCost(ctx, type, field.selectionSet!, item)), 0)
     } else {
-      total += objectCost(ctx, type, field.selectionSet, value)
+      total += (actual ? 1 : requestedListLength(ctx, def, field)) * objectCost(ctx, type, field.selectionSet, value)
     }
   }
   return total
@@ -125,21 +150,24 @@ const selectionCost = (ctx: CostContext, parent: GraphQLCompositeType, selection
 
 /** 2 + (nodes requested or returned) × the cost of one node, read from `nodes` or `edges { node }`. */
 const connectionCost = (
-  ctx: CostContext, type: GraphQLCompositeType, selectionSet: SelectionSetNode, data: Record<string, unknown> | undefined, first: number
+  ctx: CostContext, type: GraphQLObjectType, selectionSet: SelectionSetNode, data: Record<string, unknown> | undefined, first: number
 ): number => {
   const nodeType = fieldDefinition(type, "nodes")
   const node = nodeType ? getNamedType(nodeType.type) : undefined
   if (!node || !isCompositeType(node)) return 2
   // One estimator per way the node is selected (`nodes`, `edges { node }`); a node is charged once.
   const perNode: Array<(index: number | null) => number> = []
-  for (const field of collectFields(ctx, selectionSet)) {
+  for (const field of collectFields(ctx, type, selectionSet)) {
     const list = data ? arrayOf(data, field.alias?.value ?? field.name.value) : []
     if (field.name.value === "nodes" && field.selectionSet) {
       const sel = field.selectionSet
       perNode.push((i) => objectCost(ctx, node, sel, i === null ? undefined : list[i] ?? {}))
     }
     if (field.name.value === "edges" && field.selectionSet) {
-      for (const edgeField of collectFields(ctx, field.selectionSet)) {
+      const edgeType = fieldDefinition(type, "edges")
+      const edge = edgeType ? getNamedType(edgeType.type) : undefined
+      if (!edge || !isObjectType(edge)) continue
+      for (const edgeField of collectFields(ctx, edge, field.selectionSet)) {
         if (edgeField.name.value !== "node" || !edgeField.selectionSet) continue
         const sel = edgeField.selectionSet
         const nodeKey = edgeField.alias?.value ?? "node"
@@ -149,7 +177,7 @@ const connectionCost = (
   }
   if (perNode.length === 0) return 2
   if (!data) return 2 + first * Math.max(...perNode.map((cost) => cost(null)))
-  const count = Math.max(0, ...collectFields(ctx, selectionSet)
+  const count = Math.max(0, ...collectFields(ctx, type, selectionSet)
     .filter((f) => f.name.value === "nodes" || f.name.value === "edges")
     .map((f) => arrayOf(data, f.alias?.value ?? f.name.value).length))
   let sum = 0
@@ -173,7 +201,9 @@ export const queryCost = (
 ): QueryCost => {
   const ctx: CostContext = { schema, fragments, variables }
   if (operation.operation === "mutation") {
-    const requested = collectFields(ctx, operation.selectionSet).filter((f) => !f.name.value.startsWith("__")).length * mutationFieldCost
+    const root = schema.getMutationType()
+    if (!root) return { requested: 0, actual: () => 0 }
+    const requested = collectFields(ctx, root, operation.selectionSet).filter((f) => !f.name.value.startsWith("__")).length * mutationFieldCost
     return { requested, actual: () => requested }
   }
   const root = schema.getQueryType()

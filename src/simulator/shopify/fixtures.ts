@@ -60,6 +60,8 @@ export interface LineItemSpec {
   productId?: string | null
   requiresShipping?: boolean
   customAttributes?: Attribute[]
+  /** The location that ships it; Shopify gives each assigned location its own fulfillment order. Default: one location. */
+  location?: string | null
 }
 
 export interface OrderSpec {
@@ -120,7 +122,8 @@ export const generateOrder = (random: Random): GeneratedOrder => {
       variantId: String(product.productId * 100 + 40000000000000 + variantIndex),
       productId: String(product.productId),
       requiresShipping: true,
-      customAttributes: attributes
+      customAttributes: attributes,
+      location: null
     }
   })
   const express = random() < 0.25

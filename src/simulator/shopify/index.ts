@@ -27,6 +27,9 @@
  *   (`refund: false` in the cancel body keeps the financial status). Hold accepts `{ reason }`.
  * - Extra GraphQL: fulfillmentCancel, tagsRemove, fulfillmentOrderHold, fulfillmentOrderReleaseHold,
  *   fulfillmentOrder(id), fulfillment(id), node(s), ordersCount, shop.
+ * - Cost: an interface (`node`, `nodes`) costs its most expensive possible selection, fragments count only
+ *   on the types they apply to, and `nodes(ids:)` is charged once per id.
+ * - A line item spec may name its `location`: each location of an order gets its own fulfillment order.
  */
 import type { AddressInfo } from "node:net"
 import { CostBucket } from "./cost.js"

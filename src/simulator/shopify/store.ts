@@ -146,8 +146,14 @@ export class ShopState {
       lineItems, fulfillments: [], metafields: [],
       fulfillmentOrders: []
     }
-    const shippable = lineItems.filter((l) => l.requiresShipping)
-    if (shippable.length > 0) {
+    // One fulfillment order per location that ships some of the lines, in the order the lines name them.
+    const byLocation = new Map<string | null, StoredOrder["lineItems"]>()
+    lineItems.forEach((l, index) => {
+      if (!l.requiresShipping) return
+      const location = spec.lineItems?.[index]?.location ?? null
+      byLocation.set(location, [...(byLocation.get(location) ?? []), l])
+    })
+    for (const shippable of byLocation.values()) {
       order.fulfillmentOrders.push({
         id: this.nextId("FulfillmentOrder"), status: "OPEN", createdAt, updatedAt: createdAt, holds: [], statusBeforeHold: null,
         lines: shippable.map((l) => ({ id: this.nextId("FulfillmentOrderLineItem"), lineItemId: l.id, totalQuantity: l.quantity, remainingQuantity: l.quantity }))

@@ -4,17 +4,18 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
-import type { Annotation } from "../../domain/StoreTypes.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
-import { keepBody, StoreApiError, type StoreError, StoreResponseError } from "../StoreErrors.js"
+import { keepBody, StoreResponseError } from "../StoreErrors.js"
+import { makeShopifyAnnotations } from "./ShopifyAnnotations.js"
 import { DEFAULT_OVERLAP_SECONDS, DEFAULT_PAGE_SIZE, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
-import { makeShopifyFulfillmentPush } from "./ShopifyFulfillment.js"
+import { makeShopifyFulfillment } from "./ShopifyFulfillment.js"
+import { makeShopifyFulfillmentBatch } from "./ShopifyFulfillmentBatch.js"
 import { makeShopifyGraphql } from "./ShopifyGraphql.js"
 import { normalizeShopifyOrder } from "./ShopifyNormalize.js"
 import { makeShopifyOrderReader, rawOrder } from "./ShopifyOrders.js"
 import { pullShopifyOrders } from "./ShopifyPull.js"
-import { ANNOTATE, isLegacyOrderId, METAFIELDS_SET, orderGid, TAGS_ADD } from "./ShopifyQueries.js"
-import { AnnotateData, MetafieldsSetData, type ShopifyOrder, TagsAddData } from "./ShopifySchemas.js"
+import { isLegacyOrderId } from "./ShopifyQueries.js"
+import type { ShopifyOrder } from "./ShopifySchemas.js"
 import { verifyShopifyWebhook } from "./ShopifyWebhooks.js"
 
 export const shopifyCapabilities: StoreCapabilities = {
@@ -28,8 +29,7 @@ export const shopifyCapabilities: StoreCapabilities = {
   webhookPayload: "full"
 }
 
-/** Namespace of the connector's metafields (`podsync.draft` holds the draft id). */
-export const METAFIELD_NAMESPACE = "podsync"
+export { METAFIELD_NAMESPACE } from "./ShopifyAnnotations.js"
 
 export const makeShopifyConnector = (
   config: ShopifyConnectorConfig
@@ -38,7 +38,8 @@ export const makeShopifyConnector = (
     const { storeKey } = config
     const graphql = yield* makeShopifyGraphql(config)
     const reader = makeShopifyOrderReader(storeKey, graphql)
-    const pushFulfillment = makeShopifyFulfillmentPush({ storeKey, notifyCustomer: config.notifyCustomer }, graphql)
+    const fulfillment = makeShopifyFulfillment({ storeKey, notifyCustomer: config.notifyCustomer }, graphql)
+    const annotations = makeShopifyAnnotations(storeKey, graphql)
     const settings = {
       storeKey,
       pageSize: config.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -69,67 +70,16 @@ export const makeShopifyConnector = (
           )
         : Effect.succeedNone
 
-    const userErrorsFail = (operation: string, errors: ReadonlyArray<{ message: string }>) =>
-      errors.length === 0 ? Effect.void : Effect.fail(new StoreApiError({ storeKey, operation, messages: errors.map((e) => e.message) }))
-
-    const annotate = (storeOrderId: string, annotation: Annotation): Effect.Effect<void, StoreError> =>
-      Effect.gen(function* () {
-        if (!isLegacyOrderId(storeOrderId)) {
-          return yield* new StoreApiError({ storeKey, operation: "annotate", messages: [`"${storeOrderId}" is not a Shopify order id`] })
-        }
-        const id = orderGid(storeOrderId)
-        const metafields = annotation.field === undefined ? undefined : [{
-          ownerId: id,
-          namespace: METAFIELD_NAMESPACE,
-          key: annotation.field.key,
-          type: "single_line_text_field",
-          value: annotation.field.value
-        }]
-        if (metafields !== undefined && annotation.tag !== undefined) {
-          // One request for both; the private field first: it is what podsync itself reads, the tag is for the seller's eyes.
-          const { metafieldsSet, tagsAdd } = yield* graphql.run({
-            name: "annotate",
-            document: ANNOTATE,
-            variables: { metafields, id, tags: [annotation.tag] },
-            data: AnnotateData,
-            mutation: true,
-            estimatedCost: 20
-          })
-          yield* userErrorsFail("metafieldsSet", metafieldsSet?.userErrors ?? [])
-          return yield* userErrorsFail("tagsAdd", tagsAdd?.userErrors ?? [])
-        }
-        if (metafields !== undefined) {
-          const { metafieldsSet } = yield* graphql.run({
-            name: "metafieldsSet",
-            document: METAFIELDS_SET,
-            variables: { metafields },
-            data: MetafieldsSetData,
-            mutation: true,
-            estimatedCost: 10
-          })
-          yield* userErrorsFail("metafieldsSet", metafieldsSet?.userErrors ?? [])
-        }
-        if (annotation.tag !== undefined) {
-          const { tagsAdd } = yield* graphql.run({
-            name: "tagsAdd",
-            document: TAGS_ADD,
-            variables: { id, tags: [annotation.tag] },
-            data: TagsAddData,
-            mutation: true,
-            estimatedCost: 10
-          })
-          yield* userErrorsFail("tagsAdd", tagsAdd?.userErrors ?? [])
-        }
-      })
-
     const connector: StoreConnector = {
       storeKey,
       platform: "shopify",
       capabilities: shopifyCapabilities,
       pull: (cursor, options) => pullShopifyOrders(settings, reader, cursor, options),
       getOrder,
-      pushFulfillment,
-      annotate,
+      pushFulfillment: fulfillment.pushFulfillment,
+      pushFulfillments: makeShopifyFulfillmentBatch(storeKey, graphql, fulfillment),
+      annotate: annotations.annotate,
+      annotateMany: annotations.annotateMany,
       verifyWebhook: (delivery) => verifyShopifyWebhook(config, delivery)
     }
     return connector

@@ -7,11 +7,14 @@
  * anyway to find the fulfillment order lines, and reading fulfilments in the
  * same query makes each push idempotent on its tracking number. A retry after
  * an ambiguous failure (timeout, reset, 5xx) is therefore just a second call.
+ * `ShopifyFulfillmentBatch` does the same for many orders in fewer requests,
+ * from the same pieces (`completeState`, `created`, `outcomeOf`).
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { FulfillmentLine, FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
 import {
+  type FulfillmentCreation,
   type FulfillmentOrderLineState,
   linesOf,
   type OrderFulfillmentState,
@@ -28,10 +31,12 @@ import {
   orderGid
 } from "./ShopifyQueries.js"
 import {
-  type FulfillmentOrderLine,
   FulfillmentCreateData,
+  type FulfillmentCreatePayload,
   FulfillmentLineItemsData,
+  type FulfillmentOrderLine,
   FulfillmentOrderLineItemsData,
+  type FulfillmentState,
   FulfillmentStateData
 } from "./ShopifySchemas.js"
 
@@ -43,7 +48,7 @@ export interface FulfillmentSettings {
   readonly notifyCustomer: boolean
 }
 
-export const makeShopifyFulfillmentPush = (settings: FulfillmentSettings, graphql: ShopifyGraphql) => {
+export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: ShopifyGraphql) => {
   const { storeKey } = settings
 
   const remainingFulfillmentOrderLines = (
@@ -91,17 +96,12 @@ export const makeShopifyFulfillmentPush = (settings: FulfillmentSettings, graphq
       }
     )
 
-  const readState = (push: FulfillmentPush): Effect.Effect<OrderFulfillmentState | null, StoreError> =>
+  /**
+   * The plan's input from an order as read (alone or in a batch): the fulfillment order lines beyond the
+   * first page, and the lines of each standing fulfilment that carries the push's tracking number.
+   */
+  const completeState = (order: FulfillmentState, push: FulfillmentPush): Effect.Effect<OrderFulfillmentState, StoreError> =>
     Effect.gen(function* () {
-      const { order } = yield* graphql.run({
-        name: "fulfillmentState",
-        document: FULFILLMENT_STATE,
-        variables: { id: orderGid(push.storeOrderId) },
-        data: FulfillmentStateData,
-        mutation: false,
-        estimatedCost: 275
-      })
-      if (order === null) return null
       const fulfillmentOrders = yield* Effect.forEach(order.fulfillmentOrders.nodes, (fo) =>
         Effect.map(
           fo.lineItems.pageInfo.hasNextPage && fo.lineItems.pageInfo.endCursor !== null
@@ -128,75 +128,124 @@ export const makeShopifyFulfillmentPush = (settings: FulfillmentSettings, graphq
       return { cancelled: order.cancelledAt !== null, sameTracking, fulfillmentOrders }
     })
 
+  /** The order's state read alone; null when Shopify does not know the order. */
+  const readState = (push: FulfillmentPush): Effect.Effect<OrderFulfillmentState | null, StoreError> =>
+    Effect.flatMap(
+      graphql.run({
+        name: "fulfillmentState",
+        document: FULFILLMENT_STATE,
+        variables: { id: orderGid(push.storeOrderId) },
+        data: FulfillmentStateData,
+        mutation: false,
+        estimatedCost: 275
+      }),
+      ({ order }) => (order === null ? Effect.succeed(null) : completeState(order, push))
+    )
+
+  /** What one `fulfillmentCreate` answered: the fulfilment made, Shopify's refusal, or neither (we cannot tell). */
+  const created = (payload: FulfillmentCreatePayload): Either.Either<CreateAnswer, StoreError> => {
+    if (payload !== null && payload.userErrors.length > 0) return Either.right({ messages: payload.userErrors.map((e) => e.message) })
+    if (payload?.fulfillment) return Either.right({ id: payload.fulfillment.id })
+    return Either.left(
+      new StoreResponseError({
+        storeKey,
+        operation: "fulfillmentCreate",
+        ambiguous: true,
+        status: 200,
+        body: keepBody(JSON.stringify(payload)),
+        detail: "neither a fulfillment nor userErrors in the answer"
+      })
+    )
+  }
+
   const create = (
-    fulfillmentOrderId: string,
-    lines: ReadonlyArray<{ id: string; quantity: number }>,
+    creation: FulfillmentCreation,
     push: FulfillmentPush,
     notifyCustomer: boolean
-  ): Effect.Effect<{ id: string } | { messages: Array<string> }, StoreError> =>
+  ): Effect.Effect<CreateAnswer, StoreError> =>
     Effect.flatMap(
       graphql.run({
         name: "fulfillmentCreate",
         document: FULFILLMENT_CREATE,
-        variables: {
-          fulfillment: {
-            lineItemsByFulfillmentOrder: [
-              { fulfillmentOrderId, fulfillmentOrderLineItems: lines.map((l) => ({ id: l.id, quantity: l.quantity })) }
-            ],
-            notifyCustomer,
-            trackingInfo: {
-              company: push.tracking.company,
-              number: push.tracking.number,
-              ...(push.tracking.url === undefined ? {} : { url: push.tracking.url })
-            }
-          }
-        },
+        variables: { fulfillment: fulfillmentInput(creation, push, notifyCustomer) },
         data: FulfillmentCreateData,
         mutation: true,
         estimatedCost: 10
       }),
-      ({ fulfillmentCreate }): Effect.Effect<{ id: string } | { messages: Array<string> }, StoreError> => {
-        if (fulfillmentCreate !== null && fulfillmentCreate.userErrors.length > 0) {
-          return Effect.succeed({ messages: fulfillmentCreate.userErrors.map((e) => e.message) })
-        }
-        if (fulfillmentCreate?.fulfillment) return Effect.succeed({ id: fulfillmentCreate.fulfillment.id })
-        return Effect.fail(
-          new StoreResponseError({
-            storeKey,
-            operation: "fulfillmentCreate",
-            ambiguous: true,
-            status: 200,
-            body: keepBody(JSON.stringify(fulfillmentCreate)),
-            detail: "neither a fulfillment nor userErrors in the answer"
-          })
-        )
-      }
+      ({ fulfillmentCreate }) => created(fulfillmentCreate)
     )
 
-  return (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
+  /** The push's outcome from the answers to its creations, in order, up to the first refusal (which is the push's). */
+  const outcomeOf = (
+    plan: { readonly creations: ReadonlyArray<FulfillmentCreation> },
+    notify: boolean,
+    results: ReadonlyArray<CreateAnswer>
+  ): FulfillmentOutcome => {
+    const ids: Array<string> = []
+    for (const result of results) {
+      if ("messages" in result) return { _tag: "Rejected", reason: "store_refused", messages: result.messages }
+      ids.push(result.id)
+    }
+    const [first, ...rest] = ids
+    return first === undefined
+      ? { _tag: "NothingToFulfil", reason: "nothing was created" }
+      : { _tag: "Created", fulfillmentIds: [first, ...rest], lines: linesOf(plan.creations), notifiedCustomer: notify }
+  }
+
+  const pushFulfillment = (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
     Effect.gen(function* () {
-      if (!isLegacyOrderId(push.storeOrderId)) {
-        return { _tag: "Rejected", reason: "unknown_order", messages: [`"${push.storeOrderId}" is not a Shopify order id`] } as const
-      }
+      if (!isLegacyOrderId(push.storeOrderId)) return notAnOrderId(push)
       const state = yield* readState(push)
-      if (state === null) {
-        return { _tag: "Rejected", reason: "unknown_order", messages: [`order ${push.storeOrderId} does not exist`] } as const
-      }
+      if (state === null) return unknownOrder(push)
       const plan = planFulfillment(state, push)
       if (plan._tag === "Decided") return plan.outcome
-      const notify = push.notifyCustomer ?? settings.notifyCustomer
-      const ids: Array<string> = []
+      const notify = notifies(push)
+      const results: Array<CreateAnswer> = []
       for (const [index, creation] of plan.creations.entries()) {
-        // One package, one email: only the first fulfilment of a split package notifies the buyer.
-        const result = yield* create(creation.fulfillmentOrderId, creation.lines, push, notify && index === 0)
-        if ("messages" in result) {
-          return { _tag: "Rejected", reason: "store_refused", messages: result.messages } as const
-        }
-        ids.push(result.id)
+        const result = yield* create(creation, push, notify && notifiesAt(index))
+        results.push(result)
+        if ("messages" in result) break
       }
-      const [first, ...rest] = ids
-      return first === undefined
-        ? ({ _tag: "NothingToFulfil", reason: "nothing was created" } as const)
-        : ({ _tag: "Created", fulfillmentIds: [first, ...rest], lines: linesOf(plan.creations), notifiedCustomer: notify } as const)
+      return outcomeOf(plan, notify, results)
     })
+
+  const notifies = (push: FulfillmentPush): boolean => push.notifyCustomer ?? settings.notifyCustomer
+
+  return { pushFulfillment, readState, completeState, created, outcomeOf, notifies }
 }
+
+export type ShopifyFulfillment = ReturnType<typeof makeShopifyFulfillment>
+
+/** One `fulfillmentCreate`'s answer: the fulfilment made, or Shopify's refusal. */
+export type CreateAnswer = { readonly id: string } | { readonly messages: Array<string> }
+
+/** One package, one email: only the first fulfilment of a split package notifies the buyer. */
+export const notifiesAt = (creationIndex: number): boolean => creationIndex === 0
+
+export const notAnOrderId = (push: FulfillmentPush): FulfillmentOutcome => ({
+  _tag: "Rejected",
+  reason: "unknown_order",
+  messages: [`"${push.storeOrderId}" is not a Shopify order id`]
+})
+
+export const unknownOrder = (push: FulfillmentPush): FulfillmentOutcome => ({
+  _tag: "Rejected",
+  reason: "unknown_order",
+  messages: [`order ${push.storeOrderId} does not exist`]
+})
+
+/** `fulfillmentCreate`'s input for one creation: its fulfillment order lines, the package's tracking. */
+export const fulfillmentInput = (creation: FulfillmentCreation, push: FulfillmentPush, notifyCustomer: boolean) => ({
+  lineItemsByFulfillmentOrder: [
+    {
+      fulfillmentOrderId: creation.fulfillmentOrderId,
+      fulfillmentOrderLineItems: creation.lines.map((l) => ({ id: l.id, quantity: l.quantity }))
+    }
+  ],
+  notifyCustomer,
+  trackingInfo: {
+    company: push.tracking.company,
+    number: push.tracking.number,
+    ...(push.tracking.url === undefined ? {} : { url: push.tracking.url })
+  }
+})

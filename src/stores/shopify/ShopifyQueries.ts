@@ -72,6 +72,40 @@ query PodsyncFulfillmentState($id: ID!) {
   }
 }`
 
+/**
+ * Batched fulfilment reads: `nodes(ids:)` is charged per id (77 points an order with these sizes:
+ * 1 + fulfillments 2 + fulfillmentOrders 2 + 3 × (2 + lineItems 2 + 10 × 2)), so 10 orders ask for 770,
+ * under the 1,000-point cap even if Shopify charged the `fulfillments` list by its `first` (950).
+ * The sizes are smaller than the single read's: an answer that may be cut short (as many fulfilments
+ * as asked for, more fulfillment orders) is read again by the single read, more line items are paged.
+ */
+export const FULFILLMENT_STATES_PER_QUERY = 10
+export const BATCHED_FULFILLMENTS = 10
+export const BATCHED_FULFILLMENT_ORDERS = 3
+export const BATCHED_FULFILLMENT_ORDER_LINES = 10
+
+export const FULFILLMENT_STATES = /* GraphQL */ `
+query PodsyncFulfillmentStates($ids: [ID!]!) {
+  nodes(ids: $ids) {
+    ... on Order {
+      id cancelledAt
+      fulfillments(first: ${BATCHED_FULFILLMENTS}) { id status trackingInfo(first: 5) { company number url } }
+      fulfillmentOrders(first: ${BATCHED_FULFILLMENT_ORDERS}) {
+        pageInfo { hasNextPage }
+        nodes {
+          id status fulfillmentHolds { reason reasonNotes }
+          lineItems(first: ${BATCHED_FULFILLMENT_ORDER_LINES}) {
+            pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } }
+          }
+        }
+      }
+    }
+  }
+}`
+
+/** Requested cost of one order in `FULFILLMENT_STATES` (checked against the simulator's cost rules in a test). */
+export const FULFILLMENT_STATES_COST_PER_ORDER = 77
+
 export const FULFILLMENT_ORDER_LINE_ITEMS = /* GraphQL */ `
 query PodsyncFulfillmentOrderLineItems($id: ID!, $after: String!) {
   fulfillmentOrder(id: $id) {
@@ -93,6 +127,41 @@ mutation PodsyncFulfillmentCreate($fulfillment: FulfillmentInput!) {
     userErrors { field message }
   }
 }`
+
+/** `fulfillmentCreate` calls per batched mutation: 10 points each, 500 in all, half the single-query cap. */
+export const FULFILLMENT_CREATES_PER_MUTATION = 50
+
+/** One `fulfillmentCreate` per alias `f0`, `f1`…, each with its own `$fN: FulfillmentInput!`; Shopify runs them in order. */
+export const fulfillmentCreateMany = (aliases: ReadonlyArray<string>): string => `
+mutation PodsyncFulfillmentCreateMany(${aliases.map((alias) => `$${alias}: FulfillmentInput!`).join(", ")}) {
+${aliases.map((alias) => `  ${alias}: fulfillmentCreate(fulfillment: $${alias}) { fulfillment { id status } userErrors { field message } }`).join("\n")}
+}`
+
+/** Orders per batched annotation: `metafieldsSet` takes at most 25 metafields. */
+export const ANNOTATIONS_PER_MUTATION = 25
+
+/**
+ * Several orders' annotations in one request: one `metafieldsSet` with every order's metafield (first,
+ * as in `ANNOTATE`), then one `tagsAdd` per order with a tag, aliased `t0`, `t1`… with `$id0`, `$tags0`….
+ */
+export const annotateMany = (withMetafields: boolean, tagCount: number): string => {
+  const tags = Array.from({ length: tagCount }, (_, i) => i)
+  const variables = [
+    ...(withMetafields ? ["$metafields: [MetafieldsSetInput!]!"] : []),
+    ...tags.flatMap((i) => [`$id${i}: ID!`, `$tags${i}: [String!]!`])
+  ]
+  const fields = [
+    ...(withMetafields ? ["  metafieldsSet(metafields: $metafields) { metafields { id } userErrors { field message } }"] : []),
+    ...tags.map((i) => `  ${tagAlias(i)}: tagsAdd(id: $id${i}, tags: $tags${i}) { node { id } userErrors { field message } }`)
+  ]
+  return `
+mutation PodsyncAnnotateMany(${variables.join(", ")}) {
+${fields.join("\n")}
+}`
+}
+
+export const tagAlias = (index: number): string => `t${index}`
+export const fulfillmentAlias = (index: number): string => `f${index}`
 
 export const TAGS_ADD = /* GraphQL */ `
 mutation PodsyncTagsAdd($id: ID!, $tags: [String!]!) {

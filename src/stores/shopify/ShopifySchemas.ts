@@ -115,28 +115,37 @@ const Tracking = Schema.Struct({
   url: Schema.NullOr(Schema.String)
 })
 
+const FulfillmentStateFields = {
+  id: Schema.String,
+  cancelledAt: Schema.NullOr(Schema.String),
+  fulfillments: Schema.Array(Schema.Struct({ id: Schema.String, status: Schema.String, trackingInfo: Schema.Array(Tracking) }))
+}
+const FulfillmentOrderState = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  fulfillmentHolds: Schema.Array(FulfillmentHold),
+  lineItems: FulfillmentOrderLinePage
+})
+
 export const FulfillmentStateData = Schema.Struct({
   order: Schema.NullOr(
-    Schema.Struct({
-      id: Schema.String,
-      cancelledAt: Schema.NullOr(Schema.String),
-      fulfillments: Schema.Array(
-        Schema.Struct({ id: Schema.String, status: Schema.String, trackingInfo: Schema.Array(Tracking) })
-      ),
-      fulfillmentOrders: Schema.Struct({
-        nodes: Schema.Array(
-          Schema.Struct({
-            id: Schema.String,
-            status: Schema.String,
-            fulfillmentHolds: Schema.Array(FulfillmentHold),
-            lineItems: FulfillmentOrderLinePage
-          })
-        )
-      })
-    })
+    Schema.Struct({ ...FulfillmentStateFields, fulfillmentOrders: Schema.Struct({ nodes: Schema.Array(FulfillmentOrderState) }) })
   )
 })
 export type FulfillmentState = NonNullable<typeof FulfillmentStateData.Type["order"]>
+
+/** One order of the batched read; `fulfillmentOrders` says whether there are more than it holds. */
+export const BatchedFulfillmentState = Schema.Struct({
+  ...FulfillmentStateFields,
+  fulfillmentOrders: Schema.Struct({
+    pageInfo: Schema.Struct({ hasNextPage: Schema.Boolean }),
+    nodes: Schema.Array(FulfillmentOrderState)
+  })
+})
+export type BatchedFulfillmentState = typeof BatchedFulfillmentState.Type
+
+/** `nodes(ids:)`, one per id in order (null when unknown); each decoded alone so that one odd order does not hide the others. */
+export const FulfillmentStatesData = Schema.Struct({ nodes: Schema.Array(Schema.Unknown) })
 
 export const FulfillmentOrderLineItemsData = Schema.Struct({
   fulfillmentOrder: Schema.NullOr(Schema.Struct({ lineItems: FulfillmentOrderLinePage }))
@@ -155,21 +164,26 @@ export const FulfillmentLineItemsData = Schema.Struct({
 
 const UserErrors = Schema.Array(Schema.Struct({ field: Schema.NullOr(Schema.Array(Schema.String)), message: Schema.String }))
 
-export const FulfillmentCreateData = Schema.Struct({
-  fulfillmentCreate: Schema.NullOr(
-    Schema.Struct({
-      fulfillment: Schema.NullOr(Schema.Struct({ id: Schema.String, status: Schema.String })),
-      userErrors: UserErrors
-    })
-  )
-})
+export const FulfillmentCreatePayload = Schema.NullOr(
+  Schema.Struct({
+    fulfillment: Schema.NullOr(Schema.Struct({ id: Schema.String, status: Schema.String })),
+    userErrors: UserErrors
+  })
+)
+export type FulfillmentCreatePayload = typeof FulfillmentCreatePayload.Type
 
-export const TagsAddData = Schema.Struct({
-  tagsAdd: Schema.NullOr(Schema.Struct({ userErrors: UserErrors }))
-})
+export const FulfillmentCreateData = Schema.Struct({ fulfillmentCreate: FulfillmentCreatePayload })
 
-export const MetafieldsSetData = Schema.Struct({
-  metafieldsSet: Schema.NullOr(Schema.Struct({ userErrors: UserErrors }))
-})
+/** What the connector reads of `tagsAdd` and `metafieldsSet` alike. */
+export const UserErrorsPayload = Schema.NullOr(Schema.Struct({ userErrors: UserErrors }))
+export type UserErrorsPayload = typeof UserErrorsPayload.Type
+
+export const TagsAddData = Schema.Struct({ tagsAdd: UserErrorsPayload })
+
+export const MetafieldsSetData = Schema.Struct({ metafieldsSet: UserErrorsPayload })
 
 export const AnnotateData = Schema.Struct({ ...MetafieldsSetData.fields, ...TagsAddData.fields })
+
+/** The `data` of a document of aliased fields (or root fields): the same payload under each key. */
+export const aliasedData = <A, I>(keys: ReadonlyArray<string>, payload: Schema.Schema<A, I>) =>
+  Schema.Struct(Object.fromEntries(keys.map((key) => [key, payload])) as Record<string, Schema.Schema<A, I>>)
