@@ -7,7 +7,7 @@
  * Platform differences the pipeline must know about are stated in
  * `capabilities`, not discovered by trying.
  */
-import { Context, type Effect, type Either, type Option, type Stream } from "effect"
+import { Context, Effect, type Either, type Option, type Stream } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type {
   Annotation,
@@ -90,9 +90,36 @@ export interface StoreConnector {
   /** Marks the order for the seller (tag, private field, note); repeatable without harm. */
   readonly annotate: (storeOrderId: string, annotation: Annotation) => Effect.Effect<void, StoreError>
 
+  /**
+   * Optional: the pushes of several orders at once, in as few requests as the platform allows,
+   * each with `pushFulfillment`'s guarantees. One result per push, in order: an error that
+   * concerns the whole request (a timeout, a 5xx) is every push's. Without it the pipeline calls
+   * `pushFulfillment` for each (see `pushAll`).
+   */
+  readonly pushFulfillments?: (
+    pushes: ReadonlyArray<FulfillmentPush>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<FulfillmentOutcome, StoreError>>>
+
+  /** Optional: annotates several orders at once; one result per item, in order. Without it, `annotate` each. */
+  readonly annotateMany?: (
+    items: ReadonlyArray<{ readonly storeOrderId: string; readonly annotation: Annotation }>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>
+
   /** Pure: checks a delivery's signature and shape; no network, no clock. */
   readonly verifyWebhook: (delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
 }
+
+/** Several orders' pushes through one connector: batched where it can, one by one where it cannot. */
+export const pushAll = (connector: StoreConnector, pushes: ReadonlyArray<FulfillmentPush>) =>
+  connector.pushFulfillments !== undefined
+    ? connector.pushFulfillments(pushes)
+    : Effect.forEach(pushes, (push) => Effect.either(connector.pushFulfillment(push)))
+
+/** Several orders' annotations through one connector: batched where it can, one by one where it cannot. */
+export const annotateAll = (connector: StoreConnector, items: ReadonlyArray<{ readonly storeOrderId: string; readonly annotation: Annotation }>) =>
+  connector.annotateMany !== undefined
+    ? connector.annotateMany(items)
+    : Effect.forEach(items, (item) => Effect.either(connector.annotate(item.storeOrderId, item.annotation)))
 
 /** Every configured store's connector, by store key. */
 export class StoreConnectors extends Context.Tag("podsync/StoreConnectors")<
