@@ -1,8 +1,17 @@
 import { Effect } from "effect"
 import { type Kysely, sql } from "kysely"
+import { jsonb } from "../db/Jsonb.js"
 import { afterGrants, topWaitingRank, waitingFromRank } from "./Lane.js"
-import { type AcquireResult, type LedgerUsage, type SlotLedger, SlotLedgerError } from "./SlotLedger.js"
+import {
+  type AcquireResult,
+  type LedgerUsage,
+  type SlotDetails,
+  type SlotId,
+  type SlotLedger,
+  SlotLedgerError
+} from "./SlotLedger.js"
 import { admit } from "./SlotLog.js"
+import { makeStatementBatcher } from "./StatementBatcher.js"
 
 /**
  * The slot log of one credential in PostgreSQL (or PGlite), shared by every replica.
@@ -20,6 +29,16 @@ import { admit } from "./SlotLog.js"
  * has a higher lane waiting, up to the advertisement's delay (one transaction, or the 100 ms
  * poll of a deferring replica). Round-robin across stores holds within each replica; across
  * replicas, slots go to whichever replica asks first when they free.
+ *
+ * Releases (and cancels, and renewals) that happen close together share one statement (see
+ * StatementBatcher: those of one event-loop turn, and those made while the previous one runs;
+ * no timer, so nothing waits on the Clock). This keeps the guarantee: the recorded
+ * `answered_at_ms` and `holds_until_ms` come from the database's clock when the statement runs,
+ * which is at or after the real answer, so a gathered release can only make its slot count
+ * longer, never shorter, and never lets more requests than the limit into a window; until it
+ * is written the slot counts as in flight (until sent + request timeout + window at least, far
+ * beyond one statement). Each caller's `release` ends when the statement carrying its slot
+ * does, and fails with SlotLedgerError if that statement fails (every release in it does).
  *
  * The caller of `acquire`/`release` must not hold a transaction on the same database
  * connection (PGlite has only one): the ledger's statements run on their own.
@@ -114,22 +133,42 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
       })
     )
 
+  // Gathered writes (see the doc comment at the top). A release is submitted
+  // only once answered, so `clock.now` is at or after every answer the statement carries. A
+  // gathered cancel frees its slot a little later; a gathered renewal counts from its write,
+  // which comes well before the old deadline (renewals run every third of the request timeout).
+  const releases = makeStatementBatcher<{ readonly slot: SlotId; readonly details: SlotDetails }>((batch) => {
+    const answers = batch.map(({ details, slot }) => ({
+      id: slot,
+      lane: details.lane,
+      store_key: details.storeKey,
+      operation: details.operation,
+      status: details.status
+    }))
+    return sql`update rate_budget_slots s
+      set answered_at_ms = clock.now, holds_until_ms = clock.now + ${windowMs},
+        lane = r.lane, store_key = r.store_key, operation = r.operation, status = r.status
+      from (select ceil(extract(epoch from clock_timestamp()) * 1000)::bigint as now) clock,
+        jsonb_to_recordset(${jsonb(answers)})
+          as r(id bigint, lane text, store_key text, operation text, status integer)
+      where s.id = r.id`.execute(db)
+  })
+  const cancels = makeStatementBatcher<SlotId>((slots) =>
+    sql`delete from rate_budget_slots
+      where id in (select value::bigint from jsonb_array_elements_text(${jsonb(slots)}))`.execute(db)
+  )
+  const renewals = makeStatementBatcher<SlotId>((slots) =>
+    sql`update rate_budget_slots set holds_until_ms = ${nowMs} + ${timeoutMs + windowMs}
+      where id in (select value::bigint from jsonb_array_elements_text(${jsonb(slots)}))
+        and answered_at_ms is null`.execute(db)
+  )
+
   const release: SlotLedger["release"] = (slot, details) =>
-    run("release a slot", () =>
-      sql`update rate_budget_slots
-        set answered_at_ms = ceil(extract(epoch from clock_timestamp()) * 1000)::bigint,
-            holds_until_ms = ceil(extract(epoch from clock_timestamp()) * 1000)::bigint + ${windowMs},
-            lane = ${details.lane}, store_key = ${details.storeKey}, operation = ${details.operation},
-            status = ${details.status}
-        where id = ${slot}`.execute(db)).pipe(Effect.asVoid)
+    run("release a slot", () => releases.submit({ slot, details }))
 
-  const cancel: SlotLedger["cancel"] = (slot) =>
-    run("cancel a slot", () => sql`delete from rate_budget_slots where id = ${slot}`.execute(db)).pipe(Effect.asVoid)
+  const cancel: SlotLedger["cancel"] = (slot) => run("cancel a slot", () => cancels.submit(slot))
 
-  const keepAlive: SlotLedger["keepAlive"] = (slot) =>
-    run("renew a slot", () =>
-      sql`update rate_budget_slots set holds_until_ms = ${nowMs} + ${timeoutMs + windowMs}
-        where id = ${slot} and answered_at_ms is null`.execute(db)).pipe(Effect.asVoid)
+  const keepAlive: SlotLedger["keepAlive"] = (slot) => run("renew a slot", () => renewals.submit(slot))
 
   const pause: SlotLedger["pause"] = (delayMs) =>
     run("pause the credential", async () => {
