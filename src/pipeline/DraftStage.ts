@@ -5,8 +5,8 @@ import { planDraft } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { Draft } from "../pod/schemas/Drafts.js"
-import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
-import { StoreConnectors } from "../stores/StoreConnector.js"
+import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeased } from "./Lease.js"
 import { matchOrder } from "./MatchStage.js"
 import { reactToChangeAfterDraft } from "./PullStage.js"
@@ -34,6 +34,57 @@ const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeEr
 const earliest = (drafts: ReadonlyArray<Draft>) =>
   [...drafts].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.order_id.localeCompare(b.order_id))[0]!
 
+/** An order whose draft was just made (or found): its move to drafted, still to be written. */
+export interface Drafted {
+  readonly stored: StoredOrder
+  readonly move: Move
+  readonly draftId: string
+}
+
+/**
+ * Writes drafted orders' moves (one statement for the batch), reacts to a
+ * store change that came in while a draft was being made, and marks the store
+ * orders, one `annotateAll` per store (a connector that can batches them).
+ * Until its move is written an order stays claimed with its attempt counted,
+ * so a crash in between only means "look the draft up before posting again".
+ * The mark is for the seller and repeatable: a failure is logged, never
+ * retried or held against the order.
+ */
+export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
+  Effect.gen(function*() {
+    if (drafted.length === 0) return
+    const repo = yield* OrdersRepo
+    const connectors = yield* StoreConnectors
+    const moved = yield* repo.transitionMany(drafted.map((d) => d.move))
+    // Not moved: no longer where it was claimed (changed meanwhile); looked at again at once, by reference id.
+    yield* repo.releaseMany(drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })), owner)
+    const byStore = new Map<string, Array<Drafted>>()
+    for (const d of drafted) {
+      const now = moved.get(d.stored.id)
+      if (now === undefined) continue
+      // The store may have changed the order while its draft was being made (a cancel, an edit):
+      // the pull stored that version but could not react, the order had no draft yet. React now.
+      if (now.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
+      const group = byStore.get(d.stored.storeKey)
+      if (group === undefined) byStore.set(d.stored.storeKey, [d])
+      else group.push(d)
+    }
+    yield* Effect.forEach(byStore, ([storeKey, items]) => {
+      const connector = connectors.get(storeKey)
+      if (connector === undefined) return Effect.void
+      return Effect.flatMap(
+        annotateAll(connector, items.map((d) => ({ storeOrderId: d.stored.storeOrderId, annotation: draftedAnnotation(d.draftId) }))),
+        (results) =>
+          Effect.forEach(results.entries(), ([index, result]) =>
+            result._tag === "Right"
+              ? Effect.void
+              : Effect.logWarning("could not annotate the store order").pipe(
+                Effect.annotateLogs({ store: storeKey, order: items[index]!.stored.storeOrderId, error: result.left._tag })
+              ), { discard: true })
+      )
+    }, { discard: true })
+  })
+
 /**
  * Creates the POD draft of one claimed order, exactly once. The protocol
  * (ARCHITECTURE.md "Idempotency"): when an earlier attempt may have reached
@@ -43,8 +94,10 @@ const earliest = (drafts: ReadonlyArray<Draft>) =>
  * new POST; a 400 holds it with the service's field-level details. The order
  * must have been claimed with `countsAttempt` (the claim is the write-ahead
  * record of the attempt), and carries the attempts from before that claim.
+ * The move to drafted is written at once (`settleDrafted`), or handed to
+ * `onDrafted`: the draft stage gathers a batch's and settles them together.
  */
-export const draftOrder = (stored: StoredOrder, owner: string) =>
+export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (drafted: Drafted) => Effect.Effect<void>) =>
   whileLeased(stored.id, owner, Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
@@ -52,23 +105,21 @@ export const draftOrder = (stored: StoredOrder, owner: string) =>
     const call = { lane: "normal" as const, storeKey: stored.storeKey }
     let state: OrderState = stored.state
 
-    const drafted = (draft: Draft, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) =>
-      Effect.gen(function*() {
-        const now = yield* repo.transition(stored.id, from, "drafted", {
-          actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
-          ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
-          data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
-        })
-        // The store may have changed the order while its draft was being made (a cancel, an edit):
-        // the pull stored that version but could not react, the order had no draft yet. React now.
-        if (now.storeUpdatedAt?.getTime() !== stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(stored.id, stored.order)
-        const connector = (yield* StoreConnectors).get(stored.storeKey)
-        if (connector !== undefined) {
-          yield* connector.annotate(stored.storeOrderId, draftedAnnotation(draft.order_id)).pipe(
-            Effect.catchAll((error) => Effect.logWarning("could not annotate the store order").pipe(Effect.annotateLogs({ error: error._tag })))
-          )
+    const drafted = (draft: Draft, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) => {
+      const item: Drafted = {
+        stored,
+        draftId: draft.order_id,
+        move: {
+          id: stored.id, from, to: "drafted",
+          change: {
+            actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
+            ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
+            data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
+          }
         }
-      })
+      }
+      return onDrafted !== undefined ? onDrafted(item) : settleDrafted([item], owner)
+    }
 
     if (state === "in_doubt" || stored.attempts > 0) {
       const found = yield* client.findDraftsByReferenceId(stored.referenceId, call).pipe(Effect.either)

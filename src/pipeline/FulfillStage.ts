@@ -1,14 +1,13 @@
 import { Clock, Effect } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { OrderState } from "../domain/OrderState.js"
-import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
-import { OPEN_PUSH_STATES, type PushState, type Shipment, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { StoreConnectors } from "../stores/StoreConnector.js"
-import { whileLeased } from "./Lease.js"
+import type { FulfillmentPush } from "../domain/StoreTypes.js"
+import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { OPEN_PUSH_STATES, type PushState, type Shipment, type ShipmentMark, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { pushAll, StoreConnectors } from "../stores/StoreConnector.js"
+import { whileLeasedAll } from "./Lease.js"
 
 export const FULFILL_STATES: ReadonlyArray<OrderState> = ["shipped"]
-
-const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (now) => new Date(now + ms))
 
 /** The POD lines a draft was made of; for an order drafted before they were recorded, the lines still to ship. */
 const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
@@ -16,83 +15,150 @@ const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
     ? stored.plannedLines
     : order.lines.filter((l) => l.fulfillableQuantity > 0).map((l) => ({ lineId: l.lineId, quantity: l.fulfillableQuantity }))
 
+/** Where one claimed order stands in this turn: its shipments' push states, and when to look again. */
+interface Turn {
+  readonly stored: StoredOrder
+  readonly standing: Map<number, PushState>
+  /** Its open shipments not yet tried in this turn, oldest first. */
+  readonly queue: Array<Shipment>
+  retryInMs: number | undefined
+}
+
+const retryIn = (turn: Turn, ms: number) => {
+  turn.retryInMs = Math.min(turn.retryInMs ?? Infinity, ms)
+}
+
 /**
- * Pushes each shipment of one claimed order to its store, exactly once:
- * the connector reads the store's fulfillments back and matches the
- * tracking number before creating anything, so a retry after any doubt is
- * safe. The order is fulfilled when every shipment is settled.
+ * Pushes each shipment of the claimed orders to their stores, exactly once:
+ * the connector reads the store's fulfilments back and matches the tracking
+ * number before creating anything, so a retry after any doubt is safe (no
+ * write-ahead mark). A batch goes in rounds, each taking every order's next
+ * open shipment (one order's packages one after another, each planned on what
+ * the store holds after the previous one), one `pushAll` per store per round:
+ * a connector that can batches the whole round into a few requests. The push
+ * states of a round are written in one statement, and the orders whose every
+ * shipment is settled move in one more.
  */
-export const fulfillOrder = (stored: StoredOrder, owner: string, known?: ReadonlyArray<Shipment>) =>
-  whileLeased(stored.id, owner, Effect.gen(function*() {
+export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
+  whileLeasedAll(claimed.map((o) => o.id), owner, Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
-    const connector = (yield* StoreConnectors).get(stored.storeKey)
-    if (connector === undefined) return yield* repo.release(stored.id, owner, null)
-    const lines = linesOf(stored, stored.order)
-    let retryInMs: number | undefined
-    // Every shipment of the order, read once: where each stands after this turn decides the order.
-    // (Read with the claimed batch when given: only the lease holder pushes, and a shipment recorded
-    // since is caught by the guard on the final move.)
-    const all = known ?? (yield* shipments.forOrder(stored.id))
-    const standing = new Map<number, PushState>(all.map((s) => [s.id, s.pushState]))
-    const settle = (id: number, state: PushState, detail?: Parameters<typeof shipments.mark>[2]) =>
-      Effect.zipRight(shipments.mark(id, state, detail), Effect.sync(() => standing.set(id, state)))
-    for (const shipment of all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState))) {
-      const [first, ...rest] = lines
-      if (first === undefined) {
-        yield* settle(shipment.id, "skipped")
-        yield* repo.note(stored.id, owner, `tracking ${shipment.trackingNo} was not pushed: the order has no POD lines left to fulfil`)
+    const connectors = yield* StoreConnectors
+    const releases: Array<{ readonly id: number; readonly nextAttemptAt: Date | null }> = []
+    const known = yield* shipments.forOrders(claimed.map((o) => o.id))
+    const turns: Array<Turn> = []
+    for (const stored of claimed) {
+      // A store removed from the config: leave its orders alone.
+      if (!connectors.has(stored.storeKey)) {
+        releases.push({ id: stored.id, nextAttemptAt: null })
         continue
       }
-      // No write-ahead mark: every connector reads the store's fulfilments back before creating one,
-      // so a push repeated after a crash finds the first (AlreadyPushed). The attempt is counted with its outcome.
-      const outcome = yield* connector.pushFulfillment({
-        storeOrderId: stored.storeOrderId,
-        lines: [first, ...rest],
-        tracking: { company: shipment.carrier || "Other", number: shipment.trackingNo, ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}) }
-      }).pipe(Effect.either)
-      if (outcome._tag === "Left") {
-        const error = outcome.left
-        const ambiguous = "ambiguous" in error && error.ambiguous === true
-        yield* settle(shipment.id, ambiguous ? "in_doubt" : "pending", { attempt: true, error: { tag: error._tag, message: error.message } })
-        retryInMs = Math.min(retryInMs ?? Infinity, ambiguous ? 2_000 : Math.min(300_000, 5_000 * 2 ** Math.min(shipment.attempts, 6)))
-        continue
-      }
-      const result = outcome.right
-      switch (result._tag) {
-        case "Created":
-        case "AlreadyPushed":
-          yield* settle(shipment.id, "pushed", { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") })
-          break
-        case "OnHold":
-          yield* settle(shipment.id, "on_hold", { attempt: true })
-          yield* repo.note(stored.id, owner, `the store holds this order's fulfillment (${result.holds.map((h) => h.reason ?? h.heldId).join(", ")}): tracking ${shipment.trackingNo} waits until the hold is released`)
-          retryInMs = Math.min(retryInMs ?? Infinity, 600_000)
-          break
-        case "NothingToFulfil":
-          yield* settle(shipment.id, "skipped", { attempt: true, error: { reason: result.reason } })
-          yield* repo.note(stored.id, owner, `tracking ${shipment.trackingNo} was not pushed: ${result.reason}`)
-          break
-        case "Rejected":
-          yield* settle(shipment.id, "rejected", { attempt: true, error: { reason: result.reason, messages: result.messages } })
-          yield* repo.note(stored.id, owner, `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`, { messages: result.messages })
-          break
-      }
+      const all = known.get(stored.id) ?? []
+      turns.push({
+        stored,
+        standing: new Map(all.map((s) => [s.id, s.pushState])),
+        queue: all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState)),
+        retryInMs: undefined
+      })
     }
-    const states = [...standing.values()]
-    if (!states.some((state) => OPEN_PUSH_STATES.includes(state))) {
+    const notes: Array<{ readonly id: number; readonly reason: string; readonly data?: unknown }> = []
+
+    for (;;) {
+      const round = turns.flatMap((turn) => {
+        const shipment = turn.queue.shift()
+        return shipment === undefined ? [] : [{ turn, shipment }]
+      })
+      if (round.length === 0) break
+      const marks: Array<ShipmentMark> = []
+      const settle = (turn: Turn, mark: ShipmentMark) => {
+        marks.push(mark)
+        turn.standing.set(mark.id, mark.state)
+      }
+      const byStore = new Map<string, Array<{ readonly turn: Turn; readonly shipment: Shipment; readonly push: FulfillmentPush }>>()
+      for (const { turn, shipment } of round) {
+        const [first, ...rest] = linesOf(turn.stored, turn.stored.order)
+        if (first === undefined) {
+          settle(turn, { id: shipment.id, state: "skipped" })
+          notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: the order has no POD lines left to fulfil` })
+          continue
+        }
+        const push: FulfillmentPush = {
+          storeOrderId: turn.stored.storeOrderId,
+          lines: [first, ...rest],
+          tracking: { company: shipment.carrier || "Other", number: shipment.trackingNo, ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}) }
+        }
+        const group = byStore.get(turn.stored.storeKey)
+        if (group === undefined) byStore.set(turn.stored.storeKey, [{ turn, shipment, push }])
+        else group.push({ turn, shipment, push })
+      }
+      for (const [storeKey, items] of byStore) {
+        const results = yield* pushAll(connectors.get(storeKey)!, items.map((i) => i.push))
+        for (const [index, { turn, shipment }] of items.entries()) {
+          const outcome = results[index]!
+          if (outcome._tag === "Left") {
+            const error = outcome.left
+            const ambiguous = "ambiguous" in error && error.ambiguous === true
+            settle(turn, { id: shipment.id, state: ambiguous ? "in_doubt" : "pending", detail: { attempt: true, error: { tag: error._tag, message: error.message } } })
+            retryIn(turn, ambiguous ? 2_000 : Math.min(300_000, 5_000 * 2 ** Math.min(shipment.attempts, 6)))
+            continue
+          }
+          const result = outcome.right
+          switch (result._tag) {
+            case "Created":
+            case "AlreadyPushed":
+              settle(turn, { id: shipment.id, state: "pushed", detail: { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") } })
+              break
+            case "OnHold":
+              settle(turn, { id: shipment.id, state: "on_hold", detail: { attempt: true } })
+              notes.push({
+                id: turn.stored.id,
+                reason: `the store holds this order's fulfillment (${result.holds.map((h) => h.reason ?? h.heldId).join(", ")}): tracking ${shipment.trackingNo} waits until the hold is released`
+              })
+              retryIn(turn, 600_000)
+              break
+            case "NothingToFulfil":
+              settle(turn, { id: shipment.id, state: "skipped", detail: { attempt: true, error: { reason: result.reason } } })
+              notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: ${result.reason}` })
+              break
+            case "Rejected":
+              settle(turn, { id: shipment.id, state: "rejected", detail: { attempt: true, error: { reason: result.reason, messages: result.messages } } })
+              notes.push({
+                id: turn.stored.id,
+                reason: `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`,
+                data: { messages: result.messages }
+              })
+              break
+          }
+        }
+      }
+      yield* shipments.markMany(marks)
+    }
+    yield* Effect.forEach(notes, (n) => repo.note(n.id, owner, n.reason, n.data), { discard: true })
+
+    const now = yield* Clock.currentTimeMillis
+    const moves: Array<Move> = []
+    for (const turn of turns) {
+      const states = [...turn.standing.values()]
+      if (states.some((state) => OPEN_PUSH_STATES.includes(state))) {
+        releases.push({ id: turn.stored.id, nextAttemptAt: new Date(now + (turn.retryInMs ?? 30_000)) })
+        continue
+      }
       // Nothing reached the buyer: not fulfilled, and a person must act.
       const failed = states.includes("rejected") && !states.includes("pushed")
-      // A tracking recorded while this ran (another package) keeps the order shipped: the guard
-      // makes the move fail, and the order comes straight back here.
-      return yield* repo.transition(stored.id, "shipped", failed ? "failed" : "fulfilled", {
-        actor: owner, nextAttemptAt: null, release: owner, unlessOpenShipments: true,
-        reason: failed ? "the store refused every tracking of this order: add the tracking in the store by hand" : "tracking pushed to the store"
-      }).pipe(
-        Effect.as(failed ? "failed" as const : "fulfilled" as const),
-        Effect.catchTag("StaleTransitionError", () => Effect.as(repo.release(stored.id, owner, new Date(0)), "pending" as const))
-      )
+      moves.push({
+        id: turn.stored.id, from: "shipped", to: failed ? "failed" : "fulfilled",
+        change: {
+          actor: owner, nextAttemptAt: null, release: owner, unlessOpenShipments: true,
+          reason: failed ? "the store refused every tracking of this order: add the tracking in the store by hand" : "tracking pushed to the store"
+        }
+      })
     }
-    yield* repo.release(stored.id, owner, yield* later(retryInMs ?? 30_000))
-    return "pending" as const
-  })).pipe(Effect.annotateLogs({ store: stored.storeKey, order: stored.storeOrderId }), Effect.withSpan("pipeline.fulfill"))
+    const moved = yield* repo.transitionMany(moves)
+    // Not moved: a tracking recorded while this ran (another package) keeps the order shipped, and it comes straight back here.
+    for (const { id } of moves) if (!moved.has(id)) releases.push({ id, nextAttemptAt: new Date(0) })
+    yield* repo.releaseMany(releases, owner)
+    return moved.size
+  })).pipe(Effect.withSpan("pipeline.fulfill"))
+
+/** Pushes one claimed order's shipments (see `fulfillMany`). */
+export const fulfillOrder = (stored: StoredOrder, owner: string) => fulfillMany([stored], owner)

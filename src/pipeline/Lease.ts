@@ -25,3 +25,23 @@ export const whileLeased = <A, E, R>(orderId: number, owner: string, work: Effec
     ).pipe(Effect.zipRight(Effect.never))
     return yield* Effect.raceFirst(work, heartbeat)
   })
+
+/**
+ * Runs work on a claimed batch while renewing all its leases in one statement
+ * per beat. If any lease is lost, the whole work is interrupted: another
+ * replica may now hold that order (the others are given back by the caller).
+ */
+export const whileLeasedAll = <A, E, R>(orderIds: ReadonlyArray<number>, owner: string, work: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const heartbeat = Effect.delay(
+      repo.renewLeases(orderIds, owner, LEASE_SECONDS).pipe(
+        Effect.map((kept) => orderIds.find((id) => !kept.has(id))),
+        Effect.orElseSucceed(() => undefined), // a failed renewal is retried at the next beat; the lease has slack
+        Effect.flatMap((lost) => (lost === undefined ? Effect.void : Effect.fail(new LeaseLostError({ orderId: lost })))),
+        Effect.repeat(Schedule.spaced(HEARTBEAT))
+      ),
+      HEARTBEAT
+    ).pipe(Effect.zipRight(Effect.never))
+    return yield* Effect.raceFirst(work, heartbeat)
+  })

@@ -3,7 +3,7 @@ import { Clock, Effect } from "effect"
 import type { NormalizedOrder, NormalizedOrderEncoded } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState } from "../domain/OrderState.js"
 import { planDraft } from "../mapping/DraftPlan.js"
-import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { type Move, OrdersRepo, type StoredOrder, type TransitionChange } from "../repos/OrdersRepo.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
 const CATALOG_HOLDS: ReadonlyArray<string> = ["unknown_variant", "discontinued", "out_of_stock"]
@@ -48,51 +48,71 @@ export const changeMatters = (state: OrderState, previous: NormalizedOrderEncode
       lineSignature(current) !== lineSignature(previous)
     : !isDeepStrictEqual(plannable(previous), plannable(current))
 
+/** What matching decided for one order: a move (with the claim given back in it), or only the claim given back. */
+type MatchDecision = { readonly move: Move } | { readonly release: Date | null }
+
+const decideMatch = (stored: StoredOrder, plan: ReturnType<typeof planDraft>, nowMs: number, actor: string): MatchDecision => {
+  const from = stored.state
+  // Holds that depend on the catalog cache are looked at again every minute: another replica's
+  // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
+  // Planning is pure, so this costs no API call. Other holds wait for what wakes them.
+  const retryAt = plan._tag === "Ready"
+    ? new Date(0)
+    : plan._tag === "Held" && CATALOG_HOLDS.includes(plan.code)
+    ? new Date(nowMs + CATALOG_RECHECK_MS)
+    : null
+  const move = (to: OrderState, change: Partial<TransitionChange> & { readonly reason: string }): MatchDecision => ({
+    move: { id: stored.id, from, to, change: { actor, release: actor, nextAttemptAt: retryAt, ...change } }
+  })
+  switch (plan._tag) {
+    case "Cancelled":
+      return from !== "cancelled" ? move("cancelled", { reason: "cancelled in the store before a draft was made" }) : { release: retryAt }
+    case "NotPod":
+      return from !== "not_pod" ? move("not_pod", { reason: plan.message }) : { release: retryAt }
+    case "Held":
+      return from !== "held" || stored.heldReason !== plan.code ||
+          JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)
+        ? move("held", { reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } } })
+        : { release: retryAt }
+    case "Ready":
+      return move("ready", { reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line" })
+  }
+}
+
 /**
- * Plans one claimed order (pure planDraft over the mapping table and the
- * catalog cache) and moves it: held with the seller-facing reason, ready,
- * cancelled, or not_pod. Held orders come back here when they are woken.
+ * Plans claimed orders (pure planDraft over the mapping table and the
+ * catalog cache) and moves them, all in one statement: held with the
+ * seller-facing reason, ready, cancelled, or not_pod; the claims are given
+ * back with the moves (and in one more statement for the orders that stay).
+ * Held orders come back here when they are woken.
  */
-export const matchOrder = (stored: StoredOrder, actor: string) =>
+export const matchMany = (claimed: ReadonlyArray<StoredOrder>, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const inputs = yield* PlanningInputs
-    const settings = inputs.settingsFor(stored.storeKey)
-    if (settings === undefined) {
+    const nowMs = yield* Clock.currentTimeMillis
+    const moves: Array<Move> = []
+    const releases: Array<{ readonly id: number; readonly nextAttemptAt: Date | null }> = []
+    for (const stored of claimed) {
+      const settings = inputs.settingsFor(stored.storeKey)
       // A store removed from the config: leave its orders alone.
-      return yield* repo.release(stored.id, actor, null)
+      if (settings === undefined) {
+        releases.push({ id: stored.id, nextAttemptAt: null })
+        continue
+      }
+      const decision = decideMatch(stored, planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings), nowMs, actor)
+      if ("move" in decision) moves.push(decision.move)
+      else releases.push({ id: stored.id, nextAttemptAt: decision.release })
     }
-    const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
-    const from = stored.state
-    // Holds that depend on the catalog cache are looked at again every minute: another replica's
-    // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
-    // Planning is pure, so this costs no API call. Other holds wait for what wakes them.
-    const retryAt = plan._tag === "Ready"
-      ? new Date(0)
-      : plan._tag === "Held" && CATALOG_HOLDS.includes(plan.code)
-      ? new Date((yield* Clock.currentTimeMillis) + CATALOG_RECHECK_MS)
-      : null
-    // The move and the claim's release are one statement; with no move, only the release.
-    const move = { actor, release: actor, nextAttemptAt: retryAt }
-    switch (plan._tag) {
-      case "Cancelled":
-        if (from !== "cancelled") return yield* repo.transition(stored.id, from, "cancelled", { ...move, reason: "cancelled in the store before a draft was made" })
-        break
-      case "NotPod":
-        if (from !== "not_pod") return yield* repo.transition(stored.id, from, "not_pod", { ...move, reason: plan.message })
-        break
-      case "Held":
-        if (from !== "held" || stored.heldReason !== plan.code || JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)) {
-          return yield* repo.transition(stored.id, from, "held", {
-            ...move, reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } }
-          })
-        }
-        break
-      case "Ready":
-        return yield* repo.transition(stored.id, from, "ready", { ...move, reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line" })
-    }
-    yield* repo.release(stored.id, actor, retryAt)
+    const moved = yield* repo.transitionMany(moves)
+    // Not moved: no longer in the state it was claimed in (changed meanwhile); it is looked at again at once.
+    for (const { id } of moves) if (!moved.has(id)) releases.push({ id, nextAttemptAt: new Date(0) })
+    yield* repo.releaseMany(releases, actor)
+    return moved.size
   })
+
+/** Plans one claimed order and moves it (see `matchMany`). */
+export const matchOrder = (stored: StoredOrder, actor: string) => matchMany([stored], actor)
 
 /**
  * An order that already has a draft changed in the store. The API cannot

@@ -2,7 +2,7 @@ import { Chunk, Effect, Stream } from "effect"
 import { canTransition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { Order } from "../pod/schemas/Orders.js"
-import { type FollowedOrder, OrdersRepo } from "../repos/OrdersRepo.js"
+import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 
 /** Orders with a draft that are not yet shipped: followed at the service. */
@@ -23,63 +23,75 @@ const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
 const recordsTrackings = (stored: FollowedOrder, pod: Order) =>
   STATE_OF_POD_STATUS[String(pod.order_status ?? "")] === "shipped" || stored.state === "shipped" || stored.state === "fulfilled"
 
+type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_tracking" | "moved"
+
+/**
+ * What the service's answer about one stored order asks for (pure), given how
+ * many of its trackings were new: the outcome, and the move when there is one.
+ * Statuses only move forward (a late or reordered answer never undoes
+ * progress).
+ */
+const decidePodOrder = (stored: FollowedOrder, pod: Order, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
+  const status = String(pod.order_status ?? "")
+  const target = STATE_OF_POD_STATUS[status]
+  if (target === undefined) return { outcome: "unknown_status" }
+  const change = { actor, podOrderId: pod.order_id, podStatus: status, nextAttemptAt: new Date(0) }
+  const from = stored.state
+  const move = (reason: string, data?: unknown): Move => ({ id: stored.id, from, to: target, change: { ...change, reason, ...(data === undefined ? {} : { data }) } })
+  if (target === "shipped" && (from === "shipped" || from === "fulfilled")) {
+    if (newTrackings > 0 && from === "fulfilled") {
+      return { outcome: "more_trackings", move: move(`${newTrackings} more package(s) shipped`, { newTrackings }) }
+    }
+    return { outcome: newTrackings > 0 ? "more_trackings" : "unchanged" }
+  }
+  if (target === from) return { outcome: "unchanged" }
+  const forward = podProgress(target) > podProgress(from) ||
+    target === "pod_cancelled" || target === "pod_on_hold" || from === "pod_on_hold" || from === "cancel_pending"
+  if (!forward || !canTransition(from, target)) return { outcome: "unchanged" }
+  // Shipped without a tracking number yet: wait for it rather than fulfil without one.
+  if (target === "shipped" && trackingsOf(pod).length === 0) return { outcome: "awaiting_tracking" }
+  const reason = target === "shipped"
+    ? `shipped by the POD service (${trackingsOf(pod).length} package(s))`
+    : target === "pod_cancelled"
+    ? "cancelled at the POD service"
+    : target === "pod_on_hold"
+    ? "on hold at the POD service: check the order there"
+    : `POD order ${pod.order_id} is ${statusWords(status)}`
+  return { outcome: "moved", move: move(reason) }
+}
+
+const warnUnknownStatus = (pod: Order) =>
+  pod.order_status ? Effect.logWarning("unknown POD order status; the order is left as it is").pipe(Effect.annotateLogs({ status: String(pod.order_status) })) : Effect.void
+
 /**
  * Brings one stored order in line with what the service says about it.
- * Statuses only move forward (a late or reordered answer never undoes
- * progress); trackings accumulate as shipments, each pushed once later.
- * `recorded`: the answer's trackings were already recorded (a batch did it),
- * this many of them new.
+ * Statuses only move forward; trackings accumulate as shipments, each pushed
+ * once later.
  */
-export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string, recorded?: number) =>
+export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
-    const status = String(pod.order_status ?? "")
-    const target = STATE_OF_POD_STATUS[status]
-    let newTrackings = recorded ?? 0
-    if (recorded === undefined && recordsTrackings(stored, pod)) {
+    let newTrackings = 0
+    if (recordsTrackings(stored, pod)) {
       for (const tracking of trackingsOf(pod)) {
         if (yield* shipments.record(stored.id, pod.order_id, tracking)) newTrackings++
       }
     }
-    if (target === undefined) {
-      if (status !== "") yield* Effect.logWarning("unknown POD order status; the order is left as it is").pipe(Effect.annotateLogs({ status }))
-      return "unknown_status" as const
-    }
-    const change = { actor, podOrderId: pod.order_id, podStatus: status, nextAttemptAt: new Date(0) }
-    const from = stored.state
-    if (target === "shipped" && (from === "shipped" || from === "fulfilled")) {
-      if (newTrackings > 0 && from === "fulfilled") {
-        yield* repo.transition(stored.id, from, "shipped", { ...change, reason: `${newTrackings} more package(s) shipped`, data: { newTrackings } })
-      }
-      return newTrackings > 0 ? "more_trackings" as const : "unchanged" as const
-    }
-    if (target === from) return "unchanged" as const
-    const forward = podProgress(target) > podProgress(from) ||
-      target === "pod_cancelled" || target === "pod_on_hold" || from === "pod_on_hold" || from === "cancel_pending"
-    if (!forward || !canTransition(from, target)) return "unchanged" as const
-    if (target === "shipped" && trackingsOf(pod).length === 0) {
-      // Shipped without a tracking number yet: wait for it rather than fulfil without one.
-      return "awaiting_tracking" as const
-    }
-    const reason = target === "shipped"
-      ? `shipped by the POD service (${trackingsOf(pod).length} package(s))`
-      : target === "pod_cancelled"
-      ? "cancelled at the POD service"
-      : target === "pod_on_hold"
-      ? "on hold at the POD service: check the order there"
-      : `POD order ${pod.order_id} is ${statusWords(status)}`
-    yield* repo.transition(stored.id, from, target, { ...change, reason })
-    return "moved" as const
+    const { outcome, move } = decidePodOrder(stored, pod, actor, newTrackings)
+    if (outcome === "unknown_status") yield* warnUnknownStatus(pod)
+    if (move !== undefined) yield* repo.transition(move.id, move.from, move.to, move.change)
+    return outcome
   })
 
 /**
  * Applies one list answer to the stored orders it was asked for: duplicates at
  * the service are followed by their earliest, every tracking is recorded in
- * one statement, and each order moves forward if it can.
+ * one statement, and the orders that move forward move in one more.
  */
 const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<Order>, actor: string) =>
   Effect.gen(function*() {
+    const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
     const first = new Map<string, Order>()
     for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
@@ -91,17 +103,16 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
         ? trackingsOf(pod).map((tracking) => ({ orderId: stored.id, podOrderId: pod.order_id, tracking }))
         : []
     }))
-    let moved = 0
+    const moves: Array<Move> = []
     for (const stored of asked) {
       const pod = first.get(stored.referenceId)
       if (pod === undefined) continue // still a draft: not checked out yet
-      const outcome = yield* applyPodOrder(stored, pod, actor, recorded.get(stored.id) ?? 0).pipe(
-        // Another path moved it a moment ago: the forward-only rule makes losing that race harmless.
-        Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
-      )
-      if (outcome === "moved") moved++
+      const { outcome, move } = decidePodOrder(stored, pod, actor, recorded.get(stored.id) ?? 0)
+      if (outcome === "unknown_status") yield* warnUnknownStatus(pod)
+      if (move !== undefined) moves.push(move)
     }
-    return moved
+    // An order another path moved a moment ago does not move: the forward-only rule makes losing that race harmless.
+    return (yield* repo.transitionMany(moves)).size
   })
 
 /**

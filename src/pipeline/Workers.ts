@@ -4,13 +4,12 @@ import type { AppConfig } from "../config/AppConfig.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
-import { DRAFT_STATES, draftOrder } from "./DraftStage.js"
-import { FULFILL_STATES, fulfillOrder } from "./FulfillStage.js"
+import { DRAFT_STATES, type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
+import { FULFILL_STATES, fulfillMany } from "./FulfillStage.js"
 import { LEASE_SECONDS } from "./Lease.js"
-import { MATCH_STATES, matchOrder } from "./MatchStage.js"
+import { MATCH_STATES, matchMany } from "./MatchStage.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 import { refreshCatalog } from "./CatalogRefresh.js"
 import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
@@ -32,6 +31,9 @@ type PullHint = { readonly storeKey: string; readonly storeOrderId?: string | un
 
 /** How long POD webhook hints are gathered before they are followed up together. */
 const FOLLOW_UP_GATHER = "200 millis"
+
+/** Orders one draft claim takes; they are all sent at once, the rate budget pacing what reaches the service. */
+const DRAFT_BATCH = 25
 
 /** More named orders than this in one go: pulling the store is cheaper than reading each. */
 const MAX_NAMED_ORDERS = 10
@@ -97,40 +99,60 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
       name: string,
       states: ReadonlyArray<OrderState>,
       batch: number,
-      concurrency: number,
-      /** Given the claimed batch (to read what it needs in one query), the work on each order. */
-      prepare: (claimed: ReadonlyArray<StoredOrder>) => Effect.Effect<(order: StoredOrder) => Effect.Effect<unknown, unknown, R>, unknown, R>,
+      /** The work on a claimed batch (`eachOrder` or `wholeBatch`). */
+      work: (claimed: ReadonlyArray<StoredOrder>) => Effect.Effect<unknown, never, R>,
       self: { readonly wait: (idle: Duration.DurationInput) => Effect.Effect<unknown> },
       next?: { readonly kick: Effect.Effect<void> },
       countsAttempt = false
     ) =>
       Effect.gen(function*() {
         const claimed = yield* repo.claim(states, batch, owner, LEASE_SECONDS, { countsAttempt }).pipe(Effect.orElseSucceed(() => []))
-        // Failing to prepare (the database busy): nothing was done yet, so the batch is given back, due again shortly.
-        const work = yield* prepare(claimed).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logError(`${name} could not start on ${claimed.length} orders; they are due again in a few seconds`, cause).pipe(
-              Effect.zipRight(Clock.currentTimeMillis),
-              Effect.map((now) => (order: StoredOrder) => repo.release(order.id, owner, new Date(now + 5_000)))
-            )
-          )
-        )
-        yield* Effect.forEach(claimed, (order) =>
-          logFailures(`${name} of ${order.referenceId}`, work(order)).pipe(
-            // Interrupted (shutdown): give the order back now instead of waiting for its lease to expire.
-            Effect.onInterrupt(() => repo.release(order.id, owner, new Date(0)).pipe(Effect.ignore))
-          ), { concurrency, discard: true })
+        if (claimed.length > 0) yield* work(claimed)
         if (claimed.length > 0 && next !== undefined) yield* next.kick
         if (claimed.length < batch) yield* self.wait(idle)
       }).pipe(Effect.forever, Effect.annotateLogs({ stage: name }), Effect.forkScoped)
 
-    const each = <R>(work: (order: StoredOrder) => Effect.Effect<unknown, unknown, R>) => () => Effect.succeed(work)
-    const shipments = yield* ShipmentsRepo
-    yield* stageLoop("match", MATCH_STATES, 50, 4, each((o) => matchOrder(o, owner)), match, draft)
-    // A draft claim is the write-ahead record of the attempt it may make (see OrdersRepo.claim).
-    yield* stageLoop("draft", DRAFT_STATES, 25, options.draftConcurrency ?? 10, each((o) => draftOrder(o, owner)), draft, undefined, true)
-    yield* stageLoop("fulfill", FULFILL_STATES, 25, 4, (claimed) =>
-      Effect.map(shipments.forOrders(claimed.map((o) => o.id)), (known) => (o: StoredOrder) => fulfillOrder(o, owner, known.get(o.id))), fulfill)
+    const giveBack = (claimed: ReadonlyArray<StoredOrder>, inMs: number) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        repo.releaseMany(claimed.map((o) => ({ id: o.id, nextAttemptAt: new Date(now + inMs) })), owner)).pipe(Effect.ignore)
+
+    /** Work on each claimed order, `concurrency` at a time: a failing order is logged and the others go on. */
+    const eachOrder = <R>(name: string, concurrency: number, work: (order: StoredOrder) => Effect.Effect<unknown, unknown, R>) =>
+      (claimed: ReadonlyArray<StoredOrder>) =>
+        Effect.forEach(claimed, (order) =>
+          logFailures(`${name} of ${order.referenceId}`, work(order)).pipe(
+            // Interrupted (shutdown): give the order back now instead of waiting for its lease to expire.
+            Effect.onInterrupt(() => repo.release(order.id, owner, new Date(0)).pipe(Effect.ignore))
+          ), { concurrency, discard: true })
+
+    /**
+     * Work on the whole claimed batch at once (a few statements and requests for all of it). If it
+     * fails (the database busy), the batch is given back, due again in a few seconds: every stage's
+     * work is safe to repeat.
+     */
+    const wholeBatch = <R>(name: string, work: (claimed: ReadonlyArray<StoredOrder>) => Effect.Effect<unknown, unknown, R>) =>
+      (claimed: ReadonlyArray<StoredOrder>) =>
+        work(claimed).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError(`${name} of ${claimed.length} orders failed; they are due again in a few seconds`, cause).pipe(
+              Effect.zipRight(giveBack(claimed, 5_000))
+            )
+          ),
+          Effect.onInterrupt(() => giveBack(claimed, 0))
+        )
+
+    yield* stageLoop("match", MATCH_STATES, 50, wholeBatch("match", (claimed) => matchMany(claimed, owner)), match, draft)
+    // A draft claim is the write-ahead record of the attempt it may make (see OrdersRepo.claim). The
+    // drafts are made one by one (the rate budget paces them); the batch's moves to drafted are written,
+    // and its store orders marked, together.
+    const drafted: Array<Drafted> = []
+    const drafting = eachOrder("draft", options.draftConcurrency ?? DRAFT_BATCH, (o) => draftOrder(o, owner, (d) => Effect.sync(() => drafted.push(d))))
+    yield* stageLoop("draft", DRAFT_STATES, DRAFT_BATCH, (claimed) =>
+      Effect.zipRight(drafting(claimed), Effect.suspend(() => {
+        const batch = drafted.splice(0)
+        return wholeBatch("recording drafts", () => settleDrafted(batch, owner))(batch.map((d) => d.stored))
+      })), draft, undefined, true)
+    yield* stageLoop("fulfill", FULFILL_STATES, 25, wholeBatch("fulfill", (claimed) => fulfillMany(claimed, owner)), fulfill)
 
     // The triggers are called from other fibers (HTTP handlers): they run with this layer's services.
     const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()

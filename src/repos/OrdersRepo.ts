@@ -1,6 +1,5 @@
 import { Data, Effect } from "effect"
 import { sql } from "kysely"
-import { jsonb } from "../db/Jsonb.js"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { canTransition, type OrderState } from "../domain/OrderState.js"
@@ -37,6 +36,31 @@ export interface TransitionChange {
   readonly release?: string
   /** Only if the order has no shipment still to push (a tracking recorded while the order was being fulfilled). */
   readonly unlessOpenShipments?: boolean
+}
+
+/** One order's move, for `transitionMany`. */
+export interface Move {
+  readonly id: number
+  readonly from: OrderState
+  readonly to: OrderState
+  readonly change: TransitionChange
+}
+
+/** A move as one row of the statement's input: a `set_*` flag says a nullable column is written, absent values keep theirs. */
+const moveRow = ({ id, from, to, change }: Move) => {
+  const held = change.held !== undefined ? change.held : to !== "held" ? null : undefined
+  return {
+    id, from_state: from, to_state: to, reason: change.reason, actor: change.actor,
+    data: change.data === undefined ? null : change.data,
+    set_held: held !== undefined, held_reason: held?.code ?? null, held_details: held ? held.details ?? null : null,
+    pod_draft_id: change.podDraftId ?? null, pod_order_id: change.podOrderId ?? null, pod_status: change.podStatus ?? null,
+    set_last_error: change.lastError !== undefined, last_error: change.lastError ?? null,
+    set_next: change.nextAttemptAt !== undefined, next_attempt_at: change.nextAttemptAt?.toISOString() ?? null,
+    attempts: change.attempts ?? null,
+    planned_lines: change.plannedLines?.map((l) => ({ lineId: l.lineId, quantity: l.quantity })) ?? null,
+    release_owner: change.release ?? null,
+    unless_open: change.unlessOpenShipments === true
+  }
 }
 
 export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo", {
@@ -109,65 +133,80 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       ).pipe(Effect.asVoid)
 
     /**
+     * Moves orders, each from its `from` to its `to` if it is still in `from`, and records why:
+     * the updates and their events in one statement (atomic without a transaction), whatever
+     * the number of orders; with `release` the claim is given back in it too. Answers, for each
+     * order that moved, the version of the store order its row holds now; an order missing from
+     * the answer was no longer in its `from` (or, with `unlessOpenShipments`, had a shipment open).
+     */
+    const transitionMany = (moves: ReadonlyArray<Move>) =>
+      Effect.gen(function*() {
+        const moved = new Map<number, { readonly storeUpdatedAt: Date | null }>()
+        if (moves.length === 0) return moved as ReadonlyMap<number, { readonly storeUpdatedAt: Date | null }>
+        for (const { from, to } of moves) {
+          if (!canTransition(from, to)) return yield* Effect.fail(new IllegalTransitionError({ from, to }))
+        }
+        const at = yield* now
+        const rows = yield* db.use((k) =>
+          sql<{ id: number; store_updated_at: Date | null }>`
+            with input as (
+              select * from jsonb_to_recordset(${JSON.stringify(moves.map(moveRow))}::jsonb) as x(
+                id bigint, from_state text, to_state text, reason text, actor text, data jsonb,
+                set_held boolean, held_reason text, held_details jsonb, pod_draft_id text, pod_order_id text, pod_status text,
+                set_last_error boolean, last_error jsonb, set_next boolean, next_attempt_at timestamptz, attempts int,
+                planned_lines jsonb, release_owner text, unless_open boolean)
+            ), moved as (
+              update store_orders as s set
+                state = x.to_state, updated_at = ${at}::timestamptz,
+                held_reason = case when x.set_held then x.held_reason else s.held_reason end,
+                held_details = case when x.set_held then x.held_details else s.held_details end,
+                pod_draft_id = coalesce(x.pod_draft_id, s.pod_draft_id),
+                pod_order_id = coalesce(x.pod_order_id, s.pod_order_id),
+                pod_status = coalesce(x.pod_status, s.pod_status),
+                last_error = case when x.set_last_error then x.last_error else s.last_error end,
+                next_attempt_at = case when x.set_next then x.next_attempt_at else s.next_attempt_at end,
+                attempts = coalesce(x.attempts, s.attempts),
+                planned_lines = coalesce(x.planned_lines, s.planned_lines),
+                -- Every SET expression sees the row as it was: the lease is given back only by its holder.
+                lease_owner = case when s.lease_owner = x.release_owner then null else s.lease_owner end,
+                lease_expires_at = case when s.lease_owner = x.release_owner then null else s.lease_expires_at end
+              from input as x
+              where s.id = x.id and s.state = x.from_state
+                and (x.unless_open is not true or not exists (
+                  select 1 from shipments as sh where sh.order_id = s.id and sh.push_state in (${sql.join([...OPEN_PUSH_STATES])})))
+              returning s.id, s.store_updated_at, x.actor, x.from_state, x.to_state, x.reason, x.data
+            ), logged as (
+              insert into order_events (order_id, at, actor, from_state, to_state, reason, data)
+              select id, ${at}::timestamptz, actor, from_state, to_state, reason, data from moved
+            )
+            select id, store_updated_at from moved`.execute(k)
+        )
+        for (const row of rows.rows) {
+          moved.set(Number(row.id), { storeUpdatedAt: row.store_updated_at === null ? null : new Date(row.store_updated_at) })
+        }
+        return moved as ReadonlyMap<number, { readonly storeUpdatedAt: Date | null }>
+      })
+
+    /** Gives claimed orders back in one statement, each due again at its `nextAttemptAt` (null: only when something changes). */
+    const releaseMany = (items: ReadonlyArray<{ readonly id: number; readonly nextAttemptAt: Date | null }>, owner: string) =>
+      items.length === 0
+        ? Effect.void
+        : db.use((k) =>
+          sql`update store_orders as s set lease_owner = null, lease_expires_at = null, next_attempt_at = x.next_attempt_at
+            from jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.id, next_attempt_at: i.nextAttemptAt?.toISOString() ?? null })))}::jsonb)
+              as x(id bigint, next_attempt_at timestamptz)
+            where s.id = x.id and s.lease_owner = ${owner}`.execute(k)
+        ).pipe(Effect.asVoid)
+
+    /**
      * Moves an order from `from` to `to` if it is still in `from`, and records
-     * why: the update and its event in one statement (atomic without a
-     * transaction), and with `release` the claim given back in it too.
-     * Returns the version of the store order the row holds now.
+     * why (see `transitionMany`). Returns the version of the store order the
+     * row holds now; fails with StaleTransitionError when it was not in `from`.
      */
     const transition = (id: number, from: OrderState, to: OrderState, change: TransitionChange) =>
-      Effect.gen(function*() {
-        if (!canTransition(from, to)) return yield* Effect.fail(new IllegalTransitionError({ from, to }))
-        const at = yield* now
-        const owner = change.release
-        const rows = yield* db.use((k) =>
-          k.with("moved", (q) => {
-            let update = q.updateTable("store_orders").set({
-              state: to,
-              updated_at: at,
-              ...(change.held !== undefined
-                ? { held_reason: change.held?.code ?? null, held_details: change.held ? json(change.held.details) : null }
-                : to !== "held" ? { held_reason: null, held_details: null } : {}),
-              ...(change.podDraftId !== undefined ? { pod_draft_id: change.podDraftId } : {}),
-              ...(change.podOrderId !== undefined ? { pod_order_id: change.podOrderId } : {}),
-              ...(change.podStatus !== undefined ? { pod_status: change.podStatus } : {}),
-              ...(change.lastError !== undefined ? { last_error: json(change.lastError) } : {}),
-              ...(change.nextAttemptAt !== undefined ? { next_attempt_at: change.nextAttemptAt } : {}),
-              ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
-              ...(change.plannedLines !== undefined ? { planned_lines: jsonb(change.plannedLines.map((l) => ({ lineId: l.lineId, quantity: l.quantity }))) } : {}),
-              // Every SET expression sees the row as it was: the lease is given back only by its holder.
-              ...(owner !== undefined
-                ? {
-                  lease_owner: sql<string | null>`case when lease_owner = ${owner} then null else lease_owner end`,
-                  lease_expires_at: sql<Date | null>`case when lease_owner = ${owner} then null else lease_expires_at end`
-                }
-                : {})
-            }).where("id", "=", id).where("state", "=", from)
-            if (change.unlessOpenShipments === true) {
-              update = update.where(({ not, exists, selectFrom }) =>
-                not(exists(selectFrom("shipments").select("shipments.id").whereRef("shipments.order_id", "=", "store_orders.id")
-                  .where("shipments.push_state", "in", [...OPEN_PUSH_STATES])))
-              )
-            }
-            return update.returning(["id", "store_updated_at"])
-          }).with("logged", (q) =>
-            q.insertInto("order_events").columns(["order_id", "at", "actor", "from_state", "to_state", "reason", "data"])
-              .expression((eb) =>
-                eb.selectFrom("moved").select([
-                  "moved.id",
-                  sql<Date>`${at}::timestamptz`.as("at"),
-                  sql<string>`${change.actor}::text`.as("actor"),
-                  sql<string>`${from}::text`.as("from_state"),
-                  sql<string>`${to}::text`.as("to_state"),
-                  sql<string>`${change.reason}::text`.as("reason"),
-                  (change.data === undefined || change.data === null ? sql<unknown>`null::jsonb` : jsonb(change.data)).as("data")
-                ])
-              )
-              .returning("order_events.id")
-          ).selectFrom("moved").select(["moved.store_updated_at"]).execute()
-        )
-        const moved = rows[0]
-        if (moved === undefined) return yield* Effect.fail(new StaleTransitionError({ orderId: id, expected: from, to }))
-        return { storeUpdatedAt: moved.store_updated_at }
+      Effect.flatMap(transitionMany([{ id, from, to, change }]), (moved) => {
+        const row = moved.get(id)
+        return row === undefined ? Effect.fail(new StaleTransitionError({ orderId: id, expected: from, to })) : Effect.succeed(row)
       })
 
     /** Records something a person should know without changing the state (a flag). */
@@ -193,6 +232,19 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         )
         return Number(result.numUpdatedRows) === 1
       })
+
+    /** Keeps many claims alive at once; answers the ids whose lease was kept. */
+    const renewLeases = (ids: ReadonlyArray<number>, owner: string, leaseSeconds: number) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<number>() as ReadonlySet<number>)
+        : Effect.gen(function*() {
+          const at = yield* now
+          const rows = yield* db.use((k) =>
+            k.updateTable("store_orders").set({ lease_expires_at: new Date(at.getTime() + leaseSeconds * 1000) })
+              .where("id", "in", [...ids]).where("lease_owner", "=", owner).where("lease_expires_at", ">", at).returning("id").execute()
+          )
+          return new Set(rows.map((r) => r.id)) as ReadonlySet<number>
+        })
 
     /** Orders in the given states, in id order, a page at a time (reconciliation batches). */
     const pageInStates = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
@@ -255,6 +307,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, renewLease, pageInStates, followPage, followByIds, transition, byReference, byId, story, wake, countByState }
+    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLease, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byId, story, wake, countByState }
   })
 }) {}

@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { sql } from "kysely"
 import { Db } from "../db/Db.js"
 import { jsonbOrNull } from "../db/Jsonb.js"
 
@@ -23,6 +24,13 @@ export interface TrackingSeen {
 
 /** Push states that still need work: an order with a shipment in one is not done. */
 export const OPEN_PUSH_STATES: ReadonlyArray<PushState> = ["pending", "in_doubt", "on_hold"]
+
+/** A shipment's new push state, with what the attempt left: the store's fulfilment id, or the error. */
+export interface ShipmentMark {
+  readonly id: number
+  readonly state: PushState
+  readonly detail?: { readonly fulfillmentId?: string; readonly error?: unknown; readonly attempt?: boolean }
+}
 
 const json = (value: unknown) => jsonbOrNull(value as object)
 
@@ -70,6 +78,29 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
         )
       })
 
+    /** Many shipments' new push states in one statement (a fulfilled batch). */
+    const markMany = (marks: ReadonlyArray<ShipmentMark>) =>
+      marks.length === 0
+        ? Effect.void
+        : Effect.gen(function*() {
+          const at = new Date(yield* Clock.currentTimeMillis)
+          const rows = marks.map(({ id, state, detail = {} }) => ({
+            id, push_state: state, fulfillment_id: detail.fulfillmentId ?? null,
+            set_error: detail.error !== undefined, last_error: detail.error ?? null, attempt: detail.attempt === true
+          }))
+          yield* db.use((k) =>
+            sql`update shipments as s set
+                push_state = x.push_state,
+                store_fulfillment_id = coalesce(x.fulfillment_id, s.store_fulfillment_id),
+                last_error = case when x.set_error then x.last_error else s.last_error end,
+                attempts = s.attempts + case when x.attempt then 1 else 0 end,
+                pushed_at = case when x.push_state = 'pushed' then ${at}::timestamptz else s.pushed_at end
+              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+                as x(id bigint, push_state text, fulfillment_id text, set_error boolean, last_error jsonb, attempt boolean)
+              where s.id = x.id`.execute(k)
+          )
+        })
+
     /** Every shipment of the given orders (one query for a claimed batch), oldest first, by order. */
     const forOrders = (orderIds: ReadonlyArray<number>) =>
       (orderIds.length === 0
@@ -90,6 +121,6 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
     /** Every shipment of an order, oldest first. */
     const forOrder = (orderId: number) => Effect.map(forOrders([orderId]), (byOrder) => byOrder.get(orderId) ?? [])
 
-    return { record, recordMany, mark, forOrder, forOrders }
+    return { record, recordMany, mark, markMany, forOrder, forOrders }
   })
 }) {}

@@ -29,6 +29,12 @@ describe("the pipeline, daemon against the simulators", () => {
       expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
       expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
       expect(Object.values(shop.notificationsByOrder).every((n) => n === 1)).toBe(true)
+      // Orders claimed together reach the store together: fulfilments and annotations go many to a request.
+      const requests = (...names: Array<string>) => names.reduce((n, name) => n + (shop.operations[name] ?? 0), 0)
+      expect(shop.mutations.fulfillmentCreate).toBe(200)
+      expect(requests("PodsyncFulfillmentCreateMany", "PodsyncFulfillmentCreate")).toBeLessThanOrEqual(50)
+      expect(requests("PodsyncFulfillmentStates", "PodsyncFulfillmentState")).toBeLessThanOrEqual(60)
+      expect(requests("PodsyncAnnotateMany", "PodsyncAnnotate")).toBeLessThanOrEqual(50)
 
       // The tracking in the store is the one the POD service shipped with.
       const sample = await getJson(`${stack.shopify.url}/__sim/orders/${ids[17]}`)
