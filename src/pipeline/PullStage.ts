@@ -85,6 +85,10 @@ export const pullStore = (storeKey: string) =>
     yield* connector.pull(Option.getOrNull(cursor), { since }).pipe(
       Stream.runForEach((page) =>
         Effect.gen(function*() {
+          totals.pages++
+          // A page that hands out nothing (the overlap re-read of versions already stored) stores nothing, and its
+          // cursor need not be saved either: a crash before the next save repeats a few such pages, never skips one.
+          if (page.orders.length === 0 && page.unreadable.length === 0 && !page.done) return
           const changedAfterDraft: Array<[number, NormalizedOrder]> = []
           yield* db.transaction(Effect.gen(function*() {
             const outcomes = yield* orders.storePage(
@@ -109,7 +113,6 @@ export const pullStore = (storeKey: string) =>
               Effect.annotateLogs({ store: storeKey, storeOrderId: bad.storeOrderId ?? "unknown", problem: bad.problem, raw: JSON.stringify(bad.raw).slice(0, 4000) })
             )
           }
-          totals.pages++
         })
       )
     )

@@ -17,7 +17,19 @@ export const isoMillis = (iso: string): number => {
 
 export const laterOf = (a: string, b: string): string => (isoMillis(b) > isoMillis(a) ? b : a)
 
-const versionTime = (key: string): number => isoMillis(key.slice(key.lastIndexOf("@") + 1))
+// Keys come back page after page while they stay in the overlap: each one's time is parsed once.
+const keyTimes = new Map<string, number>()
+const KEY_TIMES_BOUND = 50_000
+
+const versionTime = (key: string): number => {
+  let time = keyTimes.get(key)
+  if (time === undefined) {
+    if (keyTimes.size >= KEY_TIMES_BOUND) keyTimes.clear()
+    time = isoMillis(key.slice(key.lastIndexOf("@") + 1))
+    keyTimes.set(key, time)
+  }
+  return time
+}
 
 /** Keeps the versions a later overlap re-read can meet again: updated at or after `high − overlap`, newest first. */
 export const pruneSeen = (seen: Iterable<string>, high: string, overlapSeconds: number): Array<string> => {
