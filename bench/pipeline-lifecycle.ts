@@ -2,11 +2,13 @@
 // them out and ships them at the POD simulator, and the daemon takes each through pull, match,
 // draft, reconcile and fulfill. Measures wall and CPU time from the orders' appearance until the
 // daemon has fulfilled all of them, and every POD request it made on the way.
+import * as fs from "node:fs"
+import { Session } from "node:inspector/promises"
 import { performance } from "node:perf_hooks"
 import pg from "pg"
 import { type Database, REPORT_CATCH_UP_MS, startDaemon } from "./pipeline-daemon.js"
 import {
-  type BackendCpu, podDeliveries, podQuiet, podStats, post, postgresBackendCpu, requestsBetween, round, shopifyStats, sleep, statusCounts
+  type BackendCpu, podDeliveries, podQuiet, post, postgresBackendCpu, requestsBetween, round, shopifyStats, sleep, statusCounts
 } from "./pipeline-measure.js"
 import { startSims } from "./pipeline-sims.js"
 import { installSqlCounter, type SqlTimings, sqlCounter } from "./pipeline-sql.js"
@@ -34,6 +36,8 @@ export interface LifecycleScenario {
   readonly mappingSource: string
   /** Wait for the daemon's one-off catch-up report before the orders come, so that it is not counted. */
   readonly afterCatchUpReport: boolean
+  /** Write a V8 CPU profile of this process over the measured window to this file (`--cpu-profile`). */
+  readonly cpuProfile?: string | undefined
 }
 
 /** Seconds from the orders' appearance until every order had reached each point, as /status counted them. */
@@ -180,10 +184,18 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
         await backend.start()
       }
       const simCpu0 = await sims.cpuMicros()
+      const profiler = scenario.cpuProfile === undefined ? undefined : new Session()
+      if (profiler !== undefined) {
+        profiler.connect()
+        await profiler.post("Profiler.enable")
+        await profiler.post("Profiler.start")
+      }
       const cpu0 = process.cpuUsage()
       sqlCounter.start()
       const t0 = performance.now()
       await createInStore(sims.shopifyUrl, scenario.orders)
+      // The POD service's side (checkout, production, shipping) runs in the simulators' process.
+      sims.drive(scenario.driverIntervalMs)
 
       let allDraftedAt: number | undefined
       const timeline: Array<{ readonly t: number; readonly states: Record<string, number> }> = []
@@ -191,9 +203,7 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       let states: Record<string, number> = {}
       let completed = false
       for (;;) {
-        await post(`${sims.podUrl}/__sim/checkout-all`, { paid: true })
-        await post(`${sims.podUrl}/__sim/ship-all`)
-        if (allDraftedAt === undefined && (await podStats(sims.podUrl)).drafts >= scenario.orders) allDraftedAt = performance.now()
+        if (allDraftedAt === undefined && (await sims.drafts()) >= scenario.orders) allDraftedAt = performance.now()
         await backend?.sample()
         states = await statusCounts(daemon.url)
         const t = round((performance.now() - t0) / 1000, 2)
@@ -211,6 +221,11 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       const t1 = performance.now()
       const cpu = process.cpuUsage(cpu0)
       const sql = sqlCounter.stop()
+      if (profiler !== undefined && scenario.cpuProfile !== undefined) {
+        const { profile } = await profiler.post("Profiler.stop")
+        fs.writeFileSync(scenario.cpuProfile, JSON.stringify(profile))
+        profiler.disconnect()
+      }
       const simCpu1 = await sims.cpuMicros()
       await backend?.sample()
 

@@ -14,6 +14,7 @@
 //   node dist/bench/pipeline.js --quick                     a small run for CI (writes nothing unless --out FILE)
 //   options: --orders N (throughput), --latency-orders N, --only throughput,calls,latency,
 //            --databases postgres,pglite (the throughput runs' databases),
+//            --cpu-profile FILE (a V8 CPU profile of the daemon's process over a lifecycle run's measured window),
 //            --database-url URL (default $TEST_DATABASE_URL, then postgres://postgres@127.0.0.1:5432/test)
 //   Exits 1 when a run did not fulfil every order, or a reference id got two drafts.
 import * as fs from "node:fs"
@@ -67,7 +68,8 @@ const main = async () => {
       only: { type: "string" },
       "database-url": { type: "string" },
       databases: { type: "string" },
-      out: { type: "string" }
+      out: { type: "string" },
+      "cpu-profile": { type: "string" }
     }
   })
   const quick = values.quick ?? false
@@ -86,7 +88,7 @@ const main = async () => {
   const latency: Array<LatencyResult> = []
   // The full run waits out the daemon's one-off catch-up report (a minute after start) before its orders come.
   const afterCatchUpReport = !quick
-  const common = { schedules: LIFECYCLE_SCHEDULES, driverIntervalMs: 250, timeoutMs: quick ? 120_000 : 600_000, mappingSource, afterCatchUpReport }
+  const common = { cpuProfile: values["cpu-profile"], schedules: LIFECYCLE_SCHEDULES, driverIntervalMs: 250, timeoutMs: quick ? 120_000 : 600_000, mappingSource, afterCatchUpReport }
   const runs: Array<{ readonly label: string; readonly run: () => Promise<void> }> = []
   if (only.has("throughput") || only.has("calls")) {
     if (postgres !== undefined) {
