@@ -4,7 +4,7 @@ import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
-import type { Draft } from "../pod/schemas/Drafts.js"
+import type { DraftSummary } from "../pod/schemas/Drafts.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeased } from "./Lease.js"
@@ -31,7 +31,7 @@ const describeError = (error: PodError) => {
 /** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
 const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
 
-const earliest = (drafts: ReadonlyArray<Draft>) =>
+const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
   [...drafts].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.order_id.localeCompare(b.order_id))[0]!
 
 /** An order whose draft was just made (or found): its move to drafted, still to be written. */
@@ -105,7 +105,7 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
     const call = { lane: "normal" as const, storeKey: stored.storeKey }
     let state: OrderState = stored.state
 
-    const drafted = (draft: Draft, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) => {
+    const drafted = (draft: DraftSummary, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) => {
       const item: Drafted = {
         stored,
         draftId: draft.order_id,
@@ -153,7 +153,7 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
 
     // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
     // "look the draft up before posting again".
-    const created = yield* client.createDraft(plan.draft, call).pipe(Effect.either)
+    const created = yield* client.createDraftSummary(plan.draft, call).pipe(Effect.either)
     if (created._tag === "Right") {
       yield* drafted(created.right, state, "draft created", [], plan.lines)
       return "created" as const

@@ -1,7 +1,7 @@
 import { Chunk, Effect, Stream } from "effect"
 import { canTransition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { OrderProgress } from "../pod/schemas/Orders.js"
 import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 
@@ -11,7 +11,7 @@ export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_
 export const RECONCILE_BATCH = 100
 
 /** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
-const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
+const trackingsOf = (order: OrderProgress): ReadonlyArray<TrackingSeen> => {
   const all = (order.order_trackings ?? [])
     .filter((t) => t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED")
     .map((t) => ({ number: t.tracking_no!, carrier: t.carrier, url: t.tracking_url }))
@@ -20,7 +20,7 @@ const trackingsOf = (order: Order): ReadonlyArray<TrackingSeen> => {
 }
 
 /** Whether the answer's trackings are to be recorded as shipments: once the service ships, or the order has. */
-const recordsTrackings = (stored: FollowedOrder, pod: Order) =>
+const recordsTrackings = (stored: FollowedOrder, pod: OrderProgress) =>
   STATE_OF_POD_STATUS[String(pod.order_status ?? "")] === "shipped" || stored.state === "shipped" || stored.state === "fulfilled"
 
 type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_tracking" | "moved"
@@ -31,7 +31,7 @@ type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_
  * Statuses only move forward (a late or reordered answer never undoes
  * progress).
  */
-const decidePodOrder = (stored: FollowedOrder, pod: Order, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
+const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
   const status = String(pod.order_status ?? "")
   const target = STATE_OF_POD_STATUS[status]
   if (target === undefined) return { outcome: "unknown_status" }
@@ -60,7 +60,7 @@ const decidePodOrder = (stored: FollowedOrder, pod: Order, actor: string, newTra
   return { outcome: "moved", move: move(reason) }
 }
 
-const warnUnknownStatus = (pod: Order) =>
+const warnUnknownStatus = (pod: OrderProgress) =>
   pod.order_status ? Effect.logWarning("unknown POD order status; the order is left as it is").pipe(Effect.annotateLogs({ status: String(pod.order_status) })) : Effect.void
 
 /**
@@ -68,7 +68,7 @@ const warnUnknownStatus = (pod: Order) =>
  * Statuses only move forward; trackings accumulate as shipments, each pushed
  * once later.
  */
-export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string) =>
+export const applyPodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
@@ -89,11 +89,11 @@ export const applyPodOrder = (stored: FollowedOrder, pod: Order, actor: string) 
  * the service are followed by their earliest, every tracking is recorded in
  * one statement, and the orders that move forward move in one more.
  */
-const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<Order>, actor: string) =>
+const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<OrderProgress>, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
-    const first = new Map<string, Order>()
+    const first = new Map<string, OrderProgress>()
     for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
       if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
     }
@@ -129,7 +129,7 @@ export const reconcileAll = (actor: string) =>
       const page = yield* repo.followPage(RECONCILE_STATES, afterId, RECONCILE_BATCH)
       if (page.length === 0) break
       afterId = page[page.length - 1]!.id
-      const found = yield* client.streamOrders(
+      const found = yield* client.streamOrderProgress(
         { filter: { reference_ids: page.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
@@ -193,7 +193,7 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     const toList = [...listed.values()].filter((o) => !readWhole.has(o.podOrderId) && !readWhole.has(o.referenceId))
     for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
       const batch = toList.slice(i, i + RECONCILE_BATCH)
-      const found = yield* client.streamOrders(
+      const found = yield* client.streamOrderProgress(
         { filter: { order_ids: batch.map((o) => o.podOrderId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))

@@ -35,11 +35,13 @@ import {
   ApproveDraftResponse,
   DraftListResponse,
   DraftResponse,
+  DraftSummaryResponse,
+  type DraftSummary,
   PatchLineItemsResponse,
   type Draft,
   type DraftQuery
 } from "./schemas/Drafts.js"
-import { OrderListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
+import { OrderListResponse, OrderProgressListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
 import {
   CreateWebhookInput,
@@ -89,12 +91,12 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       type ListEnvelope = { readonly data: ReadonlyArray<unknown>; readonly paging?: Paging }
       const lister =
         <Q extends ListQuery>() =>
-        <Env extends ListEnvelope, I>(operation: string, path: string, response: Schema.Schema<Env, I>, defaultLane: PodLane) =>
+        <Env extends ListEnvelope, I>(operation: string, path: string, response: Schema.Schema<Env, I>, defaultLane: PodLane, partial = false) =>
         (query?: Q, options?: PodCallOptions): Effect.Effect<PodPage<Env["data"][number]>, PodError> =>
           http
             .run(
               {
-                operation, kind: "read", method: "GET", path, response, defaultLane,
+                operation, kind: "read", method: "GET", path, response, defaultLane, partial,
                 urlParams: listQueryParams(query ?? {})
               },
               options
@@ -121,19 +123,30 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const listOrders = lister<OrderQuery>()(
         "orders.list", "/api/v3/orders", OrderListResponse, "normal"
       )
+      /** Like `listOrders`, with only what following an order needs decoded (`OrderProgress`). */
+      const listOrderProgress = lister<OrderQuery>()(
+        "orders.list", "/api/v3/orders", OrderProgressListResponse, "normal", true
+      )
       const listDrafts = lister<DraftQuery>()(
         "drafts.list", "/api/v3/orders/draft", DraftListResponse, "normal"
       )
 
-      const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<Draft, PodError> => {
+      const postDraft = <A, I>(input: CreateDraftInput, response: Schema.Schema<{ readonly data: A }, I>, partial: boolean, options?: PodCallOptions) => {
         const ctx = { operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft" } as const
         return http.encodeBody(CreateDraftBody, { data: input }, ctx).pipe(
           Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "mutation", body, response: DraftResponse, defaultLane: "normal" }, options)
+            http.run({ ...ctx, kind: "mutation", body, response, partial, defaultLane: "normal" }, options)
           ),
           Effect.map((envelope) => envelope.data)
         )
       }
+
+      const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
+        postDraft(input, DraftResponse, false, options)
+
+      /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`). */
+      const createDraftSummary = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<DraftSummary, PodError> =>
+        postDraft(input, DraftSummaryResponse, true, options)
 
       const createLabeledDraft = (
         input: CreateLabeledDraftInput,
@@ -232,6 +245,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
 
       const streamDrafts = streamer(listDrafts)
       const streamOrders = streamer(listOrders)
+      const streamOrderProgress = streamer(listOrderProgress)
 
       /**
        * Drafts whose `reference_id` is `referenceId` (the idempotency look-up).
@@ -280,6 +294,8 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         deleteWebhook,
         listOrders,
         streamOrders,
+        listOrderProgress,
+        streamOrderProgress,
         getOrder,
         findOrdersByReferenceId,
         quotePrice,
@@ -288,6 +304,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         getDraft,
         findDraftsByReferenceId,
         createDraft,
+        createDraftSummary,
         createLabeledDraft,
         patchDraftLineItems,
         approveDraft

@@ -51,6 +51,8 @@ export interface PodOperation<A, I> {
   readonly urlParams?: ReadonlyArray<readonly [string, string]>
   readonly body?: unknown
   readonly response: Schema.Schema<A, I>
+  /** The response schema names only some of the answer's fields: the others are ignored even in strict decoding. */
+  readonly partial?: boolean
   readonly defaultLane: PodLane
 }
 
@@ -121,7 +123,7 @@ export const makePodHttp = (config: PodHttpConfig) =>
             })
           }
           // Decoded as an Effect: the schemas' forward-compatible enums log unknown values through our logger.
-          return yield* Schema.decodeUnknown(op.response, parseOptions)(json).pipe(
+          return yield* Schema.decodeUnknown(op.response, op.partial === true ? { errors: "all" } : parseOptions)(json).pipe(
             Effect.mapError((error) =>
               new Errors.PodDecodeError({
                 ...ctx, ambiguous: answered(true), httpStatus: status, rawBody: keepBody(text),

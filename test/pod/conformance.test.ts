@@ -119,6 +119,13 @@ describe("v3 answers name only the spec's fields", () => {
     expect(draft.reference_id).toBe("conf:1")
   })
 
+  it("draft create answering a summary: only what the pipeline keeps is decoded, the rest ignored even in strict mode", async () => {
+    const summary = await v3((c) => c.createDraftSummary(fullDraft("conf:summary")))
+    expect(summary.reference_id).toBe("conf:summary")
+    expect(summary.order_id).not.toBe("")
+    expect(Object.keys(summary).every((k) => ["order_id", "reference_id", "status", "created_at", "origin_order_id"].includes(k))).toBe(true)
+  })
+
   it("draft get", async () => {
     expect((await v3((c) => c.getDraft(draftId))).order_id).toBe(draftId)
   })
@@ -162,6 +169,19 @@ describe("v3 answers name only the spec's fields", () => {
 
   it("order list", async () => {
     expect((await v3((c) => c.listOrders({ filter: { order_ids: [orderId] } }))).data).toHaveLength(1)
+  })
+
+  it("order progress list: status and trackings decoded, the rest ignored even in strict mode", async () => {
+    const [progress] = (await v3((c) => c.listOrderProgress({ filter: { order_ids: [orderId] } }))).data
+    const [full] = (await v3((c) => c.listOrders({ filter: { order_ids: [orderId] } }))).data
+    expect(progress).toEqual({
+      order_id: full!.order_id, reference_id: full!.reference_id, created_at: full!.created_at, order_status: full!.order_status,
+      ...(full!.tracking_no === undefined ? {} : { tracking_no: full!.tracking_no }),
+      ...(full!.tracking_link === undefined ? {} : { tracking_link: full!.tracking_link }),
+      ...(full!.tracking_company === undefined ? {} : { tracking_company: full!.tracking_company }),
+      ...(full!.order_trackings === undefined ? {} : { order_trackings: full!.order_trackings })
+    })
+    expect(progress!.tracking_no).toBeDefined()
   })
 
   it("price quote with gift messages and a label", async () => {

@@ -191,6 +191,17 @@ export const Order = Schema.Struct({
 export type Order = typeof Order.Type
 
 export const OrderListResponse = ListEnvelope(Order)
+
+/**
+ * What following an order needs of it: its status and trackings (a list item carries the primary
+ * tracking, a read all of them). Reconciliation lists hundreds of orders a call; decoding only
+ * these fields (the rest is ignored, even in strict decoding) keeps that cheap.
+ */
+export const OrderProgress = Order.pick(
+  "order_id", "reference_id", "created_at", "order_status", "tracking_no", "tracking_link", "tracking_company", "order_trackings"
+)
+export type OrderProgress = typeof OrderProgress.Type
+export const OrderProgressListResponse = ListEnvelope(OrderProgress)
 export const OrderResponse = Envelope(Order)
 
 /** Query of GET /api/v3/orders; `reference_ids` is the real service's filter (ARCHITECTURE.md). */
