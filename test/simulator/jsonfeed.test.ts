@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { simAdmin } from "../support/simAdmin.js"
 import {
   type RunningJsonFeedSimulator,
   runJsonFeedSimulatorStandalone,
@@ -28,15 +29,7 @@ const api = async (path: string, init: { method?: string; body?: unknown; header
   return { status: response.status, headers: response.headers, json: (await response.json()) as any }
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 /** Follows next_cursor to the end; `between` acts after each page. */
 const walk = async (query: string, between?: (page: number) => Promise<void>) => {

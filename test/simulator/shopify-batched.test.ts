@@ -8,6 +8,7 @@ import { getOperationAST, parse } from "graphql"
 import { queryCost } from "../../src/simulator/shopify/cost.js"
 import { startShopifySimulator, type RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { makeShopifySchema } from "../../src/simulator/shopify/schema.graphql.js"
+import { simAdmin } from "../support/simAdmin.js"
 
 const schema = makeShopifySchema()
 const cost = (query: string, variables: Record<string, unknown> = {}) => {
@@ -64,15 +65,7 @@ describe("Shopify simulator: batched documents over HTTP", () => {
     })
     return (await response.json()) as { data?: any; errors?: unknown; extensions: { cost: { requestedQueryCost: number } } }
   }
-  const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${sim.url}/__sim/${path}`, {
-      method,
-      headers: { "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    expect(response.status, `${method} ${path}`).toBe(200)
-    return response.json()
-  }
+  const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
   beforeAll(async () => {
     sim = await startShopifySimulator({ bucket: { maximumAvailable: 100_000, restoreRate: 100_000 } })

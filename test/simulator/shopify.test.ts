@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { simAdmin } from "../support/simAdmin.js"
 import {
   runShopifySimulatorStandalone, startShopifySimulator, type RunningShopifySimulator
 } from "../../src/simulator/shopify/index.js"
@@ -25,15 +26,7 @@ const graphql = async (query: string, variables: Record<string, unknown> = {}, t
   return { status: response.status, json: (await response.json()) as GraphqlAnswer["json"] }
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const ordersPage = `query Orders($first: Int!, $after: String, $query: String, $sortKey: OrderSortKeys) {
   orders(first: $first, after: $after, query: $query, sortKey: $sortKey) {
