@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Array as Arr, Clock, Effect } from "effect"
 import type { OrderState } from "../domain/OrderState.js"
 import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
@@ -58,18 +58,13 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
     const moved = yield* repo.transitionMany(drafted.map((d) => d.move))
     // Not moved: no longer where it was claimed (changed meanwhile); looked at again at once, by reference id.
     yield* repo.releaseMany(drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })), owner)
-    const byStore = new Map<string, Array<Drafted>>()
-    for (const d of drafted) {
-      const now = moved.get(d.stored.id)
-      if (now === undefined) continue
+    const settled = drafted.filter((d) => moved.has(d.stored.id))
+    for (const d of settled) {
       // The store may have changed the order while its draft was being made (a cancel, an edit):
       // the pull stored that version but could not react, the order had no draft yet. React now.
-      if (now.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
-      const group = byStore.get(d.stored.storeKey)
-      if (group === undefined) byStore.set(d.stored.storeKey, [d])
-      else group.push(d)
+      if (moved.get(d.stored.id)!.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
     }
-    yield* Effect.forEach(byStore, ([storeKey, items]) => {
+    yield* Effect.forEach(Object.entries(Arr.groupBy(settled, (d) => d.stored.storeKey)), ([storeKey, items]) => {
       const connector = connectors.get(storeKey)
       if (connector === undefined) return Effect.void
       return Effect.flatMap(

@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Array as Arr, Clock, Effect } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { OrderState } from "../domain/OrderState.js"
 import type { FulfillmentPush } from "../domain/StoreTypes.js"
@@ -74,7 +74,7 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
         marks.push(mark)
         turn.standing.set(mark.id, mark.state)
       }
-      const byStore = new Map<string, Array<{ readonly turn: Turn; readonly shipment: Shipment; readonly push: FulfillmentPush }>>()
+      const toPush: Array<{ readonly turn: Turn; readonly shipment: Shipment; readonly push: FulfillmentPush }> = []
       for (const { turn, shipment } of round) {
         const [first, ...rest] = linesOf(turn.stored, turn.stored.order)
         if (first === undefined) {
@@ -87,11 +87,9 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
           lines: [first, ...rest],
           tracking: { company: shipment.carrier || "Other", number: shipment.trackingNo, ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}) }
         }
-        const group = byStore.get(turn.stored.storeKey)
-        if (group === undefined) byStore.set(turn.stored.storeKey, [{ turn, shipment, push }])
-        else group.push({ turn, shipment, push })
+        toPush.push({ turn, shipment, push })
       }
-      for (const [storeKey, items] of byStore) {
+      for (const [storeKey, items] of Object.entries(Arr.groupBy(toPush, (i) => i.turn.stored.storeKey))) {
         const results = yield* pushAll(connectors.get(storeKey)!, items.map((i) => i.push))
         for (const [index, { turn, shipment }] of items.entries()) {
           const outcome = results[index]!

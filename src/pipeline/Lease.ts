@@ -8,25 +8,6 @@ const HEARTBEAT = "15 seconds"
 export class LeaseLostError extends Data.TaggedError("LeaseLostError")<{ readonly orderId: number }> {}
 
 /**
- * Runs work on a claimed order while renewing its lease. If the lease is lost
- * (the database was unreachable long enough for it to expire), the work is
- * interrupted: another replica may now hold the order.
- */
-export const whileLeased = <A, E, R>(orderId: number, owner: string, work: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const repo = yield* OrdersRepo
-    const heartbeat = Effect.delay(
-      repo.renewLease(orderId, owner, LEASE_SECONDS).pipe(
-        Effect.orElseSucceed(() => true), // a failed renewal is retried at the next beat; the lease has slack
-        Effect.flatMap((kept) => (kept ? Effect.void : Effect.fail(new LeaseLostError({ orderId })))),
-        Effect.repeat(Schedule.spaced(HEARTBEAT))
-      ),
-      HEARTBEAT
-    ).pipe(Effect.zipRight(Effect.never))
-    return yield* Effect.raceFirst(work, heartbeat)
-  })
-
-/**
  * Runs work on a claimed batch while renewing all its leases in one statement
  * per beat. If any lease is lost, the whole work is interrupted: another
  * replica may now hold that order (the others are given back by the caller).
@@ -45,3 +26,6 @@ export const whileLeasedAll = <A, E, R>(orderIds: ReadonlyArray<number>, owner: 
     ).pipe(Effect.zipRight(Effect.never))
     return yield* Effect.raceFirst(work, heartbeat)
   })
+
+/** Runs work on one claimed order while renewing its lease (see `whileLeasedAll`). */
+export const whileLeased = <A, E, R>(orderId: number, owner: string, work: Effect.Effect<A, E, R>) => whileLeasedAll([orderId], owner, work)

@@ -125,13 +125,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         return rows.map((r) => toStored(r as unknown as Row))
       })
 
-    /** Gives a claimed order back, due again at `nextAttemptAt` (null: only when something changes). */
-    const release = (id: number, owner: string, nextAttemptAt: Date | null) =>
-      db.use((k) =>
-        k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null, next_attempt_at: nextAttemptAt })
-          .where("id", "=", id).where("lease_owner", "=", owner).execute()
-      ).pipe(Effect.asVoid)
-
     /**
      * Moves orders, each from its `from` to its `to` if it is still in `from`, and records why:
      * the updates and their events in one statement (atomic without a transaction), whatever
@@ -198,6 +191,9 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             where s.id = x.id and s.lease_owner = ${owner}`.execute(k)
         ).pipe(Effect.asVoid)
 
+    /** Gives a claimed order back, due again at `nextAttemptAt` (null: only when something changes). */
+    const release = (id: number, owner: string, nextAttemptAt: Date | null) => releaseMany([{ id, nextAttemptAt }], owner)
+
     /**
      * Moves an order from `from` to `to` if it is still in `from`, and records
      * why (see `transitionMany`). Returns the version of the store order the
@@ -221,17 +217,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
     const releaseAllLeases = db.use((k) =>
       k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).executeTakeFirst()
     ).pipe(Effect.map((r) => Number(r.numUpdatedRows)))
-
-    /** Keeps a claim alive while its holder works (a heartbeat); false when the lease was lost. */
-    const renewLease = (id: number, owner: string, leaseSeconds: number) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const result = yield* db.use((k) =>
-          k.updateTable("store_orders").set({ lease_expires_at: new Date(at.getTime() + leaseSeconds * 1000) })
-            .where("id", "=", id).where("lease_owner", "=", owner).where("lease_expires_at", ">", at).executeTakeFirst()
-        )
-        return Number(result.numUpdatedRows) === 1
-      })
 
     /** Keeps many claims alive at once; answers the ids whose lease was kept. */
     const renewLeases = (ids: ReadonlyArray<number>, owner: string, leaseSeconds: number) =>
@@ -307,6 +292,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLease, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byId, story, wake, countByState }
+    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byId, story, wake, countByState }
   })
 }) {}

@@ -64,19 +64,8 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
           return counts as ReadonlyMap<number, number>
         }))
 
-    const mark = (id: number, state: PushState, detail: { readonly fulfillmentId?: string; readonly error?: unknown; readonly attempt?: boolean } = {}) =>
-      Effect.gen(function*() {
-        const at = new Date(yield* Clock.currentTimeMillis)
-        yield* db.use((k) =>
-          k.updateTable("shipments").set((eb) => ({
-            push_state: state,
-            ...(detail.fulfillmentId !== undefined ? { store_fulfillment_id: detail.fulfillmentId } : {}),
-            ...(detail.error !== undefined ? { last_error: json(detail.error) } : {}),
-            ...(detail.attempt ? { attempts: eb("attempts", "+", 1) } : {}),
-            ...(state === "pushed" ? { pushed_at: at } : {})
-          })).where("id", "=", id).execute()
-        )
-      })
+    /** One shipment's new push state (see `markMany`). */
+    const mark = (id: number, state: PushState, detail: ShipmentMark["detail"] = {}) => markMany([{ id, state, detail }])
 
     /** Many shipments' new push states in one statement (a fulfilled batch). */
     const markMany = (marks: ReadonlyArray<ShipmentMark>) =>
