@@ -19,7 +19,7 @@ export const renderFindings = (findings: Findings, openapiPath: string): string 
   )
 
   if (findings.kinds.length > 0) {
-    lines.push("Violations (count  side  operation  where  rule; one example each, more in the JSON summary):")
+    lines.push("Violations (occurrences  side  operation  where  rule; one example each, more in the JSON summary):")
     for (const kind of findings.kinds) {
       lines.push(`${padLeft(kind.count, 6)}  ${pad(kind.side, 7)} ${kind.operation}  ${kind.part}:${kind.path === "" ? "/" : kind.path}  ${kind.keyword}: ${kind.message}`)
       for (const e of kind.examples.slice(0, 1)) {

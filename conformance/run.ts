@@ -94,6 +94,7 @@ const main = async (): Promise<number> => {
     ...(contract.droppedNullable > 0
       ? [`${contract.droppedNullable} 'nullable' keywords ignored: an OpenAPI 3.1 schema is JSON Schema 2020-12, which has no 'nullable', so a null there is a violation`]
       : []),
+    "a kind's count is its occurrences: one answer holding ten orders can count ten times",
     "query values are coerced to the parameter schema's types (repeated keys are arrays); unknown query parameters are violations",
     "answers with 2xx are judged against the \"200\" response, 4xx/5xx against their status's response; 429s, /api/v2 and /__sim are skipped"
   ]
