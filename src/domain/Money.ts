@@ -202,18 +202,27 @@ export const toWire = (a: Money): MoneyWire => {
   }
 }
 
-/** Wire form as the spec names it; lenient on `units` (number or string) and a missing `nanos`. */
+/**
+ * Wire form as the spec names it; lenient on `units` (number or string). The
+ * service writes protobuf JSON, which leaves zero values out: $0.50 comes as
+ * `{ currency_code, nanos }`, $0 as `{ currency_code }`. A missing `units` or
+ * `nanos` is 0, and a missing currency is USD, the service's currency unless
+ * stated otherwise.
+ */
 export const MoneyWireSchema = Schema.Struct({
-  currency_code: Schema.String,
-  units: Schema.Union(Schema.Number, Schema.String),
+  currency_code: Schema.optional(Schema.String),
+  units: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
   nanos: Schema.optional(Schema.Number)
 })
+
+/** The currency of an amount whose `currency_code` was left out. */
+export const DEFAULT_WIRE_CURRENCY = "USD"
 
 /** Decodes the wire form into `Money` (sign rule enforced) and encodes it back. */
 export const MoneyFromWire = Schema.transformOrFail(MoneyWireSchema, Schema.typeSchema(Money), {
   strict: true,
   decode: (wire, _options, ast) =>
-    Either.match(make(wire.currency_code, wire.units, wire.nanos ?? 0), {
+    Either.match(make(wire.currency_code || DEFAULT_WIRE_CURRENCY, wire.units ?? 0, wire.nanos ?? 0), {
       onLeft: (error) => ParseResult.fail(new ParseResult.Type(ast, wire, error.message)),
       onRight: (money) => ParseResult.succeed(money)
     }),

@@ -82,7 +82,9 @@ export const PrintLocationCodes = [
   "PRINT_LOCATION_CODE_BACK",
   "PRINT_LOCATION_CODE_LEFT_SLEEVE",
   "PRINT_LOCATION_CODE_RIGHT_SLEEVE",
-  "PRINT_LOCATION_CODE_POCKET"
+  "PRINT_LOCATION_CODE_POCKET",
+  "PRINT_LOCATION_CODE_INSIDE_LABEL",
+  "PRINT_LOCATION_CODE_OUTSIDE_LABEL"
 ] as const
 export type PrintLocationCode = (typeof PrintLocationCodes)[number]
 
@@ -98,9 +100,17 @@ export const PurchaseTrackingTimes = [
 ] as const
 export type PurchaseTrackingTime = (typeof PurchaseTrackingTimes)[number]
 
-/** The second value names a third-party marketplace the spec omits; decoded as an unknown value. */
-export const FulfillmentVendors = ["VENDOR_FULFILLMENT_VENDOR_SERVICE"] as const
+/**
+ * The published contract names the service itself GEARMENT (2) and Amazon (3); the
+ * shape-only spec writes the first as SERVICE, which the client also accepts.
+ */
+export const FulfillmentVendors = [
+  "VENDOR_FULFILLMENT_VENDOR_GEARMENT",
+  "VENDOR_FULFILLMENT_VENDOR_AMAZON",
+  "VENDOR_FULFILLMENT_VENDOR_SERVICE"
+] as const
 export type FulfillmentVendor = (typeof FulfillmentVendors)[number]
+export const FulfillmentVendorNumbers = [2, 3, undefined] as const
 
 export const FulfillmentPriorities = ["VENDOR_FULFILLMENT_PRIORITY_NORMAL", "VENDOR_FULFILLMENT_PRIORITY_RUSH"] as const
 export type FulfillmentPriority = (typeof FulfillmentPriorities)[number]
@@ -188,6 +198,27 @@ export type AddressType = (typeof AddressTypes)[number]
 
 export const GiftMessageTypes = ["TYPE_CUSTOM_IMAGE", "TYPE_UPLOAD_IMAGE"] as const
 export type GiftMessageType = (typeof GiftMessageTypes)[number]
+
+export const FileStorageTypes = [
+  "STORAGE_TYPE_S3",
+  "STORAGE_TYPE_CLOUDFLARE",
+  "STORAGE_TYPE_S3_LEGACY",
+  "STORAGE_TYPE_EXTERNAL"
+] as const
+
+/** The sales channel the partner says an order was placed on (published contract; not the integration platform). */
+export const OriginSalesChannels = [
+  "ORIGIN_SALES_CHANNEL_DIRECT",
+  "ORIGIN_SALES_CHANNEL_ETSY",
+  "ORIGIN_SALES_CHANNEL_EBAY",
+  "ORIGIN_SALES_CHANNEL_AMAZON",
+  "ORIGIN_SALES_CHANNEL_SHOPIFY",
+  "ORIGIN_SALES_CHANNEL_WOOCOMMERCE",
+  "ORIGIN_SALES_CHANNEL_SHOPBASE",
+  "ORIGIN_SALES_CHANNEL_ORDERDESK",
+  "ORIGIN_SALES_CHANNEL_TIKTOKSHOP",
+  "ORIGIN_SALES_CHANNEL_OTHER_MARKETPLACE"
+] as const
 
 export const EnvelopeStatuses = ["success", "error"] as const
 export type EnvelopeStatus = (typeof EnvelopeStatuses)[number]

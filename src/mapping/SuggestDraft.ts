@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import { Effect, Stream } from "effect"
 import { PodClient } from "../pod/PodClient.js"
+import { variantSku } from "../pod/schemas/Catalog.js"
 import { MAX_PAGE_LIMIT } from "../pod/PodPaging.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
@@ -45,7 +46,7 @@ const catalogVariants = Effect.gen(function*() {
   const live = yield* pod.streamCatalogVariants({ paging: { limit: MAX_PAGE_LIMIT } }, { lane: "background" }).pipe(Stream.runCollect)
   const variants = [...live].map((v): SuggestVariant => ({
     variantId: v.variant_id,
-    sku: v.sku,
+    sku: variantSku(v),
     color: v.color,
     size: v.size,
     productId: v.product?.product_id,

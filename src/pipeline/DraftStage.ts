@@ -4,7 +4,7 @@ import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
-import type { DraftSummary } from "../pod/schemas/Drafts.js"
+import { type DraftSummary, substitutionWords } from "../pod/schemas/Drafts.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeased } from "./Lease.js"
@@ -31,8 +31,18 @@ const describeError = (error: PodError) => {
 /** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
 const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
 
+/** The story line of a new draft: what the service warned about and any shipping substitution, in its words. */
+export const draftCreatedReason = (draft: DraftSummary): string => {
+  const notes = [
+    ...(draft.warnings ?? []).map((w) => `the POD service warns: ${w}`),
+    ...[substitutionWords(draft.shipping_substitution)].filter((w) => w !== undefined).map((w) => `shipping ${w}`)
+  ]
+  return notes.length === 0 ? "draft created" : `draft created; ${notes.join("; ")}`
+}
+
+/** Drafts carry no created_at: `order_date` (when the draft was made), then the id, tell which came first. */
 const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
-  [...drafts].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.order_id.localeCompare(b.order_id))[0]!
+  [...drafts].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))[0]!
 
 /** An order whose draft was just made (or found): its move to drafted, still to be written. */
 export interface Drafted {
@@ -109,7 +119,11 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
           change: {
             actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
             ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
-            data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
+            data: {
+              ...(duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }),
+              ...(draft.warnings !== undefined && draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
+              ...(substitutionWords(draft.shipping_substitution) === undefined ? {} : { shippingSubstitution: substitutionWords(draft.shipping_substitution) })
+            }
           }
         }
       }
@@ -150,7 +164,7 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
     // "look the draft up before posting again".
     const created = yield* client.createDraftSummary(plan.draft, call).pipe(Effect.either)
     if (created._tag === "Right") {
-      yield* drafted(created.right, state, "draft created", [], plan.lines)
+      yield* drafted(created.right, state, draftCreatedReason(created.right), [], plan.lines)
       return "created" as const
     }
     const error = created.left

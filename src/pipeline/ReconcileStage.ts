@@ -1,7 +1,7 @@
 import { Chunk, Effect, Stream } from "effect"
 import { canTransition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
-import type { OrderProgress } from "../pod/schemas/Orders.js"
+import { type OrderProgress, primaryTrackingNumber } from "../pod/schemas/Orders.js"
 import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 
@@ -16,7 +16,8 @@ const trackingsOf = (order: OrderProgress): ReadonlyArray<TrackingSeen> => {
     .filter((t) => t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED")
     .map((t) => ({ number: t.tracking_no!, carrier: t.carrier, url: t.tracking_url }))
   if (all.length > 0) return all
-  return order.tracking_no ? [{ number: order.tracking_no, carrier: order.tracking_company, url: order.tracking_link }] : []
+  const primary = primaryTrackingNumber(order)
+  return primary === undefined ? [] : [{ number: primary, carrier: order.tracking_company, url: order.tracking_link }]
 }
 
 /** Whether the answer's trackings are to be recorded as shipments: once the service ships, or the order has. */
@@ -94,7 +95,8 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo
     const first = new Map<string, OrderProgress>()
-    for (const pod of [...found].sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""))) {
+    // List items have no created_at: the draft's order_date, then the id, tell which came first.
+    for (const pod of [...found].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))) {
       if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
     }
     const recorded = yield* shipments.recordMany(asked.flatMap((stored) => {

@@ -33,6 +33,9 @@ import {
 } from "./schemas/DraftRequests.js"
 import {
   ApproveDraftResponse,
+  type CreatedDraft,
+  CreatedDraftResponse,
+  type DraftListItem,
   DraftListResponse,
   DraftResponse,
   DraftSummaryResponse,
@@ -41,7 +44,14 @@ import {
   type Draft,
   type DraftQuery
 } from "./schemas/Drafts.js"
-import { OrderListResponse, OrderProgressListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
+import {
+  OrderListResponse,
+  OrderProgressListResponse,
+  OrderResponse,
+  type Order,
+  type OrderListItem,
+  type OrderQuery
+} from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
 import {
   CreateWebhookInput,
@@ -131,18 +141,20 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         "drafts.list", "/api/v3/orders/draft", DraftListResponse, "normal"
       )
 
-      const postDraft = <A, I>(input: CreateDraftInput, response: Schema.Schema<{ readonly data: A }, I>, partial: boolean, options?: PodCallOptions) => {
+      type Created<A> = { readonly data: A; readonly warnings?: ReadonlyArray<string> }
+      /** The create answer is the short draft plus `warnings[]`, kept on the result (empty when none). */
+      const postDraft = <A, I>(input: CreateDraftInput, response: Schema.Schema<Created<A>, I>, partial: boolean, options?: PodCallOptions) => {
         const ctx = { operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft" } as const
         return http.encodeBody(CreateDraftBody, { data: input }, ctx).pipe(
           Effect.flatMap((body) =>
             http.run({ ...ctx, kind: "mutation", body, response, partial, defaultLane: "normal" }, options)
           ),
-          Effect.map((envelope) => envelope.data)
+          Effect.map((envelope) => ({ ...envelope.data, warnings: envelope.warnings ?? [] }))
         )
       }
 
-      const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
-        postDraft(input, DraftResponse, false, options)
+      const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<CreatedDraft, PodError> =>
+        postDraft(input, CreatedDraftResponse, false, options)
 
       /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`). */
       const createDraftSummary = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<DraftSummary, PodError> =>
@@ -151,13 +163,13 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const createLabeledDraft = (
         input: CreateLabeledDraftInput,
         options?: PodCallOptions
-      ): Effect.Effect<Draft, PodError> => {
+      ): Effect.Effect<CreatedDraft, PodError> => {
         const ctx = { operation: "drafts.createLabeled", method: "POST", path: "/api/v3/orders/draft/labeled" } as const
         return http.encodeBody(CreateLabeledDraftBody, { data: input }, ctx).pipe(
           Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "mutation", body, response: DraftResponse, defaultLane: "normal" }, options)
+            http.run({ ...ctx, kind: "mutation", body, response: CreatedDraftResponse, defaultLane: "normal" }, options)
           ),
-          Effect.map((envelope) => envelope.data)
+          Effect.map((envelope) => ({ ...envelope.data, warnings: envelope.warnings ?? [] }))
         )
       }
 
@@ -175,13 +187,16 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         )
       }
 
-      /** Approves a draft created with `auto_approve: false`; the draft when the service returns it. */
+      /**
+       * Approves a draft created with `auto_approve: false`. The service answers
+       * `{ status, is_approved, message }`; the draft too when it sends one.
+       */
       const approveDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft | undefined, PodError> =>
         http
           .run(
             {
               operation: "drafts.approve", kind: "mutation", method: "POST",
-              path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: {},
+              path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: { order_id: orderId },
               response: ApproveDraftResponse, defaultLane: "normal"
             },
             options
@@ -265,7 +280,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
             },
             options
           ).pipe(Stream.filter((draft) => draft.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<Draft> => Array.from(chunk)))
+        ).pipe(Effect.map((chunk): ReadonlyArray<DraftListItem> => Array.from(chunk)))
 
       /** Orders whose `reference_id` is `referenceId`, checked like `findDraftsByReferenceId`. */
       const findOrdersByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
@@ -279,7 +294,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
             },
             options
           ).pipe(Stream.filter((order) => order.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<Order> => Array.from(chunk)))
+        ).pipe(Effect.map((chunk): ReadonlyArray<OrderListItem> => Array.from(chunk)))
 
       return {
         listCatalog,

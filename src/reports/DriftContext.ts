@@ -5,8 +5,8 @@
  */
 import * as Money from "../domain/Money.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
-import type { Draft } from "../pod/schemas/Drafts.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
+import { type OrderListItem as Order, primaryTrackingNumber } from "../pod/schemas/Orders.js"
 import { enteredCurrentState } from "./NeedsAPerson.js"
 import { statusWords } from "../domain/OrderState.js"
 import type { PodRecords } from "./PodRecords.js"
@@ -89,7 +89,7 @@ const amount = (money: Money.Money | undefined): string | null => (money === und
 export const draftEvidence = (draft: Draft): EvidenceValue => ({
   id: draft.order_id,
   status: statusWords(draft.status),
-  createdAt: draft.created_at ?? draft.order_date ?? null,
+  createdAt: draft.order_date ?? null,
   checkedOutAs: draft.origin_order_id || null,
   total: amount(draft.order_total)
 })
@@ -97,9 +97,9 @@ export const draftEvidence = (draft: Draft): EvidenceValue => ({
 export const orderEvidence = (order: Order): EvidenceValue => ({
   id: order.order_id,
   status: statusWords(order.order_status),
-  createdAt: order.created_at ?? null,
+  createdAt: order.order_date ?? null,
   shippedAt: order.shipped_at ?? null,
-  trackingNo: order.tracking_no || null,
+  trackingNo: primaryTrackingNumber(order) ?? null,
   total: amount(order.order_total)
 })
 

@@ -27,7 +27,7 @@ const inPeriod = (ctx: DriftContext, at: number | undefined) =>
 
 /** POD records created in the period whose reference id matches no store order. */
 const orphans = (ctx: DriftContext): ReadonlyArray<Finding> => {
-  const created = <R extends { readonly created_at?: string | undefined; readonly order_date?: string | undefined }>(r: R) => inPeriod(ctx, createdAtOf(r))
+  const created = <R extends { readonly order_date?: string | undefined }>(r: R) => inPeriod(ctx, createdAtOf(r))
   const drafts = ctx.pod.drafts.filter(isActiveDraft).filter(created)
   const orders = ctx.pod.orders.filter(isActiveOrder).filter(created)
   // Records without a reference id stand alone; the others group by it.

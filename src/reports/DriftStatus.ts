@@ -6,8 +6,8 @@
  */
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState, podProgress } from "../domain/OrderState.js"
-import type { Draft } from "../pod/schemas/Drafts.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
+import { type OrderListItem as Order, primaryTrackingNumber } from "../pod/schemas/Orders.js"
 import {
   draftEvidence,
   type DriftContext,
@@ -20,7 +20,7 @@ import {
   storeOfReference
 } from "./DriftContext.js"
 import { STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
-import { followedOrder, isActiveDraft, isActiveOrder, isCheckedOut } from "./PodRecords.js"
+import { followedOrder, isActiveDraft, isActiveOrder, isCheckedOut, lastChangeOf } from "./PodRecords.js"
 import type { ReportOrder } from "./ReportInput.js"
 import type { Finding } from "./ReportOutput.js"
 
@@ -51,14 +51,14 @@ const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefi
   const shipped = [followedOrder(v.orders, v.ours?.podOrderId ?? null), ...v.orders]
     .find((o) => o?.order_status === "VENDOR_ORDER_STATUS_SHIPPED")
   if (shipped === undefined || v.store === undefined || v.store.cancelled) return undefined
-  if (!pastGrace(ctx, timeOf(shipped.shipped_at ?? shipped.updated_at))) return undefined
+  if (!pastGrace(ctx, timeOf(shipped.shipped_at) ?? lastChangeOf(shipped))) return undefined
   const planned = v.ours?.plannedLines ?? []
   const open = planned.flatMap((p) => {
     const line = v.store!.lines.find((l) => l.lineId === p.lineId)
     return line !== undefined && line.fulfillableQuantity > 0 ? [`${line.sku ?? line.title} × ${line.fulfillableQuantity}`] : []
   })
   if (planned.length > 0 ? open.length === 0 : v.store.fulfillmentStatus === "fulfilled") return undefined
-  const tracking = shipped.tracking_no || undefined
+  const tracking = primaryTrackingNumber(shipped)
   const stuck = v.ours?.shipments.find((s) => s.pushState === "rejected" || s.pushState === "on_hold" || s.pushState === "in_doubt")
   const action = v.ours === undefined
     ? `podsync has no record of it: run podsync pull --store ${v.storeKey}, then podsync reconcile`
@@ -110,7 +110,7 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
     ? STATE_OF_POD_STATUS[String(followed.order_status)]
     : v.drafts.length > 0 ? "drafted" : v.cancelledOrders.length > 0 ? "pod_cancelled" : undefined
   if (followed !== undefined && expected === undefined) return undefined // a status this version does not know
-  const podChanged = latest(...[...v.orders, ...v.drafts, ...v.cancelledOrders].map((r) => timeOf(r.updated_at ?? r.created_at)))
+  const podChanged = latest(...[...v.orders, ...v.drafts, ...v.cancelledOrders].map(lastChangeOf))
   if (!pastGrace(ctx, latest(podChanged, v.ours?.events[v.ours.events.length - 1]?.at))) return undefined
   const pod = { drafts: v.drafts.map(draftEvidence), orders: [...v.orders, ...v.cancelledOrders].map(orderEvidence) }
   const podSays = followed !== undefined ? `order ${followed.order_id} is ${statusWords(followed.order_status)}` : v.drafts.length > 0 ? `draft ${v.drafts[0]!.order_id} awaits checkout` : "the order is cancelled"

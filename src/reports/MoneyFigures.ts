@@ -10,7 +10,7 @@
  */
 import { Either } from "effect"
 import * as Money from "../domain/Money.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 import { pulledIn } from "./FlowFigures.js"
 import { isActiveOrder, type PodRecords } from "./PodRecords.js"
 import type { ReportOrder, ReportPeriod } from "./ReportInput.js"
@@ -76,8 +76,8 @@ const podLinesOf = (order: ReportOrder, podOrders: ReadonlyArray<Order>): Readon
   })
   if (planned.length > 0) return planned
   const fromPod = podOrders.flatMap((o) => o.line_items ?? []).flatMap((item) => {
-    const sku = item.variant?.sku ?? item.variant_sku ?? item.variant_id
-    return sku === undefined || (item.quantity ?? 0) <= 0 ? [] : [{ sku, title: item.variant_name ?? item.product_name ?? sku, quantity: item.quantity ?? 0 }]
+    const sku = item.variant?.sku || item.variant?.variant_id || undefined
+    return sku === undefined || (item.quantity ?? 0) <= 0 ? [] : [{ sku, title: item.variant?.variant_name || item.product_name || sku, quantity: item.quantity ?? 0 }]
   })
   return fromPod.length > 0 ? fromPod : [{ sku: "(unknown SKU)", title: "(lines unknown)", quantity: 1 }]
 }

@@ -3,8 +3,8 @@
  * read in several passes (by creation time, by reference ids) overlap: each
  * record is kept once, by id.
  */
-import type { Draft } from "../pod/schemas/Drafts.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
+import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 import type { PodSnapshot } from "./ReportInput.js"
 
 /** Drafts someone deleted or archived no longer count. */
@@ -16,14 +16,27 @@ export const isCheckedOut = (draft: Draft): boolean =>
 
 export const isActiveOrder = (order: Order): boolean => order.order_status !== "VENDOR_ORDER_STATUS_CANCELLED"
 
-export const createdAtOf = (record: { readonly created_at?: string | undefined; readonly order_date?: string | undefined }): number | undefined => {
-  const text = record.created_at ?? record.order_date
+const timeOf = (text: string | undefined): number | undefined => {
   const ms = text === undefined ? NaN : Date.parse(text)
   return Number.isNaN(ms) ? undefined : ms
 }
 
-const byCreation = <R extends { readonly order_id: string; readonly created_at?: string | undefined }>(a: R, b: R) =>
-  (a.created_at ?? "").localeCompare(b.created_at ?? "") || a.order_id.localeCompare(b.order_id)
+/** When a record was made: list items carry no `created_at`, so the draft's `order_date`. */
+export const createdAtOf = (record: { readonly order_date?: string | undefined }): number | undefined => timeOf(record.order_date)
+
+/** When a record last changed, as far as its list form tells (it has no `updated_at`): its latest timestamp. */
+export const lastChangeOf = (record: {
+  readonly order_date?: string | undefined
+  readonly approved_at?: string | undefined
+  readonly paid_at?: string | undefined
+  readonly shipped_at?: string | undefined
+}): number | undefined => {
+  const known = [record.order_date, record.approved_at, record.paid_at, record.shipped_at].map(timeOf).filter((t): t is number => t !== undefined)
+  return known.length === 0 ? undefined : Math.max(...known)
+}
+
+const byCreation = <R extends { readonly order_id: string; readonly order_date?: string | undefined }>(a: R, b: R) =>
+  (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id)
 
 const unique = <R extends { readonly order_id: string }>(records: ReadonlyArray<R>): ReadonlyArray<R> => {
   const seen = new Map<string, R>()
@@ -40,7 +53,7 @@ export interface PodRecords {
   readonly references: ReadonlyArray<string>
 }
 
-const group = <R extends { readonly order_id: string; readonly created_at?: string | undefined; readonly reference_id?: string | undefined }>(
+const group = <R extends { readonly order_id: string; readonly order_date?: string | undefined; readonly reference_id?: string | undefined }>(
   records: ReadonlyArray<R>
 ) => {
   const map = new Map<string, Array<R>>()

@@ -5,8 +5,8 @@
  */
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { OrderState } from "../domain/OrderState.js"
-import type { Draft } from "../pod/schemas/Drafts.js"
-import type { Order } from "../pod/schemas/Orders.js"
+import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
+import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 
 /** [from, to): `label` names it in file names and titles ("2026-11-20" for one local day). */
 export interface ReportPeriod {

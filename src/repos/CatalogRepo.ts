@@ -3,7 +3,7 @@ import { sql } from "kysely"
 import { Db, type DbError } from "../db/Db.js"
 import { MoneyFromWire } from "../domain/Money.js"
 import type { CatalogEntry, CatalogLookup } from "../mapping/DraftPlan.js"
-import { CatalogVariant } from "../pod/schemas/Catalog.js"
+import { CatalogVariant, variantSku } from "../pod/schemas/Catalog.js"
 
 /** A cached POD catalog variant, as matching and suggestions need it. */
 export interface CatalogRecord extends CatalogEntry {
@@ -24,7 +24,10 @@ export interface CatalogUpsert {
 
 const encodeVariant = Schema.encodeSync(CatalogVariant)
 const encodeMoney = Schema.encodeSync(MoneyFromWire)
-const RawSku = Schema.Struct({ sku: Schema.optionalWith(Schema.String, { nullable: true }) })
+const RawSku = Schema.Struct({
+  sku: Schema.optionalWith(Schema.String, { nullable: true }),
+  variant_sku: Schema.optionalWith(Schema.String, { nullable: true })
+})
 const decodeRawSku = Schema.decodeUnknownOption(RawSku)
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as object
 
@@ -121,7 +124,7 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("podsync/CatalogR
           variantName: r.name ?? undefined,
           color: r.color ?? undefined,
           size: r.size ?? undefined,
-          sku: Option.getOrUndefined(Option.flatMap(raw, (v) => Option.fromNullable(v.sku)))
+          sku: Option.getOrUndefined(Option.flatMap(raw, (v) => Option.fromNullable(variantSku(v))))
         }
       })
     ))

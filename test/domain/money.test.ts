@@ -11,8 +11,8 @@ const anyMoney = fc.tuple(currency, totalNanos).map(([c, n]) => Money.fromNanos(
 
 const right = <A, E>(either: Either.Either<A, E>): A => Either.getOrThrow(either)
 
-const signRuleHolds = (wire: { readonly units: number | string; readonly nanos?: number | undefined }): boolean => {
-  const units = BigInt(wire.units)
+const signRuleHolds = (wire: { readonly units?: number | string | undefined; readonly nanos?: number | undefined }): boolean => {
+  const units = BigInt(wire.units ?? 0)
   const nanos = wire.nanos ?? 0
   return (units > 0n ? nanos >= 0 : true) && (units < 0n ? nanos <= 0 : true) && Math.abs(nanos) <= 999_999_999
 }

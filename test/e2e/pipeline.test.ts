@@ -65,7 +65,7 @@ describe("the pipeline, daemon against the simulators", () => {
       await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 1, 60_000)
       const status = podsync(["status", "--config", config])
       expect(status.stdout).toMatch(/demo-shopify\s+held: unmatched\s+1/)
-      fs.appendFileSync(stack.mappingFile, ",MUG-11OZ-WHT,fd506c38-a1a0-4687-9421-fc62771eac1b,,{{attr design_front}},,,,,,,\n")
+      fs.appendFileSync(stack.mappingFile, ",MUG-11OZ-WHT,GM0002010011,,{{attr design_front}},,,,,,,\n")
       const final = await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 0 && (s.fulfilled ?? 0) === 201, 60_000)
       expect(final.held).toBeUndefined()
     } finally {

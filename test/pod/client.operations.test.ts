@@ -238,11 +238,13 @@ describe("forward compatibility", () => {
         Effect.provide(Logger.replace(Logger.defaultLogger, collector))
       )
     )
-    expect(first.status).toBe("VENDOR_ORDER_DRAFT_STATUS_SIM_FUTURE_VALUE")
-    expect(second.status).toBe("VENDOR_ORDER_DRAFT_STATUS_SIM_FUTURE_VALUE")
+    // The unknown value comes as a name, or as a number for a record whose enums travel as numbers.
+    const unknown = ["VENDOR_ORDER_DRAFT_STATUS_SIM_FUTURE_VALUE", "99"]
+    expect(unknown).toContain(first.status)
+    expect(second.status).toBe(first.status)
     expect(first.order_id).toBe(d.order_id)
     const draftStatusLogs = messages.filter((m) => m.annotations["enum"] === "draft_status")
     expect(draftStatusLogs).toHaveLength(1)
-    expect(draftStatusLogs[0]?.annotations["value"]).toBe("VENDOR_ORDER_DRAFT_STATUS_SIM_FUTURE_VALUE")
+    expect(draftStatusLogs[0]?.annotations["value"]).toBe(first.status)
   })
 })

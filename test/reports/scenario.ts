@@ -9,8 +9,8 @@ import { Either } from "effect"
 import * as Money from "../../src/domain/Money.js"
 import type { NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
-import type { Draft } from "../../src/pod/schemas/Drafts.js"
-import type { Order } from "../../src/pod/schemas/Orders.js"
+import type { DraftListItem as Draft } from "../../src/pod/schemas/Drafts.js"
+import type { OrderListItem as Order } from "../../src/pod/schemas/Orders.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportInput, type ReportOrder } from "../../src/reports/ReportInput.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -77,12 +77,13 @@ const order = (n: number, spec: Spec): ReportOrder => {
 }
 
 const draft = (id: string, reference: string, created: string, status: NonNullable<Draft["status"]>, checkedOutAs?: string): Draft => ({
-  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", created_at: created, updated_at: created, status,
+  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", order_date: created, status,
+  is_label_attached: false, is_shipping_verification_bypassed: false, is_approved: true, auto_approve: true,
   ...(checkedOutAs === undefined ? {} : { origin_order_id: checkedOutAs })
 })
 
 const podOrder = (id: string, reference: string, created: string, status: NonNullable<Order["order_status"]>, total: Money.Money, extra: Partial<Order> = {}): Order => ({
-  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", created_at: created, updated_at: created,
+  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", order_date: created,
   order_status: status, order_total: total, ...extra
 })
 
@@ -138,10 +139,10 @@ export const scenarioInput = (overrides: Partial<ReportInput> = {}): ReportInput
     ],
     orders: [
       podOrder("O-1", "acme:1001", iso("02:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "21.50"), { shipped_at: iso("05:00"), tracking_no: "1Z001" }),
-      podOrder("O-2", "acme:1002", iso("03:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "12.00"), { shipped_at: iso("08:00"), updated_at: iso("08:00"), tracking_no: "1Z002" }),
+      podOrder("O-2", "acme:1002", iso("03:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "12.00"), { shipped_at: iso("08:00"), tracking_no: "1Z002" }),
       podOrder("O-11", "acme:1011", iso("13:00"), "VENDOR_ORDER_STATUS_ON_HOLD", money("USD", "9.00")),
       podOrder("O-21", "beta:2001", iso("06:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("EUR", "14.25"), { shipped_at: iso("10:00"), tracking_no: "DHL21" }),
-      podOrder("O-22", "beta:2002", iso("07:00"), "VENDOR_ORDER_STATUS_IN_PRODUCTION", money("EUR", "10.00"), { updated_at: iso("09:00") })
+      podOrder("O-22", "beta:2002", iso("07:00"), "VENDOR_ORDER_STATUS_IN_PRODUCTION", money("EUR", "10.00"), { paid_at: iso("09:00") })
     ],
     error: null
   },

@@ -24,8 +24,8 @@ import { type RunningShopifySimulator, startShopifySimulator } from "../../src/s
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { pgliteDatabase } from "../support/database.js"
 
-export const FOREST = { sku: "UTS01-FOREST-S", variantId: "fd506c38-a1a0-4687-9421-fc62771eac1b" }
-export const DARKHE = { sku: "UTS01-DARKHE-M", variantId: "1f4d1196-0c2e-4610-8a37-2a3761985fbd" }
+export const FOREST = { sku: "UTS01-FOREST-S", variantId: "GM0002010011" }
+export const DARKHE = { sku: "UTS01-DARKHE-M", variantId: "GM0002010020" }
 const POD_HEADERS = { "content-type": "application/json", [DEFAULT_AUTH_HEADERS.key]: "sim-client-key", [DEFAULT_AUTH_HEADERS.secret]: "sim-client-secret" }
 
 export interface Scene {

@@ -5,10 +5,13 @@ import { AUTH, usePodSimulator } from "./podHarness.js"
 
 const pod = usePodSimulator({ rateLimit: false })
 
-const cents = (money: { currency_code: string; units: number | string; nanos: number }): number => {
+/** Protobuf JSON leaves zero parts out: $0.50 is `{ currency_code, nanos }`, $0 is `{ currency_code }`. */
+const cents = (money: { currency_code: string; units?: number | string; nanos?: number }): number => {
   expect(money.currency_code).toBe("USD")
-  expect(["number", "string"]).toContain(typeof money.units)
-  return Number(money.units) * 100 + money.nanos / 10_000_000
+  expect(["number", "string", "undefined"]).toContain(typeof money.units)
+  expect(money.units).not.toBe(0)
+  expect(money.nanos).not.toBe(0)
+  return Number(money.units ?? 0) * 100 + (money.nanos ?? 0) / 10_000_000
 }
 
 describe("auth and not-found answers", () => {
@@ -66,7 +69,7 @@ describe("catalog", () => {
   it("filters variants by every documented key, arrays as repeated keys", async () => {
     const v = generateCatalog(1).variants[5]!
     const q = async (query: string) => (await pod.api("GET", `/api/v3/catalog/variants?paging.limit=100&${query}`)).body.data as Array<any>
-    expect((await q(`filter.variant_ids=${v.variantId}`)).map((x) => x.sku)).toEqual([v.sku])
+    expect((await q(`filter.variant_ids=${v.variantId}`)).map((x) => x.variant_sku)).toEqual([v.sku])
     expect((await q(`filter.skus=${v.sku}&filter.skus=nope`)).map((x) => x.variant_id)).toEqual([v.variantId])
     expect((await q(`filter.legacy_variant_ids=${v.legacyVariantId}`)).map((x) => x.variant_id)).toEqual([v.variantId])
     const byProduct = await q(`filter.product_ids=${v.productId}&filter.colors=${encodeURIComponent(v.color)}&filter.sizes=${v.size}`)
@@ -87,15 +90,34 @@ describe("catalog", () => {
     const page = (await pod.api("GET", "/api/v3/catalog/variants?paging.limit=40")).body.data as Array<any>
     expect(new Set(page.map((v) => typeof v.price.units))).toEqual(new Set(["number", "string"]))
   })
+
+  it("writes protobuf JSON: zero values are left out, down to a $0 Money's units", async () => {
+    const page = (await pod.api("GET", "/api/v3/catalog/variants?paging.limit=100")).body.data as Array<any>
+    // No extra charge: `extra_price` is `{ currency_code }`.
+    expect(page.some((v) => v.extra_price !== undefined && v.extra_price.units === undefined && v.extra_price.nanos === undefined)).toBe(true)
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) {
+        expect(value.length).toBeGreaterThan(0)
+        value.forEach(walk)
+      } else if (value !== null && typeof value === "object") {
+        for (const inner of Object.values(value)) walk(inner)
+      } else expect([0, "", false, null]).not.toContain(value)
+    }
+    walk(page)
+    // An empty list answer has no `data` at all.
+    const none = await pod.api("GET", "/api/v3/catalog/variants?filter.skus=NO-SUCH-SKU")
+    expect(none.body).not.toHaveProperty("data")
+  })
 })
 
 describe("shipping fees and the standalone runner", () => {
   it("answers first and additional item fees per variant and method", async () => {
     const v = generateCatalog(1).variants[0]!
     const reply = await pod.api("GET", `/api/v3/catalog/variants/shipping-fee?filter.variant_ids=${v.variantId}&country_code=US&method=METHOD_STANDARD`)
-    expect(reply.body.data).toEqual([expect.objectContaining({ variant_id: v.variantId, shipping_method: "METHOD_STANDARD" })])
-    expect(cents(reply.body.data[0].first_item_fee)).toBe(469)
-    expect(cents(reply.body.data[0].additional_item_fee)).toBe(219)
+    expect(reply.body.data).toEqual([expect.objectContaining({ variant_id: v.variantId, variant_sku: v.sku })])
+    expect(reply.body.data[0].shipping_services).toEqual([expect.objectContaining({ shipping_service: "METHOD_STANDARD" })])
+    expect(cents(reply.body.data[0].shipping_services[0].fee_amount)).toBe(469)
+    expect(cents(reply.body.data[0].shipping_services[0].additional_item)).toBe(219)
     expect((await pod.api("GET", "/api/v3/catalog/variants/shipping-fee")).status).toBe(400)
   })
 

@@ -17,7 +17,7 @@ const postDraft = async (referenceId: string) => {
 }
 
 const draftsFor = async (referenceId: string): Promise<Array<any>> =>
-  (await pod.api("GET", `/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(referenceId)}`)).body.data
+  (await pod.api("GET", `/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(referenceId)}`)).body.data ?? []
 
 describe("fault injection", () => {
   it("reset: the connection is cut before processing, so no draft exists", async () => {

@@ -74,7 +74,7 @@ describe("webhook subscriptions", () => {
     expect(badUrl.status).toBe(400)
     expect(badUrl.body.message).toContain("invalid delivery URL")
     const cancelled = (await pod.api("GET", "/api/v3/webhooks?filter.topics=TOPIC_ORDER_CANCELLED")).body.data
-    expect(cancelled.map((w: { topic: string }) => w.topic)).toEqual(["VENDOR_WEBHOOK_TOPIC_ORDER_CANCELED"])
+    expect(cancelled.map((w: { topic: string }) => w.topic)).toEqual(["TOPIC_ORDER_CANCELLED"])
     expect((await pod.api("GET", "/api/v3/webhooks?filter.store_ids=store-1")).body.data).toHaveLength(1)
     const id = created.data.webhook_id
     expect((await pod.api("DELETE", `/api/v3/webhooks/${id}`)).body.data.webhook_id).toBe(id)

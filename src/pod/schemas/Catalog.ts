@@ -43,9 +43,13 @@ export interface CatalogVariant {
   readonly color?: string
   readonly hex_color_code?: string
   readonly sku?: string
+  readonly variant_sku?: string
+  readonly color_code?: string
+  readonly size_code?: string
   readonly price?: Money
   readonly recommended_price?: Money
   readonly extra_price?: Money
+  readonly net_price?: Money
   readonly stock_label?: Open<CatalogStockLabelValue>
   readonly product?: CatalogProductRef
   readonly legacy_variant_id?: number
@@ -57,10 +61,14 @@ interface CatalogVariantEncoded {
   readonly color?: string | null
   readonly hex_color_code?: string | null
   readonly sku?: string | null
+  readonly variant_sku?: string | null
+  readonly color_code?: string | null
+  readonly size_code?: string | null
   readonly price?: MoneyWireEncoded | null
   readonly recommended_price?: MoneyWireEncoded | null
   readonly extra_price?: MoneyWireEncoded | null
-  readonly stock_label?: string | null
+  readonly net_price?: MoneyWireEncoded | null
+  readonly stock_label?: string | number | null
   readonly product?: CatalogProductRefEncoded | null
   readonly legacy_variant_id?: IntegerLikeEncoded | null
 }
@@ -81,15 +89,24 @@ export const CatalogVariant: Schema.Schema<CatalogVariant, CatalogVariantEncoded
   size: opt(Schema.String),
   color: opt(Schema.String),
   hex_color_code: opt(Schema.String),
-  /** Not in the spec's field list, but `filter.skus` filters on it and mapping suggestions match by it. */
+  /** The shape-only spec's name for the SKU; the service sends `variant_sku` (read both with `variantSku`). */
   sku: opt(Schema.String),
+  variant_sku: opt(Schema.String),
+  color_code: opt(Schema.String),
+  size_code: opt(Schema.String),
   price: opt(MoneyFromWire),
   recommended_price: opt(MoneyFromWire),
   extra_price: opt(MoneyFromWire),
+  /** What the service charges this team for the variant. */
+  net_price: opt(MoneyFromWire),
   stock_label: opt(CatalogStockLabel),
   product: opt(Schema.suspend((): Schema.Schema<CatalogProductRef, CatalogProductRefEncoded> => CatalogProductRef)),
   legacy_variant_id: opt(IntegerLike)
 }).annotations({ identifier: "CatalogVariant" })
+
+/** A variant's SKU, under the published name (`variant_sku`) or the spec's (`sku`); undefined when neither is set. */
+export const variantSku = (variant: { readonly variant_sku?: string | undefined; readonly sku?: string | undefined }): string | undefined =>
+  variant.variant_sku || variant.sku || undefined
 
 export const CatalogProduct = Schema.Struct({
   product_id: Schema.String,

@@ -36,6 +36,10 @@ export const Timestamp = Schema.String.annotations({ identifier: "Timestamp" })
 export const opt = <S extends Schema.Schema.All>(schema: S) =>
   Schema.optionalWith(schema, { exact: true, nullable: true })
 
+// Numbers as the published contract gives them (most enums start at 2; a few at 1).
+/** A boolean of an answer: protobuf JSON leaves `false` out, so an absent flag is false. */
+export const flag = Schema.optionalWith(Schema.Boolean, { nullable: true, default: () => false })
+
 export const CreatedMethod = OpenEnum("created_method", E.CreatedMethods)
 export const OrderStatus = OpenEnum("order_status", E.OrderStatuses)
 export const PaymentStatus = OpenEnum("payment_status", E.PaymentStatuses)
@@ -43,22 +47,24 @@ export const DraftStatus = OpenEnum("draft_status", E.DraftStatuses)
 export const RefundStatus = OpenEnum("refund_status", E.RefundStatuses)
 export const CancelStatus = OpenEnum("cancel_status", E.CancelStatuses)
 export const ShippingMethod = OpenEnum("shipping_method", E.ShippingMethods)
-export const PrintLocationCode = OpenEnum("print_location_code", E.PrintLocationCodes)
-export const PurchaseTrackingTime = OpenEnum("purchase_tracking_time", E.PurchaseTrackingTimes)
-export const FulfillmentVendor = OpenEnum("fulfillment_vendor", E.FulfillmentVendors)
+export const PrintLocationCode = OpenEnum("print_location_code", E.PrintLocationCodes, 1)
+export const PurchaseTrackingTime = OpenEnum("purchase_tracking_time", E.PurchaseTrackingTimes, 1)
+export const FulfillmentVendor = OpenEnum("fulfillment_vendor", E.FulfillmentVendors, E.FulfillmentVendorNumbers)
 export const FulfillmentPriority = OpenEnum("fulfillment_priority", E.FulfillmentPriorities)
 export const ShippingVerificationStatus = OpenEnum("shipping_verification_status", E.ShippingVerificationStatuses)
 export const ProductMatchingStatus = OpenEnum("product_matching_status", E.ProductMatchingStatuses)
-export const TrackingType = OpenEnum("tracking_type", E.TrackingTypes)
-export const OrderStockLabel = OpenEnum("stock_label", E.OrderStockLabels)
-export const CatalogStockLabel = OpenEnum("catalog_stock_label", E.CatalogStockLabels)
+export const TrackingType = OpenEnum("tracking_type", E.TrackingTypes, 1)
+export const OrderStockLabel = OpenEnum("stock_label", E.OrderStockLabels, 1)
+export const CatalogStockLabel = OpenEnum("catalog_stock_label", E.CatalogStockLabels, 1)
 export const WebhookStatus = OpenEnum("webhook_status", E.WebhookStatuses)
 export const WebhookTopic = OpenEnum("webhook_topic", E.WebhookTopics)
 export const WebhookVersion = OpenEnum("webhook_version", E.WebhookVersions)
 export const MarketplacePlatform = OpenEnum("marketplace_platform", E.MarketplacePlatforms)
 export const AddressType = OpenEnum("address_type", E.AddressTypes)
-export const GiftMessageType = OpenEnum("gift_message_type", E.GiftMessageTypes)
-export const EnvelopeStatus = OpenEnum("envelope_status", E.EnvelopeStatuses)
+export const GiftMessageType = OpenEnum("gift_message_type", E.GiftMessageTypes, 1)
+export const EnvelopeStatus = OpenEnum("envelope_status", E.EnvelopeStatuses, [])
+export const FileStorageType = OpenEnum("file_storage_type", E.FileStorageTypes, 1)
+export const OriginSalesChannel = OpenEnum("origin_sales_channel", E.OriginSalesChannels, 1)
 
 export const Paging = Schema.Struct({
   total: opt(IntegerLike),
@@ -117,6 +123,14 @@ export const GiftMessage = Schema.Struct({
   gift_message_name: opt(Schema.String)
 }).annotations({ identifier: "GiftMessage" })
 
+/** `shipping_substitution`: the service sent the order by another method than asked (Economy as Standard). */
+export const ShippingSubstitution = Schema.Struct({
+  from: opt(Schema.String),
+  to: opt(Schema.String),
+  reason: opt(Schema.String)
+}).annotations({ identifier: "ShippingSubstitution" })
+export type ShippingSubstitution = typeof ShippingSubstitution.Type
+
 /** A printing option as responses carry it. */
 export const PrintingOption = Schema.Struct({
   print_location_code: opt(PrintLocationCode),
@@ -137,12 +151,15 @@ export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
     data
   })
 
-/** The v3 envelope around one page of a list. */
+/**
+ * The v3 envelope around one page of a list. Protobuf JSON leaves an empty
+ * list out, so an answer with no matches has no `data`: it decodes as `[]`.
+ */
 export const ListEnvelope = <A, I, R>(item: Schema.Schema<A, I, R>) =>
   Schema.Struct({
     status: opt(EnvelopeStatus),
     message: opt(Schema.String),
-    data: Schema.Array(item),
+    data: Schema.optionalWith(Schema.Array(item), { nullable: true, default: (): ReadonlyArray<A> => [] }),
     paging: opt(Paging)
   })
 

@@ -7,6 +7,7 @@ import {
   CreatedMethod,
   DraftStatus,
   Envelope,
+  flag,
   FulfillmentOption,
   FulfillmentPriority,
   FulfillmentVendor,
@@ -22,7 +23,10 @@ import {
   PrintingOption,
   PrintLocation,
   ProductMatchingStatus,
+  OriginSalesChannel,
   ShippingOption,
+  ShippingSubstitution,
+  type ShippingSubstitution as ShippingSubstitutionValue,
   ShippingVerificationStatus,
   Timestamp,
   type PagingQuery
@@ -68,6 +72,7 @@ export const DraftLineItemProduct = Schema.Struct({
   sku: opt(Schema.String)
 }).annotations({ identifier: "DraftLineItemProduct" })
 
+/** A draft line as a whole-draft read carries it (`VendorLineItem`); list items and create answers carry the short form. */
 export const DraftLineItem = Schema.Struct({
   id: opt(IdLike),
   line_item_id: opt(Schema.String),
@@ -78,9 +83,19 @@ export const DraftLineItem = Schema.Struct({
   fulfillment_option: opt(LineItemFulfillmentOption),
   variant: opt(DraftLineItemVariant),
   product: opt(DraftLineItemProduct),
+  item_price: opt(MoneyFromWire),
+  line_tax: opt(MoneyFromWire),
+  line_fee: opt(MoneyFromWire),
+  line_discount: opt(MoneyFromWire),
+  line_subtotal: opt(MoneyFromWire),
   line_total: opt(MoneyFromWire)
 }).annotations({ identifier: "DraftLineItem" })
 export type DraftLineItem = typeof DraftLineItem.Type
+
+/** `VendorLineItem.Short`: no per-line prices but the total. */
+export const DraftListLineItem = DraftLineItem.pick(
+  "id", "line_item_id", "order_id", "quantity", "printing_options", "origin_options", "fulfillment_option", "variant", "product", "line_total"
+).annotations({ identifier: "DraftListLineItem" })
 
 export const Draft = Schema.Struct({
   order_id: Schema.String,
@@ -100,17 +115,15 @@ export const Draft = Schema.Struct({
   fulfillment_option: opt(FulfillmentOption),
   shipping_option: opt(ShippingOption),
   billing_option: opt(BillingOption),
+  /** When the draft was made: drafts carry no `created_at` (`filter.created_at_min` filters on this). */
   order_date: opt(Timestamp),
-  /** Not in the spec's draft field list, but drafts filter on it (`filter.created_at_min`). */
-  created_at: opt(Timestamp),
-  updated_at: opt(Timestamp),
   status: opt(DraftStatus),
   shipping_labels: opt(Schema.Array(Schema.String)),
-  is_label_attached: opt(Schema.Boolean),
+  is_label_attached: flag,
   shipping_verification_status: opt(ShippingVerificationStatus),
   product_matching_status: opt(ProductMatchingStatus),
-  is_shipping_verification_bypassed: opt(Schema.Boolean),
-  is_approved: opt(Schema.Boolean),
+  is_shipping_verification_bypassed: flag,
+  is_approved: flag,
   approved_at: opt(Timestamp),
   /** Set when this draft is a revised version of another. */
   origin_draft_id: opt(Schema.String),
@@ -126,21 +139,46 @@ export const Draft = Schema.Struct({
   order_handle_fee: opt(MoneyFromWire),
   order_tax: opt(MoneyFromWire),
   order_fee: opt(MoneyFromWire),
-  order_discount: opt(MoneyFromWire)
+  order_discount: opt(MoneyFromWire),
+  origin_sales_channel: opt(OriginSalesChannel),
+  /** Set when the service ships by another method than asked (Economy sent as Standard). */
+  shipping_substitution: opt(ShippingSubstitution),
+  auto_approve: flag
 }).annotations({ identifier: "Draft" })
 export type Draft = typeof Draft.Type
 
-export const DraftListResponse = ListEnvelope(Draft)
+/** `VendorOrderDraft.Short`: list items and create answers; no `platform_ref`, short lines. */
+export const DraftListItem = Schema.Struct({
+  ...Draft.omit("platform_ref", "line_items").fields,
+  line_items: opt(Schema.Array(DraftListLineItem))
+}).annotations({ identifier: "DraftListItem" })
+export type DraftListItem = typeof DraftListItem.Type
+
+export const DraftListResponse = ListEnvelope(DraftListItem)
 export const DraftResponse = Envelope(Draft)
+
+/** Non-blocking problems the service found with a new draft (at-risk variants, the address): shown to the seller. */
+const Warnings = opt(Schema.Array(Schema.String))
+
+/** The create answer: the short draft plus `warnings[]`. */
+export const CreatedDraftResponse = Schema.Struct({ ...Envelope(DraftListItem).fields, warnings: Warnings })
+export type CreatedDraft = DraftListItem & { readonly warnings?: ReadonlyArray<string> }
 
 /**
  * What the pipeline keeps of a draft it just made: its id, status, the order it became, when and
- * for whom. Decoding only these (the rest of the answer is ignored, even in strict decoding) is a
- * good part of the daemon's CPU per order saved.
+ * for whom, and what the service warned about. Decoding only these (the rest of the answer is
+ * ignored, even in strict decoding) is a good part of the daemon's CPU per order saved.
  */
-export const DraftSummary = Draft.pick("order_id", "reference_id", "status", "created_at", "origin_order_id")
-export type DraftSummary = typeof DraftSummary.Type
-export const DraftSummaryResponse = Envelope(DraftSummary)
+export const DraftSummary = Draft.pick("order_id", "reference_id", "status", "order_date", "origin_order_id", "shipping_substitution")
+/** `warnings` only on a create answer. */
+export type DraftSummary = typeof DraftSummary.Type & { readonly warnings?: ReadonlyArray<string> }
+export const DraftSummaryResponse = Schema.Struct({ ...Envelope(DraftSummary).fields, warnings: Warnings })
+
+/** A draft's `shipping_substitution` in words, e.g. "sent as METHOD_STANDARD instead of METHOD_ECONOMY (zip not covered)". */
+export const substitutionWords = (s: ShippingSubstitutionValue | undefined): string | undefined =>
+  s === undefined || (!s.from && !s.to)
+    ? undefined
+    : `sent as ${s.to || "another method"} instead of ${s.from || "the method asked"}${s.reason ? ` (${s.reason})` : ""}`
 
 /** PATCH /api/v3/orders/draft/line-items answers with the draft id only. */
 export const PatchLineItemsResult = Schema.Struct({ order_id: Schema.String }).annotations({
@@ -150,11 +188,12 @@ export const PatchLineItemsResponse = Envelope(PatchLineItemsResult)
 
 /**
  * POST /api/v3/orders/draft/{order_id}/approve (real service, not in the spec):
- * the answer's `data` is read as a draft when present.
+ * `{ status, is_approved, message }`; a `data` draft is read when present.
  */
 export const ApproveDraftResponse = Schema.Struct({
   status: Envelope(Draft).fields.status,
   message: Envelope(Draft).fields.message,
+  is_approved: flag,
   data: opt(Draft)
 })
 

@@ -25,17 +25,40 @@ const logUnknownOnce = (enumName: string, value: string): Effect.Effect<void> =>
     )
   })
 
-export const OpenEnum = <const K extends readonly [string, ...Array<string>]>(enumName: string, known: K) => {
+/**
+ * How an enum's values are numbered on the wire: the number of the first value
+ * (the rest follow in order), or one number per value (`undefined` for a value
+ * that has no published number). Protobuf JSON may send either the name or the
+ * number; 0 is "unspecified" and never names a value.
+ */
+export type EnumNumbering = number | ReadonlyArray<number | undefined>
+
+export const OpenEnum = <const K extends readonly [string, ...Array<string>]>(
+  enumName: string,
+  known: K,
+  numbering: EnumNumbering = 2
+) => {
   const knownValues: ReadonlySet<string> = new Set(known)
   const isKnown = (value: string): value is K[number] => knownValues.has(value)
-  return Schema.transformOrFail(Schema.String, Schema.Union(Schema.Literal(...known), UnknownEnumValueSchema), {
-    strict: true,
-    decode: (value) =>
-      isKnown(value)
-        ? ParseResult.succeed(value)
-        : Effect.as(logUnknownOnce(enumName, value), UnknownEnumValueSchema.make(value)),
-    encode: (value) => ParseResult.succeed(value)
-  }).annotations({ identifier: enumName })
+  const byNumber = new Map<number, K[number]>()
+  known.forEach((name, index) => {
+    const number = typeof numbering === "number" ? numbering + index : numbering[index]
+    if (number !== undefined) byNumber.set(number, name)
+  })
+  return Schema.transformOrFail(
+    Schema.Union(Schema.String, Schema.Number),
+    Schema.Union(Schema.Literal(...known), UnknownEnumValueSchema),
+    {
+      strict: true,
+      decode: (value) => {
+        const name = typeof value === "number" ? (byNumber.get(value) ?? String(value)) : value
+        return isKnown(name)
+          ? ParseResult.succeed(name)
+          : Effect.as(logUnknownOnce(enumName, name), UnknownEnumValueSchema.make(name))
+      },
+      encode: (value) => ParseResult.succeed(value)
+    }
+  ).annotations({ identifier: enumName })
 }
 
 /** True when `value` is one of `known` (narrows an `Open<K>` to `K`). */

@@ -7,6 +7,8 @@ import {
   CancelStatus,
   CreatedMethod,
   Envelope,
+  flag,
+  FileStorageType,
   FulfillmentOption,
   FulfillmentPriority,
   FulfillmentVendor,
@@ -20,10 +22,12 @@ import {
   opt,
   OrderStatus,
   OrderStockLabel,
+  OriginSalesChannel,
   PaymentStatus,
   PrintingOption,
   RefundStatus,
   ShippingOption,
+  ShippingSubstitution,
   Timestamp,
   TrackingType,
   type PagingQuery
@@ -46,6 +50,33 @@ export const OrderLineItemVariant = Schema.Struct({
   stock_label: opt(OrderStockLabel)
 }).annotations({ identifier: "OrderLineItemVariant" })
 
+/**
+ * An order line item as a list item carries it (`VendorOrderLineItem.Short`):
+ * the variant in a `variant` object, no `variant_id`/`variant_sku` of its own.
+ */
+export const OrderListLineItem = Schema.Struct({
+  id: opt(IdLike),
+  line_item_id: opt(Schema.String),
+  order_id: opt(Schema.String),
+  quantity: opt(IntegerLike),
+  printing_options: opt(Schema.Array(PrintingOption)),
+  seller_variant_id: opt(Schema.String),
+  product_id: opt(Schema.String),
+  product_name: opt(Schema.String),
+  product_url: opt(Schema.String),
+  product_sku: opt(Schema.String),
+  item_price: opt(MoneyFromWire),
+  line_tax: opt(MoneyFromWire),
+  line_fee: opt(MoneyFromWire),
+  line_discount: opt(MoneyFromWire),
+  line_subtotal: opt(MoneyFromWire),
+  line_total: opt(MoneyFromWire),
+  fulfillment_option: opt(LineItemFulfillmentOption),
+  variant: opt(OrderLineItemVariant)
+}).annotations({ identifier: "OrderListLineItem" })
+export type OrderListLineItem = typeof OrderListLineItem.Type
+
+/** An order line item as a whole-order read carries it (`VendorOrderLineItem`); the spec's list-only `variant` is accepted too. */
 export const OrderLineItem = Schema.Struct({
   id: opt(IdLike),
   line_item_id: opt(Schema.String),
@@ -79,14 +110,15 @@ export const OrderStage = Schema.Struct({
   stage_name: opt(Schema.String),
   stage_started_at: opt(Timestamp),
   stage_completed_at: opt(Timestamp),
-  is_completed: opt(Schema.Boolean)
+  is_completed: flag
 }).annotations({ identifier: "OrderStage" })
 
 export const LabelFile = Schema.Struct({
   file_name: opt(Schema.String),
   file_path: opt(Schema.String),
   file_url: opt(Schema.String),
-  file_id: opt(IdLike)
+  file_id: opt(IdLike),
+  storage_type: opt(FileStorageType)
 }).annotations({ identifier: "LabelFile" })
 
 export const OrderTracking = Schema.Struct({
@@ -121,12 +153,31 @@ export const TransactionInfo = Schema.Struct({
   list_invoice_detail: opt(Schema.Array(InvoiceDetail))
 }).annotations({ identifier: "TransactionInfo" })
 
+export const OrderRefund = Schema.Struct({
+  refund_request_id: opt(Schema.String),
+  order_refund_id: opt(Schema.String),
+  type: opt(Schema.Union(Schema.String, Schema.Number)),
+  amount: opt(MoneyFromWire),
+  transaction_id: opt(Schema.String),
+  transaction_ref: opt(Schema.String),
+  status: opt(Schema.Union(Schema.String, Schema.Number)),
+  reasons: opt(Schema.Array(Schema.Unknown)),
+  created_at: opt(Timestamp),
+  updated_at: opt(Timestamp),
+  expired_at: opt(Timestamp)
+}).annotations({ identifier: "OrderRefund" })
+
 export const CancelReason = Schema.Struct({
   reason_id: opt(IdLike),
   display_name: opt(Schema.String),
   custom_reason: opt(Schema.String)
 }).annotations({ identifier: "CancelReason" })
 
+/**
+ * A whole order (`VendorOrder`, GET /api/v3/orders/{order_id}): every package
+ * in `order_trackings`, the primary one in `tracking_no`. The spec's list-item
+ * fields (`tracking_link`, …) are accepted too.
+ */
 export const Order = Schema.Struct({
   order_id: Schema.String,
   store_id: opt(Schema.String),
@@ -153,7 +204,7 @@ export const Order = Schema.Struct({
   payment_status: opt(PaymentStatus),
   primary_package_id: opt(Schema.String),
   primary_shipment_id: opt(Schema.String),
-  is_label_attached: opt(Schema.Boolean),
+  is_label_attached: flag,
   order_subtotal: opt(MoneyFromWire),
   order_tax: opt(MoneyFromWire),
   order_fee: opt(MoneyFromWire),
@@ -186,23 +237,52 @@ export const Order = Schema.Struct({
   transaction_info: opt(TransactionInfo),
   cancel_reason: opt(CancelReason),
   legacy_external_id: opt(Schema.String),
-  reference_id: opt(Schema.String)
+  reference_id: opt(Schema.String),
+  refunds: opt(Schema.Array(OrderRefund)),
+  origin_sales_channel: opt(OriginSalesChannel),
+  shipping_substitution: opt(ShippingSubstitution)
 }).annotations({ identifier: "Order" })
 export type Order = typeof Order.Type
 
-export const OrderListResponse = ListEnvelope(Order)
+/**
+ * An order as a list item carries it (`VendorOrder.Short`): no `created_at`,
+ * no `order_trackings`; the primary tracking as `tracking_number` (the spec's
+ * `tracking_no` is accepted too) with its `tracking_*` companions.
+ */
+export const OrderListItem = Schema.Struct({
+  ...Order.pick(
+    "order_id", "store_id", "store_name", "team_id", "created_method", "order_platform", "platform_ref", "shipping_labels",
+    "order_date", "approved_at", "paid_at", "order_status", "order_subtotal", "order_shipping_fee", "order_gift_message_fee",
+    "order_tax", "order_total", "fulfillment_option", "shipping_option", "billing_option", "tracking_no", "tracking_link",
+    "tracking_company", "tracking_product_type", "tracking_type", "payment_status", "shipped_at",
+    "legacy_external_id", "reference_id", "gift_messages", "addresses", "order_handle_fee", "order_rush_fee", "order_surcharge",
+    "origin_sales_channel", "shipping_substitution"
+  ).fields,
+  tracking_number: opt(Schema.String),
+  tracking_date_created: opt(Timestamp),
+  line_items: opt(Schema.Array(OrderListLineItem))
+}).annotations({ identifier: "OrderListItem" })
+export type OrderListItem = typeof OrderListItem.Type
+
+export const OrderListResponse = ListEnvelope(OrderListItem)
 
 /**
- * What following an order needs of it: its status and trackings (a list item carries the primary
- * tracking, a read all of them). Reconciliation lists hundreds of orders a call; decoding only
- * these fields (the rest is ignored, even in strict decoding) keeps that cheap.
+ * What following an order needs of it, from either form: its status and trackings (a list item
+ * carries the primary tracking, a whole-order read all of them). Reconciliation lists hundreds of
+ * orders a call; decoding only these fields (the rest is ignored, even in strict decoding) keeps
+ * that cheap. `order_date` (when the draft was made) orders duplicates: list items have no `created_at`.
  */
-export const OrderProgress = Order.pick(
-  "order_id", "reference_id", "created_at", "order_status", "tracking_no", "tracking_link", "tracking_company", "order_trackings"
-)
+export const OrderProgress = Schema.Struct({
+  ...Order.pick("order_id", "reference_id", "order_date", "order_status", "tracking_no", "tracking_link", "tracking_company", "order_trackings", "shipping_substitution").fields,
+  tracking_number: opt(Schema.String)
+})
 export type OrderProgress = typeof OrderProgress.Type
 export const OrderProgressListResponse = ListEnvelope(OrderProgress)
 export const OrderResponse = Envelope(Order)
+
+/** The primary tracking number of either form: `tracking_number` (published list items) or `tracking_no`. */
+export const primaryTrackingNumber = (order: { readonly tracking_number?: string | undefined; readonly tracking_no?: string | undefined }): string | undefined =>
+  order.tracking_number || order.tracking_no || undefined
 
 /** Query of GET /api/v3/orders; `reference_ids` is the real service's filter (ARCHITECTURE.md). */
 export interface OrderQuery {

@@ -92,6 +92,9 @@ const TYPES: ReadonlyArray<ProductType> = [
   { code: "PHC", typeName: "Phone Case", models: ["Tough Phone Case", "Slim Phone Case"], baseCents: 1095, sizes: ["iPhone 14", "iPhone 15", "iPhone 15 Pro", "Galaxy S23"], locations: [LOCATION("back", "Back", 2)], colors: [1, 1] }
 ]
 
+/** Variant ids as the service publishes them: "GM" and 10 digits (e.g. GM0002003147), 12 characters. */
+const publishedVariantId = (legacyVariantId: number): string => `GM${String(2_000_000 + legacyVariantId).padStart(10, "0")}`
+
 const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")
 const SIZE_UPCHARGE: Readonly<Record<string, number>> = { "2XL": 200, "3XL": 300, "4XL": 400, "5XL": 500, "15oz": 200, "24x36": 600, "18x24": 300 }
 
@@ -134,11 +137,13 @@ export const generateCatalog = (seed = 1): Catalog => {
       const variants: Array<CatalogVariant> = []
       for (const [color, hex] of colors) {
         for (const size of type.sizes) {
+          // The draw keeps the seeded sequence (stock labels, product ids) as it was before ids took the published form.
+          makeUuid(random)
           const priceCents = baseCents + (SIZE_UPCHARGE[size] ?? 0) + extraCents
           const sizeCode = slug(size)
           const colorCode = slug(color)
           variants.push({
-            variantId: makeUuid(random),
+            variantId: publishedVariantId(legacyVariant),
             legacyVariantId: legacyVariant++,
             productId,
             name: `${color} / ${size}`,

@@ -27,12 +27,15 @@ export const variantView = (catalog: Catalog, seed: number, variant: CatalogVari
     size: variant.size,
     color: variant.color,
     hex_color_code: variant.hex,
-    sku: variant.sku,
+    variant_sku: variant.sku,
+    color_code: variant.colorCode,
+    size_code: variant.sizeCode,
     price: money(variant.priceCents),
     recommended_price: money(variant.recommendedCents),
     extra_price: money(variant.extraCents),
+    net_price: money(variant.priceCents),
     stock_label: CATALOG_STOCK_PREFIX + variant.stockLabel,
-    product: { ...productSummary(productOf(catalog, variant)), variants: [] },
+    product: productSummary(productOf(catalog, variant)),
     legacy_variant_id: variant.legacyVariantId
   }
 }
@@ -117,12 +120,23 @@ const shippingFees = (catalog: Catalog, seed: number) => (context: RouteContext)
   if (ids.length === 0) issues.add("filter.variant_ids", "at least one variant id is required")
   if (variants.some((v) => v === undefined)) issues.add("filter.variant_ids", "unknown variant")
   if (!issues.empty) return invalidArgument(issues.list)
-  const rows = variants.flatMap((variant) => methods.map((method) => {
-    const money = moneyWriter(seed, `${variant?.variantId}:${method}`)
-    const one = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 1)
-    const two = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 2)
-    return { variant_id: variant?.variantId ?? "", shipping_method: method ?? "", country_code: country, first_item_fee: money(one), additional_item_fee: money(two - one) }
-  }))
+  const rows = variants.flatMap((variant) => variant === undefined ? [] : [{
+    variant_id: variant.variantId,
+    product_id: variant.productId,
+    name: variant.name,
+    size: variant.size,
+    color: variant.color,
+    hex_color_code: variant.hex,
+    variant_sku: variant.sku,
+    color_code: variant.colorCode,
+    size_code: variant.sizeCode,
+    shipping_services: methods.map((method) => {
+      const money = moneyWriter(seed, `${variant.variantId}:${method}`)
+      const one = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 1)
+      const two = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 2)
+      return { fee_amount: money(one), additional_item: money(two - one), shipping_profile: method ?? "", shipping_service: method ?? "" }
+    })
+  }])
   return success(rows)
 }
 

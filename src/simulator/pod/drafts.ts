@@ -53,6 +53,7 @@ export const createDraft = (state: SimState, input: NewDraft): DraftRecord => {
     giftMessageBody: input.giftMessageBody,
     labelUrls: input.labelUrls,
     agreeAtRisk: input.agreeAtRisk,
+    autoApprove: input.autoApprove,
     lineItems: input.lines.map((line) => toLineRecord(state, line)),
     status: input.autoApprove ? "AWAITING_CHECKOUT" : "DRAFT",
     isApproved: input.autoApprove,
@@ -104,8 +105,26 @@ const createHandler = (state: SimState, labeled: boolean) => (context: RouteCont
     labelUrls,
     lines
   })
-  return success(draftView(state.catalog, state.seed, draft, false))
+  const warnings = draftWarnings(draft)
+  return success(draftView(state.catalog, state.seed, draft, false), undefined, warnings.length === 0 ? {} : { warnings })
 }
+
+const STOCK_WARNINGS: Readonly<Record<string, string>> = {
+  OUT_OF_STOCK_5D: "is at risk: out of stock for up to 5 days, production may be delayed",
+  OUT_OF_STOCK: "is out of stock: the order waits until it is back in stock",
+  DISCONTINUED: "is discontinued: the item cannot be produced"
+}
+
+/** The create answer's `warnings[]`: non-blocking problems with the draft's variants and address. */
+export const draftWarnings = (draft: DraftRecord): ReadonlyArray<string> => [
+  ...draft.lineItems.flatMap((line, index) => {
+    const text = STOCK_WARNINGS[line.variant.stockLabel]
+    return text === undefined ? [] : [`line_items[${index}]: variant ${line.variant.variantId} (${line.variant.sku}) ${text}`]
+  }),
+  ...(draft.address !== null && /\bP\.?\s*O\.?\s*BOX\b/i.test(draft.address["street_1"] ?? "")
+    ? ["address.street_1: a P.O. box; some carriers cannot deliver to it"]
+    : [])
+]
 
 const listHandler = (state: SimState) => (context: RouteContext): SimResponse => {
   const issues = new Issues()
@@ -182,7 +201,8 @@ const approveHandler = (state: SimState) => (context: RouteContext): SimResponse
     draft.updatedAt = draft.approvedAt
     if (draft.status === "DRAFT") draft.status = "AWAITING_CHECKOUT"
   }
-  return success(draftView(state.catalog, state.seed, draft, true))
+  // The published answer carries no draft: `{ status, is_approved, message }`.
+  return { status: 200, body: { status: "success", is_approved: true, message: "Order draft approved" } }
 }
 
 export const draftRoutes = (state: SimState): ReadonlyArray<Route> => [

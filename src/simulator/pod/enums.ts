@@ -66,7 +66,7 @@ export const SHIPPING_METHODS = ["METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAS
 export type ShippingMethod = (typeof SHIPPING_METHODS)[number]
 
 export const PRINT_LOCATION_PREFIX = "PRINT_LOCATION_CODE_"
-export const PRINT_LOCATIONS = ["WHOLE", "FRONT", "BACK", "LEFT_SLEEVE", "RIGHT_SLEEVE", "POCKET"] as const
+export const PRINT_LOCATIONS = ["WHOLE", "FRONT", "BACK", "LEFT_SLEEVE", "RIGHT_SLEEVE", "POCKET", "INSIDE_LABEL", "OUTSIDE_LABEL"] as const
 export type PrintLocation = (typeof PRINT_LOCATIONS)[number]
 
 export const CATALOG_STOCK_PREFIX = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
@@ -127,6 +127,43 @@ export const ENUM_PREFIXES: ReadonlyArray<string> = [
   "STATUS_",
   "VERSION_"
 ]
+
+/** Enum values as the published contract numbers them (protobuf numbers; 0 is "unspecified" and never sent). */
+const numbered = (first: number, names: ReadonlyArray<string>): ReadonlyArray<readonly [string, number]> =>
+  names.map((name, index) => [name, first + index] as const)
+
+export const ENUM_NUMBERS: ReadonlyMap<string, number> = new Map([
+  ...numbered(2, MARKETPLACE_PLATFORMS),
+  ...numbered(2, ORDER_STATUSES.map((s) => ORDER_STATUS_PREFIX + s)),
+  ...numbered(2, PAYMENT_STATUSES.map((s) => PAYMENT_STATUS_PREFIX + s)),
+  ...numbered(2, DRAFT_STATUSES.map((s) => DRAFT_STATUS_PREFIX + s)),
+  ...numbered(2, CREATED_METHODS),
+  ...numbered(2, SHIPPING_METHODS),
+  ...numbered(1, PRINT_LOCATIONS.map((l) => PRINT_LOCATION_PREFIX + l)),
+  ...numbered(1, CATALOG_STOCK_LABELS.map((l) => CATALOG_STOCK_PREFIX + l)),
+  ...numbered(1, ["VENDOR_STOCK_LABEL_IN_STOCK", "VENDOR_STOCK_LABEL_OUT_OF_STOCK", "VENDOR_STOCK_LABEL_AT_RISK", "VENDOR_STOCK_LABEL_DISCONTINUED"]),
+  ...numbered(2, WEBHOOK_STATUSES),
+  ...numbered(2, WEBHOOK_VERSIONS),
+  ...numbered(2, WEBHOOK_TOPICS),
+  ...numbered(2, ADDRESS_TYPES),
+  ...numbered(1, ["TRACKING_TYPE_PRIMARY", "TRACKING_TYPE_SECONDARY", "TRACKING_TYPE_OUTDATED"]),
+  ...numbered(2, ["VENDOR_FULFILLMENT_VENDOR_GEARMENT", "VENDOR_FULFILLMENT_VENDOR_AMAZON"]),
+  ...numbered(2, ["VENDOR_FULFILLMENT_PRIORITY_NORMAL", "VENDOR_FULFILLMENT_PRIORITY_RUSH"]),
+  ["VENDOR_PURCHASE_TRACKING_TIME_DEFAULT", 1],
+  ["VENDOR_PURCHASE_TRACKING_TIME_IMMEDIATELY_AFTER_THE_PAYMENT_TIME", 2],
+  ["VENDOR_PURCHASE_TRACKING_TIME_WITHIN_A_SPECIFIC_NUMBER_OF_DAY", 4],
+  ...numbered(2, [
+    "VENDOR_SHIPPING_VERIFICATION_STATUS_PENDING",
+    "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_INVALID",
+    "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_VALID",
+    "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED",
+    "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_VERIFIED"
+  ]),
+  ...numbered(2, ["VENDOR_PRODUCT_MATCHING_STATUS_MATCHED", "VENDOR_PRODUCT_MATCHING_STATUS_UNMATCHED"]),
+  ...numbered(1, ["TYPE_CUSTOM_IMAGE", "TYPE_UPLOAD_IMAGE"]),
+  ...numbered(2, ["VENDOR_ORDER_REFUND_STATUS_NOT_REQUESTED", "VENDOR_ORDER_REFUND_STATUS_NOT_APPLICABLE"]),
+  ...numbered(2, ["VENDOR_ORDER_CANCEL_STATUS_NOT_REQUESTED", "VENDOR_ORDER_CANCEL_STATUS_REQUESTED", "VENDOR_ORDER_CANCEL_STATUS_PROCESSING", "VENDOR_ORDER_CANCEL_STATUS_CANCELED"])
+])
 
 export const isOneOf = <T extends string>(values: ReadonlyArray<T>, value: unknown): value is T =>
   typeof value === "string" && (values as ReadonlyArray<string>).includes(value)

@@ -143,14 +143,20 @@ const unknownEnumValue = (text: string): string | undefined => {
   return prefix === undefined ? undefined : `${prefix}${UNKNOWN_SUFFIX}`
 }
 
-/** Replaces every enum value in a response with one of the same enumeration that no client knows. */
-export const withUnknownEnums = (value: Json): Json => {
+/** Fields that hold an enum, for records whose enums travel as numbers. */
+const ENUM_FIELDS = new Set(["status", "order_status", "payment_status", "created_method", "order_platform", "stock_label", "tracking_type", "topic", "version"])
+/** A number no published enumeration uses yet. */
+const UNKNOWN_NUMBER = 99
+
+/** Replaces every enum value in a response with one of the same enumeration that no client knows (a name, or a number where it came as one). */
+export const withUnknownEnums = (value: Json, key = ""): Json => {
   if (typeof value === "string") return unknownEnumValue(value) ?? value
-  if (Array.isArray(value)) return value.map(withUnknownEnums)
+  if (typeof value === "number") return ENUM_FIELDS.has(key) ? UNKNOWN_NUMBER : value
+  if (Array.isArray(value)) return value.map((item: Json) => withUnknownEnums(item, key))
   if (value !== null && typeof value === "object") {
     const out: Record<string, Json | undefined> = {}
-    for (const [key, inner] of Object.entries(value as Record<string, Json | undefined>)) {
-      out[key] = inner === undefined ? undefined : withUnknownEnums(inner)
+    for (const [field, inner] of Object.entries(value as Record<string, Json | undefined>)) {
+      out[field] = inner === undefined ? undefined : withUnknownEnums(inner, field)
     }
     return out
   }

@@ -72,6 +72,12 @@ export interface PodSimulatorOptions {
   readonly webhookDeliveryDelayMs?: number
   readonly webhookRetry?: { readonly attempts: number; readonly baseDelayMs: number }
   readonly webhookTimeoutMs?: number
+  /**
+   * Write the enums of some records as numbers, as protobuf JSON allows and the
+   * published contract types them ("string or number"). Default true; tests of
+   * the simulator's own behaviour that read raw fields turn it off.
+   */
+  readonly enumNumbers?: boolean
 }
 
 export interface RunningPodSimulator {
@@ -141,7 +147,8 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
     },
     stats,
     faults,
-    limiter: () => limiter
+    limiter: () => limiter,
+    enumNumbersSeed: options.enumNumbers === false ? null : seed
   })
   // Longer than any client's idle timeout, so clients close idle sockets first (no reuse-after-close races).
   server.keepAliveTimeout = 65_000

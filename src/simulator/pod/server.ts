@@ -7,6 +7,7 @@ import { malformedText, withUnknownEnums } from "./faults.js"
 import type { FaultBoard } from "./faults.js"
 import type { SlidingWindowLimiter } from "./limiter.js"
 import type { Route } from "./routes.js"
+import { withSomeEnumNumbers } from "./protoJson.js"
 import { matchRoute, routeKey } from "./routes.js"
 import type { SimStats } from "./stats.js"
 import type { Json, SimResponse } from "./wire.js"
@@ -25,6 +26,8 @@ export interface ServerParts {
   readonly stats: SimStats
   readonly faults: FaultBoard
   readonly limiter: () => SlidingWindowLimiter | null
+  /** When set, some records' enums are written as numbers (chosen by this seed and the record id). */
+  readonly enumNumbersSeed: number | null
 }
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -144,6 +147,9 @@ export const handleRequest = async (parts: ServerParts, req: IncomingMessage, re
     stats.dropped()
     req.socket.destroy()
     return
+  }
+  if (parts.enumNumbersSeed !== null && route.auth === "v3" && response.status === 200) {
+    response = { ...response, body: withSomeEnumNumbers(response.body, parts.enumNumbersSeed) }
   }
   if (plan.post.includes("unknownEnum")) response = { ...response, body: withUnknownEnums(response.body as Json) }
   if (plan.post.includes("malformed")) return answer(response, malformedText(JSON.stringify(response.body)))

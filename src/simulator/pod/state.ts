@@ -36,6 +36,7 @@ export interface DraftRecord {
   readonly giftMessageBody: string | null
   readonly labelUrls: ReadonlyArray<string>
   readonly agreeAtRisk: boolean
+  readonly autoApprove: boolean
   lineItems: Array<LineRecord>
   status: DraftStatus
   isApproved: boolean

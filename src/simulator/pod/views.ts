@@ -6,7 +6,8 @@ import { DRAFT_STATUS_PREFIX, ORDER_STATUS_PREFIX, orderStockLabel, PAYMENT_STAT
 import { moneyWriter } from "./money.js"
 import type { Quote } from "./pricing.js"
 import { quote } from "./pricing.js"
-import type { DraftRecord, LineRecord, OrderRecord } from "./state.js"
+import { omitZeroValues } from "./protoJson.js"
+import type { DraftRecord, LineRecord, OrderRecord, TrackingRecord } from "./state.js"
 import type { Json } from "./wire.js"
 import { iso } from "./wire.js"
 
@@ -27,8 +28,8 @@ export const draftQuote = (draft: DraftRecord): Quote =>
 
 const at = (ms: number | null): string | undefined => (ms === null ? undefined : iso(ms))
 
-// The spec gives the two `variant` objects different fields: a draft line's
-// has prices and images, an order list line's has variant_name and option_3_name.
+// The published contract gives each form its own fields: a draft line's variant
+// has prices and images; an order list line's has variant_name and option_3_name.
 const variantSummary = (catalog: Catalog, variant: CatalogVariant, money: MoneyOf, kind: "draft" | "order"): Json => {
   const product = productOf(catalog, variant)
   const common = {
@@ -69,10 +70,27 @@ const orderMoney = (q: Quote, money: MoneyOf): Record<string, Json> => ({
   order_discount: money(q.discount)
 })
 
+const lineMoney = (priced: Quote["lines"][number] | undefined, money: MoneyOf): Record<string, Json> => ({
+  item_price: money(priced?.itemPrice ?? 0),
+  line_tax: money(priced?.tax ?? 0),
+  line_fee: money(priced?.fee ?? 0),
+  line_discount: money(priced?.discount ?? 0),
+  line_subtotal: money(priced?.subTotal ?? 0),
+  line_total: money(priced?.total ?? 0)
+})
+
+/** Protobuf JSON of one record: zero values left out (enums become numbers for some records in the server). */
+const asSent = (_seed: number, _id: string, view: Json): Json => omitZeroValues(view)
+
+/**
+ * A draft as `VendorOrderDraft` (get one, `full`) or `VendorOrderDraft.Short`
+ * (list items and create answers). Drafts carry no `created_at`: `order_date`
+ * is when the draft was made.
+ */
 export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, full: boolean): Json => {
   const money = moneyWriter(seed, draft.id)
   const q = draftQuote(draft)
-  return {
+  return asSent(seed, draft.id, {
     order_id: draft.id,
     team_id: "",
     store_id: draft.storeId,
@@ -84,7 +102,7 @@ export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, fu
     pull_id: "",
     request_id: draft.requestId,
     created_method: draft.createdMethod,
-    fulfillment_vendor: "VENDOR_FULFILLMENT_VENDOR_SERVICE",
+    fulfillment_vendor: "VENDOR_FULFILLMENT_VENDOR_GEARMENT",
     priority: "VENDOR_FULFILLMENT_PRIORITY_NORMAL",
     fulfillment_option: { purchase_tracking_config: "VENDOR_PURCHASE_TRACKING_TIME_DEFAULT" },
     shipping_option: { method: draft.shippingMethod },
@@ -106,10 +124,10 @@ export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, fu
     gift_messages: giftMessages(draft, draft.id),
     legacy_external_id: String(draft.legacyNumber),
     ...orderMoney(q, money),
-    created_at: iso(draft.createdAt),
-    updated_at: iso(draft.updatedAt),
+    auto_approve: draft.autoApprove,
     line_items: draft.lineItems.map((line, index) => {
       const product = productOf(catalog, line.variant)
+      const priced = q.lines[index]
       return {
         id: line.id,
         line_item_id: line.lineItemId,
@@ -127,19 +145,31 @@ export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, fu
           print_locations: product.printLocations.map((l) => ({ ...l })),
           sku: product.skuPrefix
         },
-        line_total: money(q.lines[index]?.total ?? 0)
+        ...(full ? lineMoney(priced, money) : { line_total: money(priced?.total ?? 0) })
       }
     })
-  }
+  })
 }
 
+const trackingFile = (t: TrackingRecord): Json => ({
+  file_name: `${t.trackingNo}.pdf`,
+  file_url: `https://labels.pod-sim.test/${t.trackingNo}.pdf`,
+  storage_type: "STORAGE_TYPE_S3"
+})
+
+/**
+ * An order as `VendorOrder` (get one) or `VendorOrder.Short` (list items). A
+ * list item carries only the primary tracking, as `tracking_number` and its
+ * `tracking_*` companions; the whole order carries `tracking_no` and every
+ * package in `order_trackings`. Only the whole order has `created_at`.
+ */
 export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, listItem: boolean): Json => {
   const draft = order.draft
   const money = moneyWriter(seed, order.id)
   const q = draftQuote(draft)
   const primary = order.trackings.find((t) => t.type === "TRACKING_TYPE_PRIMARY")
   const paid = order.paymentStatus === "SUCCESS"
-  return {
+  const common = {
     order_id: order.id,
     store_id: draft.storeId,
     store_name: `Store ${draft.storeId}`,
@@ -147,9 +177,6 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
     created_method: draft.createdMethod,
     order_platform: draft.platform,
     platform_ref: draft.referenceId ?? "",
-    fulfillment_vendor: "VENDOR_FULFILLMENT_VENDOR_SERVICE",
-    priority: "VENDOR_FULFILLMENT_PRIORITY_NORMAL",
-    vendor_ref: draft.referenceId ?? "",
     fulfillment_option: { purchase_tracking_config: "VENDOR_PURCHASE_TRACKING_TIME_DEFAULT" },
     shipping_option: { method: draft.shippingMethod },
     billing_option: draft.billingOption ?? {},
@@ -157,42 +184,73 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
     order_date: iso(draft.createdAt),
     approved_at: at(draft.approvedAt ?? order.createdAt),
     paid_at: at(order.paidAt),
-    created_at: iso(order.createdAt),
-    updated_at: iso(order.updatedAt),
-    shipped_at: at(order.shippedAt),
     order_status: ORDER_STATUS_PREFIX + order.status,
-    payment_status: PAYMENT_STATUS_PREFIX + order.paymentStatus,
-    primary_package_id: `pkg-${draft.legacyNumber}`,
-    primary_shipment_id: primary === undefined ? "" : `shp-${primary.trackingNo}`,
-    is_label_attached: draft.labelUrls.length > 0,
     order_subtotal: money(q.subTotal),
     order_tax: money(q.tax),
-    order_fee: money(q.fee),
-    order_discount: money(q.discount),
     order_total: money(q.total),
-    order_redeem: money(0),
-    paid_total: money(paid ? q.total : 0),
-    paid_needed: money(paid ? 0 : q.total),
     order_gift_message_fee: money(q.giftMessageFee),
     order_shipping_fee: money(q.shipping),
     order_handle_fee: money(q.handleFee),
     order_surcharge: money(0),
     order_rush_fee: money(0),
+    addresses: addresses(draft),
+    gift_messages: giftMessages(draft, order.id),
+    legacy_external_id: String(draft.legacyNumber),
+    reference_id: draft.referenceId ?? ""
+  }
+  if (listItem) {
+    return asSent(seed, order.id, {
+      ...common,
+      // Only list items carry these two.
+      shipped_at: at(order.shippedAt),
+      payment_status: PAYMENT_STATUS_PREFIX + order.paymentStatus,
+      tracking_number: primary?.trackingNo ?? "",
+      tracking_link: primary?.url ?? "",
+      tracking_company: primary?.carrier ?? "",
+      tracking_product_type: primary?.service ?? "",
+      tracking_date_created: primary === undefined ? undefined : iso(primary.updatedAt),
+      // A plain string on list items (the enum is only on `order_trackings[]`).
+      tracking_type: primary === undefined ? "" : "primary",
+      line_items: draft.lineItems.map((line, index) => {
+        const product = productOf(catalog, line.variant)
+        return {
+          id: String(line.id),
+          line_item_id: line.lineItemId,
+          order_id: order.id,
+          quantity: line.quantity,
+          printing_options: printingOptions(line),
+          seller_variant_id: "",
+          product_id: product.productId,
+          product_name: product.name,
+          product_url: product.avatarUrl,
+          product_sku: product.skuPrefix,
+          ...lineMoney(q.lines[index], money),
+          fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
+          variant: variantSummary(catalog, line.variant, money, "order")
+        }
+      })
+    })
+  }
+  return asSent(seed, order.id, {
+    ...common,
+    fulfillment_vendor: "VENDOR_FULFILLMENT_VENDOR_GEARMENT",
+    priority: "VENDOR_FULFILLMENT_PRIORITY_NORMAL",
+    vendor_ref: draft.referenceId ?? "",
+    created_at: iso(order.createdAt),
+    updated_at: iso(order.updatedAt),
+    primary_package_id: `pkg-${draft.legacyNumber}`,
+    primary_shipment_id: primary === undefined ? "" : `shp-${primary.trackingNo}`,
+    is_label_attached: draft.labelUrls.length > 0,
+    order_fee: money(q.fee),
+    order_discount: money(q.discount),
+    order_redeem: money(0),
+    paid_total: money(paid ? q.total : 0),
+    paid_needed: money(paid ? 0 : q.total),
     order_thank_card_fee: money(0),
     refunded_total: money(0),
     tracking_no: primary?.trackingNo ?? "",
-    ...(listItem
-      ? {
-          tracking_link: primary?.url ?? "",
-          tracking_company: primary?.carrier ?? "",
-          tracking_product_type: primary?.service ?? "",
-          tracking_date_created: primary === undefined ? "" : iso(primary.updatedAt),
-          tracking_type: primary?.type ?? ""
-        }
-      : {}),
     line_items: draft.lineItems.map((line, index) => {
       const product = productOf(catalog, line.variant)
-      const priced = q.lines[index]
       return {
         id: String(line.id),
         line_item_id: line.lineItemId,
@@ -204,23 +262,14 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
         product_id: product.productId,
         product_name: product.name,
         product_url: product.avatarUrl,
-        product_sku: product.skuPrefix,
         variant_sku: line.variant.sku,
         variant_name: line.variant.name,
         product_type_name: product.typeName,
         option_1: line.variant.color,
         option_2: line.variant.size,
-        item_price: money(priced?.itemPrice ?? 0),
-        line_tax: money(priced?.tax ?? 0),
-        line_fee: money(priced?.fee ?? 0),
-        line_discount: money(priced?.discount ?? 0),
-        line_subtotal: money(priced?.subTotal ?? 0),
-        line_total: money(priced?.total ?? 0),
-        fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
-        ...(listItem ? { variant: variantSummary(catalog, line.variant, money, "order") } : {})
+        ...lineMoney(q.lines[index], money)
       }
     }),
-    addresses: addresses(draft),
     stages: order.stages.map((s) => ({
       stage_id: s.id,
       stage_name: s.name,
@@ -236,14 +285,11 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
       type: t.type === "TRACKING_TYPE_PRIMARY" ? "primary" : "secondary",
       tracking_type: t.type,
       tracking_url: t.url,
-      label_file: { file_name: "", file_path: "", file_url: "", file_id: "" }
+      label_file: trackingFile(t)
     })),
-    gift_messages: giftMessages(draft, order.id),
     refund_status: "VENDOR_ORDER_REFUND_STATUS_NOT_REQUESTED",
     cancel_status: order.status === "CANCELLED" ? "VENDOR_ORDER_CANCEL_STATUS_CANCELED" : "VENDOR_ORDER_CANCEL_STATUS_NOT_REQUESTED",
     order_priority: "Normal",
-    cancel_reason: order.cancelReason === null ? undefined : { reason_id: "sim", display_name: "Cancelled", custom_reason: order.cancelReason },
-    legacy_external_id: String(draft.legacyNumber),
-    reference_id: draft.referenceId ?? ""
-  }
+    cancel_reason: order.cancelReason === null ? undefined : { reason_id: "sim", display_name: "Cancelled", custom_reason: order.cancelReason }
+  })
 }

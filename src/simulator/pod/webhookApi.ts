@@ -11,11 +11,11 @@ const ALL_TOPICS: ReadonlyArray<string> = [...WEBHOOK_TOPICS, ...Object.keys(TOP
 
 export const webhookView = (webhook: WebhookRecord, teamId: string): Json => ({
   webhook_id: webhook.id,
-  topic: webhook.topic,
+  // The published answer names the topic by its enum, whichever alias created it; it has no `name`.
+  topic: webhook.canonicalTopic,
   status: webhook.status,
   delivery_url: webhook.deliveryUrl,
   version: webhook.version,
-  name: webhook.name ?? "",
   created_at: iso(webhook.createdAt),
   updated_at: iso(webhook.updatedAt),
   team_id: teamId,

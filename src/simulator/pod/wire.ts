@@ -1,6 +1,8 @@
 // Wire-level types and response builders shared by the simulator's handlers.
 // The simulator defines its own wire types: it is a peer of the daemon, not a mock.
 
+import { omitZeroValues } from "./protoJson.js"
+
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json | undefined }
 
 export interface SimResponse {
@@ -23,16 +25,20 @@ export interface Paging {
   readonly limit: number
 }
 
-export const success = (data: Json, paging?: Paging): SimResponse => ({
+/**
+ * A v3 success envelope as the real service writes it: protobuf JSON, so zero
+ * values are left out (an empty list answer has no `data`). `extra` adds
+ * top-level fields such as a draft create's `warnings`.
+ */
+export const success = (data: Json, paging?: Paging, extra: Readonly<Record<string, Json>> = {}): SimResponse => ({
   status: 200,
-  body: paging === undefined
-    ? { status: "success", message: "OK", data }
-    : { status: "success", message: "OK", data, paging: { ...paging } }
+  body: omitZeroValues({ status: "success", message: "OK", data, ...(paging === undefined ? {} : { paging: { ...paging } }), ...extra })
 })
 
+/** An error carried in a 200 envelope (duplicate webhook, …): protobuf JSON has no `data` then. */
 export const envelopeError = (message: string): SimResponse => ({
   status: 200,
-  body: { status: "error", message, data: null }
+  body: { status: "error", message }
 })
 
 /** The spec's error body: `{ code, message, details? }`. */
