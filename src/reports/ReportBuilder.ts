@@ -7,6 +7,7 @@ import { driftLedger } from "./DriftLedger.js"
 import { flowFigures } from "./FlowFigures.js"
 import { moneySection } from "./MoneyFigures.js"
 import { attentionCount, needsAPerson } from "./NeedsAPerson.js"
+import { podWarnings } from "./PodWarnings.js"
 import { podRecords } from "./PodRecords.js"
 import type { ReportInput } from "./ReportInput.js"
 import type { NeedsAPerson, ReconciliationReport } from "./ReportOutput.js"
@@ -90,6 +91,7 @@ export const buildReport = (input: ReportInput): ReconciliationReport => {
       findings: drift.findings.filter((f) => f.storeKey === storeKey).length
     })),
     needsAPerson: attention,
+    podWarnings: podWarnings(orders, period, input.generatedAt),
     drift,
     money
   }

@@ -15,7 +15,8 @@ const ATTENTION_ACTIONS = {
   failed: "read the error, fix the order or its mapping, then podsync explain the order to follow it",
   cancel_pending: "cancel the order at the POD service by hand (its API has no cancel call)",
   pod_on_hold: "see why the POD service holds it, and release or cancel it there",
-  not_checked_out: "check out (pay for) the draft at the POD service, or delete it if it should not be produced"
+  not_checked_out: "check out (pay for) the draft at the POD service, or delete it if it should not be produced",
+  pod_warning: "nothing unless the warning matters to you: the draft went ahead; see it at the POD service"
 } as const
 
 type AttentionKind = keyof typeof ATTENTION_ACTIONS
@@ -32,6 +33,7 @@ export const reportCsv = (report: ReconciliationReport): string => {
     ...people.cancelPending.map((item) => attentionRow("cancel_pending", "", item)),
     ...people.podOnHold.map((item) => attentionRow("pod_on_hold", "", item)),
     ...people.notCheckedOut.map((item) => attentionRow("not_checked_out", "", item)),
+    ...report.podWarnings.map((item) => ["pod_warning", "pod_warning", "", item.storeKey, item.referenceId, item.name, item.state, item.since, String(item.ageHours), item.detail, "", ATTENTION_ACTIONS.pod_warning]),
     ...report.drift.findings.map((f) => [
       "drift", f.kind, "", f.storeKey ?? "", f.referenceId ?? "", "", "", "", "", f.summary, JSON.stringify(f.evidence), f.action
     ])

@@ -83,6 +83,7 @@ const attentionSection = (report: ReconciliationReport) => {
     `<h3>Cancelled in the store after the draft (cancel at the POD service)</h3>${table(headers, attentionRows(people.cancelPending), "None.")}` +
     `<h3>On hold at the POD service</h3>${table(headers, attentionRows(people.podOnHold), "None.")}` +
     `<h3>Drafts not checked out after ${report.settings.notCheckedOutAfterHours} hours</h3>${table(headers, attentionRows(people.notCheckedOut), "None.")}` +
+    `<h3>What the POD service warned about (drafts of the period; they went ahead)</h3>${table(headers, attentionRows(report.podWarnings), "None.")}` +
     `</section>`
 }
 

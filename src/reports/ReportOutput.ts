@@ -152,6 +152,8 @@ export interface ReconciliationReport {
   }
   readonly perStore: ReadonlyArray<StoreSection>
   readonly needsAPerson: NeedsAPerson
+  /** Drafts of the period the POD service warned about or shipped by another method: for the seller's information. */
+  readonly podWarnings: ReadonlyArray<AttentionItem>
   readonly drift: {
     /** False when an API could not be read: findings that depend on it are missing. */
     readonly complete: boolean

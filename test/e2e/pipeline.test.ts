@@ -10,7 +10,9 @@ describe("the pipeline, daemon against the simulators", () => {
   })
   afterAll(async () => stack.close())
 
-  it("takes 200 Shopify orders to 200 drafts and 200 fulfillments with the right tracking, each exactly once", async () => {
+  // No POD webhooks here: polling alone, from list answers in the published short form
+  // (the primary tracking as `tracking_number`), takes every order to fulfilled.
+  it("takes 200 Shopify orders to 200 drafts and 200 fulfillments with the right tracking, each exactly once, by polling alone", async () => {
     const port = await freePort()
     const config = writeDaemonConfig(stack, port)
     const ids = await createOrders(stack, 200)
@@ -47,6 +49,10 @@ describe("the pipeline, daemon against the simulators", () => {
       const tracking = /^  tracking (\S+)/m.exec(story.stdout)?.[1]
       expect(tracking).toBeDefined()
       expect(JSON.stringify(sample.fulfillments)).toContain(tracking!)
+      const listed = await fetch(`${stack.pod.url}/api/v3/orders?filter.reference_ids=${encodeURIComponent(`demo-shopify:${ids[17]}`)}`, {
+        headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+      }).then((r) => r.json()) as { data: Array<{ tracking_number: string }> }
+      expect(listed.data[0]!.tracking_number).toBe(tracking)
     } finally {
       daemon.kill("SIGTERM")
       await exited(daemon)

@@ -70,6 +70,34 @@ describe("catalog", () => {
   })
 })
 
+describe("the published wire forms", () => {
+  it("reads enums the service sends as numbers as their names", async () => {
+    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => client((c) => c.createDraft(draftInput(inStock[i % 5]!, `num:${i}`)))))
+    const raw = await fetch(`${sim.url}/api/v3/orders/draft?paging.limit=50`, {
+      headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+    }).then((r) => r.json()) as { data: Array<{ status: unknown }> }
+    // Some records really come with numbers (which ones is the simulator's seeded choice).
+    expect(raw.data.some((d) => typeof d.status === "number")).toBe(true)
+    const listed = await client((c) => c.listDrafts({ paging: { limit: 50 } }))
+    expect(listed.data).toHaveLength(made.length)
+    for (const draft of listed.data) {
+      expect(draft.status).toBe("VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT")
+      expect(draft.order_platform).toBe("MARKETPLACE_PLATFORM_SHOPIFY")
+    }
+  })
+
+  it("keeps the warnings of a draft create answer, and reads catalog SKUs under variant_sku", async () => {
+    const risky = await client((c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D"] }, paging: { limit: 1 } }))
+    const variant = risky.data[0]!
+    expect(variant.variant_sku).toMatch(/^[A-Z]{3}\d{2}-/)
+    expect(variant.variant_id).toMatch(/^GM\d{10}$/)
+    const created = await client((c) => c.createDraft(draftInput(variant.variant_id, "warn:1")))
+    expect(created.warnings).toEqual([expect.stringContaining(`variant ${variant.variant_id} (${variant.variant_sku}) is at risk`)])
+    const summary = await client((c) => c.createDraftSummary(draftInput(variant.variant_id, "warn:2")))
+    expect(summary.warnings).toHaveLength(1)
+  })
+})
+
 describe("drafts", () => {
   it("creates a draft, reads it back by id and by reference id", async () => {
     const created = await client((c) => c.createDraft(draftInput(inStock[0]!, "shop-a:1001"), { storeKey: "shop-a" }))

@@ -134,4 +134,20 @@ describe("the reconciliation report of a seeded day", () => {
     // It is not part of the period's flow.
     expect(report.overall.flow.pulled).toBe(13)
   })
+
+  it("lists the drafts of the period the POD service warned about, with its words, and no others", () => {
+    const drafted = scenarioOrders.filter((o) => o.events.some((e) => e.to === "drafted"))
+    const warned = drafted[0]!
+    const noted = {
+      ...warned,
+      events: warned.events.map((e) =>
+        e.to === "drafted" ? { ...e, reason: "draft created; the POD service warns: line_items[0]: variant GM0002010011 (UTS01-FOREST-S) is at risk" } : e
+      )
+    }
+    const report = buildReport(scenarioInput({ orders: scenarioOrders.map((o) => (o.id === warned.id ? noted : o)) }))
+    expect(report.podWarnings.map((w) => [w.referenceId, w.detail])).toEqual([
+      [warned.referenceId, "the POD service warns: line_items[0]: variant GM0002010011 (UTS01-FOREST-S) is at risk"]
+    ])
+    expect(buildReport(scenarioInput()).podWarnings).toEqual([])
+  })
 })

@@ -39,7 +39,8 @@ export const PriceQuoteInput = Schema.Struct({
   }),
   line_items: Schema.Array(
     Schema.Struct({
-      variant_id: Schema.String.pipe(Schema.minLength(1)),
+      // The published limit: catalog variant ids are 12 characters ("GM" and 10 digits).
+      variant_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(30)),
       quantity: Schema.Int.pipe(Schema.between(1, 1000)),
       print_locations: Schema.Array(PricePrintLocation).pipe(Schema.minItems(1))
     })
