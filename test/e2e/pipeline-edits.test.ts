@@ -37,7 +37,7 @@ describe("store edits after the draft", () => {
       const ref = `demo-shopify:${edited.legacyResourceId}`
       const draftOf = async () => {
         const list = await (await fetch(`${stack.pod.url}/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(ref)}`, { headers: podHeaders })).json() as any
-        return list.data[0] as { line_items: Array<{ quantity: number }> }
+        return list.data?.[0] as { line_items: Array<{ quantity: number }> }
       }
       expect((await draftOf()).line_items[0]?.quantity).toBe(3)
 

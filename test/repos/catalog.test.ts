@@ -79,7 +79,8 @@ for (const database of testDatabases()) {
         expect(lookup({ variantId: "no-such-variant" })).toBeUndefined()
 
         const entry = (yield* repo.entries).find((e) => e.variantId === discontinued!.variant_id)
-        expect(entry).toMatchObject({ sku: discontinued!.sku, color: discontinued!.color, size: discontinued!.size })
+        expect(entry).toMatchObject({ sku: discontinued!.variant_sku, color: discontinued!.color, size: discontinued!.size })
+        expect(entry?.sku).toMatch(/^[A-Z]{3}\d{2}-/)
         const db = yield* Db
         const stored = yield* db.use((k) =>
           k.selectFrom("catalog_variants").select(["price", "hex_color_code"]).where("variant_id", "=", discontinued!.variant_id).executeTakeFirstOrThrow()

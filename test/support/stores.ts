@@ -179,15 +179,17 @@ export const podOutcome = async (pod: RunningPodSimulator): Promise<PodOutcome> 
   const stats = await getJson(`${pod.url}/__sim/stats`)
   const trackingsByReferenceId = new Map<string, ReadonlyArray<string>>()
   const designsByReferenceId = new Map<string, ReadonlyArray<string>>()
+  const headers = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
   for (let page = 1; ; page++) {
-    const response = await fetch(`${pod.url}/api/v3/orders?paging.limit=100&paging.page=${page}`, {
-      headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
-    })
+    const response = await fetch(`${pod.url}/api/v3/orders?paging.limit=100&paging.page=${page}`, { headers })
     if (!response.ok) throw new Error(`listing POD orders: ${response.status} ${await response.text()}`)
-    const body = (await response.json()) as { data: Array<PodOrderView>; paging: { total_page: number } }
-    for (const order of body.data) {
+    // An empty list answer has no `data`; a list item carries only the primary tracking, so each order is read whole.
+    const body = (await response.json()) as { data?: Array<{ order_id: string }>; paging: { total_page: number } }
+    for (const item of body.data ?? []) {
+      const whole = await fetch(`${pod.url}/api/v3/orders/${item.order_id}`, { headers })
+      const order = ((await whole.json()) as { data: PodOrderView }).data
       const reference = order.reference_id
-      trackingsByReferenceId.set(reference, [...(trackingsByReferenceId.get(reference) ?? []), ...order.order_trackings.map((t) => t.tracking_no)])
+      trackingsByReferenceId.set(reference, [...(trackingsByReferenceId.get(reference) ?? []), ...(order.order_trackings ?? []).map((t) => t.tracking_no)])
       const designs = order.line_items.flatMap((l) => l.printing_options.map((o) => o.design_url))
       designsByReferenceId.set(reference, [...(designsByReferenceId.get(reference) ?? []), ...designs])
     }
