@@ -2,11 +2,13 @@ import { Array as Arr, Clock, Effect } from "effect"
 import type { OrderState } from "../domain/OrderState.js"
 import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
+import { decideEconomyShipping, draftedShipping, ECONOMY_HOLD_LOOK_MS, economyZipOfDraft } from "../mapping/EconomyShipping.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftSummary } from "../pod/schemas/Drafts.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
+import { type CoverageBook, lookUpCoverage } from "./EconomyCoverage.js"
 import { whileLeased } from "./Lease.js"
 import { matchOrder } from "./MatchStage.js"
 import { reactToChangeAfterDraft } from "./PullStage.js"
@@ -91,8 +93,15 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
  * record of the attempt), and carries the attempts from before that claim.
  * The move to drafted is written at once (`settleDrafted`), or handed to
  * `onDrafted`: the draft stage gathers a batch's and settles them together.
+ * An Economy order's ZIP coverage decides first (`decideEconomyShipping`):
+ * from `coverage` (the batch's, checked in one call), else asked here.
  */
-export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (drafted: Drafted) => Effect.Effect<void>) =>
+export const draftOrder = (
+  stored: StoredOrder,
+  owner: string,
+  onDrafted?: (drafted: Drafted) => Effect.Effect<void>,
+  coverage?: CoverageBook
+) =>
   whileLeased(stored.id, owner, Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
@@ -100,7 +109,14 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
     const call = { lane: "normal" as const, storeKey: stored.storeKey }
     let state: OrderState = stored.state
 
-    const drafted = (draft: DraftSummary, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) => {
+    const drafted = (
+      draft: DraftSummary,
+      from: OrderState,
+      reason: string,
+      duplicates: ReadonlyArray<string>,
+      lines: StoredOrder["plannedLines"],
+      shipping?: Readonly<Record<string, string>>
+    ) => {
       const item: Drafted = {
         stored,
         draftId: draft.order_id,
@@ -109,7 +125,9 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
           change: {
             actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
             ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
-            data: duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }
+            data: duplicates.length > 0
+              ? { duplicateDrafts: duplicates }
+              : { draftId: draft.order_id, ...(shipping === undefined ? {} : { shippingSubstitution: shipping }) }
           }
         }
       }
@@ -146,11 +164,35 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
       return "replanned" as const
     }
 
+    const economyZip = economyZipOfDraft(plan.draft)
+    const zipCoverage = economyZip === undefined
+      ? undefined
+      : coverage?.get(economyZip) ?? (yield* lookUpCoverage([economyZip], stored.storeKey)).get(economyZip)
+    const now = yield* Clock.currentTimeMillis
+    const economy = decideEconomyShipping(plan.draft, zipCoverage, settings.shipping.economyUncovered ?? "standard", now)
+    switch (economy._tag) {
+      case "Wait":
+        yield* Effect.logWarning(`not drafted yet: ${economy.why}`)
+        yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
+        return "coverage_unknown" as const
+      case "Hold":
+        // Nothing was sent: the attempt this claim counted is given back, so no look-up precedes the next one.
+        yield* repo.transition(stored.id, state, "held", {
+          actor: owner, reason: economy.details.message, held: { code: "economy_uncovered", details: economy.details },
+          attempts: stored.attempts, nextAttemptAt: new Date(now + ECONOMY_HOLD_LOOK_MS), release: owner
+        })
+        return "held" as const
+      default:
+        break
+    }
+    const draft = economy._tag === "AsStandard" ? economy.draft : plan.draft
+
     // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
     // "look the draft up before posting again".
-    const created = yield* client.createDraftSummary(plan.draft, call).pipe(Effect.either)
+    const created = yield* client.createDraftSummary(draft, call).pipe(Effect.either)
     if (created._tag === "Right") {
-      yield* drafted(created.right, state, "draft created", [], plan.lines)
+      const shipping = draftedShipping(economy, created.right.shipping_substitution)
+      yield* drafted(created.right, state, shipping.reason, [], plan.lines, shipping.substitution)
       return "created" as const
     }
     const error = created.left

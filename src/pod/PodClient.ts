@@ -25,6 +25,13 @@ import {
 } from "./schemas/Catalog.js"
 import type { Paging, PagingQuery, PodPage } from "./schemas/Common.js"
 import {
+  DraftSummaryWithShippingResponse,
+  type DraftSummaryWithShipping,
+  type EconomyCoverage,
+  EconomyCoverageRequest,
+  EconomyCoverageResponse
+} from "./schemas/Coverage.js"
+import {
   CreateDraftBody,
   CreateLabeledDraftBody,
   PatchDraftLineItemsInput,
@@ -35,8 +42,6 @@ import {
   ApproveDraftResponse,
   DraftListResponse,
   DraftResponse,
-  DraftSummaryResponse,
-  type DraftSummary,
   PatchLineItemsResponse,
   type Draft,
   type DraftQuery
@@ -144,9 +149,24 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
         postDraft(input, DraftResponse, false, options)
 
-      /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`). */
-      const createDraftSummary = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<DraftSummary, PodError> =>
-        postDraft(input, DraftSummaryResponse, true, options)
+      /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`, and any shipping substitution). */
+      const createDraftSummary = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<DraftSummaryWithShipping, PodError> =>
+        postDraft(input, DraftSummaryWithShippingResponse, true, options)
+
+      /**
+       * Whether the Economy carrier serves each US ZIP (1 to 100 a call; a ZIP+4 is matched on its first
+       * five). A POST that changes nothing: a read, never ambiguous. A covered ZIP means "not excluded by
+       * carrier coverage", not "guaranteed Economy" (weight and marketplace are checked on the order).
+       */
+      const checkEconomyCoverage = (zipCodes: ReadonlyArray<string>, options?: PodCallOptions): Effect.Effect<EconomyCoverage, PodError> => {
+        const ctx = { operation: "shipping.economyCoverage", method: "POST", path: "/api/v3/shipping/economy/coverage/check" } as const
+        return http.encodeBody(EconomyCoverageRequest, { zip_codes: zipCodes }, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "read", body, response: EconomyCoverageResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
 
       const createLabeledDraft = (
         input: CreateLabeledDraftInput,
@@ -299,6 +319,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         getOrder,
         findOrdersByReferenceId,
         quotePrice,
+        checkEconomyCoverage,
         listDrafts,
         streamDrafts,
         getDraft,

@@ -40,11 +40,15 @@
 //   verify_address, order_id (reference id), trackings[] } }`.
 // - Auth: both published v3 header pairs are accepted (X-Gearment-Client-Key/-Secret and X-API-Key/-Secret);
 //   the `authHeaders` option (one pair or several) or `POST /__sim/auth-headers { accept }` narrows it (auth.ts).
+// - Economy shipping (coverage.ts): `POST /api/v3/shipping/economy/coverage/check`; Economy drafts to an
+//   uncovered ZIP are moved to Standard with `shipping_substitution`, non-US/military/offshore ones refused;
+//   `POST /__sim/economy/coverage { uncovered, covered }` marks ZIPs.
 import type { AddressInfo } from "node:net"
 import { adminRoutes } from "./admin.js"
 import { AcceptedHeaders, authHeaderRoutes, type HeaderPair, PUBLISHED_HEADER_PAIRS } from "./auth.js"
 import { generateCatalog } from "./catalog.js"
 import { catalogRoutes } from "./catalogApi.js"
+import { coverageAdminRoutes, coverageRoutes, EconomyCoverage } from "./coverage.js"
 import { draftRoutes } from "./drafts.js"
 import { FaultBoard } from "./faults.js"
 import { legacyRoutes } from "./legacyV2.js"
@@ -91,6 +95,7 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const state = new SimState(generateCatalog(seed), seed, now)
   const lifecycle = new OrderLifecycle(state)
   const faults = new FaultBoard()
+  const coverage = new EconomyCoverage(seed)
   const acceptedHeaders = new AcceptedHeaders(
     options.authHeaders === undefined ? PUBLISHED_HEADER_PAIRS : "key" in options.authHeaders ? [options.authHeaders] : options.authHeaders
   )
@@ -109,10 +114,11 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const apiRoutes: ReadonlyArray<Route> = [
     ...catalogRoutes(state.catalog, seed),
     ...quoteRoutes(state.catalog, seed),
-    ...draftRoutes(state),
+    ...draftRoutes(state, coverage),
     ...orderRoutes(state),
     ...webhookRoutes(state, options.allowHttpDelivery ?? true),
-    ...legacyRoutes(state)
+    ...legacyRoutes(state),
+    ...coverageRoutes(coverage)
   ]
   const setRateLimit = (config: RateLimitConfig | false): void => {
     rateLimit = config
@@ -136,11 +142,12 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
       delivery.reset()
       delivery.autoDeliver = true
       setRateLimit(initialRateLimit)
+      coverage.reset()
       acceptedHeaders.reset()
     }
   })
   const server = createSimServer({
-    routes: [...admin, ...authHeaderRoutes(acceptedHeaders), ...apiRoutes],
+    routes: [...admin, ...authHeaderRoutes(acceptedHeaders), ...coverageAdminRoutes(coverage), ...apiRoutes],
     credentials: {
       clientKey: options.clientKey ?? "sim-client-key",
       clientSecret: options.clientSecret ?? "sim-client-secret",
