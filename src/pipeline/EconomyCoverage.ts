@@ -15,8 +15,8 @@ const describe = (error: PodError) =>
 
 /**
  * Asks the service whether its Economy carrier serves these ZIPs, at most 100 a call. A call that
- * fails leaves its ZIPs `Unchecked` (their orders wait and try again); it is logged, never taken
- * for "covered".
+ * fails leaves its ZIPs `Unchecked` (decideEconomyShipping says what that means per store); it is
+ * logged, never taken for "covered".
  */
 export const lookUpCoverage = (zips: ReadonlyArray<string>, storeKey?: string) =>
   Effect.gen(function*() {
@@ -27,7 +27,7 @@ export const lookUpCoverage = (zips: ReadonlyArray<string>, storeKey?: string) =
       const chunk = unique.slice(i, i + MAX_COVERAGE_ZIPS)
       const answer = yield* client.checkEconomyCoverage(chunk, { lane: "normal", ...(storeKey === undefined ? {} : { storeKey }) }).pipe(Effect.either)
       if (answer._tag === "Left") {
-        yield* Effect.logWarning("could not check Economy coverage; those orders are drafted once it answers").pipe(
+        yield* Effect.logWarning("could not check Economy coverage: orders of stores that hold uncovered ones wait for it, the others go as Economy").pipe(
           Effect.annotateLogs({ zips: chunk.length, error: describe(answer.left) })
         )
         for (const zip of chunk) book.set(zip, { _tag: "Unchecked", error: describe(answer.left) })
