@@ -52,7 +52,11 @@ export const ShippingSubstitution = Schema.Struct({
 }).annotations({ identifier: "ShippingSubstitution" })
 export type ShippingSubstitution = typeof ShippingSubstitution.Type
 
-/** What the pipeline keeps of a draft it just made (`DraftSummary`), and whether its shipping was substituted. */
-export const DraftSummaryWithShipping = Schema.extend(DraftSummary, Schema.Struct({ shipping_substitution: opt(ShippingSubstitution) }))
+/**
+ * What the pipeline keeps of a draft it just made (`DraftSummary`), and whether its shipping was
+ * substituted. Spread rather than `Schema.extend`, so it still builds if `DraftSummary` gains the field.
+ */
+export const DraftSummaryWithShipping = Schema.Struct({ ...DraftSummary.fields, shipping_substitution: opt(ShippingSubstitution) })
+  .annotations({ identifier: "DraftSummaryWithShipping" })
 export type DraftSummaryWithShipping = typeof DraftSummaryWithShipping.Type
 export const DraftSummaryWithShippingResponse = Envelope(DraftSummaryWithShipping)
