@@ -5,6 +5,7 @@ import type { AppConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"
 import { liveLookupFor, lintAgainstCatalog } from "../mapping/CatalogCheck.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../mapping/MappingFile.js"
+import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPublishedAuthHeaders } from "../pod/AuthHeaders.js"
 import { PodClient } from "../pod/PodClient.js"
 import { PodRequestGate } from "../pod/PodRequestGate.js"
 import { CliFailure, configOption, loadAppConfig } from "./AppRuntime.js"
@@ -33,10 +34,31 @@ const lintMappingFiles = (app: AppConfig) =>
     return { parsed, errors }
   })
 
-/** Each mapped POD variant against the live catalog; an unreachable API is said and skipped. */
-const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>) =>
+type Lookup = Effect.Effect.Success<ReturnType<typeof liveLookupFor>>
+
+/** What the catalog check found: its problems, and whether the credentials' header names are the trouble. */
+interface CatalogOutcome {
+  readonly errors: number
+  /** `switch`: another published header pair works (set it); `wrong`: no pair does (the credentials are wrong). */
+  readonly authHeaders?: { readonly _tag: "switch"; readonly pair: AuthHeaderPair } | { readonly _tag: "wrong" }
+}
+
+/** A POD client with these header names; every client of one check shares the gate provided around it. */
+const clientFor = (app: AppConfig, authHeaders: AuthHeaderPair) =>
+  PodClient.Default({
+    baseUrl: app.pod.baseUrl,
+    clientKey: app.pod.clientKey,
+    clientSecret: app.pod.clientSecret,
+    authHeaders,
+    timeoutMs: CHECK_TIMEOUT_MS
+  }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+const readCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, authHeaders: AuthHeaderPair) =>
+  Effect.either(Effect.provide(liveLookupFor(files.map((f) => f.table)), clientFor(app, authHeaders)))
+
+/** Prints each mapped row's problem against the catalog; answers the error count. */
+const reportCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, { lookup, variants }: Lookup) =>
   Effect.gen(function*() {
-    const { lookup, variants } = yield* liveLookupFor(files.map((f) => f.table))
     let errors = 0
     for (const file of files) {
       for (const problem of lintAgainstCatalog(file.file, file.table, lookup)) {
@@ -46,23 +68,53 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
     }
     yield* Console.log(`Catalog: ${variants} mapped POD variant(s) checked against ${app.pod.baseUrl}${errors > 0 ? `, ${errors} problem(s)` : " OK"}`)
     return errors
-  }).pipe(
-    Effect.catchTag("PodTransportError", (error) =>
-      Effect.as(Console.log(`Catalog: the POD API at ${app.pod.baseUrl} is not reachable (${error.reason}): mapped variants not checked against the catalog`), 0)),
-    Effect.catchTag("PodUnauthorizedError", () =>
-      Effect.as(Console.log(`Catalog: the POD API at ${app.pod.baseUrl} refused the configured credentials (401): check pod.clientKey and pod.clientSecret`), 1)),
-    Effect.catchAll((error) =>
-      Effect.as(Console.log(`Catalog: the POD API at ${app.pod.baseUrl} failed (${error.message}): mapped variants not checked against the catalog`), 1)),
-    Effect.provide(
-      PodClient.Default({
-        baseUrl: app.pod.baseUrl,
-        clientKey: app.pod.clientKey,
-        clientSecret: app.pod.clientSecret,
-        authHeaders: app.pod.authHeaders,
-        timeoutMs: CHECK_TIMEOUT_MS
-      }).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(PodRequestGate.passThrough))
+  })
+
+/**
+ * Each mapped POD variant against the live catalog; an unreachable API is said and skipped. A 401
+ * may only mean the service wants the other published header names (the published texts disagree):
+ * the same read is tried with them, through the same client and gate, to say exactly what to set.
+ */
+const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>) =>
+  Effect.gen(function*() {
+    const at = `the POD API at ${app.pod.baseUrl}`
+    const configured = yield* readCatalog(app, files, app.pod.authHeaders)
+    if (configured._tag === "Right") return { errors: yield* reportCatalog(app, files, configured.right) } satisfies CatalogOutcome
+    const error = configured.left
+    switch (error._tag) {
+      case "PodTransportError":
+        yield* Console.log(`Catalog: ${at} is not reachable (${error.reason}): mapped variants not checked against the catalog`)
+        return { errors: 0 } satisfies CatalogOutcome
+      case "PodUnauthorizedError":
+        break
+      default:
+        yield* Console.log(`Catalog: ${at} failed (${error.message}): mapped variants not checked against the catalog`)
+        return { errors: 1 } satisfies CatalogOutcome
+    }
+    const refused = describeAuthHeaders(app.pod.authHeaders)
+    const tried = [refused]
+    for (const pair of otherPublishedAuthHeaders(app.pod.authHeaders)) {
+      const other = yield* readCatalog(app, files, pair)
+      if (other._tag === "Right") {
+        yield* Console.log(
+          `Catalog: ${at} refused the credentials sent as ${refused} (401) but accepts them as ${describeAuthHeaders(pair)}. ` +
+            `Set this in the configuration:\n  ${authHeadersSetting(pair)}`
+        )
+        const errors = yield* reportCatalog(app, files, other.right)
+        return { errors: errors + 1, authHeaders: { _tag: "switch", pair } } satisfies CatalogOutcome
+      }
+      tried.push(describeAuthHeaders(pair))
+      if (other.left._tag !== "PodUnauthorizedError") {
+        yield* Console.log(`Catalog: ${at} refused ${refused} (401); trying ${describeAuthHeaders(pair)} failed too (${other.left._tag}), so it is not known whether those header names would work`)
+        return { errors: 1 } satisfies CatalogOutcome
+      }
+    }
+    yield* Console.log(
+      `Catalog: ${at} refused the credentials (401) under every published header pair (${tried.join(", ")}): ` +
+        `the credentials themselves are wrong. Check pod.clientKey and pod.clientSecret (POD_CLIENT_KEY, POD_CLIENT_SECRET)`
     )
-  )
+    return { errors: 1, authHeaders: { _tag: "wrong" } } satisfies CatalogOutcome
+  }).pipe(Effect.provide(PodRequestGate.passThrough))
 
 /**
  * `podsync check`: validates the configuration, lints every store's mapping
@@ -78,9 +130,19 @@ export const checkCommand = Command.make("check", { config: configOption }, ({ c
     yield* Console.log(`OK: ${file} is valid. Stores: ${stores}. Database: ${database}.`)
     const mappings = yield* lintMappingFiles(app)
     const mapped = mappings.parsed.some((f) => f.table.rows.some((r) => r.pod !== undefined && !r.ignore))
-    const catalog = mapped ? yield* lintAgainstLiveCatalog(app, mappings.parsed) : 0
+    const catalog: CatalogOutcome = mapped ? yield* lintAgainstLiveCatalog(app, mappings.parsed) : { errors: 0 }
     if (!mapped) yield* Console.log("Catalog: no mapped POD variants to check")
-    const errors = mappings.errors + catalog
+    switch (catalog.authHeaders?._tag) {
+      case "switch":
+        return yield* new CliFailure({
+          message: `the POD service takes podsync's credentials under other header names: set ${authHeadersSetting(catalog.authHeaders.pair)} in ${file}, then run podsync check again`
+        })
+      case "wrong":
+        return yield* new CliFailure({ message: "the POD service refuses podsync's credentials: fix pod.clientKey and pod.clientSecret, then run podsync check again" })
+      default:
+        break
+    }
+    const errors = mappings.errors + catalog.errors
     if (errors > 0) {
       return yield* new CliFailure({ message: `${errors} problem(s) in the mapping files (listed above): fix them, then run podsync check again` })
     }

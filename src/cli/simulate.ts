@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
+import { HEADER_PAIR_SETS } from "../simulator/pod/auth.js"
 import { runPodSimulatorStandalone } from "../simulator/pod/index.js"
 import { runEtsySimulatorStandalone } from "../simulator/etsy/index.js"
 import { runJsonFeedSimulatorStandalone } from "../simulator/jsonfeed/index.js"
@@ -29,14 +30,19 @@ export const simulateCommand = Command.make(
     woocommercePort: port("woocommerce-port", "port of the WooCommerce REST API simulator", 9102),
     etsyPort: port("etsy-port", "port of the Etsy Open API simulator", 9103),
     jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront", 9104),
-    noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit"))
+    noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit")),
+    podAuthHeaders: Options.choice("pod-auth-headers", ["both", "gearment", "x-api"] as const).pipe(
+      Options.withDescription("the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only"),
+      Options.withDefault("both" as const)
+    )
   },
-  ({ etsyPort, host, jsonfeedPort, noRateLimit, podPort, shopifyPort, woocommercePort }) =>
+  ({ etsyPort, host, jsonfeedPort, noRateLimit, podAuthHeaders, podPort, shopifyPort, woocommercePort }) =>
     Effect.scoped(Effect.gen(function*() {
       yield* serve(() =>
         runPodSimulatorStandalone({
           host,
           port: podPort,
+          authHeaders: HEADER_PAIR_SETS[podAuthHeaders],
           ...(noRateLimit ? { rateLimit: false as const } : {})
         })
       )

@@ -38,7 +38,13 @@ export const StoreKey = Schema.String.pipe(
   Schema.filter((key) => key !== "pod" || `"pod" is reserved (POST /webhooks/pod receives the POD service's webhooks)`)
 )
 
-export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP")
+export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP", "METHOD_ECONOMY")
+
+/**
+ * What to do with an Economy order to a US ZIP the Economy carrier does not serve: send it as
+ * Standard (what the service itself would do, at the Standard price), or hold it for a person.
+ */
+export const EconomyUncovered = Schema.Literal("standard", "hold")
 
 const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema.Schema.Type<S>) =>
   Schema.optionalWith(schema, { default: value, exact: true })
@@ -150,9 +156,10 @@ export const StoreConfig = Schema.Struct({
   shipping: withDefault(
     Schema.Struct({
       default: withDefault(ShippingMethod, () => "METHOD_STANDARD" as const),
-      byTitle: withDefault(Schema.Record({ key: Schema.String, value: ShippingMethod }), () => ({}))
+      byTitle: withDefault(Schema.Record({ key: Schema.String, value: ShippingMethod }), () => ({})),
+      economyUncovered: withDefault(EconomyUncovered, () => "standard" as const)
     }),
-    () => ({ default: "METHOD_STANDARD" as const, byTitle: {} })
+    () => ({ default: "METHOD_STANDARD" as const, byTitle: {}, economyUncovered: "standard" as const })
   ),
   fulfillment: withDefault(
     Schema.Struct({ notifyCustomer: withDefault(Schema.Boolean, () => true) }),

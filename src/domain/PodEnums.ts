@@ -73,7 +73,8 @@ export const CancelStatuses = [
 ] as const
 export type CancelStatus = (typeof CancelStatuses)[number]
 
-export const ShippingMethods = ["METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP"] as const
+/** METHOD_ECONOMY (6): US only, and only where its carrier serves the ZIP (see mapping/EconomyShipping.ts). */
+export const ShippingMethods = ["METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP", "METHOD_ECONOMY"] as const
 export type ShippingMethod = (typeof ShippingMethods)[number]
 
 export const PrintLocationCodes = [

@@ -3,6 +3,7 @@ import type { NormalizedLine, NormalizedOrder } from "../domain/NormalizedOrder.
 import type { MarketplacePlatform } from "../domain/PodEnums.js"
 import type { StoreKind } from "../domain/StoreTypes.js"
 import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } from "../pod/schemas/DraftRequests.js"
+import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
 import { findRow, type MappingRow, type MappingTable } from "./MappingTable.js"
 
 /**
@@ -20,6 +21,10 @@ export type HoldCode =
   | "missing_design"
   | "address"
   | "rejected_by_pod"
+  /** Economy to a destination the service refuses it for (outside the US, military, offshore). */
+  | "economy_unavailable"
+  /** Economy to a US ZIP its carrier does not serve, with `shipping.economyUncovered: hold` (the draft stage decides it). */
+  | "economy_uncovered"
 
 export interface HoldProblem {
   readonly code: HoldCode
@@ -53,7 +58,12 @@ export interface StoreSettings {
   readonly storeKey: string
   readonly platform: StoreKind
   readonly podStoreId: string
-  readonly shipping: { readonly default: NonNullable<CreateDraftInput["shipping_method"]>; readonly byTitle: Readonly<Record<string, NonNullable<CreateDraftInput["shipping_method"]>>> }
+  readonly shipping: {
+    readonly default: NonNullable<CreateDraftInput["shipping_method"]>
+    readonly byTitle: Readonly<Record<string, NonNullable<CreateDraftInput["shipping_method"]>>>
+    /** An Economy order to an uncovered US ZIP: sent as Standard (the default) or held. */
+    readonly economyUncovered?: EconomyUncoveredPolicy
+  }
   readonly eligibleFinancialStatuses: ReadonlyArray<string>
   readonly billing?: { readonly iossNumber?: string | undefined; readonly taxNumber?: string | undefined } | undefined
 }
@@ -180,6 +190,22 @@ const shippingMethodFor = (order: NormalizedOrder, settings: StoreSettings) => {
   return match(order.shippingMethod?.title) ?? match(order.shippingMethod?.code) ?? settings.shipping.default
 }
 
+/**
+ * The five-digit ZIP whose Economy coverage decides how an order ships, read straight from the
+ * order (so a batch's ZIPs can be checked together before each is planned); undefined when its
+ * shipping is not Economy or planning holds it anyway (no usable US ZIP).
+ */
+export const economyZipFor = (order: NormalizedOrder, settings: StoreSettings): string | undefined => {
+  if (shippingMethodFor(order, settings) !== ECONOMY || order.shipTo === null) return undefined
+  const to = order.shipTo
+  const destination = economyDestination({
+    country_code: to.countryCode ?? "",
+    state_code: to.regionCode?.replace(/^[A-Z]{2}-/, ""),
+    zip_code: to.postalCode ?? ""
+  })
+  return destination._tag === "Zip" ? destination.zip5 : undefined
+}
+
 const giftMessageOf = (order: NormalizedOrder) =>
   order.attributes.find((a) => /^gift[ _-]?message$/i.test(a.key))?.value.trim().slice(0, 1000) || undefined
 
@@ -215,6 +241,11 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
     return { _tag: "NotPod", message: toShip.length === 0 ? "nothing left to ship" : `all ${ignored} items are marked ignore in the mapping (fulfilled elsewhere)` }
   }
   const address = buildAddress(order, problems)
+  const shippingMethod = shippingMethodFor(order, settings)
+  if (address !== undefined && shippingMethod === ECONOMY) {
+    const economy = economyDestinationProblem(economyDestination(address))
+    if (economy !== undefined) problems.push(economy)
+  }
   if (problems.length > 0 || address === undefined) {
     const first = problems[0]!
     const message = problems.length === 1 ? first.message : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
@@ -230,7 +261,7 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
       platform: PLATFORMS[settings.platform],
       store_id: settings.podStoreId,
       address,
-      shipping_method: shippingMethodFor(order, settings),
+      shipping_method: shippingMethod,
       line_items: items,
       ...(billing?.iossNumber || billing?.taxNumber
         ? { billing_option: { ...(billing.iossNumber ? { ioss_number: billing.iossNumber } : {}), ...(billing.taxNumber ? { tax_number: billing.taxNumber } : {}) } }

@@ -58,7 +58,9 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   missing_design: "add the design to the line item in the store (or fix the mapping's print column)",
   address: "fix the shipping address in the store",
   unpaid: "nothing: drafted once the order is paid",
-  rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes"
+  rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes",
+  economy_unavailable: "the destination cannot ship Economy: map the store's shipping rate to another method (shipping.byTitle) or change the order's shipping",
+  economy_uncovered: "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it"
 }
 
 /** What a person should do about orders of this state (and held reason). */

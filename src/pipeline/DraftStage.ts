@@ -2,11 +2,13 @@ import { Array as Arr, Clock, Effect } from "effect"
 import type { OrderState } from "../domain/OrderState.js"
 import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
+import { decideEconomyShipping, draftedShipping, ECONOMY_HOLD_LOOK_MS, economyZipOfDraft } from "../mapping/EconomyShipping.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
-import { type DraftSummary, substitutionWords } from "../pod/schemas/Drafts.js"
+import type { DraftSummary } from "../pod/schemas/Drafts.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
+import { type CoverageBook, lookUpCoverage } from "./EconomyCoverage.js"
 import { whileLeased } from "./Lease.js"
 import { matchOrder } from "./MatchStage.js"
 import { reactToChangeAfterDraft } from "./PullStage.js"
@@ -31,14 +33,9 @@ const describeError = (error: PodError) => {
 /** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
 const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
 
-/** The story line of a new draft: what the service warned about and any shipping substitution, in its words. */
-export const draftCreatedReason = (draft: DraftSummary): string => {
-  const notes = [
-    ...(draft.warnings ?? []).map((w) => `the POD service warns: ${w}`),
-    ...[substitutionWords(draft.shipping_substitution)].filter((w) => w !== undefined).map((w) => `shipping ${w}`)
-  ]
-  return notes.length === 0 ? "draft created" : `draft created; ${notes.join("; ")}`
-}
+/** The story line of a new draft with what the service warned about (at-risk variants, the address), in its words. */
+export const withWarnings = (reason: string, warnings: ReadonlyArray<string> | undefined): string =>
+  [reason, ...(warnings ?? []).map((w) => `the POD service warns: ${w}`)].join("; ")
 
 /** Drafts carry no created_at: `order_date` (when the draft was made), then the id, tell which came first. */
 const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
@@ -101,8 +98,15 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
  * record of the attempt), and carries the attempts from before that claim.
  * The move to drafted is written at once (`settleDrafted`), or handed to
  * `onDrafted`: the draft stage gathers a batch's and settles them together.
+ * An Economy order's ZIP coverage decides first (`decideEconomyShipping`):
+ * from `coverage` (the batch's, checked in one call), else asked here.
  */
-export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (drafted: Drafted) => Effect.Effect<void>) =>
+export const draftOrder = (
+  stored: StoredOrder,
+  owner: string,
+  onDrafted?: (drafted: Drafted) => Effect.Effect<void>,
+  coverage?: CoverageBook
+) =>
   whileLeased(stored.id, owner, Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
@@ -110,7 +114,14 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
     const call = { lane: "normal" as const, storeKey: stored.storeKey }
     let state: OrderState = stored.state
 
-    const drafted = (draft: DraftSummary, from: OrderState, reason: string, duplicates: ReadonlyArray<string>, lines: StoredOrder["plannedLines"]) => {
+    const drafted = (
+      draft: DraftSummary,
+      from: OrderState,
+      reason: string,
+      duplicates: ReadonlyArray<string>,
+      lines: StoredOrder["plannedLines"],
+      shipping?: Readonly<Record<string, string>>
+    ) => {
       const item: Drafted = {
         stored,
         draftId: draft.order_id,
@@ -122,7 +133,7 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
             data: {
               ...(duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }),
               ...(draft.warnings !== undefined && draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
-              ...(substitutionWords(draft.shipping_substitution) === undefined ? {} : { shippingSubstitution: substitutionWords(draft.shipping_substitution) })
+              ...(shipping === undefined ? {} : { shippingSubstitution: shipping })
             }
           }
         }
@@ -160,11 +171,35 @@ export const draftOrder = (stored: StoredOrder, owner: string, onDrafted?: (draf
       return "replanned" as const
     }
 
+    const economyZip = economyZipOfDraft(plan.draft)
+    const zipCoverage = economyZip === undefined
+      ? undefined
+      : coverage?.get(economyZip) ?? (yield* lookUpCoverage([economyZip], stored.storeKey)).get(economyZip)
+    const now = yield* Clock.currentTimeMillis
+    const economy = decideEconomyShipping(plan.draft, zipCoverage, settings.shipping.economyUncovered ?? "standard", now)
+    switch (economy._tag) {
+      case "Wait":
+        yield* Effect.logWarning(`not drafted yet: ${economy.why}`)
+        yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
+        return "coverage_unknown" as const
+      case "Hold":
+        // Nothing was sent: the attempt this claim counted is given back, so no look-up precedes the next one.
+        yield* repo.transition(stored.id, state, "held", {
+          actor: owner, reason: economy.details.message, held: { code: "economy_uncovered", details: economy.details },
+          attempts: stored.attempts, nextAttemptAt: new Date(now + ECONOMY_HOLD_LOOK_MS), release: owner
+        })
+        return "held" as const
+      default:
+        break
+    }
+    const draft = economy._tag === "AsStandard" ? economy.draft : plan.draft
+
     // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
     // "look the draft up before posting again".
-    const created = yield* client.createDraftSummary(plan.draft, call).pipe(Effect.either)
+    const created = yield* client.createDraftSummary(draft, call).pipe(Effect.either)
     if (created._tag === "Right") {
-      yield* drafted(created.right, state, draftCreatedReason(created.right), [], plan.lines)
+      const shipping = draftedShipping(economy, created.right.shipping_substitution)
+      yield* drafted(created.right, state, withWarnings(shipping.reason, created.right.warnings), [], plan.lines, shipping.substitution)
       return "created" as const
     }
     const error = created.left

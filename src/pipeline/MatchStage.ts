@@ -3,10 +3,13 @@ import { Clock, Effect } from "effect"
 import type { NormalizedOrder, NormalizedOrderEncoded } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState } from "../domain/OrderState.js"
 import { planDraft } from "../mapping/DraftPlan.js"
+import { economyHoldStands, type EconomyUncoveredPolicy } from "../mapping/EconomyShipping.js"
 import { type Move, OrdersRepo, type StoredOrder, type TransitionChange } from "../repos/OrdersRepo.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
-const CATALOG_HOLDS: ReadonlyArray<string> = ["unknown_variant", "discontinued", "out_of_stock"]
+// Also re-planned every minute: a refused Economy destination depends on the store's shipping config,
+// which a restart may have changed (nothing else wakes a held order then).
+const CATALOG_HOLDS: ReadonlyArray<string> = ["unknown_variant", "discontinued", "out_of_stock", "economy_unavailable"]
 const CATALOG_RECHECK_MS = 60_000
 
 /** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
@@ -51,7 +54,13 @@ export const changeMatters = (state: OrderState, previous: NormalizedOrderEncode
 /** What matching decided for one order: a move (with the claim given back in it), or only the claim given back. */
 type MatchDecision = { readonly move: Move } | { readonly release: Date | null }
 
-const decideMatch = (stored: StoredOrder, plan: ReturnType<typeof planDraft>, nowMs: number, actor: string): MatchDecision => {
+const decideMatch = (
+  stored: StoredOrder,
+  plan: ReturnType<typeof planDraft>,
+  nowMs: number,
+  actor: string,
+  economyUncovered: EconomyUncoveredPolicy
+): MatchDecision => {
   const from = stored.state
   // Holds that depend on the catalog cache are looked at again every minute: another replica's
   // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
@@ -74,8 +83,16 @@ const decideMatch = (stored: StoredOrder, plan: ReturnType<typeof planDraft>, no
           JSON.stringify((stored.heldDetails as { message?: string } | null)?.message) !== JSON.stringify(plan.message)
         ? move("held", { reason: plan.message, held: { code: plan.code, details: { message: plan.message, problems: plan.problems } } })
         : { release: retryAt }
-    case "Ready":
+    case "Ready": {
+      // Held by the draft stage for an uncovered Economy ZIP: planning cannot see coverage, so the hold
+      // stands until the order or the policy changes, or the coverage is due a new check.
+      if (from === "held" && stored.heldReason === "economy_uncovered") {
+        const stands = economyHoldStands(stored.heldDetails, plan.draft, economyUncovered, nowMs)
+        if ("lookAgainAt" in stands) return { release: stands.lookAgainAt }
+        return move("ready", { reason: stands.release })
+      }
       return move("ready", { reason: from === "held" ? "released: the reason to hold it is gone" : "matched every line" })
+    }
   }
 }
 
@@ -100,7 +117,8 @@ export const matchMany = (claimed: ReadonlyArray<StoredOrder>, actor: string) =>
         releases.push({ id: stored.id, nextAttemptAt: null })
         continue
       }
-      const decision = decideMatch(stored, planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings), nowMs, actor)
+      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+      const decision = decideMatch(stored, plan, nowMs, actor, settings.shipping.economyUncovered ?? "standard")
       if ("move" in decision) moves.push(decision.move)
       else releases.push({ id: stored.id, nextAttemptAt: decision.release })
     }

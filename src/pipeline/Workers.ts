@@ -7,6 +7,7 @@ import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { DRAFT_STATES, type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
+import { type CoverageBook, coverageForBatch } from "./EconomyCoverage.js"
 import { FULFILL_STATES, fulfillMany } from "./FulfillStage.js"
 import { LEASE_SECONDS } from "./Lease.js"
 import { MATCH_STATES, matchMany } from "./MatchStage.js"
@@ -144,11 +145,12 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
     yield* stageLoop("match", MATCH_STATES, 50, wholeBatch("match", (claimed) => matchMany(claimed, owner)), match, draft)
     // A draft claim is the write-ahead record of the attempt it may make (see OrdersRepo.claim). The
     // drafts are made one by one (the rate budget paces them); the batch's moves to drafted are written,
-    // and its store orders marked, together.
+    // and its store orders marked, together. The Economy ZIPs of the batch are checked first, in one call.
     const drafted: Array<Drafted> = []
-    const drafting = eachOrder("draft", options.draftConcurrency ?? DRAFT_BATCH, (o) => draftOrder(o, owner, (d) => Effect.sync(() => drafted.push(d))))
+    const drafting = (coverage: CoverageBook) =>
+      eachOrder("draft", options.draftConcurrency ?? DRAFT_BATCH, (o) => draftOrder(o, owner, (d) => Effect.sync(() => drafted.push(d)), coverage))
     yield* stageLoop("draft", DRAFT_STATES, DRAFT_BATCH, (claimed) =>
-      Effect.zipRight(drafting(claimed), Effect.suspend(() => {
+      Effect.zipRight(Effect.flatMap(coverageForBatch(claimed), (coverage) => drafting(coverage)(claimed)), Effect.suspend(() => {
         const batch = drafted.splice(0)
         return wholeBatch("recording drafts", () => settleDrafted(batch, owner))(batch.map((d) => d.stored))
       })), draft, undefined, true)

@@ -25,6 +25,11 @@ import {
 } from "./schemas/Catalog.js"
 import type { Paging, PagingQuery, PodPage } from "./schemas/Common.js"
 import {
+  type EconomyCoverage,
+  EconomyCoverageRequest,
+  EconomyCoverageResponse
+} from "./schemas/Coverage.js"
+import {
   CreateDraftBody,
   CreateLabeledDraftBody,
   PatchDraftLineItemsInput,
@@ -38,8 +43,8 @@ import {
   type DraftListItem,
   DraftListResponse,
   DraftResponse,
-  DraftSummaryResponse,
   type DraftSummary,
+  DraftSummaryResponse,
   PatchLineItemsResponse,
   type Draft,
   type DraftQuery
@@ -156,9 +161,24 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const createDraft = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<CreatedDraft, PodError> =>
         postDraft(input, CreatedDraftResponse, false, options)
 
-      /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`). */
+      /** Like `createDraft`, answering only what the pipeline keeps of the new draft (`DraftSummary`, and any shipping substitution). */
       const createDraftSummary = (input: CreateDraftInput, options?: PodCallOptions): Effect.Effect<DraftSummary, PodError> =>
         postDraft(input, DraftSummaryResponse, true, options)
+
+      /**
+       * Whether the Economy carrier serves each US ZIP (1 to 100 a call; a ZIP+4 is matched on its first
+       * five). A POST that changes nothing: a read, never ambiguous. A covered ZIP means "not excluded by
+       * carrier coverage", not "guaranteed Economy" (weight and marketplace are checked on the order).
+       */
+      const checkEconomyCoverage = (zipCodes: ReadonlyArray<string>, options?: PodCallOptions): Effect.Effect<EconomyCoverage, PodError> => {
+        const ctx = { operation: "shipping.economyCoverage", method: "POST", path: "/api/v3/shipping/economy/coverage/check" } as const
+        return http.encodeBody(EconomyCoverageRequest, { zip_codes: zipCodes }, ctx).pipe(
+          Effect.flatMap((body) =>
+            http.run({ ...ctx, kind: "read", body, response: EconomyCoverageResponse, defaultLane: "normal" }, options)
+          ),
+          Effect.map((envelope) => envelope.data)
+        )
+      }
 
       const createLabeledDraft = (
         input: CreateLabeledDraftInput,
@@ -314,6 +334,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
         getOrder,
         findOrdersByReferenceId,
         quotePrice,
+        checkEconomyCoverage,
         listDrafts,
         streamDrafts,
         getDraft,

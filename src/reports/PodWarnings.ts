@@ -8,8 +8,8 @@
 import type { ReportOrder, ReportPeriod } from "./ReportInput.js"
 import type { AttentionItem } from "./ReportOutput.js"
 
-/** What the draft stage appends to "draft created" when the service warned or substituted. */
-const NOTED_DRAFT = /^draft created; (.+)$/
+/** What the draft stage adds to "draft created" when the service warned or the shipping method changed. */
+const NOTED_DRAFT = /^draft created(?:; | )(.+)$/
 
 export const podWarnings = (orders: ReadonlyArray<ReportOrder>, period: ReportPeriod, asOf: number): ReadonlyArray<AttentionItem> =>
   orders.flatMap((order) => {

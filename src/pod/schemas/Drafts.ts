@@ -26,7 +26,6 @@ import {
   OriginSalesChannel,
   ShippingOption,
   ShippingSubstitution,
-  type ShippingSubstitution as ShippingSubstitutionValue,
   ShippingVerificationStatus,
   Timestamp,
   type PagingQuery
@@ -173,12 +172,6 @@ export const DraftSummary = Draft.pick("order_id", "reference_id", "status", "or
 /** `warnings` only on a create answer. */
 export type DraftSummary = typeof DraftSummary.Type & { readonly warnings?: ReadonlyArray<string> }
 export const DraftSummaryResponse = Schema.Struct({ ...Envelope(DraftSummary).fields, warnings: Warnings })
-
-/** A draft's `shipping_substitution` in words, e.g. "sent as METHOD_STANDARD instead of METHOD_ECONOMY (zip not covered)". */
-export const substitutionWords = (s: ShippingSubstitutionValue | undefined): string | undefined =>
-  s === undefined || (!s.from && !s.to)
-    ? undefined
-    : `sent as ${s.to || "another method"} instead of ${s.from || "the method asked"}${s.reason ? ` (${s.reason})` : ""}`
 
 /** PATCH /api/v3/orders/draft/line-items answers with the draft id only. */
 export const PatchLineItemsResult = Schema.Struct({ order_id: Schema.String }).annotations({

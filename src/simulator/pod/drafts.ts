@@ -1,5 +1,6 @@
 // Order drafts (v3): create (with address or with a pre-purchased label),
 // list, read, change line items, approve.
+import type { EconomyCoverage } from "./coverage.js"
 import { CREATED_METHODS, DRAFT_STATUS_PREFIX, DRAFT_STATUSES } from "./enums.js"
 import { matchesAny, paginate, readArray, readCreatedAtMin, readEnumArray, readPaging } from "./listing.js"
 import type { Route, RouteContext } from "./routes.js"
@@ -26,6 +27,7 @@ export interface NewDraft {
   readonly createdMethod: string
   readonly address: DraftRecord["address"]
   readonly shippingMethod: DraftRecord["shippingMethod"]
+  readonly substitution?: DraftRecord["substitution"]
   readonly billingOption: DraftRecord["billingOption"]
   readonly iossNumber: string | null
   readonly giftMessageBody: string | null
@@ -48,6 +50,7 @@ export const createDraft = (state: SimState, input: NewDraft): DraftRecord => {
     requestId: state.newId(),
     address: input.address,
     shippingMethod: input.shippingMethod,
+    ...(input.substitution === undefined ? {} : { substitution: input.substitution }),
     billingOption: input.billingOption,
     iossNumber: input.iossNumber,
     giftMessageBody: input.giftMessageBody,
@@ -74,7 +77,7 @@ const dataOf = (body: unknown, issues: Issues): Readonly<Record<string, unknown>
   return body["data"]
 }
 
-const createHandler = (state: SimState, labeled: boolean) => (context: RouteContext): SimResponse => {
+const createHandler = (state: SimState, labeled: boolean, coverage?: EconomyCoverage) => (context: RouteContext): SimResponse => {
   const issues = new Issues()
   const data = dataOf(context.body, issues)
   if (data === undefined) return invalidArgument(issues.list)
@@ -93,13 +96,17 @@ const createHandler = (state: SimState, labeled: boolean) => (context: RouteCont
       labelUrls = urls.filter((u): u is string => typeof u === "string")
     }
   }
+  const economy = coverage?.forDraft(shippingMethod, address ?? null) ?? {}
+  if ("refused" in economy) issues.add("data.shipping_method", `METHOD_ECONOMY is not available for this destination: ${economy.refused}`)
+  const substitution = "substitution" in economy ? economy.substitution : undefined
   const lines = readLineItems(issues, state.catalog, data["line_items"], "data.line_items")
   if (!issues.empty) return invalidArgument(issues.list)
   const draft = createDraft(state, {
     ...header,
     createdMethod: labeled ? "VENDOR_CREATED_METHOD_LABEL" : "VENDOR_CREATED_METHOD_API",
     address: address ?? null,
-    shippingMethod,
+    shippingMethod: substitution === undefined ? shippingMethod : "METHOD_STANDARD",
+    ...(substitution === undefined ? {} : { substitution }),
     billingOption: billing.json,
     iossNumber: billing.iossNumber,
     labelUrls,
@@ -205,9 +212,10 @@ const approveHandler = (state: SimState) => (context: RouteContext): SimResponse
   return { status: 200, body: { status: "success", is_approved: true, message: "Order draft approved" } }
 }
 
-export const draftRoutes = (state: SimState): ReadonlyArray<Route> => [
+/** `coverage`: Economy drafts are checked against it (refused, or moved to Standard); without it they are kept as sent. */
+export const draftRoutes = (state: SimState, coverage?: EconomyCoverage): ReadonlyArray<Route> => [
   { method: "GET", pattern: "/api/v3/orders/draft", auth: "v3", handle: listHandler(state) },
-  { method: "POST", pattern: "/api/v3/orders/draft", auth: "v3", handle: createHandler(state, false) },
+  { method: "POST", pattern: "/api/v3/orders/draft", auth: "v3", handle: createHandler(state, false, coverage) },
   { method: "POST", pattern: "/api/v3/orders/draft/labeled", auth: "v3", handle: createHandler(state, true) },
   { method: "PATCH", pattern: "/api/v3/orders/draft/line-items", auth: "v3", handle: patchLineItems(state) },
   { method: "GET", pattern: "/api/v3/orders/draft/:order_id", auth: "v3", handle: getHandler(state) },

@@ -38,10 +38,17 @@
 //   gearment_name, vendor_id (reference id), verify_address, ord_status, order_status, order_id, draft_id,
 //   store_id, trackings[] } }`; V1 `{ type, data: { gearment_ord_id, gearment_ord_name, ord_status,
 //   verify_address, order_id (reference id), trackings[] } }`.
+// - Auth: both published v3 header pairs are accepted (X-Gearment-Client-Key/-Secret and X-API-Key/-Secret);
+//   the `authHeaders` option (one pair or several) or `POST /__sim/auth-headers { accept }` narrows it (auth.ts).
+// - Economy shipping (coverage.ts): `POST /api/v3/shipping/economy/coverage/check`; Economy drafts to an
+//   uncovered ZIP are moved to Standard with `shipping_substitution`, non-US/military/offshore ones refused;
+//   `POST /__sim/economy/coverage { uncovered, covered }` marks ZIPs.
 import type { AddressInfo } from "node:net"
 import { adminRoutes } from "./admin.js"
+import { AcceptedHeaders, authHeaderRoutes, type HeaderPair, PUBLISHED_HEADER_PAIRS } from "./auth.js"
 import { generateCatalog } from "./catalog.js"
 import { catalogRoutes } from "./catalogApi.js"
+import { coverageAdminRoutes, coverageRoutes, EconomyCoverage } from "./coverage.js"
 import { draftRoutes } from "./drafts.js"
 import { FaultBoard } from "./faults.js"
 import { legacyRoutes } from "./legacyV2.js"
@@ -63,7 +70,8 @@ export interface PodSimulatorOptions {
   readonly seed?: number
   readonly clientKey?: string
   readonly clientSecret?: string
-  readonly authHeaders?: { readonly key: string; readonly secret: string }
+  /** The v3 header pair(s) accepted; default both published pairs (auth.ts). */
+  readonly authHeaders?: HeaderPair | ReadonlyArray<HeaderPair>
   readonly rateLimit?: RateLimitConfig | false
   readonly webhookSigningKey?: string
   readonly webhookClientKey?: string
@@ -93,6 +101,10 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const state = new SimState(generateCatalog(seed), seed, now)
   const lifecycle = new OrderLifecycle(state)
   const faults = new FaultBoard()
+  const coverage = new EconomyCoverage(seed)
+  const acceptedHeaders = new AcceptedHeaders(
+    options.authHeaders === undefined ? PUBLISHED_HEADER_PAIRS : "key" in options.authHeaders ? [options.authHeaders] : options.authHeaders
+  )
   const initialRateLimit: RateLimitConfig | false = options.rateLimit ?? DEFAULT_RATE_LIMIT
   let rateLimit = initialRateLimit
   let limiter = rateLimit === false ? null : new SlidingWindowLimiter(rateLimit, now)
@@ -108,10 +120,11 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const apiRoutes: ReadonlyArray<Route> = [
     ...catalogRoutes(state.catalog, seed),
     ...quoteRoutes(state.catalog, seed),
-    ...draftRoutes(state),
+    ...draftRoutes(state, coverage),
     ...orderRoutes(state),
     ...webhookRoutes(state, options.allowHttpDelivery ?? true),
-    ...legacyRoutes(state)
+    ...legacyRoutes(state),
+    ...coverageRoutes(coverage)
   ]
   const setRateLimit = (config: RateLimitConfig | false): void => {
     rateLimit = config
@@ -135,15 +148,16 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
       delivery.reset()
       delivery.autoDeliver = true
       setRateLimit(initialRateLimit)
+      coverage.reset()
+      acceptedHeaders.reset()
     }
   })
   const server = createSimServer({
-    routes: [...admin, ...apiRoutes],
+    routes: [...admin, ...authHeaderRoutes(acceptedHeaders), ...coverageAdminRoutes(coverage), ...apiRoutes],
     credentials: {
       clientKey: options.clientKey ?? "sim-client-key",
       clientSecret: options.clientSecret ?? "sim-client-secret",
-      keyHeader: options.authHeaders?.key ?? "X-Gearment-Client-Key",
-      secretHeader: options.authHeaders?.secret ?? "X-Gearment-Client-Secret"
+      headerPairs: () => acceptedHeaders.pairs
     },
     stats,
     faults,

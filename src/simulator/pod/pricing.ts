@@ -72,7 +72,9 @@ const SHIPPING_CENTS: Readonly<Record<ShippingMethod, readonly [domesticFirst: n
   METHOD_STANDARD: [469, 219, 1299, 500],
   METHOD_GROUND: [599, 250, 1299, 500],
   METHOD_FAST_SHIP: [1299, 399, 2499, 800],
-  METHOD_STAMP: [350, 100, 600, 200]
+  METHOD_STAMP: [350, 100, 600, 200],
+  // Economy ships in the US only (coverage.ts); the international figures are never charged.
+  METHOD_ECONOMY: [399, 179, 1299, 500]
 }
 
 export const shippingCents = (shipping: ShippingInput, items: number): number => {

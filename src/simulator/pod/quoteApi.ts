@@ -18,7 +18,9 @@ const METHODS: Readonly<Record<string, ShippingMethod>> = {
   fastship: "METHOD_FAST_SHIP",
   method_fast_ship: "METHOD_FAST_SHIP",
   stamp: "METHOD_STAMP",
-  method_stamp: "METHOD_STAMP"
+  method_stamp: "METHOD_STAMP",
+  economy: "METHOD_ECONOMY",
+  method_economy: "METHOD_ECONOMY"
 }
 
 const LOCATION_NAMES = new Set([...PRINT_LOCATIONS.map((l) => l.toLowerCase()), ...PRINT_LOCATIONS.map((l) => PRINT_LOCATION_PREFIX + l)])
@@ -89,7 +91,7 @@ export const priceHandler = (catalog: Catalog, seed: number) => (context: RouteC
   const state = shipping === undefined ? undefined : readText(issues, address["state_code"], `${base}.state_code`, 0, 6, false)
   const rawMethod = address["method"] ?? shipping?.["method"]
   const method = typeof rawMethod === "string" ? METHODS[rawMethod.toLowerCase()] : undefined
-  if (shipping !== undefined && method === undefined) issues.add(`${base}.method`, "must be standard, ground, fastship, stamp or METHOD_*")
+  if (shipping !== undefined && method === undefined) issues.add(`${base}.method`, "must be standard, economy, ground, fastship, stamp or METHOD_*")
   const label = shipping !== undefined && isRecord(shipping["label"]) ? shipping["label"] : undefined
   if (label !== undefined && typeof label["url"] !== "string") issues.add("shipping.label.url", "must be a URL")
   const billing = isRecord(body["billing"]) ? body["billing"] : undefined

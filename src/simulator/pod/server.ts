@@ -3,6 +3,7 @@
 // faults before → handler → faults after → answer.
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer } from "node:http"
+import { authenticateV3, type HeaderPair } from "./auth.js"
 import { malformedText, withUnknownEnums } from "./faults.js"
 import type { FaultBoard } from "./faults.js"
 import type { SlidingWindowLimiter } from "./limiter.js"
@@ -16,8 +17,8 @@ import { envelopeError, errorBody, isRecord, tooManyRequests } from "./wire.js"
 export interface Credentials {
   readonly clientKey: string
   readonly clientSecret: string
-  readonly keyHeader: string
-  readonly secretHeader: string
+  /** The v3 header pairs accepted now (see auth.ts). */
+  readonly headerPairs: () => ReadonlyArray<HeaderPair>
 }
 
 export interface ServerParts {
@@ -63,8 +64,6 @@ const gatewayError = (status: number): SimResponse =>
     ? errorBody(500, "INTERNAL", "internal error")
     : { status, body: null, rawText: { contentType: "text/html", text: `<html><body><h1>${status}</h1>upstream unavailable</body></html>` } }
 
-const unauthorized = (message: string): SimResponse => errorBody(401, "UNAUTHENTICATED", message)
-
 /** Who is calling, or why not: v3 reads headers, v2 reads `api_key`/`api_signature` in the body (any non-empty signature). */
 const authenticate = (route: Route, req: IncomingMessage, body: unknown, query: URLSearchParams, credentials: Credentials): { readonly key: string } | SimResponse => {
   if (route.auth === "v2") {
@@ -76,13 +75,7 @@ const authenticate = (route: Route, req: IncomingMessage, body: unknown, query: 
     }
     return key === credentials.clientKey ? { key } : { status: 401, body: { status: "error", message: "invalid api_key" } }
   }
-  const key = req.headers[credentials.keyHeader.toLowerCase()]
-  const secret = req.headers[credentials.secretHeader.toLowerCase()]
-  if (typeof key !== "string" || typeof secret !== "string" || key === "" || secret === "") {
-    return unauthorized(`missing credentials: send ${credentials.keyHeader} and ${credentials.secretHeader}`)
-  }
-  if (key !== credentials.clientKey || secret !== credentials.clientSecret) return unauthorized("invalid client key or secret")
-  return { key }
+  return authenticateV3(req.headers, credentials.headerPairs(), credentials)
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))

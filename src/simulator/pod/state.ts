@@ -31,6 +31,8 @@ export interface DraftRecord {
   readonly requestId: string
   readonly address: AddressRecord | null
   readonly shippingMethod: ShippingMethod
+  /** Set when the service moved the draft's shipping (Economy to an uncovered ZIP → Standard; coverage.ts). */
+  readonly substitution?: { readonly from: string; readonly to: string; readonly reason: string }
   readonly billingOption: Json | null
   readonly iossNumber: string | null
   readonly giftMessageBody: string | null

@@ -1,0 +1,70 @@
+// Economy shipping end to end: the compiled daemon, configured to hold Economy orders its carrier
+// cannot reach, against the Shopify and POD simulators over real HTTP. The covered order is drafted
+// with METHOD_ECONOMY; the uncovered one is held, and `podsync status` and `podsync explain` say why.
+import * as fs from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { podsync } from "../support/cli.js"
+import { exited, freePort, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+
+const podHeaders = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+
+const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, timeoutMs: number): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read().catch(() => undefined)
+    if (value !== undefined && done(value)) return value
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; last ${JSON.stringify(value)}`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
+
+/** A Shopify order shipping Economy to a US address. */
+const economyOrder = (stack: Stack, zip: string, provinceCode: string) =>
+  post(`${stack.shopify.url}/__sim/orders`, {
+    financialStatus: "PAID",
+    shippingAddress: {
+      firstName: "Ada", lastName: "Lovelace", address1: "12 Analytical Way", address2: null, company: null, city: "Springfield",
+      province: provinceCode, provinceCode, zip, country: "United States", countryCodeV2: "US", phone: "+1 406 555 0100"
+    },
+    shippingLine: { title: "Economy", code: "ECONOMY", price: "3.90" },
+    lineItems: [{ sku: "UTS01-DARKHE-M", title: "Tee", quantity: 1, price: "20.00" }]
+  })
+
+describe("Economy orders through the daemon", () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack({ podRateLimit: false })
+  })
+  afterAll(async () => stack.close())
+
+  it("drafts the covered one as Economy and holds the uncovered one with the reason, under shipping.economyUncovered: hold", async () => {
+    const port = await freePort()
+    const config = writeDaemonConfig(stack, port)
+    // The store maps its "Economy" rate to METHOD_ECONOMY and holds what Economy cannot reach.
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(
+      `    mappings: ${stack.mappingFile}`,
+      [`    mappings: ${stack.mappingFile}`, "    shipping:", "      byTitle: { Economy: METHOD_ECONOMY }", "      economyUncovered: hold"].join("\n")
+    ))
+    const covered = await economyOrder(stack, "90012", "CA")
+    const uncovered = await economyOrder(stack, "59001", "MT")
+    const daemon = await startDaemon(config, port)
+    try {
+      await waitFor(() => statusOf(port), (s) => (s.drafted ?? 0) === 1 && (s.held ?? 0) === 1, 60_000)
+      const ref = `demo-shopify:${covered.legacyResourceId}`
+      const drafts = await (await fetch(`${stack.pod.url}/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(ref)}`, { headers: podHeaders })).json() as any
+      expect(drafts.data).toHaveLength(1)
+      expect(drafts.data[0].shipping_option).toEqual({ method: "METHOD_ECONOMY" })
+      const stats = await (await fetch(`${stack.pod.url}/__sim/stats`)).json() as any
+      expect(stats.draftsByReferenceId[`demo-shopify:${uncovered.legacyResourceId}`]).toBeUndefined()
+
+      const status = podsync(["status", "--config", config])
+      expect(status.stdout).toContain("economy_uncovered")
+      const story = podsync(["explain", `demo-shopify:${uncovered.legacyResourceId}`, "--config", config])
+      expect(story.stdout).toContain("held (economy_uncovered)")
+      expect(story.stdout).toContain("Economy shipping is not available to ZIP 59001")
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+    }
+  }, 120_000)
+})
