@@ -128,6 +128,7 @@ const steps: ReadonlyArray<Step> = [
         gift_messages: [{ gift_message_id: "g1", content: "Hi" }]
       })
   },
+  { method: "checkEconomyCoverage", run: (c) => c.checkEconomyCoverage(["90001", "99501", "10001-1234"]) },
   {
     method: "createDraft",
     note: "unapproved, with billing and a gift message",
