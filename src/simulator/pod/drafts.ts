@@ -7,8 +7,19 @@ import type { DraftRecord, LineRecord, SimState } from "./state.js"
 import type { LineInput } from "./validation.js"
 import { isHttpUrl, Issues, readAddress, readBillingOption, readDraftHeader, readLineItem, readLineItems, readShippingMethod, readText } from "./validation.js"
 import { draftView } from "./views.js"
-import type { SimResponse } from "./wire.js"
+import type { Json, SimResponse } from "./wire.js"
 import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
+
+/** A shipping address with this zip code cannot be verified (a test hook: the real service's rules are not published). */
+export const UNVERIFIABLE_ZIP_CODE = "00000"
+
+const UNVERIFIED = "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED"
+
+/** The draft as the API answers it, with the address verification the draft has now. */
+export const draftAnswer = (state: SimState, draft: DraftRecord, full: boolean): Json => {
+  const view = draftView(state.catalog, state.seed, draft, full)
+  return draft.addressVerified || !isRecord(view) ? view : { ...view, shipping_verification_status: UNVERIFIED }
+}
 
 export const toLineRecord = (state: SimState, input: LineInput): LineRecord => ({
   id: state.nextLineId(),
@@ -59,9 +70,11 @@ export const createDraft = (state: SimState, input: NewDraft): DraftRecord => {
     approvedAt: input.autoApprove ? now : null,
     createdAt: now,
     updatedAt: now,
-    originOrderId: null
+    originOrderId: null,
+    addressVerified: input.address?.["zip_code"] !== UNVERIFIABLE_ZIP_CODE
   }
   state.addDraft(draft)
+  if (!draft.addressVerified) state.emit({ topic: "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", draft })
   return draft
 }
 
@@ -104,7 +117,7 @@ const createHandler = (state: SimState, labeled: boolean) => (context: RouteCont
     labelUrls,
     lines
   })
-  return success(draftView(state.catalog, state.seed, draft, false))
+  return success(draftAnswer(state, draft, false))
 }
 
 const listHandler = (state: SimState) => (context: RouteContext): SimResponse => {
@@ -127,13 +140,13 @@ const listHandler = (state: SimState) => (context: RouteContext): SimResponse =>
     )
     .reverse()
   const { page, paging: info } = paginate(matching, paging, state.seed)
-  return success(page.map((d) => draftView(state.catalog, state.seed, d, false)), info)
+  return success(page.map((d) => draftAnswer(state, d, false)), info)
 }
 
 const getHandler = (state: SimState) => (context: RouteContext): SimResponse => {
   const id = context.params["order_id"] ?? ""
   const draft = state.drafts.get(id)
-  return draft === undefined ? notFound("draft", "order_id", id) : success(draftView(state.catalog, state.seed, draft, true))
+  return draft === undefined ? notFound("draft", "order_id", id) : success(draftAnswer(state, draft, true))
 }
 
 const patchLineItems = (state: SimState) => (context: RouteContext): SimResponse => {
@@ -182,7 +195,7 @@ const approveHandler = (state: SimState) => (context: RouteContext): SimResponse
     draft.updatedAt = draft.approvedAt
     if (draft.status === "DRAFT") draft.status = "AWAITING_CHECKOUT"
   }
-  return success(draftView(state.catalog, state.seed, draft, true))
+  return success(draftAnswer(state, draft, true))
 }
 
 export const draftRoutes = (state: SimState): ReadonlyArray<Route> => [
