@@ -61,6 +61,12 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes"
 }
 
+/** What to do about an order podsync holds in `pod_on_hold` for a condition the POD service confirmed. */
+const POD_HOLD_ACTIONS: Readonly<Record<string, string>> = {
+  address_unverified: "check the address with the buyer, then correct or confirm it at the POD service; podsync goes on once it is verified",
+  variant_out_of_stock: "wait for the restock, or change the variant at the POD service (and remap it for new orders); podsync goes on once it is in stock"
+}
+
 /** What a person should do about orders of this state (and held reason). */
 export const actionFor = (state: string, reason: string | null): string => {
   switch (state) {
@@ -71,7 +77,7 @@ export const actionFor = (state: string, reason: string | null): string => {
     case "cancel_pending":
       return "cancelled in the store after drafting: cancel the POD order by hand (the API has no cancel)"
     case "pod_on_hold":
-      return "resolve the hold at the POD service"
+      return POD_HOLD_ACTIONS[reason ?? ""] ?? "resolve the hold at the POD service"
     default:
       return "see podsync explain"
   }

@@ -14,7 +14,7 @@ const ATTENTION_ACTIONS = {
   held: "fix what holds it (the reason says what); podsync releases it by itself once fixed",
   failed: "read the error, fix the order or its mapping, then podsync explain the order to follow it",
   cancel_pending: "cancel the order at the POD service by hand (its API has no cancel call)",
-  pod_on_hold: "see why the POD service holds it, and release or cancel it there",
+  pod_on_hold: "see why the POD service holds it (the summary says, when podsync knows), and resolve it there",
   not_checked_out: "check out (pay for) the draft at the POD service, or delete it if it should not be produced"
 } as const
 
@@ -30,7 +30,7 @@ export const reportCsv = (report: ReconciliationReport): string => {
     ...people.held.flatMap((group) => group.orders.map((item) => attentionRow("held", group.reason, item))),
     ...people.failed.map((item) => attentionRow("failed", "", item)),
     ...people.cancelPending.map((item) => attentionRow("cancel_pending", "", item)),
-    ...people.podOnHold.map((item) => attentionRow("pod_on_hold", "", item)),
+    ...people.podOnHold.map((item) => attentionRow("pod_on_hold", item.reason ?? "", item)),
     ...people.notCheckedOut.map((item) => attentionRow("not_checked_out", "", item)),
     ...report.drift.findings.map((f) => [
       "drift", f.kind, "", f.storeKey ?? "", f.referenceId ?? "", "", "", "", "", f.summary, JSON.stringify(f.evidence), f.action
