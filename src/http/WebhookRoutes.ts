@@ -176,6 +176,12 @@ const storeWebhook = Effect.gen(function*() {
   )
 })
 
+/** A V1 body carries the API client key (`api_key`), which podsync holds as a secret: it is not stored. */
+const withoutApiKey = (payload: unknown): unknown =>
+  typeof payload === "object" && payload !== null && !Array.isArray(payload) && "api_key" in payload
+    ? { ...payload, api_key: "(redacted)" }
+    : payload
+
 /** What to do with a verified POD delivery: tell the pipeline, or why there is nothing to tell it. */
 const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Type"]): { readonly followUp: Effect.Effect<void>; readonly ignored?: string } => {
   const nothing = (ignored: string, message: string) => ({ followUp: Effect.logInfo(message), ignored })
@@ -210,7 +216,7 @@ const podWebhook = Effect.gen(function*() {
   const triggers = yield* PipelineTriggers
   const payload = webhook.payload === undefined
     ? { unreadable: Buffer.from(body.right).toString("utf8").slice(0, 8192) }
-    : webhook.payload
+    : withoutApiKey(webhook.payload)
   const { followUp, ignored } = podFollowUp(webhook, triggers)
   return yield* acceptOnce(POD_SOURCE, webhook.nonce, webhook.topic, payload, followUp, ignored)
 })

@@ -249,6 +249,9 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       expect(env.hints).toEqual([
         { podOrderId: "ord_9", referenceId: "acme-shopify:9", topic: "shipping_address_verified", event: "shipping_address_verified", addressVerified: true }
       ])
+      // The API key the V1 body carries is held as a secret: not stored with the delivery.
+      expect((yield* podEntries)[0]?.payload).toMatchObject({ api_key: "(redacted)", type: "shipping_address_verified" })
+      expect(JSON.stringify((yield* podEntries)[0]?.payload)).not.toContain(CLIENT_KEY)
     }))
 
   it.effect("answers 200 and records a variant event, an unknown type and an order podsync does not know, acting only on the last", () =>
