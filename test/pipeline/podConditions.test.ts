@@ -218,6 +218,14 @@ for (const database of testDatabases()) {
         ], "webhook")
         expect(operations).toEqual([])
       }))
+
+    it.effect("an event naming one of ours by its POD id, with the seller's own id as its reference, is still followed", () =>
+      Effect.gen(function*() {
+        const order = yield* draftedOrder(`${suffix}107`, { checkout: true })
+        yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${order.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}107`, carrier: "UPS" }] }))
+        yield* followUpMany([{ topic: "tracking_updated", event: "tracking_updated", podOrderId: order.podOrderId!, referenceId: "EXT-1234567" }], "webhook")
+        expect((yield* stateOf(order.rowId)).state).toBe("shipped")
+      }))
   })
 }
 
