@@ -42,8 +42,6 @@ export interface RunningDaemon {
 
 export const STORE_KEY = "bench-shopify"
 // The simulators' defaults.
-const POD_WEBHOOK_SIGNING_KEY = "sim-webhook-key"
-const POD_WEBHOOK_CLIENT_KEY = "sim-webhook-client-key"
 const SHOPIFY_WEBHOOK_SECRET = "shopify-sim-webhook-secret"
 // Never during a run: the catalog is read once at start, and no report is written.
 const YEARLY = "0 0 0 1 1 *"
@@ -120,7 +118,7 @@ export const startDaemon = async (settings: DaemonSettings): Promise<RunningDaem
       timeoutMs: 10_000,
       ...(settings.podLimitLifted ? { rateLimit: { requests: 1_000_000, windowSeconds: 10, blockSeconds: 60, headroom: 0 } } : {}),
       ...(settings.podWebhooks
-        ? { webhooks: { publicUrl: `${url}/webhooks/pod`, signingKey: POD_WEBHOOK_SIGNING_KEY, clientKey: POD_WEBHOOK_CLIENT_KEY } }
+        ? { webhooks: { publicUrl: `${url}/webhooks/pod` } }
         : {})
     },
     stores: [{

@@ -10,6 +10,7 @@ const StoryBody = Schema.Struct({
   name: Schema.String,
   state: Schema.String,
   heldReason: Schema.NullOr(Schema.String),
+  heldMessage: Schema.optional(Schema.NullOr(Schema.String)),
   podDraftId: Schema.NullOr(Schema.String),
   podOrderId: Schema.NullOr(Schema.String),
   events: Schema.Array(Schema.Struct({ at: Schema.String, actor: Schema.String, from: Schema.NullOr(Schema.String), to: Schema.String, reason: Schema.NullOr(Schema.String) })),

@@ -52,7 +52,10 @@ export const reconcileCommand = Command.make("reconcile", { config: configOption
       const viaDaemon = yield* askDaemon(app, "POST", "/reconcile", Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
       if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
       const totals = yield* reconcileAll("cli")
-      yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.`)
+      const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
+        ? ""
+        : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
+      yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
     }).pipe(
       Effect.provide(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer(app)).pipe(
         Layer.provideMerge(NodeHttpClient.layerUndici),

@@ -87,7 +87,7 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
     )),
     Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
     Layer.provideMerge(Layer.mergeAll(
-      podLayer(config), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(webhooks)
+      podLayer(config), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
     )),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(reposLayer),

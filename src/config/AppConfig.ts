@@ -60,9 +60,15 @@ const RateLimit = Schema.Struct({
 
 const WebhookTopic = Schema.String.pipe(Schema.startsWith("TOPIC_"))
 
+/**
+ * `pod.webhooks`. The service signs deliveries with the API client secret and sends the API client
+ * key as X-Connect-Client-Key (there is no separate webhook credential), so both default to
+ * `pod.clientSecret` / `pod.clientKey`; `signingKey` and `clientKey` remain as overrides for the
+ * configurations written when the signing key was thought to be a separate credential.
+ */
 const PodWebhooks = Schema.Struct({
   publicUrl: Url,
-  signingKey: Secret,
+  signingKey: Schema.optionalWith(Secret, { exact: true }),
   clientKey: Schema.optionalWith(Secret, { exact: true }),
   signedPath: Schema.optionalWith(Schema.String.pipe(Schema.startsWith("/")), { exact: true }),
   topics: withDefault(Schema.Array(WebhookTopic), () => [
@@ -70,7 +76,9 @@ const PodWebhooks = Schema.Struct({
     "TOPIC_ORDER_COMPLETED",
     "TOPIC_ORDER_CANCELLED",
     "TOPIC_ORDER_ON_HOLD",
-    "TOPIC_SHIPPING_ADDRESS_VERIFIED"
+    "TOPIC_SHIPPING_ADDRESS_VERIFIED",
+    "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+    "TOPIC_PRODUCT_OUT_OF_STOCK"
   ]),
   version: withDefault(Schema.Literal("VERSION_V1", "VERSION_V3"), () => "VERSION_V3" as const)
 })

@@ -34,7 +34,9 @@ const TRANSITIONS: Record<OrderState, ReadonlyArray<OrderState>> = {
   drafted: ["drafted", "checked_out", "in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold", "failed"],
   checked_out: ["in_production", "shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
   in_production: ["shipped", "cancel_pending", "pod_cancelled", "pod_on_hold"],
-  pod_on_hold: ["checked_out", "in_production", "shipped", "pod_cancelled", "cancel_pending"],
+  // pod_on_hold -> pod_on_hold: what it waits for changed (an address or stock condition came or went).
+  // pod_on_hold -> drafted: the condition that held a draft not yet checked out has cleared.
+  pod_on_hold: ["pod_on_hold", "drafted", "checked_out", "in_production", "shipped", "pod_cancelled", "cancel_pending"],
   // More packages can ship after a first fulfillment: the order goes back to shipped until they are pushed.
   // failed: the store refused every tracking of the order (a person adds it by hand).
   shipped: ["fulfilled", "pod_cancelled", "failed"],
@@ -67,6 +69,18 @@ export const isOrderState = (value: string): value is OrderState => (ORDER_STATE
 
 /** States that need a person: shown by `status` and the report. */
 export const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pending", "pod_on_hold"]
+
+/**
+ * Why a `pod_on_hold` order waits, when podsync put it there: a POD webhook told of a condition
+ * (an address the service cannot verify, a variant out of stock) and the service's answer
+ * confirmed it. The code is the order's held reason; without one, the service itself holds the
+ * order (its status is ON_HOLD). Reconciliation keeps such an order where it is until the
+ * service's answer shows the condition cleared.
+ */
+export const POD_CONDITIONS = ["address_unverified", "variant_out_of_stock"] as const
+export type PodCondition = (typeof POD_CONDITIONS)[number]
+export const isPodCondition = (code: string | null | undefined): code is PodCondition =>
+  code !== null && code !== undefined && (POD_CONDITIONS as ReadonlyArray<string>).includes(code)
 
 /** The step a POD order status stands for: reconciliation moves orders by it, the report compares with it. */
 export const STATE_OF_POD_STATUS: Readonly<Record<string, OrderState>> = {

@@ -16,6 +16,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { Cause, Clock, Context, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
+import { isActedOn } from "../pod/PodWebhookEvents.js"
 import { type VerifiedPodWebhook, verifyPodWebhook } from "../pod/PodWebhookSignature.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
@@ -28,10 +29,28 @@ export const POD_SOURCE = "pod"
 
 export interface PodWebhookVerification {
   readonly signingKey: Redacted.Redacted<string>
-  /** Expected `X-Connect-Client-Key`, when configured. */
+  /** Expected `X-Connect-Client-Key`, when one is expected. */
   readonly clientKey?: Redacted.Redacted<string>
   /** The path the service signs, when a proxy rewrites the request's path. */
   readonly signedPath?: string
+}
+
+/**
+ * How POD deliveries are verified, from `pod` (pure). The HMAC key is `pod.webhooks.signingKey`,
+ * else the API client secret, as the service signs. X-Connect-Client-Key is checked against
+ * `pod.webhooks.clientKey` when set; else, when the key is the client secret, against
+ * `pod.clientKey` (the service sends the key of the credential that signed); a configuration with
+ * its own signing key and no client key checks no client key, as before.
+ */
+export const podWebhookVerification = (pod: Pick<AppConfig["pod"], "clientKey" | "clientSecret" | "webhooks">): Option.Option<PodWebhookVerification> => {
+  const webhooks = pod.webhooks
+  if (webhooks === undefined) return Option.none()
+  const clientKey = webhooks.clientKey ?? (webhooks.signingKey === undefined ? pod.clientKey : undefined)
+  return Option.some({
+    signingKey: webhooks.signingKey ?? pod.clientSecret,
+    ...(clientKey === undefined ? {} : { clientKey }),
+    ...(webhooks.signedPath === undefined ? {} : { signedPath: webhooks.signedPath })
+  })
 }
 
 /** The `pod.webhooks` settings the receiver needs; none when POD webhooks are not configured (deliveries get 404). */
@@ -39,17 +58,8 @@ export class PodWebhookSettings extends Context.Tag("podsync/PodWebhookSettings"
   PodWebhookSettings,
   Option.Option<PodWebhookVerification>
 >() {
-  static readonly fromConfig = (webhooks: AppConfig["pod"]["webhooks"]): Layer.Layer<PodWebhookSettings> =>
-    Layer.succeed(
-      PodWebhookSettings,
-      webhooks === undefined
-        ? Option.none()
-        : Option.some({
-          signingKey: webhooks.signingKey,
-          ...(webhooks.clientKey === undefined ? {} : { clientKey: webhooks.clientKey }),
-          ...(webhooks.signedPath === undefined ? {} : { signedPath: webhooks.signedPath })
-        })
-    )
+  static readonly fromConfig = (pod: AppConfig["pod"]): Layer.Layer<PodWebhookSettings> =>
+    Layer.succeed(PodWebhookSettings, podWebhookVerification(pod))
 }
 
 /** Each answer carries its outcome for the delivery counters of /metrics. */
@@ -104,7 +114,9 @@ const acceptOnce = (
   deliveryId: string,
   topic: string | undefined,
   payload: unknown,
-  followUp: Effect.Effect<void>
+  followUp: Effect.Effect<void>,
+  /** Why nothing is to be done with it: stored and answered 200 all the same, so the sender stops. */
+  ignored?: string
 ) =>
   Effect.gen(function*() {
     const inbox = yield* WebhookInboxRepo
@@ -122,7 +134,7 @@ const acceptOnce = (
       Effect.interruptible,
       Effect.forkDaemon
     )
-    return answer(200, { status: "accepted" })
+    return answer(200, ignored === undefined ? { status: "accepted" } : { status: "accepted", ignored })
   }).pipe(
     Effect.uninterruptible,
     Effect.catchTag("DbError", (error) =>
@@ -164,22 +176,26 @@ const storeWebhook = Effect.gen(function*() {
   )
 })
 
-const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Type"]): Effect.Effect<void> => {
+/** A V1 body carries the API client key (`api_key`), which podsync holds as a secret: it is not stored. */
+const withoutApiKey = (payload: unknown): unknown =>
+  typeof payload === "object" && payload !== null && !Array.isArray(payload) && "api_key" in payload
+    ? { ...payload, api_key: "(redacted)" }
+    : payload
+
+/** What to do with a verified POD delivery: tell the pipeline, or why there is nothing to tell it. */
+const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Type"]): { readonly followUp: Effect.Effect<void>; readonly ignored?: string } => {
+  const nothing = (ignored: string, message: string) => ({ followUp: Effect.logInfo(message), ignored })
+  if (webhook.payload === undefined) return nothing("not_json", "POD webhook body is not JSON; stored, nothing to follow up")
+  // Variant events and types podsync does not know: recorded, never refused, not acted on.
+  if (!isActedOn(webhook.event)) return nothing("event_not_acted_on", `POD webhook of type ${webhook.topic ?? "(none)"} is not one podsync acts on; stored`)
   if (webhook.podOrderId === undefined && webhook.referenceId === undefined) {
-    return Effect.logWarning(
-      webhook.payload === undefined
-        ? "POD webhook body is not JSON; stored, nothing to follow up"
-        : "POD webhook names no order; stored, nothing to follow up"
-    )
+    return nothing("no_order", "POD webhook names no order; stored, nothing to follow up")
   }
-  return triggers.podOrderChanged({
-    ...(webhook.podOrderId === undefined ? {} : { podOrderId: webhook.podOrderId }),
-    ...(webhook.referenceId === undefined ? {} : { referenceId: webhook.referenceId }),
-    ...(webhook.topic === undefined ? {} : { topic: webhook.topic })
-  })
+  const { nonce: _nonce, timestampMillis: _at, payload: _payload, ...hint } = webhook
+  return { followUp: triggers.podOrderChanged(hint) }
 }
 
-/** `POST /webhooks/pod`: signed with the webhook credential; a nonce is accepted once. */
+/** `POST /webhooks/pod`: signed with the API client secret (or the configured key); a nonce is accepted once. */
 const podWebhook = Effect.gen(function*() {
   const settings = yield* PodWebhookSettings
   if (Option.isNone(settings)) {
@@ -200,8 +216,9 @@ const podWebhook = Effect.gen(function*() {
   const triggers = yield* PipelineTriggers
   const payload = webhook.payload === undefined
     ? { unreadable: Buffer.from(body.right).toString("utf8").slice(0, 8192) }
-    : webhook.payload
-  return yield* acceptOnce(POD_SOURCE, webhook.nonce, webhook.topic, payload, podFollowUp(webhook, triggers))
+    : withoutApiKey(webhook.payload)
+  const { followUp, ignored } = podFollowUp(webhook, triggers)
+  return yield* acceptOnce(POD_SOURCE, webhook.nonce, webhook.topic, payload, followUp, ignored)
 })
 
 /**

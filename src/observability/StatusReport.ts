@@ -63,6 +63,12 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   economy_uncovered: "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it"
 }
 
+/** What to do about an order podsync holds in `pod_on_hold` for a condition the POD service confirmed. */
+const POD_HOLD_ACTIONS: Readonly<Record<string, string>> = {
+  address_unverified: "check the address with the buyer, then correct or confirm it at the POD service; podsync goes on once it is verified",
+  variant_out_of_stock: "wait for the restock, or change the variant at the POD service (and remap it for new orders); podsync goes on once it is in stock"
+}
+
 /** What a person should do about orders of this state (and held reason). */
 export const actionFor = (state: string, reason: string | null): string => {
   switch (state) {
@@ -73,7 +79,7 @@ export const actionFor = (state: string, reason: string | null): string => {
     case "cancel_pending":
       return "cancelled in the store after drafting: cancel the POD order by hand (the API has no cancel)"
     case "pod_on_hold":
-      return "resolve the hold at the POD service"
+      return POD_HOLD_ACTIONS[reason ?? ""] ?? "resolve the hold at the POD service"
     default:
       return "see podsync explain"
   }

@@ -7,10 +7,17 @@ export interface OrderStory {
   readonly name: string
   readonly state: string
   readonly heldReason: string | null
+  /** What holds it and what to do, in the seller's words (held orders, and orders podsync holds in pod_on_hold). */
+  readonly heldMessage?: string | null | undefined
   readonly podDraftId: string | null
   readonly podOrderId: string | null
   readonly events: ReadonlyArray<{ readonly at: string; readonly actor: string; readonly from: string | null; readonly to: string; readonly reason: string | null }>
   readonly shipments: ReadonlyArray<{ readonly trackingNo: string; readonly carrier: string | null; readonly pushState: string }>
+}
+
+const heldMessageOf = (details: unknown): string | null => {
+  const message = typeof details === "object" && details !== null ? (details as { readonly message?: unknown }).message : undefined
+  return typeof message === "string" && message !== "" ? message : null
 }
 
 /** An order's whole story from order_events, for `podsync explain`. */
@@ -27,6 +34,7 @@ export const explainOrder = (referenceId: string) =>
       name: stored.order.name,
       state: stored.state,
       heldReason: stored.heldReason,
+      heldMessage: heldMessageOf(stored.heldDetails),
       podDraftId: stored.podDraftId,
       podOrderId: stored.podOrderId,
       events: events.map((e) => ({ at: e.at.toISOString(), actor: e.actor, from: e.from, to: e.to, reason: e.reason })),
@@ -41,5 +49,6 @@ export const renderStory = (story: OrderStory): string => {
     `  ${e.at.replace("T", " ").slice(0, 19)}  ${e.actor.padEnd(10).slice(0, 10)}  ${(e.from ?? "-").padEnd(14)} -> ${e.to.padEnd(14)} ${e.reason ?? ""}`
   )
   const shipments = story.shipments.map((s) => `  tracking ${s.trackingNo}${s.carrier ? ` (${s.carrier})` : ""}: ${s.pushState}`)
-  return [head, "", ...events, ...(shipments.length > 0 ? ["", "Shipments:", ...shipments] : [])].join("\n")
+  const why = story.heldMessage ? [`  ${story.heldMessage}`] : []
+  return [head, ...why, "", ...events, ...(shipments.length > 0 ? ["", "Shipments:", ...shipments] : [])].join("\n")
 }

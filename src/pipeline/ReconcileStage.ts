@@ -1,9 +1,11 @@
-import { Chunk, Effect, Stream } from "effect"
-import { canTransition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
+import { Chunk, Effect, Option, Stream } from "effect"
+import { canTransition, isPodCondition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
+import { eventOfHint, type PodWebhookHint } from "../pod/PodWebhookEvents.js"
 import { type OrderProgress, primaryTrackingNumber } from "../pod/schemas/Orders.js"
 import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
+import { applyConditionEvents, checkDrafts, isConditionEvent } from "./PodConditions.js"
 
 /** Orders with a draft that are not yet shipped: followed at the service. */
 export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]
@@ -46,6 +48,12 @@ const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string
     return { outcome: newTrackings > 0 ? "more_trackings" : "unchanged" }
   }
   if (target === from) return { outcome: "unchanged" }
+  // Held by podsync for a condition the service confirmed (PodConditions.ts): an answer that has not moved
+  // past it (awaiting payment or fulfilment, or on hold) does not show it cleared; production, shipping or
+  // cancelling does, and the order moves on as usual.
+  if (from === "pod_on_hold" && isPodCondition(stored.heldReason) && (target === "checked_out" || target === "pod_on_hold")) {
+    return { outcome: "unchanged" }
+  }
   const forward = podProgress(target) > podProgress(from) ||
     target === "pod_cancelled" || target === "pod_on_hold" || from === "pod_on_hold" || from === "cancel_pending"
   if (!forward || !canTransition(from, target)) return { outcome: "unchanged" }
@@ -125,8 +133,13 @@ export const reconcileAll = (actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
+    // First the drafts of orders waiting for checkout or held for an address or stock condition: an order
+    // whose condition has cleared is then followed below. A failure here leaves the orders as they are.
+    const drafts = yield* checkDrafts(actor).pipe(
+      Effect.catchAll((error) => Effect.as(Effect.logWarning("could not list the drafts of waiting orders; the next reconcile tries again", error), undefined))
+    )
     let afterId = 0
-    const totals = { requests: 0, followed: 0, moved: 0 }
+    const totals = { requests: 0, followed: 0, moved: 0, conditionsHeld: drafts?.held ?? 0, conditionsCleared: drafts?.cleared ?? 0 }
     for (;;) {
       const page = yield* repo.followPage(RECONCILE_STATES, afterId, RECONCILE_BATCH)
       if (page.length === 0) break
@@ -142,20 +155,19 @@ export const reconcileAll = (actor: string) =>
     return totals
   }).pipe(Effect.withSpan("pipeline.reconcile"))
 
-export interface FollowUpHint {
-  readonly podOrderId?: string
-  readonly referenceId?: string
-  /** The delivery's `type` (`order_completed`, `tracking_order_updated`, …), when it had one. */
-  readonly topic?: string
-}
+/** A POD webhook's hint (PodWebhookEvents.ts); `deferrals`: how many times it was put off already. */
+export type FollowUpHint = PodWebhookHint & { readonly deferrals?: number }
 
 /**
  * Whether a webhook may be about a package: its answer needs the order read
  * whole (a list item carries the primary tracking only). Status events
- * (completed, cancelled, on hold, address) are answered by a list; an event
- * we cannot tell is read whole, as a package might be.
+ * (completed, cancelled, on hold, address) are answered by a list; a tracking
+ * event, or one we cannot tell, is read whole, as a package might be.
  */
-const mayBeAboutAPackage = (topic: string | undefined) => topic === undefined || !/complet|cancel|hold|address|verif/i.test(topic)
+const mayBeAboutAPackage = (hint: FollowUpHint) => {
+  const event = eventOfHint(hint)
+  return event === undefined || event === "tracking_updated" || event === "other"
+}
 
 /**
  * The hints (POD webhooks) that arrived together: status events of orders we
@@ -168,10 +180,19 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
+    // Address and stock events are answered by the draft (PodConditions.ts); an address-verified event
+    // is also a status hint (the service sends it at checkout), so it goes on to the list below.
+    const named = hints.map((hint): FollowUpHint => {
+      const event = eventOfHint(hint)
+      return event === undefined ? hint : { ...hint, event }
+    })
+    const conditions = named.filter((h) => isConditionEvent(h.event))
+    const { deferred } = conditions.length > 0 ? yield* applyConditionEvents(conditions, actor) : { deferred: [] }
     const single = new Map<string, FollowUpHint>()
     const listable: Array<FollowUpHint> = []
-    for (const hint of hints) {
-      if (mayBeAboutAPackage(hint.topic)) single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
+    for (const hint of named) {
+      if (hint.event === "shipping_address_unverified" || hint.event === "product_out_of_stock") continue
+      if (mayBeAboutAPackage(hint)) single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
       else listable.push(hint)
     }
     const known = yield* repo.followByIds({
@@ -202,8 +223,12 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
       yield* applyListed(batch, found, actor)
     }
     yield* Effect.forEach(single.values(), (hint) => followUp(hint, actor), { discard: true })
-    return { listed: toList.length, readWhole: single.size }
+    /** Hints about orders whose draft is under way: to be followed up again in a moment. */
+    return { listed: toList.length, readWhole: single.size, deferred }
   }).pipe(Effect.withSpan("pipeline.followUpMany"))
+
+/** podsync's reference ids: `<store key>:<store order id>`. */
+const REFERENCE_FORM = /^[a-z0-9-]+:./
 
 /**
  * A hint (a POD webhook) that one order changed: read it whole (all its
@@ -213,14 +238,31 @@ export const followUp = (hint: FollowUpHint, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
-    let stored = hint.referenceId !== undefined ? yield* repo.byReference(hint.referenceId) : undefined
-    let podOrderId = hint.podOrderId ?? stored?.podOrderId ?? undefined
-    if (podOrderId === undefined && hint.referenceId !== undefined) {
-      const orders = yield* client.findOrdersByReferenceId(hint.referenceId, { lane: "urgent" })
+    let stored = (hint.referenceId !== undefined ? yield* repo.byReference(hint.referenceId) : undefined) ??
+      (hint.podOrderId !== undefined ? yield* repo.byPodId(hint.podOrderId) : undefined)
+    // A reference id of podsync's form (`<store key>:<store order id>`) that we never made, about no POD order
+    // or draft we know: not ours, and nothing to read. Another form may be the seller's own id for one of ours
+    // (the published address example names the order by `vendor_id` only): then the order is read, as before.
+    if (stored === undefined && hint.referenceId !== undefined && (REFERENCE_FORM.test(hint.referenceId) || hint.podOrderId === undefined)) {
+      yield* Effect.logInfo("POD webhook about an order podsync does not know; recorded, nothing to do").pipe(
+        Effect.annotateLogs({ referenceId: hint.referenceId, podOrderId: hint.podOrderId ?? "" })
+      )
+      return "not_ours" as const
+    }
+    // An event about a draft not yet checked out names the draft: its order, if any, is found by reference.
+    let podOrderId = stored?.podOrderId ?? (hint.podOrderId !== undefined && hint.podOrderId !== stored?.podDraftId ? hint.podOrderId : undefined)
+    const referenceId = hint.referenceId ?? stored?.referenceId
+    if (podOrderId === undefined && referenceId !== undefined) {
+      const orders = yield* client.findOrdersByReferenceId(referenceId, { lane: "urgent" })
       podOrderId = orders[0]?.order_id
     }
     if (podOrderId === undefined) return "not_found" as const
-    const pod = yield* client.getOrder(podOrderId, { lane: "urgent" })
+    const found = yield* client.getOrder(podOrderId, { lane: "urgent" }).pipe(
+      Effect.map(Option.some),
+      Effect.catchTag("PodNotFoundError", () => Effect.succeed(Option.none()))
+    )
+    if (Option.isNone(found)) return "not_found" as const
+    const pod = found.value
     if (stored === undefined && pod.reference_id) stored = yield* repo.byReference(pod.reference_id)
     if (stored === undefined) return "not_ours" as const
     // Reconciliation may have moved it a moment ago: the forward-only rule makes losing that race harmless.

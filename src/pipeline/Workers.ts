@@ -33,6 +33,14 @@ type PullHint = { readonly storeKey: string; readonly storeOrderId?: string | un
 /** How long POD webhook hints are gathered before they are followed up together. */
 const FOLLOW_UP_GATHER = "200 millis"
 
+/**
+ * A hint about an order whose draft is still being made is followed up again after this, at most
+ * MAX_DEFERRALS times (the draft stage records a batch's drafts together, after the service may
+ * already have sent an address event about one of them).
+ */
+const FOLLOW_UP_DEFERRAL = "3 seconds"
+const MAX_DEFERRALS = 20
+
 /** Orders one draft claim takes; they are all sent at once, the rate budget pacing what reaches the service. */
 const DRAFT_BATCH = 25
 
@@ -175,7 +183,15 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
       // Deliveries come in bursts (one per event of each order): a moment's wait lets one list call answer many.
       yield* Effect.sleep(FOLLOW_UP_GATHER)
       const hints = [first, ...(yield* Queue.takeAll(signals.followUps))]
-      yield* logFailures("webhook follow-up", followUpMany(hints, owner))
+      const done = yield* followUpMany(hints, owner).pipe(
+        Effect.map((result) => result.deferred),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logError("webhook follow-up failed; it runs again at its next turn", cause), []))
+      )
+      const again = done.filter((h) => (h.deferrals ?? 0) < MAX_DEFERRALS).map((h) => ({ ...h, deferrals: (h.deferrals ?? 0) + 1 }))
+      if (done.length > again.length) {
+        yield* Effect.logWarning("a POD webhook about an order whose draft is still being made was put off too often; reconciliation has the last word")
+      }
+      if (again.length > 0) yield* Effect.sleep(FOLLOW_UP_DEFERRAL).pipe(Effect.zipRight(Queue.offerAll(signals.followUps, again)), Effect.forkScoped)
       yield* fulfill.kick
     }).pipe(Effect.forever, Effect.forkScoped)
     // A webhook that names its order: read that order alone (the pull's schedule stays the backstop).
@@ -215,8 +231,9 @@ export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions 
     const subscriptions = yield* PodWebhookSubscriptions
     const inbox = yield* WebhookInboxRepo
     const catalogAndSubscriptions = Effect.all([
-      logFailures("catalog refresh", refreshCatalog),
+      // Subscriptions first: an event the service sends before they are in place is lost (the reconcile catches up).
       logFailures("webhook subscriptions", subscriptions.ensure),
+      logFailures("catalog refresh", refreshCatalog),
       // Housekeeping: the webhook inbox only needs keys their senders may still retry.
       logFailures("webhook inbox pruning", inbox.pruneExpired)
     ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))

@@ -1,28 +1,36 @@
 /**
- * Pure verification of a POD webhook delivery, and what it is about
- * (ARCHITECTURE.md, "HTTP surface of the daemon").
+ * Pure verification of a POD webhook delivery, as the service publishes it
+ * (shared reference pod-real-service.md, section 1; ARCHITECTURE.md, "HTTP
+ * surface of the daemon").
  *
- * - `X-Connect-Signature` is HMAC-SHA256, keyed with the webhook credential,
- *   over `<URL path> + <nonce> + <timestamp> + <base64url(body)>`, with the
- *   nonce and timestamp exactly as sent in `X-Connect-Nonce` and
- *   `X-Connect-Timestamp`. The output encoding is not documented, so hex,
- *   base64 and base64url are all accepted (an optional `sha256=` prefix too).
- * - The timestamp's unit is not documented either: a value below 10^11 is
- *   read as seconds (10^11 s is the year 5138), anything larger as
- *   milliseconds (10^11 ms is 1973). More than 5 minutes from now, in either
- *   direction, is stale.
- * - `X-Connect-Client-Key`, when one is configured, must match it.
+ * - `X-Connect-Signature` is HMAC-SHA256 over `<URL path> + <nonce> +
+ *   <timestamp> + <base64url(body)>`, with the nonce and timestamp exactly as
+ *   sent in `X-Connect-Nonce` and `X-Connect-Timestamp`, keyed with the API
+ *   client secret (there is no separate webhook secret; `pod.webhooks.signingKey`
+ *   may override it). The service's Go sample encodes the body's base64url
+ *   WITH `=` padding, its NodeJS sample without: both are accepted (they
+ *   differ whenever the body's length is not a multiple of 3).
+ * - The service sends the signature in base64url with padding; hex, base64
+ *   and base64url, padded or not, are all accepted (an optional `sha256=`
+ *   prefix too), since the encoding was long undocumented.
+ * - The timestamp's unit: a value below 10^11 is read as seconds (10^11 s is
+ *   the year 5138), anything larger as milliseconds (10^11 ms is 1973). More
+ *   than 5 minutes from now, in either direction, is stale.
+ * - `X-Connect-Client-Key` (the API client key), when one is expected, must
+ *   match it.
  *
  * Secrets are compared in constant time; the reasons given never contain
- * them. The body is then read as a V3 (`order.gearment_id`, `order.vendor_id`)
- * or V1 (`data.gearment_ord_id`, `data.order_id`) payload; a correctly signed
- * body that is not JSON is still a verified delivery (`payload` undefined),
- * so the sender is answered 200 and stops retrying.
+ * them. The body is then read as a V3 or V1 payload (PodWebhookEvents.ts); a
+ * correctly signed body that is not JSON is still a verified delivery
+ * (`payload` undefined), so the sender is answered 200 and stops retrying.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted, Schema } from "effect"
 import type { WebhookDelivery } from "../domain/StoreTypes.js"
 import { headerValue } from "../stores/WebhookSignature.js"
+import { type PodWebhookHint, podWebhookHint } from "./PodWebhookEvents.js"
+
+export { podWebhookHint }
 
 export const POD_SIGNATURE_HEADERS = {
   timestamp: "X-Connect-Timestamp",
@@ -38,9 +46,9 @@ export const POD_WEBHOOK_MAX_SKEW_MS = 5 * 60 * 1000
 const MILLISECONDS_FROM = 1e11
 
 export interface PodWebhookSecrets {
-  /** The webhook credential that keys the HMAC. */
+  /** The key of the HMAC: the API client secret, unless `pod.webhooks.signingKey` overrides it. */
   readonly signingKey: Redacted.Redacted<string>
-  /** The expected `X-Connect-Client-Key`, when configured. */
+  /** The expected `X-Connect-Client-Key`, when one is expected. */
   readonly clientKey?: Redacted.Redacted<string>
 }
 
@@ -49,17 +57,11 @@ export interface PodWebhookDelivery extends WebhookDelivery {
   readonly path: string
 }
 
-/** What a verified delivery is about; every field is a hint, the order is re-read from the API. */
-export interface VerifiedPodWebhook {
+/** What a verified delivery is about; every field of the hint is a hint, the order is re-read from the API. */
+export interface VerifiedPodWebhook extends PodWebhookHint {
   /** The inbox key: a nonce is used once. */
   readonly nonce: string
   readonly timestampMillis: number
-  /** The payload's `type` (e.g. `order_completed`), when readable. */
-  readonly topic?: string
-  /** The service's order id (V3 `order.gearment_id`, V1 `data.gearment_ord_id`). */
-  readonly podOrderId?: string
-  /** Our reference id (V3 `order.vendor_id`, V1 `data.order_id`). */
-  readonly referenceId?: string
   /** The parsed body; undefined when the signed body is not JSON. */
   readonly payload: unknown
 }
@@ -83,9 +85,11 @@ export class PodWebhookRejectedError extends Schema.TaggedError<PodWebhookReject
   }
 }
 
-/** The bytes the sender signs. */
-export const podSignedContent = (path: string, nonce: string, timestamp: string, rawBody: Uint8Array): string =>
-  path + nonce + timestamp + Buffer.from(rawBody).toString("base64url")
+/** The text the sender signs, with the body's base64url padded (the Go sample) or not (the NodeJS sample). */
+export const podSignedContent = (path: string, nonce: string, timestamp: string, rawBody: Uint8Array, padded = true): string => {
+  const unpadded = Buffer.from(rawBody).toString("base64url")
+  return path + nonce + timestamp + (padded ? unpadded.padEnd(Math.ceil(unpadded.length / 4) * 4, "=") : unpadded)
+}
 
 const hmac = (key: Redacted.Redacted<string>, content: string): Buffer =>
   createHmac("sha256", Redacted.value(key)).update(content, "utf8").digest()
@@ -113,34 +117,6 @@ const sameSecret = (given: string, expected: Redacted.Redacted<string>): boolean
   return timingSafeEqual(a, b)
 }
 
-const record = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-
-const idText = (value: unknown): string | undefined =>
-  typeof value === "string" && value.trim() !== ""
-    ? value.trim()
-    : typeof value === "number" && Number.isFinite(value)
-      ? String(value)
-      : undefined
-
-/** The order a V3 or V1 payload is about, and its type. */
-export const podWebhookHint = (
-  payload: unknown
-): { readonly topic?: string; readonly podOrderId?: string; readonly referenceId?: string } => {
-  const body = record(payload)
-  if (body === undefined) return {}
-  const v3 = record(body["order"])
-  const v1 = record(body["data"])
-  const topic = idText(body["type"])
-  const podOrderId = v3 !== undefined ? idText(v3["gearment_id"]) : idText(v1?.["gearment_ord_id"])
-  const referenceId = v3 !== undefined ? idText(v3["vendor_id"]) : idText(v1?.["order_id"])
-  return {
-    ...(topic === undefined ? {} : { topic }),
-    ...(podOrderId === undefined ? {} : { podOrderId }),
-    ...(referenceId === undefined ? {} : { referenceId })
-  }
-}
-
 const parseJson = (rawBody: Uint8Array): unknown => {
   try {
     return JSON.parse(Buffer.from(rawBody).toString("utf8"))
@@ -159,7 +135,7 @@ export const verifyPodWebhook = (
   if (secrets.clientKey !== undefined) {
     const clientKey = headerValue(delivery, POD_SIGNATURE_HEADERS.clientKey)
     if (clientKey === undefined || !sameSecret(clientKey, secrets.clientKey)) {
-      return reject("wrong_client_key", "X-Connect-Client-Key is missing or is not the configured webhook client key")
+      return reject("wrong_client_key", "X-Connect-Client-Key is missing or is not the expected API client key")
     }
   }
   const signature = headerValue(delivery, POD_SIGNATURE_HEADERS.signature)
@@ -175,8 +151,13 @@ export const verifyPodWebhook = (
   }
 
   const given = decodeSignature(signature)
-  const expected = hmac(secrets.signingKey, podSignedContent(delivery.path, nonce, timestamp, delivery.rawBody))
-  if (given === undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  const matches = (padded: boolean) => {
+    const expected = hmac(secrets.signingKey, podSignedContent(delivery.path, nonce, timestamp, delivery.rawBody, padded))
+    return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected)
+  }
+  // Both forms are always computed, so the time taken says nothing about which one matched.
+  const [padded, unpadded] = [matches(true), matches(false)]
+  if (!padded && !unpadded) {
     return reject("bad_signature", `X-Connect-Signature does not match the body signed for path ${delivery.path}`)
   }
 

@@ -78,9 +78,14 @@ export const needsAPerson = (orders: ReadonlyArray<ReportOrder>, settings: Repor
         cancelPending.push(item(order, asOf,
           `cancelled in the store after the POD draft was made (${podIds(order) || "no POD id recorded"}): cancel it at the POD service, whose API has no cancel call`))
         break
-      case "pod_on_hold":
-        podOnHold.push(item(order, asOf, `on hold at the POD service (${podIds(order) || "no POD id recorded"}): see why there and release or cancel it`))
+      case "pod_on_hold": {
+        // Held by podsync for a condition the service confirmed (an unverified address, a variant out of stock): its message says what to do.
+        const message = field(order.heldDetails, "message")
+        podOnHold.push(order.heldReason === null || message === undefined
+          ? item(order, asOf, `on hold at the POD service (${podIds(order) || "no POD id recorded"}): see why there and release or cancel it`)
+          : { ...item(order, asOf, message), reason: order.heldReason })
         break
+      }
       case "drafted": {
         const entry = item(order, asOf, `draft ${order.podDraftId ?? "(id not recorded)"} is not checked out: check it out (pay for it) at the POD service, or delete it`)
         if (asOf - enteredCurrentState(order) >= settings.notCheckedOutAfterHours * HOUR) notCheckedOut.push(entry)

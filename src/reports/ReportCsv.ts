@@ -14,7 +14,7 @@ const ATTENTION_ACTIONS = {
   held: "fix what holds it (the reason says what); podsync releases it by itself once fixed",
   failed: "read the error, fix the order or its mapping, then podsync explain the order to follow it",
   cancel_pending: "cancel the order at the POD service by hand (its API has no cancel call)",
-  pod_on_hold: "see why the POD service holds it, and release or cancel it there",
+  pod_on_hold: "see why the POD service holds it (the summary says, when podsync knows), and resolve it there",
   not_checked_out: "check out (pay for) the draft at the POD service, or delete it if it should not be produced",
   pod_warning: "nothing unless the warning matters to you: the draft went ahead; see it at the POD service"
 } as const
@@ -31,7 +31,7 @@ export const reportCsv = (report: ReconciliationReport): string => {
     ...people.held.flatMap((group) => group.orders.map((item) => attentionRow("held", group.reason, item))),
     ...people.failed.map((item) => attentionRow("failed", "", item)),
     ...people.cancelPending.map((item) => attentionRow("cancel_pending", "", item)),
-    ...people.podOnHold.map((item) => attentionRow("pod_on_hold", "", item)),
+    ...people.podOnHold.map((item) => attentionRow("pod_on_hold", item.reason ?? "", item)),
     ...people.notCheckedOut.map((item) => attentionRow("not_checked_out", "", item)),
     ...report.podWarnings.map((item) => ["pod_warning", "pod_warning", "", item.storeKey, item.referenceId, item.name, item.state, item.since, String(item.ageHours), item.detail, "", ATTENTION_ACTIONS.pod_warning]),
     ...report.drift.findings.map((f) => [

@@ -44,6 +44,8 @@ export interface AttentionItem {
   readonly since: string
   readonly ageHours: number
   readonly detail: string
+  /** For an order podsync holds in `pod_on_hold`: the condition (address_unverified, variant_out_of_stock). */
+  readonly reason?: string
 }
 
 export interface HeldGroup {

@@ -28,8 +28,8 @@ export interface StoredOrder {
   readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
 }
 
-/** An order as reconciliation follows it. */
-export type FollowedOrder = Pick<StoredOrder, "id" | "referenceId" | "state">
+/** An order as reconciliation follows it (the held reason tells a podsync-held `pod_on_hold` apart). */
+export type FollowedOrder = Pick<StoredOrder, "id" | "referenceId" | "state" | "heldReason">
 
 export interface OrderEvent {
   readonly at: Date

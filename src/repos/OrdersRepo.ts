@@ -241,16 +241,18 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
     /** Like `pageInStates`, but only what following an order at the service needs (no order body to decode). */
     const followPage = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
       db.use((k) =>
-        k.selectFrom("store_orders").select(["id", "reference_id", "state"]).where("state", "in", [...states]).where("id", ">", afterId)
+        k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason"]).where("state", "in", [...states]).where("id", ">", afterId)
           .orderBy("id").limit(limit).execute()
-      ).pipe(Effect.map((rows) => rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState }))))
+      ).pipe(Effect.map((rows) =>
+        rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, heldReason: r.held_reason }))
+      ))
 
     /** The orders named by reference id or by POD order id (webhook hints), as reconciliation follows them. */
     const followByIds = (ids: { readonly referenceIds: ReadonlyArray<string>; readonly podOrderIds: ReadonlyArray<string> }) =>
       ids.referenceIds.length === 0 && ids.podOrderIds.length === 0
         ? Effect.succeed([])
         : db.use((k) =>
-          k.selectFrom("store_orders").select(["id", "reference_id", "state", "pod_order_id"])
+          k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason", "pod_order_id"])
             .where((w) =>
               w.or([
                 ...(ids.referenceIds.length > 0 ? [w("reference_id", "in", [...ids.referenceIds])] : []),
@@ -258,12 +260,20 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               ])
             ).execute()
         ).pipe(Effect.map((rows) =>
-          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, podOrderId: r.pod_order_id }))
+          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, heldReason: r.held_reason, podOrderId: r.pod_order_id }))
         ))
 
     const byReference = (referenceId: string) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
         .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
+
+    /** The order whose POD order or POD draft has this id (a webhook about a draft names the draft). */
+    const byPodId = (podId: string) =>
+      db.use((k) =>
+        k.selectFrom("store_orders").select([...ORDER_COLUMNS])
+          .where((w) => w.or([w("pod_order_id", "=", podId), w("pod_draft_id", "=", podId)]))
+          .orderBy("id").executeTakeFirst()
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
 
     const byId = (id: number) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("id", "=", id).executeTakeFirstOrThrow())
@@ -292,6 +302,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byId, story, wake, countByState }
+    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byPodId, byId, story, wake, countByState }
   })
 }) {}

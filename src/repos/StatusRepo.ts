@@ -12,7 +12,7 @@ export interface StoreStateCount {
 export interface WaitingGroup {
   readonly storeKey: string
   readonly state: string
-  /** The held reason code; null outside `held`. */
+  /** The held reason code; for `pod_on_hold`, the condition podsync holds it for (null when the service holds it); null elsewhere. */
   readonly reason: string | null
   readonly count: number
   /** When the oldest of them last changed state (updated_at). */
@@ -99,7 +99,7 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
         rows.map((r): WaitingGroup => ({
           storeKey: r.store_key,
           state: r.state,
-          reason: r.state === "held" ? r.held_reason ?? "unknown" : null,
+          reason: r.state === "held" ? r.held_reason ?? "unknown" : r.state === "pod_on_hold" ? r.held_reason : null,
           count: Number(r.n),
           oldestSince: asDate(r.oldest_since),
           oldestReferenceId: r.oldest_reference_id

@@ -25,6 +25,8 @@ describe("deploy/config/podsync.yaml", () => {
     expect(config.stores.map((s) => [s.key, s.mappings])).toEqual([["acme-shopify", "/etc/podsync/mappings/acme-shopify.csv"]])
     expect(config.pod.webhooks?.publicUrl).toBe("https://podsync.example.com/webhooks/pod")
     expect(config.pod.webhooks?.clientKey).toBeUndefined()
+    // Webhooks are verified with the API client secret: no separate key to set.
+    expect(config.pod.webhooks?.signingKey).toBeUndefined()
   })
 
   it("decodes with the systemd environment: loopback, and the embedded database when DATABASE_URL is unset", () => {
@@ -43,7 +45,6 @@ describe("deploy/config/podsync.yaml", () => {
       "ACME_SHOPIFY_WEBHOOK_SECRET",
       "POD_CLIENT_KEY",
       "POD_CLIENT_SECRET",
-      "POD_WEBHOOK_KEY",
       "POD_WEBHOOK_URL"
     ])
     const decoded = parseConfig(deployConfigText(), "podsync.yaml", {})

@@ -1,9 +1,10 @@
 // PodWebhookSubscriptions.ensure against the POD simulator over real HTTP, and its plan (pure).
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { PodConfig } from "../../src/config/AppConfig.js"
 import { PodWebhookSubscriptions, planSubscriptions, type SubscriptionTarget } from "../../src/pipeline/PodWebhookSubscriptions.js"
 import { PodClient } from "../../src/pod/PodClient.js"
-import type { Webhook } from "../../src/pod/schemas/Webhooks.js"
+import { type Webhook, WebhookListResponse } from "../../src/pod/schemas/Webhooks.js"
 import { startPodSimulator } from "../../src/simulator/pod/index.js"
 import { podClientLayer, stats } from "../pod/podSim.js"
 
@@ -74,6 +75,35 @@ describe("PodWebhookSubscriptions.ensure", () => {
       expect(afterSecond["DELETE /api/v3/webhooks/:webhook_id"] ?? 0).toBe(before["DELETE /api/v3/webhooks/:webhook_id"] ?? 0)
       expect(yield* listAll(pod)).toEqual(after)
     }))
+
+  it.scopedLive("subscribes every default topic, address and stock ones included, on an account with none (a list answer with no `data`)", () =>
+    Effect.gen(function*() {
+      // The defaults as the configuration decodes them.
+      const pod = Schema.decodeUnknownSync(PodConfig)({
+        baseUrl: "https://pod.example.com", clientKey: "k", clientSecret: "s", webhooks: { publicUrl: PUBLIC_URL }
+      })
+      const defaults = PodWebhookSubscriptions.targetFromConfig(pod.webhooks)!
+      expect(defaults.topics).toEqual(expect.arrayContaining(["TOPIC_SHIPPING_ADDRESS_UNVERIFIED", "TOPIC_PRODUCT_OUT_OF_STOCK"]))
+      expect(defaults.topics).toHaveLength(7)
+      const { sim, pod: client, keeper } = yield* setup(defaults)
+      // Protobuf JSON leaves the empty list out.
+      const empty = yield* Effect.promise(() =>
+        fetch(`${sim.url}/api/v3/webhooks`, { headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" } })
+          .then((r) => r.json() as Promise<Record<string, unknown>>)
+      )
+      expect(empty).not.toHaveProperty("data")
+      const report = yield* keeper.ensure
+      expect(report.created.map((c) => c.topic).sort()).toEqual([...defaults.topics].sort())
+      expect(report.failed).toEqual([])
+      expect((yield* listAll(client)).map((w) => w.topic).sort()).toEqual([...defaults.topics].sort())
+    }))
+
+  it("reads a list answer without `data` as no subscriptions", () => {
+    const decode = Schema.decodeUnknownSync(WebhookListResponse, { onExcessProperty: "error" })
+    expect(decode({ status: "success", message: "OK", paging: { total: "0", page: 1, limit: 20 } }).data).toEqual([])
+    expect(decode({ status: "success", data: null }).data).toEqual([])
+    expect(decode({}).data).toEqual([])
+  })
 
   it.scopedLive("does nothing at all when no public URL is configured", () =>
     Effect.gen(function*() {

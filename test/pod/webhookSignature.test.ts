@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto"
 import { Either, Redacted } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { podEventOf } from "../../src/pod/PodWebhookEvents.js"
 import {
   decodeSignature,
   podWebhookHint,
@@ -11,6 +12,13 @@ import {
   type PodWebhookSecrets
 } from "../../src/pod/PodWebhookSignature.js"
 import { signWebhook as simulatorSign } from "../../src/simulator/pod/index.js"
+
+/** The published Go sample, written out independently: base64url WITH padding, of the body and of the digest. */
+const goBase64Url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64").replaceAll("+", "-").replaceAll("/", "_")
+const signAsPublished = (key: string, path: string, nonce: string, timestamp: string, raw: Uint8Array | string, bodyPadding: "padded" | "unpadded") => {
+  const encodedBody = bodyPadding === "padded" ? goBase64Url(raw) : Buffer.from(raw).toString("base64url")
+  return goBase64Url(createHmac("sha256", key).update(path + nonce + timestamp + encodedBody).digest())
+}
 
 const KEY = "whk_live_5f2c9a"
 const NOW = Date.parse("2026-11-21T12:00:00Z")
@@ -63,6 +71,23 @@ describe("POD webhook signature", () => {
     expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-nonce": "n-sim", "x-connect-signature": signature }), NOW))).toBe("accepted")
   })
 
+  it("accepts the body's base64url with and without padding, as the Go and NodeJS samples sign it", () => {
+    const nonce = "j2jXmLHWOJtJuQ=="
+    const timestamp = String(NOW / 1000)
+    // Lengths 0, 1 and 2 modulo 3: the padded and unpadded forms differ for the last two.
+    for (const raw of [body, `${body} `, `${body}  `]) {
+      for (const padding of ["padded", "unpadded"] as const) {
+        const signature = signAsPublished(KEY, PATH, nonce, timestamp, raw, padding)
+        expect(signature).toMatch(/^[A-Za-z0-9_-]{43}=$/)
+        const headers = { "x-connect-nonce": nonce, "x-connect-timestamp": timestamp, "x-connect-signature": signature }
+        expect(verdict(verifyPodWebhook(secrets, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW)), `${raw.length % 3} ${padding}`).toBe("accepted")
+        expect(verdict(verifyPodWebhook({ signingKey: Redacted.make("another") }, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW))).toBe("bad_signature")
+      }
+    }
+    // The simulator signs as the Go sample does.
+    expect(simulatorSign(KEY, PATH, nonce, timestamp, `${body} `)).toBe(signAsPublished(KEY, PATH, nonce, timestamp, `${body} `, "padded"))
+  })
+
   it("rejects another key, a tampered body, nonce, timestamp or path, and a missing signature", () => {
     expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-signature": sign("hex", { key: "guessed" }) }), NOW))).toBe("bad_signature")
     expect(verdict(verifyPodWebhook(secrets, delivery({}, body.replace("ord_8812", "ord_8813")), NOW))).toBe("bad_signature")
@@ -110,16 +135,18 @@ describe("POD webhook signature", () => {
     }
   })
 
-  it("verifies any signed body in every encoding, and no body changed by one byte (property)", () => {
+  it("verifies any signed body in every encoding and either body padding, and no body changed by one byte (property)", () => {
     fc.assert(
       fc.property(
         fc.uint8Array({ minLength: 0, maxLength: 512 }),
         fc.stringMatching(/^[0-9a-f]{1,32}$/),
         fc.constantFrom("hex" as const, "base64" as const, "base64url" as const),
+        fc.boolean(),
         fc.nat(),
-        (bytes, nonce, encoding, flipAt) => {
+        (bytes, nonce, encoding, padded, flipAt) => {
         const timestamp = String(NOW)
-        const signature = createHmac("sha256", KEY).update(PATH + nonce + timestamp + Buffer.from(bytes).toString("base64url")).digest(encoding)
+        const encodedBody = padded ? goBase64Url(bytes) : Buffer.from(bytes).toString("base64url")
+        const signature = createHmac("sha256", KEY).update(PATH + nonce + timestamp + encodedBody).digest(encoding)
         const headers = { "x-connect-nonce": nonce, "x-connect-timestamp": timestamp, "x-connect-signature": signature }
         const ok = verifyPodWebhook(secrets, { path: PATH, headers, rawBody: bytes }, NOW)
         if (!Either.isRight(ok)) return false
@@ -144,19 +171,71 @@ describe("POD webhook signature", () => {
 
 describe("POD webhook payloads", () => {
   it("reads V3 and V1 payloads, and nothing from bodies of another shape", () => {
-    expect(podWebhookHint(JSON.parse(body))).toEqual({ topic: "order_completed", podOrderId: "ord_8812", referenceId: "acme-shopify:5610000042" })
+    expect(podWebhookHint(JSON.parse(body))).toEqual({ topic: "order_completed", event: "order_completed", podOrderId: "ord_8812", referenceId: "acme-shopify:5610000042" })
     expect(
-      podWebhookHint({ type: "shipping_address_verified", data: { gearment_ord_id: 991, gearment_ord_name: "#7", order_id: "acme-shopify:77" } })
-    ).toEqual({ topic: "shipping_address_verified", podOrderId: "991", referenceId: "acme-shopify:77" })
-    expect(podWebhookHint({ type: "order_on_hold", order: { vendor_id: "" } })).toEqual({ topic: "order_on_hold" })
+      podWebhookHint({ type: "shipping_address_verified", data: { gearment_ord_id: 991, gearment_ord_name: "#7", order_id: "acme-shopify:77", verify_address: "verified" } })
+    ).toEqual({ topic: "shipping_address_verified", event: "shipping_address_verified", podOrderId: "991", referenceId: "acme-shopify:77", addressVerified: true })
+    expect(podWebhookHint({ type: "order_on_hold", order: { vendor_id: "" } })).toEqual({ topic: "order_on_hold", event: "order_on_hold" })
     expect(podWebhookHint([1, 2])).toEqual({})
     expect(podWebhookHint("text")).toEqual({})
     expect(podWebhookHint(undefined)).toEqual({})
+  })
+
+  it("takes V3 order.reference, else order.vendor_id, and the tracking number and variants when present", () => {
+    // The published order_completed body (T1), values filled in.
+    const completed = {
+      order: { gearment_id: "ord_1", gearment_name: "#1001", reference: "acme-shopify:1", status: "shipped", vendor_id: "5550001" },
+      tracking: { company: "UPS", number: "1Z999AA10123456784", url: "https://ups.example/1Z" },
+      type: "order_completed"
+    }
+    expect(podWebhookHint(completed)).toEqual({
+      topic: "order_completed", event: "order_completed", podOrderId: "ord_1", referenceId: "acme-shopify:1", trackingNumber: "1Z999AA10123456784"
+    })
+    // The published V3 address example has no reference: vendor_id stands in.
+    expect(podWebhookHint({ type: "shipping_address_unverified", order: { gearment_id: "ord_2", gearment_name: "#2", vendor_id: "acme-shopify:2", verify_address: "unverified", ord_status: "pending" } }))
+      .toEqual({ topic: "shipping_address_unverified", event: "shipping_address_unverified", podOrderId: "ord_2", referenceId: "acme-shopify:2", addressVerified: false })
+    expect(podWebhookHint({ type: "product_out_of_stock", order: { gearment_id: "ord_3", reference: "acme-shopify:3" }, variant: { variant_id: "GM0002003147" } }))
+      .toMatchObject({ event: "product_out_of_stock", variantIds: ["GM0002003147"] })
+    expect(podWebhookHint({ type: "product_out_of_stock", order: { gearment_id: "ord_3" }, variants: [{ variant_id: "a" }, "b"] }).variantIds).toEqual(["a", "b"])
+    expect(podWebhookHint({ api_key: "k", type: "product_out_of_stock", data: { gearment_ord_id: "ord_4", order_id: "acme-shopify:4", variant_id: "v-4" } }).variantIds).toEqual(["v-4"])
+    expect(podWebhookHint({ api_key: "k", type: "tracking_updated", data: { gearment_ord_id: "ord_5", order_id: "acme-shopify:5", tracking_number: "9400" } }))
+      .toMatchObject({ event: "tracking_updated", trackingNumber: "9400" })
+  })
+
+  it("knows every spelling of the published events, in any case; anything else is another event", () => {
+    const spellings: ReadonlyArray<readonly [string, string]> = [
+      ["order_completed", "order_completed"],
+      ["order_cancelled", "order_cancelled"],
+      ["order_canceled", "order_cancelled"],
+      ["ORDER_CANCELED", "order_cancelled"],
+      ["tracking_updated", "tracking_updated"],
+      ["tracking_order_updated", "tracking_updated"],
+      ["Tracking_Order_Updated", "tracking_updated"],
+      ["TOPIC_TRACKING_ORDER_UPDATED", "tracking_updated"],
+      ["VENDOR_WEBHOOK_TOPIC_TRACKING_UPDATED", "tracking_updated"],
+      ["order_on_hold", "order_on_hold"],
+      ["shipping_address_verified", "shipping_address_verified"],
+      ["shipping_address_unverified", "shipping_address_unverified"],
+      ["VENDOR_WEBHOOK_TOPIC_ADDRESS_UNVERIFIED", "shipping_address_unverified"],
+      ["product_out_of_stock", "product_out_of_stock"],
+      ["variant_created", "other"],
+      ["variant_updated", "other"],
+      ["order_in_production", "other"],
+      ["", "other"]
+    ]
+    for (const [type, event] of spellings) expect(podEventOf(type), type).toBe(event)
   })
 
   it("verifies a signed body that is not JSON, with no payload", () => {
     const raw = "<xml>not json</xml>"
     const verified = verifyPodWebhook(secrets, delivery({ "x-connect-signature": sign("hex", { raw }) }, raw), NOW)
     expect(Either.getOrThrow(verified)).toEqual({ nonce: "n-1", timestampMillis: NOW, payload: undefined })
+  })
+
+  it("never names the key in a rejection, whichever body padding was tried", () => {
+    const raw = `${body}  `
+    const result = verifyPodWebhook(secrets, delivery({ "x-connect-signature": signAsPublished("wrong", PATH, "n-1", String(NOW / 1000), raw, "padded") }, raw), NOW)
+    if (Either.isRight(result)) throw new Error("expected a rejection")
+    expect(`${JSON.stringify(result.left)} ${result.left.message}`).not.toContain(KEY)
   })
 })

@@ -39,7 +39,7 @@ export interface DaemonConfigOptions {
   /** Cron expressions; a seconds field is allowed. Default: every 2 s. */
   readonly pull?: string
   readonly reconcile?: string
-  /** Subscribe the daemon to the POD simulator's webhooks (signed as the simulator signs). */
+  /** Subscribe the daemon to the POD simulator's webhooks (verified with the default key, the API client secret). */
   readonly podWebhooks?: boolean
 }
 
@@ -61,9 +61,8 @@ export const writeDaemonConfig = (stack: Stack, port: number, options: DaemonCon
     ...(options.podWebhooks
       ? [
         "  webhooks:",
-        `    publicUrl: http://127.0.0.1:${port}/webhooks/pod`,
-        "    signingKey: sim-webhook-key",
-        "    clientKey: sim-webhook-client-key"
+        // Signed with pod.clientSecret and sent with pod.clientKey, as the service (and the simulator) does.
+        `    publicUrl: http://127.0.0.1:${port}/webhooks/pod`
       ]
       : []),
     "stores:",

@@ -39,9 +39,6 @@ const storeUrlVariables: Readonly<Record<keyof StoreSimulatorUrls, string>> = {
   jsonfeed: "FEED_BASE_URL"
 }
 
-/** The POD simulator's webhook credentials; the daemon is configured with the same. */
-export const DEMO_POD_WEBHOOK = { signingKey: "sim-webhook-key", clientKey: "sim-webhook-client-key" } as const
-
 /** The folder podsync is installed in (it holds config/demo.yaml), found from this module up. */
 export const installFolder = (): string => {
   let dir = path.dirname(fileURLToPath(import.meta.url))
@@ -93,11 +90,8 @@ const decodeDemoConfig = (root: string, input: DemoConfigInput): Effect.Effect<A
       if (typeof mappings === "string") document.setIn(["stores", i, "mappings"], path.resolve(root, mappings))
     }
     if (!document.hasIn(["pod", "webhooks"])) {
-      document.setIn(["pod", "webhooks"], document.createNode({
-        publicUrl: `http://127.0.0.1:${input.port}/webhooks/pod`,
-        signingKey: DEMO_POD_WEBHOOK.signingKey,
-        clientKey: DEMO_POD_WEBHOOK.clientKey
-      }))
+      // Signed with the API client secret and sent with the API client key, as the service does: nothing more to configure.
+      document.setIn(["pod", "webhooks"], document.createNode({ publicUrl: `http://127.0.0.1:${input.port}/webhooks/pod` }))
     }
     const env = input.env ?? process.env
     const storeUrls = Object.entries(input.storeUrls).flatMap(([platform, url]) =>

@@ -11,7 +11,7 @@ import { startPodSimulator } from "../../simulator/pod/index.js"
 import { CliFailure } from "../AppRuntime.js"
 import { daemonLayer } from "../start.js"
 import { readBudgetUse } from "./BudgetUse.js"
-import { DEMO_POD_WEBHOOK, demoConfig, demoConfigFile, type DemoSetup, wipeDataDir } from "./DemoConfig.js"
+import { demoConfig, demoConfigFile, type DemoSetup, wipeDataDir } from "./DemoConfig.js"
 import { type DaemonOrder, type GeneratedOrder, type Progress, progressOf } from "./DemoProgress.js"
 import { type DemoStore, demoStores, generateOrders, simulator, startStoreSimulators } from "./DemoStores.js"
 import { type Ending, renderSummary, type ReportWritten } from "./DemoSummary.js"
@@ -215,7 +215,7 @@ export const runDemoInScope = (options: DemoOptions) =>
     const startedAt = yield* Clock.currentTimeMillis
 
     const podSim = yield* simulator(() =>
-      startPodSimulator({ webhookSigningKey: DEMO_POD_WEBHOOK.signingKey, webhookClientKey: DEMO_POD_WEBHOOK.clientKey, allowHttpDelivery: true })
+      startPodSimulator({ allowHttpDelivery: true })
     )
     const setup = options.setup ?? "shopify"
     const storeSims = yield* startStoreSimulators(setup)

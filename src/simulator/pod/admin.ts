@@ -1,6 +1,6 @@
 // /__sim/ admin endpoints: drive the lifecycle, set faults and the rate limit,
 // read statistics and the webhook delivery log. No auth, not rate limited, not counted.
-import { ORDER_STATUS_PREFIX, ORDER_STATUSES, parseSuffix } from "./enums.js"
+import { CATALOG_STOCK_LABELS, CATALOG_STOCK_PREFIX, ORDER_STATUS_PREFIX, ORDER_STATUSES, parseSuffix } from "./enums.js"
 import type { FaultBoard } from "./faults.js"
 import type { RateLimitConfig } from "./limiter.js"
 import type { LifecycleResult, OrderLifecycle, TrackingInput } from "./orders.js"
@@ -102,6 +102,30 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
       return orderResult(t.lifecycle.cancel(context.params["order_id"] ?? "", typeof reason === "string" ? reason : undefined))
     }),
     route("POST", "/__sim/orders/:order_id/hold", (context) => orderResult(t.lifecycle.hold(context.params["order_id"] ?? ""))),
+    // The service (re)checks a draft's address (the draft's id or its order's): `{ verified: false }` makes it
+    // unverifiable (shipping_address_unverified; checkout refused), `{ verified: true }` verifies it.
+    route("POST", "/__sim/drafts/:order_id/address-verification", (context) => {
+      const verified = bodyOf(context)["verified"]
+      if (typeof verified !== "boolean") return bad("verified must be true or false")
+      const result = t.lifecycle.verifyAddress(context.params["order_id"] ?? "", verified)
+      return result.ok
+        ? json(200, { order_id: result.value.id, origin_order_id: result.value.originOrderId ?? "", address_verified: result.value.addressVerified })
+        : bad(result.message, result.status)
+    }),
+    // A variant's stock changes: `{ label: "OUT_OF_STOCK" }` sends product_out_of_stock for each open draft and order carrying it.
+    route("POST", "/__sim/variants/:variant_id/stock", (context) => {
+      const given = bodyOf(context)["label"]
+      const label = typeof given === "string" ? parseSuffix(CATALOG_STOCK_LABELS, CATALOG_STOCK_PREFIX, given) : undefined
+      if (label === undefined) return bad(`label must be one of ${CATALOG_STOCK_LABELS.join(", ")}`)
+      const result = t.lifecycle.setStock(context.params["variant_id"] ?? "", label)
+      return result.ok
+        ? json(200, {
+          variant_id: context.params["variant_id"] ?? "",
+          stock_label: CATALOG_STOCK_PREFIX + label,
+          affected: result.value.map((d) => ({ draft_id: d.id, order_id: d.originOrderId ?? "" }))
+        })
+        : bad(result.message, result.status)
+    }),
     route("POST", "/__sim/checkout-all", (context) => {
       const paid = bodyOf(context)["paid"] === true
       const ids: Array<string> = []

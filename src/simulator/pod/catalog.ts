@@ -36,7 +36,8 @@ export interface CatalogVariant {
   readonly priceCents: number
   readonly recommendedCents: number
   readonly extraCents: number
-  readonly stockLabel: CatalogStockLabel
+  /** Changed only through SimState.setStockLabel (the admin stock hook), which reset undoes. */
+  stockLabel: CatalogStockLabel
   readonly imageUrl: string
 }
 

@@ -8,8 +8,12 @@ import type { DraftRecord, LineRecord, SimState } from "./state.js"
 import type { LineInput } from "./validation.js"
 import { isHttpUrl, Issues, readAddress, readBillingOption, readDraftHeader, readLineItem, readLineItems, readShippingMethod, readText } from "./validation.js"
 import { draftView } from "./views.js"
-import type { SimResponse } from "./wire.js"
+import type { Json, SimResponse } from "./wire.js"
 import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
+
+/** A shipping address with this zip code cannot be verified (a test hook: the real service's rules are not published). */
+export const UNVERIFIABLE_ZIP_CODE = "00000"
+
 
 export const toLineRecord = (state: SimState, input: LineInput): LineRecord => ({
   id: state.nextLineId(),
@@ -63,9 +67,11 @@ export const createDraft = (state: SimState, input: NewDraft): DraftRecord => {
     approvedAt: input.autoApprove ? now : null,
     createdAt: now,
     updatedAt: now,
-    originOrderId: null
+    originOrderId: null,
+    addressVerified: input.address?.["zip_code"] !== UNVERIFIABLE_ZIP_CODE
   }
   state.addDraft(draft)
+  if (!draft.addressVerified) state.emit({ topic: "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", draft })
   return draft
 }
 
@@ -128,6 +134,9 @@ export const draftWarnings = (draft: DraftRecord): ReadonlyArray<string> => [
     const text = STOCK_WARNINGS[line.variant.stockLabel]
     return text === undefined ? [] : [`line_items[${index}]: variant ${line.variant.variantId} (${line.variant.sku}) ${text}`]
   }),
+  ...(draft.labelUrls.length === 0 && !draft.addressVerified
+    ? ["address: the shipping address could not be verified; the draft waits until it is corrected or confirmed"]
+    : []),
   ...(draft.address !== null && /\bP\.?\s*O\.?\s*BOX\b/i.test(draft.address["street_1"] ?? "")
     ? ["address.street_1: a P.O. box; some carriers cannot deliver to it"]
     : [])

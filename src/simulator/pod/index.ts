@@ -32,12 +32,17 @@
 //   quote: `shipping.address.method`, `gift_messages[0].content`; v2: flat names, in `errors[]`).
 // - Lists answer newest first. `paging.total` is a string when seed + page is even, else a number; Money
 //   `units` is a string or a number per record (hash of its id + seed), so both forms always appear.
-// - Webhook events: SHIPPING_ADDRESS_VERIFIED at checkout; TRACKING_ORDER_UPDATED when trackings are added;
-//   ORDER_COMPLETED on first SHIPPED; ORDER_CANCELLED; ORDER_ON_HOLD. Every attempt (retry or duplicate)
-//   carries a fresh nonce and timestamp. V3 payload `{ type, created_at, order: { gearment_id (order id),
-//   gearment_name, vendor_id (reference id), verify_address, ord_status, order_status, order_id, draft_id,
-//   store_id, trackings[] } }`; V1 `{ type, data: { gearment_ord_id, gearment_ord_name, ord_status,
-//   verify_address, order_id (reference id), trackings[] } }`.
+// - Webhook events, delivered as the real service publishes them (webhookDelivery.ts): SHIPPING_ADDRESS_VERIFIED at
+//   checkout; SHIPPING_ADDRESS_UNVERIFIED when a draft is created with zip code 00000 (such a draft cannot be checked
+//   out) and on `POST /__sim/drafts/:id/address-verification { verified }` (a draft id or its order's; true verifies
+//   it again, with a VERIFIED event); TRACKING_ORDER_UPDATED once per package added; ORDER_COMPLETED on first SHIPPED;
+//   ORDER_CANCELLED; ORDER_ON_HOLD; PRODUCT_OUT_OF_STOCK on `POST /__sim/variants/:variant_id/stock { label:
+//   "OUT_OF_STOCK" }`, for each draft or order carrying the variant that is not yet in production (the label is
+//   also what the catalog, drafts and orders show; reset restores the seeded labels). Every attempt (retry or
+//   duplicate) carries a fresh nonce and timestamp. Signed with the API client secret (`webhookSigningKey`
+//   overrides it) and sent with the API client key (`webhookClientKey` overrides it). Subscriptions take topic,
+//   status and version as names or numbers; an empty webhook list answers without `data`, as protobuf JSON does.
+//   The delivery log adds `type` (the body's) and `version`; `order_id` is the draft's id while it has no order.
 // - Auth: both published v3 header pairs are accepted (X-Gearment-Client-Key/-Secret and X-API-Key/-Secret);
 //   the `authHeaders` option (one pair or several) or `POST /__sim/auth-headers { accept }` narrows it (auth.ts).
 // - Economy shipping (coverage.ts): `POST /api/v3/shipping/economy/coverage/check`; Economy drafts to an
@@ -73,7 +78,9 @@ export interface PodSimulatorOptions {
   /** The v3 header pair(s) accepted; default both published pairs (auth.ts). */
   readonly authHeaders?: HeaderPair | ReadonlyArray<HeaderPair>
   readonly rateLimit?: RateLimitConfig | false
+  /** The webhook HMAC key; default the API client secret, as the real service signs. */
   readonly webhookSigningKey?: string
+  /** X-Connect-Client-Key and the V1 `api_key`; default the API client key. */
   readonly webhookClientKey?: string
   readonly autoAdvance?: { readonly stepMs: number } | false
   readonly allowHttpDelivery?: boolean
@@ -109,9 +116,11 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   let rateLimit = initialRateLimit
   let limiter = rateLimit === false ? null : new SlidingWindowLimiter(rateLimit, now)
   const stats = new SimStats(rateLimit === false ? DEFAULT_RATE_LIMIT.windowSeconds : rateLimit.windowSeconds, now)
+  const clientKey = options.clientKey ?? "sim-client-key"
+  const clientSecret = options.clientSecret ?? "sim-client-secret"
   const delivery = new WebhookDelivery(state, {
-    signingKey: options.webhookSigningKey ?? "sim-webhook-key",
-    clientKey: options.webhookClientKey ?? "sim-webhook-client-key",
+    signingKey: options.webhookSigningKey ?? clientSecret,
+    clientKey: options.webhookClientKey ?? clientKey,
     delayMs: options.webhookDeliveryDelayMs ?? 100,
     retryAttempts: options.webhookRetry?.attempts ?? 5,
     retryBaseDelayMs: options.webhookRetry?.baseDelayMs ?? 200,
@@ -155,8 +164,8 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const server = createSimServer({
     routes: [...admin, ...authHeaderRoutes(acceptedHeaders), ...coverageAdminRoutes(coverage), ...apiRoutes],
     credentials: {
-      clientKey: options.clientKey ?? "sim-client-key",
-      clientSecret: options.clientSecret ?? "sim-client-secret",
+      clientKey,
+      clientSecret,
       headerPairs: () => acceptedHeaders.pairs
     },
     stats,
@@ -211,7 +220,8 @@ export { generateCatalog } from "./catalog.js"
 export type { Catalog, CatalogProduct, CatalogVariant } from "./catalog.js"
 export { ArrivalWindow, SlidingWindowLimiter } from "./limiter.js"
 export type { LimitDecision, RateLimitConfig } from "./limiter.js"
-export { signWebhook } from "./webhookDelivery.js"
+export { base64UrlPadded, signWebhook, sortedJson } from "./webhookDelivery.js"
+export { UNVERIFIABLE_ZIP_CODE } from "./drafts.js"
 export { quote } from "./pricing.js"
 export { sampleAddress, sampleDraftData } from "./samples.js"
 export type { SampleDraftOptions } from "./samples.js"

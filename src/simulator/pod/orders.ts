@@ -1,10 +1,10 @@
 // Orders: the draft → order lifecycle (driven by admin calls or by a clock) and
 // the v3 list/read operations.
 import { CREATED_METHODS, ORDER_PATH, ORDER_STATUS_PREFIX, ORDER_STATUSES, PAYMENT_STATUS_PREFIX, PAYMENT_STATUSES } from "./enums.js"
-import type { OrderStatus } from "./enums.js"
+import type { CatalogStockLabel, OrderStatus } from "./enums.js"
 import { matchesAny, paginate, readArray, readCreatedAtMin, readEnumArray, readPaging } from "./listing.js"
 import type { Route, RouteContext } from "./routes.js"
-import type { OrderRecord, SimState, TrackingRecord } from "./state.js"
+import type { DraftRecord, OrderRecord, SimState, TrackingRecord } from "./state.js"
 import { Issues } from "./validation.js"
 import { orderView } from "./views.js"
 import type { SimResponse } from "./wire.js"
@@ -14,6 +14,8 @@ export type LifecycleResult<A> = { readonly ok: true; readonly value: A } | { re
 
 const fail = (status: number, message: string): LifecycleResult<never> => ({ ok: false, status, message })
 const TERMINAL: ReadonlyArray<OrderStatus> = ["SHIPPED", "CANCELLED"]
+/** Orders whose blanks are already taken (or that will never need them): a stock change is not their concern. */
+const NOT_WAITING_FOR_STOCK: ReadonlyArray<OrderStatus> = ["IN_PRODUCTION", "PACKED", "SHIPPED", "CANCELLED"]
 
 export interface TrackingInput {
   readonly tracking_no: string
@@ -37,6 +39,7 @@ export class OrderLifecycle {
     if (draft === undefined) return fail(404, `draft ${draftId} not found`)
     if (draft.status === "CHECKED_OUT" || draft.originOrderId !== null) return fail(409, `draft ${draftId} is already checked out`)
     if (draft.status === "DELETED" || draft.status === "ARCHIVED") return fail(409, `draft ${draftId} is ${draft.status.toLowerCase()}`)
+    if (!draft.addressVerified) return fail(409, `the shipping address of draft ${draftId} is not verified: correct or verify it first`)
     const now = this.state.now()
     const status: OrderStatus = paid ? "AWAITING_FULFILLMENT" : "AWAITING_PAYMENT"
     const order: OrderRecord = {
@@ -61,7 +64,7 @@ export class OrderLifecycle {
     draft.originOrderId = order.id
     draft.updatedAt = now
     this.state.orders.set(order.id, order)
-    if (draft.address !== null) this.state.emit({ topic: "TOPIC_SHIPPING_ADDRESS_VERIFIED", order })
+    if (draft.address !== null) this.state.emit({ topic: "TOPIC_SHIPPING_ADDRESS_VERIFIED", draft, order })
     return { ok: true, value: order }
   }
 
@@ -96,6 +99,7 @@ export class OrderLifecycle {
     if (order.status === "CANCELLED") return fail(409, `order ${orderId} is cancelled`)
     const now = this.state.now()
     const given = trackings.length > 0 ? trackings : order.status === "SHIPPED" && order.trackings.length > 0 ? [] : [this.generateTracking()]
+    const added: Array<TrackingRecord> = []
     for (const input of given) {
       const tracking: TrackingRecord = {
         trackingNo: input.tracking_no,
@@ -106,6 +110,7 @@ export class OrderLifecycle {
         updatedAt: now
       }
       order.trackings.push(tracking)
+      added.push(tracking)
     }
     const firstTime = order.status !== "SHIPPED"
     if (firstTime) {
@@ -118,8 +123,10 @@ export class OrderLifecycle {
     } else {
       order.updatedAt = now
     }
-    if (given.length > 0 || firstTime) this.state.emit({ topic: "TOPIC_TRACKING_ORDER_UPDATED", order })
-    if (firstTime) this.state.emit({ topic: "TOPIC_ORDER_COMPLETED", order })
+    // One tracking event per package; the completed event carries the primary package.
+    for (const tracking of added) this.state.emit({ topic: "TOPIC_TRACKING_ORDER_UPDATED", draft: order.draft, order, tracking })
+    const primary = order.trackings.find((t) => t.type === "TRACKING_TYPE_PRIMARY")
+    if (firstTime) this.state.emit({ topic: "TOPIC_ORDER_COMPLETED", draft: order.draft, order, ...(primary === undefined ? {} : { tracking: primary }) })
     return { ok: true, value: order }
   }
 
@@ -130,7 +137,7 @@ export class OrderLifecycle {
     if (order.status === "CANCELLED") return { ok: true, value: order }
     order.cancelReason = reason
     this.moveTo(order, "CANCELLED")
-    this.state.emit({ topic: "TOPIC_ORDER_CANCELLED", order })
+    this.state.emit({ topic: "TOPIC_ORDER_CANCELLED", draft: order.draft, order })
     return { ok: true, value: order }
   }
 
@@ -141,8 +148,46 @@ export class OrderLifecycle {
     if (order.status === "ON_HOLD") return { ok: true, value: order }
     order.heldFrom = order.status
     this.moveTo(order, "ON_HOLD")
-    this.state.emit({ topic: "TOPIC_ORDER_ON_HOLD", order })
+    this.state.emit({ topic: "TOPIC_ORDER_ON_HOLD", draft: order.draft, order })
     return { ok: true, value: order }
+  }
+
+  /**
+   * The service (re)checks the shipping address of a draft (named by its id or by its order's):
+   * an unverified draft cannot be checked out; either way a shipping address event is sent.
+   */
+  verifyAddress(id: string, verified: boolean): LifecycleResult<DraftRecord> {
+    const draft = this.state.drafts.get(id) ?? this.state.orders.get(id)?.draft
+    if (draft === undefined) return fail(404, `no draft or order ${id}`)
+    if (draft.address === null) return fail(409, `draft ${draft.id} ships on a pre-purchased label and has no address to verify`)
+    draft.addressVerified = verified
+    draft.updatedAt = this.state.now()
+    const order = draft.originOrderId === null ? undefined : this.state.orders.get(draft.originOrderId)
+    this.state.emit({ topic: verified ? "TOPIC_SHIPPING_ADDRESS_VERIFIED" : "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", draft, ...(order === undefined ? {} : { order }) })
+    return { ok: true, value: draft }
+  }
+
+  /**
+   * A variant's stock changes. Going out of stock sends a product_out_of_stock event for every
+   * draft and order that carries the variant and is not yet in production.
+   */
+  setStock(variantId: string, label: CatalogStockLabel): LifecycleResult<ReadonlyArray<DraftRecord>> {
+    const variant = this.state.catalog.variantById.get(variantId)
+    if (variant === undefined) return fail(404, `no variant ${variantId}`)
+    this.state.setStockLabel(variant, label)
+    if (label !== "OUT_OF_STOCK") return { ok: true, value: [] }
+    const affected: Array<DraftRecord> = []
+    for (const draft of this.state.drafts.values()) {
+      if (!draft.lineItems.some((line) => line.variant === variant)) continue
+      const order = draft.originOrderId === null ? undefined : this.state.orders.get(draft.originOrderId)
+      const open = order === undefined
+        ? draft.status === "DRAFT" || draft.status === "AWAITING_CHECKOUT"
+        : !NOT_WAITING_FOR_STOCK.includes(order.status)
+      if (!open) continue
+      affected.push(draft)
+      this.state.emit({ topic: "TOPIC_PRODUCT_OUT_OF_STOCK", draft, variant, ...(order === undefined ? {} : { order }) })
+    }
+    return { ok: true, value: affected }
   }
 
   /** One tick of the clock: approved drafts are checked out, open orders move one step. */

@@ -12,6 +12,9 @@ const isZero = (value: Json | undefined): boolean =>
   value === undefined || value === null || value === 0 || value === "" || value === false ||
   (Array.isArray(value) && value.length === 0)
 
+/** Objects whose fields hold enum names as plain strings (the contract types them `string`): never numbers. */
+const PLAIN_TEXT_FIELDS = new Set(["shipping_substitution"])
+
 /** `value` with every zero-valued field left out, recursively; list elements are kept (with their own zeros left out). */
 export const omitZeroValues = (value: Json, enumsAsNumbers = false): Json => {
   if (Array.isArray(value)) return value.map((item: Json) => omitZeroValues(item, enumsAsNumbers))
@@ -20,7 +23,7 @@ export const omitZeroValues = (value: Json, enumsAsNumbers = false): Json => {
   const out: Record<string, Json> = {}
   for (const [key, field] of Object.entries(value)) {
     if (field === undefined) continue
-    const written = omitZeroValues(field, enumsAsNumbers)
+    const written = omitZeroValues(field, enumsAsNumbers && !PLAIN_TEXT_FIELDS.has(key))
     // An int64 zero written as text (`units: "0"`) is a zero too.
     if (isZero(written) || (key === "units" && written === "0")) continue
     out[key] = written

@@ -1,7 +1,7 @@
 // The simulator's in-memory world: drafts, orders, webhook subscriptions and the
 // id generators. Handlers change it; the webhook engine listens to its events.
 import type { Catalog, CatalogVariant } from "./catalog.js"
-import type { DraftStatus, OrderStatus, PaymentStatus, PrintLocation, ShippingMethod, WebhookTopic } from "./enums.js"
+import type { CatalogStockLabel, DraftStatus, OrderStatus, PaymentStatus, PrintLocation, ShippingMethod, WebhookTopic } from "./enums.js"
 import { makeRandom, makeUuid } from "./random.js"
 import type { Json } from "./wire.js"
 
@@ -46,6 +46,8 @@ export interface DraftRecord {
   readonly createdAt: number
   updatedAt: number
   originOrderId: string | null
+  /** False while the service cannot verify the shipping address (the draft's `shipping_verification_status`). */
+  addressVerified: boolean
 }
 
 export interface TrackingRecord {
@@ -92,9 +94,15 @@ export interface WebhookRecord {
   updatedAt: number
 }
 
+/** Something a webhook subscription may be told about: a draft, and its order once checked out. */
 export interface SimEvent {
   readonly topic: WebhookTopic
-  readonly order: OrderRecord
+  readonly draft: DraftRecord
+  readonly order?: OrderRecord
+  /** The package a tracking or completed event is about. */
+  readonly tracking?: TrackingRecord
+  /** The variant a stock event is about. */
+  readonly variant?: CatalogVariant
 }
 
 export class SimState {
@@ -107,6 +115,8 @@ export class SimState {
   private legacyCounter = 100_000
   private lineCounter = 1_000_000
   private listeners: Array<(event: SimEvent) => void> = []
+  /** Stock labels changed by the admin stock hook, with the seeded label each had: reset restores them. */
+  private readonly seededStock = new Map<CatalogVariant, CatalogStockLabel>()
 
   constructor(readonly catalog: Catalog, readonly seed: number, readonly now: () => number) {
     this.random = makeRandom(seed * 104_729 + 3)
@@ -119,6 +129,8 @@ export class SimState {
     this.orders.clear()
     this.webhooks.clear()
     this.draftsByReferenceId.clear()
+    for (const [variant, label] of this.seededStock) variant.stockLabel = label
+    this.seededStock.clear()
     this.random = makeRandom(this.seed * 104_729 + 3)
     this.legacyCounter = 100_000
     this.lineCounter = 1_000_000
@@ -157,6 +169,12 @@ export class SimState {
   orderByLegacyNumber(legacyNumber: number): OrderRecord | undefined {
     for (const order of this.orders.values()) if (order.draft.legacyNumber === legacyNumber) return order
     return undefined
+  }
+
+  /** A variant's stock changes (the catalog, drafts and orders show it at once). */
+  setStockLabel(variant: CatalogVariant, label: CatalogStockLabel): void {
+    if (!this.seededStock.has(variant)) this.seededStock.set(variant, variant.stockLabel)
+    variant.stockLabel = label
   }
 
   onEvent(listener: (event: SimEvent) => void): void {

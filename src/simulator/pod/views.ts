@@ -114,7 +114,9 @@ export const draftView = (catalog: Catalog, seed: number, draft: DraftRecord, fu
     is_label_attached: draft.labelUrls.length > 0,
     shipping_verification_status: draft.labelUrls.length > 0
       ? "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_VALID"
-      : "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_VERIFIED",
+      : draft.addressVerified
+      ? "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_VERIFIED"
+      : "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED",
     product_matching_status: "VENDOR_PRODUCT_MATCHING_STATUS_MATCHED",
     is_shipping_verification_bypassed: draft.agreeAtRisk,
     is_approved: draft.isApproved,

@@ -9,6 +9,14 @@ import { envelopeError, errorBody, invalidArgument, iso, isRecord, notFound, suc
 
 const ALL_TOPICS: ReadonlyArray<string> = [...WEBHOOK_TOPICS, ...Object.keys(TOPIC_ALIASES)]
 
+/**
+ * Enums are "string or number" on the wire: the create body may name a status, topic or
+ * version by its number (STATUS_ACTIVE=2, TOPIC_ORDER_COMPLETED=2 … TOPIC_PRODUCT_OUT_OF_STOCK=8,
+ * VERSION_V1=2, VERSION_V3=3). The service answers with the names.
+ */
+const byNumber = <T extends string>(names: ReadonlyArray<T>, value: unknown): unknown =>
+  typeof value === "number" && Number.isInteger(value) ? names[value - 2] ?? value : value
+
 export const webhookView = (webhook: WebhookRecord, teamId: string): Json => ({
   webhook_id: webhook.id,
   // The published answer names the topic by its enum, whichever alias created it; it has no `name`.
@@ -35,12 +43,12 @@ const createHandler = (state: SimState, allowHttp: boolean) => (context: RouteCo
   const issues = new Issues()
   const outer = isRecord(context.body) ? context.body : {}
   const body = isRecord(outer["data"]) ? outer["data"] : outer
-  const status = body["status"]
+  const status = byNumber(WEBHOOK_STATUSES, body["status"])
   if (!isOneOf(WEBHOOK_STATUSES, status)) issues.add("status", `must be one of ${WEBHOOK_STATUSES.join(", ")}`)
-  const topic = body["topic"]
+  const topic = byNumber(WEBHOOK_TOPICS, body["topic"])
   const canonical = typeof topic === "string" ? canonicalTopic(topic) : undefined
   if (canonical === undefined) issues.add("topic", `must be one of ${ALL_TOPICS.join(", ")}`)
-  const version = body["version"]
+  const version = byNumber(WEBHOOK_VERSIONS, body["version"])
   if (!isOneOf(WEBHOOK_VERSIONS, version)) issues.add("version", `must be one of ${WEBHOOK_VERSIONS.join(", ")}`)
   const name = readText(issues, body["name"], "name", 0, 255, false)
   const url = readText(issues, body["delivery_url"], "delivery_url", 1, 2048, true)
@@ -91,6 +99,8 @@ const listHandler = (state: SimState) => (context: RouteContext): SimResponse =>
     matchesAny(ids, w.id)
   )
   const { page, paging: info } = paginate(matching, paging, state.seed)
+  // Protobuf JSON leaves an empty list out: an empty answer has no `data` at all.
+  if (page.length === 0) return { status: 200, body: { status: "success", message: "OK", paging: { ...info } } }
   return success(page.map((w) => webhookView(w, state.teamId)), info)
 }
 

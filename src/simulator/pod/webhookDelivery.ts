@@ -1,15 +1,26 @@
-// Signed webhook deliveries: queued shortly after each event, retried on non-200,
-// and on demand flushed at once with duplicates and in reverse order.
-// Signature: hex HMAC-SHA256 keyed with the signing key over
-// `<URL path> + <nonce> + <timestamp> + <base64url(body)>`; timestamp in seconds.
+// Signed webhook deliveries as the real service publishes them (shared reference
+// pod-real-service.md, sections 1 and 2): queued shortly after each event,
+// retried on non-200, and on demand flushed at once with duplicates and in
+// reverse order (the real service promises neither order nor uniqueness).
+//
+// - Body: compact JSON, keys in alphabetical order at every depth (a Go map
+//   marshals so), the event name in `type`, every value a string.
+// - Headers: X-Connect-Timestamp (unix seconds), X-Connect-Nonce (10 random
+//   bytes in base64: 16 characters with `==`), X-Connect-Signature, and
+//   X-Connect-Client-Key (the API client key); User-Agent go-resty/2.16.2.
+// - Signature: base64url WITH `=` padding of HMAC-SHA256, keyed with the API
+//   client secret, over `<URL path> + <nonce> + <timestamp> + <base64url(body)>`,
+//   the body's base64url padded too, as the published Go sample does.
 import { createHmac, randomBytes } from "node:crypto"
-import { ORDER_STATUS_PREFIX } from "./enums.js"
+import type { WebhookTopic } from "./enums.js"
 import type { SimEvent, SimState, WebhookRecord } from "./state.js"
 import type { Json } from "./wire.js"
 import { iso } from "./wire.js"
 
 export interface DeliveryOptions {
+  /** The HMAC key: the API client secret (the service has no separate webhook secret). */
   readonly signingKey: string
+  /** Sent as X-Connect-Client-Key and as the V1 `api_key`: the API client key. */
   readonly clientKey: string
   readonly delayMs: number
   readonly retryAttempts: number
@@ -22,6 +33,8 @@ interface PendingDelivery {
   readonly webhookId: string
   readonly url: string
   readonly topic: string
+  readonly type: string
+  readonly version: string
   readonly orderId: string
   readonly body: string
   attempts: number
@@ -33,6 +46,10 @@ export interface DeliveryAttempt {
   readonly webhook_id: string
   readonly url: string
   readonly topic: string
+  /** The body's `type`. */
+  readonly type: string
+  readonly version: string
+  /** The order's id at the service (the draft's while it has no order). */
   readonly order_id: string
   readonly attempt: number
   readonly duplicate: boolean
@@ -42,46 +59,95 @@ export interface DeliveryAttempt {
   readonly error?: string
 }
 
+/** What the Go sample's `base64.URLEncoding` writes: the URL alphabet WITH `=` padding (Node's base64url drops it). */
+export const base64UrlPadded = (bytes: Uint8Array | string): string =>
+  Buffer.from(bytes).toString("base64").replaceAll("+", "-").replaceAll("/", "_")
+
 export const signWebhook = (signingKey: string, urlPath: string, nonce: string, timestamp: string, body: string): string =>
-  createHmac("sha256", signingKey).update(urlPath + nonce + timestamp + Buffer.from(body, "utf8").toString("base64url")).digest("hex")
+  base64UrlPadded(createHmac("sha256", signingKey).update(urlPath + nonce + timestamp + base64UrlPadded(body)).digest())
 
-const eventType = (topic: string): string => topic.replace(/^TOPIC_/, "").toLowerCase()
+/** Compact JSON with object keys in alphabetical order at every depth; undefined members are left out. */
+export const sortedJson = (value: Json | undefined): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null)
+  if (Array.isArray(value)) return `[${value.map((item: Json) => sortedJson(item)).join(",")}]`
+  const record = value as { readonly [key: string]: Json | undefined }
+  const members = Object.keys(record).sort().flatMap((key) => {
+    const member = record[key]
+    return member === undefined ? [] : [`${JSON.stringify(key)}:${sortedJson(member)}`]
+  })
+  return `{${members.join(",")}}`
+}
 
-export const eventPayload = (event: SimEvent, version: string, now: number): Json => {
-  const { order } = event
-  const draft = order.draft
-  const trackings = order.trackings.map((t) => ({ tracking_number: t.trackingNo, carrier: t.carrier, tracking_url: t.url, tracking_type: t.type }))
-  const status = order.status.toLowerCase()
-  if (version === "VERSION_V1") {
-    return {
-      type: eventType(event.topic),
-      data: {
-        gearment_ord_id: order.id,
-        gearment_ord_name: `#${draft.legacyNumber}`,
-        ord_status: status,
-        verify_address: true,
-        order_id: draft.referenceId ?? "",
-        trackings
-      }
-    }
-  }
+/**
+ * The body's `type` per topic and version. The tracking event's name is not settled in the
+ * published material: its documentation path says `tracking_updated`, the bundle's V3 enum
+ * `tracking_order_updated`; V1 sends the first and V3 the second, so a receiver meets both.
+ */
+const EVENT_TYPES: Readonly<Record<WebhookTopic, { readonly v1: string; readonly v3: string }>> = {
+  TOPIC_ORDER_COMPLETED: { v1: "order_completed", v3: "order_completed" },
+  TOPIC_ORDER_CANCELLED: { v1: "order_cancelled", v3: "order_cancelled" },
+  TOPIC_TRACKING_ORDER_UPDATED: { v1: "tracking_updated", v3: "tracking_order_updated" },
+  TOPIC_ORDER_ON_HOLD: { v1: "order_on_hold", v3: "order_on_hold" },
+  TOPIC_SHIPPING_ADDRESS_VERIFIED: { v1: "shipping_address_verified", v3: "shipping_address_verified" },
+  TOPIC_SHIPPING_ADDRESS_UNVERIFIED: { v1: "shipping_address_unverified", v3: "shipping_address_unverified" },
+  TOPIC_PRODUCT_OUT_OF_STOCK: { v1: "product_out_of_stock", v3: "product_out_of_stock" }
+}
+
+export const eventType = (topic: WebhookTopic, version: string): string =>
+  version === "VERSION_V1" ? EVENT_TYPES[topic].v1 : EVENT_TYPES[topic].v3
+
+const isAddressEvent = (topic: WebhookTopic) => topic === "TOPIC_SHIPPING_ADDRESS_VERIFIED" || topic === "TOPIC_SHIPPING_ADDRESS_UNVERIFIED"
+
+/** The order's status in words (`awaiting_fulfillment`, `shipped`); a draft not yet checked out is `pending`, as the published example has it. */
+const statusWord = (event: SimEvent): string => event.order?.status.toLowerCase() ?? "pending"
+
+const verifyAddress = (event: SimEvent): string => (event.draft.addressVerified ? "verified" : "unverified")
+
+/**
+ * The published V1 envelope `{ api_key, type, data: { gearment_ord_id, gearment_ord_name, ord_status,
+ * order_id (the seller's reference), … } }`. Its tracking and stock fields are not published: the
+ * flat `tracking_*` and `variant_*` members are this simulator's design.
+ */
+const v1Payload = (event: SimEvent, clientKey: string): Json => {
+  const { draft, order, tracking, variant } = event
   return {
-    type: eventType(event.topic),
-    created_at: iso(now),
-    order: {
-      gearment_id: order.id,
-      gearment_name: `#${draft.legacyNumber}`,
-      vendor_id: draft.referenceId ?? "",
-      verify_address: true,
-      ord_status: status,
-      order_status: ORDER_STATUS_PREFIX + order.status,
-      order_id: order.id,
-      draft_id: draft.id,
-      store_id: draft.storeId,
-      trackings
+    api_key: clientKey,
+    type: eventType(event.topic, "VERSION_V1"),
+    data: {
+      gearment_ord_id: order?.id ?? draft.id,
+      gearment_ord_name: `#${draft.legacyNumber}`,
+      ord_status: statusWord(event),
+      order_id: draft.referenceId ?? "",
+      ...(isAddressEvent(event.topic) ? { verify_address: verifyAddress(event) } : {}),
+      ...(tracking === undefined ? {} : { tracking_company: tracking.carrier, tracking_number: tracking.trackingNo, tracking_url: tracking.url }),
+      ...(variant === undefined ? {} : { variant_id: variant.variantId, variant_name: variant.name, variant_sku: variant.sku })
     }
   }
 }
+
+/**
+ * The published V3 envelope: `{ type, order: { gearment_id, gearment_name, reference, status,
+ * vendor_id }, tracking: { company, number, url } }` (tracking on tracking and completed events);
+ * the address events carry `{ gearment_id, gearment_name, vendor_id, verify_address, ord_status }`
+ * as the published example does. product_out_of_stock's payload is not published: this simulator
+ * sends the same `order` plus `variant: { variant_id, sku, name, stock_label }` naming the variant
+ * that ran out (one event per order that carries it).
+ */
+const v3Payload = (event: SimEvent): Json => {
+  const { draft, order, tracking, variant } = event
+  const ids = { gearment_id: order?.id ?? draft.id, gearment_name: `#${draft.legacyNumber}`, vendor_id: draft.referenceId ?? "" }
+  return {
+    type: eventType(event.topic, "VERSION_V3"),
+    order: isAddressEvent(event.topic)
+      ? { ...ids, verify_address: verifyAddress(event), ord_status: statusWord(event) }
+      : { ...ids, reference: draft.referenceId ?? "", status: statusWord(event) },
+    ...(tracking === undefined ? {} : { tracking: { company: tracking.carrier, number: tracking.trackingNo, url: tracking.url } }),
+    ...(variant === undefined ? {} : { variant: { variant_id: variant.variantId, sku: variant.sku, name: variant.name, stock_label: variant.stockLabel.toLowerCase() } })
+  }
+}
+
+export const eventPayload = (event: SimEvent, version: string, clientKey: string): Json =>
+  version === "VERSION_V1" ? v1Payload(event, clientKey) : v3Payload(event)
 
 export class WebhookDelivery {
   private pending: Array<PendingDelivery> = []
@@ -131,7 +197,7 @@ export class WebhookDelivery {
   }
 
   private matches(webhook: WebhookRecord, event: SimEvent): boolean {
-    return webhook.status === "STATUS_ACTIVE" && webhook.canonicalTopic === event.topic && (webhook.storeId === null || webhook.storeId === event.order.draft.storeId)
+    return webhook.status === "STATUS_ACTIVE" && webhook.canonicalTopic === event.topic && (webhook.storeId === null || webhook.storeId === event.draft.storeId)
   }
 
   private enqueue(event: SimEvent): void {
@@ -144,8 +210,10 @@ export class WebhookDelivery {
         webhookId: webhook.id,
         url: webhook.deliveryUrl,
         topic: webhook.topic,
-        orderId: event.order.id,
-        body: JSON.stringify(eventPayload(event, webhook.version, now)),
+        type: eventType(event.topic, webhook.version),
+        version: webhook.version,
+        orderId: event.order?.id ?? event.draft.id,
+        body: sortedJson(eventPayload(event, webhook.version, this.options.clientKey)),
         attempts: 0,
         nextAt: now + this.options.delayMs
       })
@@ -210,7 +278,7 @@ export class WebhookDelivery {
 
   private async send(delivery: PendingDelivery, duplicate: boolean): Promise<number | null> {
     delivery.attempts += 1
-    const nonce = randomBytes(16).toString("hex")
+    const nonce = randomBytes(10).toString("base64")
     const timestamp = String(Math.floor(this.state.now() / 1000))
     let path: string
     try {
@@ -224,6 +292,8 @@ export class WebhookDelivery {
         webhook_id: delivery.webhookId,
         url: delivery.url,
         topic: delivery.topic,
+        type: delivery.type,
+        version: delivery.version,
         order_id: delivery.orderId,
         attempt: delivery.attempts,
         duplicate,
@@ -239,6 +309,7 @@ export class WebhookDelivery {
         method: "POST",
         headers: {
           "content-type": "application/json",
+          "user-agent": "go-resty/2.16.2",
           "x-connect-timestamp": timestamp,
           "x-connect-nonce": nonce,
           "x-connect-signature": signWebhook(this.options.signingKey, path, nonce, timestamp, delivery.body),
