@@ -63,7 +63,7 @@ const draftedOrder = (id: string, options: { readonly unverifiable?: boolean; re
         actor: "t", reason: "checked out", podOrderId, podStatus: "VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT"
       })
     }
-    return { rowId, reference, draftId: draft.order_id, podOrderId, variantId: variant.variant_id, sku: variant.sku }
+    return { rowId, reference, draftId: draft.order_id, podOrderId, variantId: variant.variant_id, sku: variant.variant_sku }
   })
 
 const stateOf = (rowId: number) => Effect.flatMap(OrdersRepo, (repo) => repo.byId(rowId))
