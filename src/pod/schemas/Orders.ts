@@ -50,32 +50,6 @@ export const OrderLineItemVariant = Schema.Struct({
   stock_label: opt(OrderStockLabel)
 }).annotations({ identifier: "OrderLineItemVariant" })
 
-/**
- * An order line item as a list item carries it (`VendorOrderLineItem.Short`):
- * the variant in a `variant` object, no `variant_id`/`variant_sku` of its own.
- */
-export const OrderListLineItem = Schema.Struct({
-  id: opt(IdLike),
-  line_item_id: opt(Schema.String),
-  order_id: opt(Schema.String),
-  quantity: opt(IntegerLike),
-  printing_options: opt(Schema.Array(PrintingOption)),
-  seller_variant_id: opt(Schema.String),
-  product_id: opt(Schema.String),
-  product_name: opt(Schema.String),
-  product_url: opt(Schema.String),
-  product_sku: opt(Schema.String),
-  item_price: opt(MoneyFromWire),
-  line_tax: opt(MoneyFromWire),
-  line_fee: opt(MoneyFromWire),
-  line_discount: opt(MoneyFromWire),
-  line_subtotal: opt(MoneyFromWire),
-  line_total: opt(MoneyFromWire),
-  fulfillment_option: opt(LineItemFulfillmentOption),
-  variant: opt(OrderLineItemVariant)
-}).annotations({ identifier: "OrderListLineItem" })
-export type OrderListLineItem = typeof OrderListLineItem.Type
-
 /** An order line item as a whole-order read carries it (`VendorOrderLineItem`); the spec's list-only `variant` is accepted too. */
 export const OrderLineItem = Schema.Struct({
   id: opt(IdLike),
@@ -104,6 +78,16 @@ export const OrderLineItem = Schema.Struct({
   variant: opt(OrderLineItemVariant)
 }).annotations({ identifier: "OrderLineItem" })
 export type OrderLineItem = typeof OrderLineItem.Type
+
+/**
+ * An order line item as a list item carries it (`VendorOrderLineItem.Short`):
+ * the variant in a `variant` object, no `variant_id`/`variant_sku` of its own.
+ */
+export const OrderListLineItem = OrderLineItem.pick(
+  "id", "line_item_id", "order_id", "quantity", "printing_options", "seller_variant_id", "product_id", "product_name", "product_url",
+  "product_sku", "item_price", "line_tax", "line_fee", "line_discount", "line_subtotal", "line_total", "fulfillment_option", "variant"
+).annotations({ identifier: "OrderListLineItem" })
+export type OrderListLineItem = typeof OrderListLineItem.Type
 
 export const OrderStage = Schema.Struct({
   stage_id: opt(IdLike),
