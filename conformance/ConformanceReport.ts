@@ -171,7 +171,11 @@ export const tally = (
     ...(answersRejected > 0 ? [`${answersRejected} of ${answersChecked} answers rejected by the contract`] : []),
     ...(notDriven.length > 0 ? [`client methods with no step in the tour: ${notDriven.join(", ")}`] : []),
     ...(uncovered.length > 0 ? [`client methods whose steps sent no judged exchange: ${uncovered.join(", ")}`] : []),
-    ...(daemon?.error === undefined ? [] : [`daemon run: ${daemon.error}`])
+    ...(daemon?.error === undefined ? [] : [`daemon run: ${daemon.error}`]),
+    // Deliveries signed as the service signs them must be accepted: a refusal means the receiver misreads the published scheme.
+    ...(daemon !== undefined && daemon.webhookDeliveries.accepted < daemon.webhookDeliveries.attempts
+      ? [`daemon run: ${daemon.webhookDeliveries.attempts - daemon.webhookDeliveries.accepted} of ${daemon.webhookDeliveries.attempts} POD webhook deliveries refused`]
+      : [])
   ]
   const all = judged.length
   const daemonCount = judged.filter((j) => phaseOf(j.exchange) === "daemon").length

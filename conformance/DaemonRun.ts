@@ -96,7 +96,8 @@ const writeConfig = (dir: string, port: number, shopifyUrl: string, o: DaemonRun
       clientSecret: SIM_CLIENT_SECRET,
       timeoutMs: 5000,
       ...(o.podWebhooks
-        ? { webhooks: { publicUrl: `http://127.0.0.1:${port}/webhooks/pod`, signingKey: "sim-webhook-key", clientKey: "sim-webhook-client-key" } }
+        // Signed with the API client secret and sent with the API client key, as the service does: no separate webhook credential.
+        ? { webhooks: { publicUrl: `http://127.0.0.1:${port}/webhooks/pod` } }
         : {})
     },
     stores: [{
