@@ -19,17 +19,22 @@ const productSummary = (product: CatalogProduct): Record<string, Json> => ({
   legacy_product_id: product.legacyProductId
 })
 
+/** What a variant is, as both the variant list and the shipping-fee answer name it. */
+const variantIdentity = (variant: CatalogVariant): Record<string, Json> => ({
+  variant_id: variant.variantId,
+  name: variant.name,
+  size: variant.size,
+  color: variant.color,
+  hex_color_code: variant.hex,
+  variant_sku: variant.sku,
+  color_code: variant.colorCode,
+  size_code: variant.sizeCode
+})
+
 export const variantView = (catalog: Catalog, seed: number, variant: CatalogVariant): Json => {
   const money = moneyWriter(seed, variant.variantId)
   return {
-    variant_id: variant.variantId,
-    name: variant.name,
-    size: variant.size,
-    color: variant.color,
-    hex_color_code: variant.hex,
-    variant_sku: variant.sku,
-    color_code: variant.colorCode,
-    size_code: variant.sizeCode,
+    ...variantIdentity(variant),
     price: money(variant.priceCents),
     recommended_price: money(variant.recommendedCents),
     extra_price: money(variant.extraCents),
@@ -121,15 +126,8 @@ const shippingFees = (catalog: Catalog, seed: number) => (context: RouteContext)
   if (variants.some((v) => v === undefined)) issues.add("filter.variant_ids", "unknown variant")
   if (!issues.empty) return invalidArgument(issues.list)
   const rows = variants.flatMap((variant) => variant === undefined ? [] : [{
-    variant_id: variant.variantId,
+    ...variantIdentity(variant),
     product_id: variant.productId,
-    name: variant.name,
-    size: variant.size,
-    color: variant.color,
-    hex_color_code: variant.hex,
-    variant_sku: variant.sku,
-    color_code: variant.colorCode,
-    size_code: variant.sizeCode,
     shipping_services: methods.map((method) => {
       const money = moneyWriter(seed, `${variant.variantId}:${method}`)
       const one = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 1)

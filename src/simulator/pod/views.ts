@@ -160,6 +160,22 @@ const trackingFile = (t: TrackingRecord): Json => ({
   storage_type: "STORAGE_TYPE_S3"
 })
 
+/** What both forms of an order line carry. */
+const orderLineCommon = (catalog: Catalog, order: OrderRecord, line: LineRecord): Record<string, Json> => {
+  const product = productOf(catalog, line.variant)
+  return {
+    id: String(line.id),
+    line_item_id: line.lineItemId,
+    order_id: order.id,
+    quantity: line.quantity,
+    printing_options: printingOptions(line),
+    seller_variant_id: "",
+    product_id: product.productId,
+    product_name: product.name,
+    product_url: product.avatarUrl
+  }
+}
+
 /**
  * An order as `VendorOrder` (get one) or `VendorOrder.Short` (list items). A
  * list item carries only the primary tracking, as `tracking_number` and its
@@ -215,24 +231,13 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
       tracking_date_created: primary === undefined ? undefined : iso(primary.updatedAt),
       // A plain string on list items (the enum is only on `order_trackings[]`).
       tracking_type: primary === undefined ? "" : "primary",
-      line_items: draft.lineItems.map((line, index) => {
-        const product = productOf(catalog, line.variant)
-        return {
-          id: String(line.id),
-          line_item_id: line.lineItemId,
-          order_id: order.id,
-          quantity: line.quantity,
-          printing_options: printingOptions(line),
-          seller_variant_id: "",
-          product_id: product.productId,
-          product_name: product.name,
-          product_url: product.avatarUrl,
-          product_sku: product.skuPrefix,
-          ...lineMoney(q.lines[index], money),
-          fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
-          variant: variantSummary(catalog, line.variant, money, "order")
-        }
-      })
+      line_items: draft.lineItems.map((line, index) => ({
+        ...orderLineCommon(catalog, order, line),
+        product_sku: productOf(catalog, line.variant).skuPrefix,
+        ...lineMoney(q.lines[index], money),
+        fulfillment_option: { barcode_url: line.barcodeUrl ?? "" },
+        variant: variantSummary(catalog, line.variant, money, "order")
+      }))
     })
   }
   return asSent(seed, order.id, {
@@ -253,27 +258,16 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
     order_thank_card_fee: money(0),
     refunded_total: money(0),
     tracking_no: primary?.trackingNo ?? "",
-    line_items: draft.lineItems.map((line, index) => {
-      const product = productOf(catalog, line.variant)
-      return {
-        id: String(line.id),
-        line_item_id: line.lineItemId,
-        order_id: order.id,
-        variant_id: line.variant.variantId,
-        quantity: line.quantity,
-        printing_options: printingOptions(line),
-        seller_variant_id: "",
-        product_id: product.productId,
-        product_name: product.name,
-        product_url: product.avatarUrl,
-        variant_sku: line.variant.sku,
-        variant_name: line.variant.name,
-        product_type_name: product.typeName,
-        option_1: line.variant.color,
-        option_2: line.variant.size,
-        ...lineMoney(q.lines[index], money)
-      }
-    }),
+    line_items: draft.lineItems.map((line, index) => ({
+      ...orderLineCommon(catalog, order, line),
+      variant_id: line.variant.variantId,
+      variant_sku: line.variant.sku,
+      variant_name: line.variant.name,
+      product_type_name: productOf(catalog, line.variant).typeName,
+      option_1: line.variant.color,
+      option_2: line.variant.size,
+      ...lineMoney(q.lines[index], money)
+    })),
     stages: order.stages.map((s) => ({
       stage_id: s.id,
       stage_name: s.name,
