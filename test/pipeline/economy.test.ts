@@ -14,13 +14,12 @@ import { coverageForBatch } from "../../src/pipeline/EconomyCoverage.js"
 import { MATCH_STATES, matchMany } from "../../src/pipeline/MatchStage.js"
 import { PlanningInputs } from "../../src/pipeline/PlanningInputs.js"
 import { PodClient } from "../../src/pod/PodClient.js"
-import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { testDatabases } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
-import { admin, podClientLayer } from "../pod/podSim.js"
+import { admin, recordingPodClientLayer } from "../pod/podSim.js"
 
 let sim: RunningPodSimulator
 beforeAll(async () => {
@@ -30,12 +29,7 @@ afterAll(() => sim.close())
 
 /** Every request the client lets out, by operation. */
 const sent: Array<string> = []
-const pod = Layer.suspend(() =>
-  podClientLayer(sim.url, {}, Layer.succeed(PodRequestGate, {
-    around: (info, send) => Effect.zipRight(Effect.sync(() => sent.push(info.operation)), send),
-    report: () => Effect.void
-  }))
-)
+const pod = recordingPodClientLayer(() => sim.url, sent)
 
 // Two stores: one holds uncovered Economy orders, one sends them as Standard (the default).
 const policies: Record<string, "standard" | "hold"> = { "hold-shop": "hold", "std-shop": "standard" }

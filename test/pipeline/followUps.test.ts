@@ -1,16 +1,14 @@
 // POD webhook hints followed up together: status events by one list call, package events read whole.
-import { NodeHttpClient } from "@effect/platform-node"
 import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
-import { DEFAULT_AUTH_HEADERS, PodClient } from "../../src/pod/PodClient.js"
-import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
+import { PodClient } from "../../src/pod/PodClient.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
-import { admin, draftInput } from "../pod/podSim.js"
+import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
 
 let sim: RunningPodSimulator
 beforeAll(async () => {
@@ -20,20 +18,7 @@ afterAll(() => sim.close())
 
 /** The client under test, with a gate that records each operation it lets through. */
 const operations: Array<string> = []
-const podLayer = Layer.suspend(() =>
-  PodClient.Default({
-    baseUrl: sim.url,
-    clientKey: Redacted.make("sim-client-key"),
-    clientSecret: Redacted.make("sim-client-secret"),
-    authHeaders: DEFAULT_AUTH_HEADERS
-  }).pipe(
-    Layer.provide(NodeHttpClient.layerUndici),
-    Layer.provide(Layer.succeed(PodRequestGate, {
-      around: (info, send) => Effect.zipRight(Effect.sync(() => operations.push(info.operation)), send),
-      report: () => Effect.void
-    }))
-  )
-)
+const podLayer = recordingPodClientLayer(() => sim.url, operations)
 
 /** A stored order drafted, checked out and shipped at the simulator (one package). */
 const shippedOrder = (id: string) =>

@@ -1,15 +1,13 @@
 // The POD service's address and stock events make an order need a person, with the reason in the
 // seller's words, until the service's answer shows the condition cleared: real HTTP against the POD
 // simulator, real PGlite (and PostgreSQL when TEST_DATABASE_URL is set).
-import { NodeHttpClient } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it as plainIt, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { readStatusReport } from "../../src/observability/StatusReport.js"
 import { explainOrder, renderStory } from "../../src/pipeline/Explain.js"
 import { conditionsNow, decideConditions, NO_CONDITIONS } from "../../src/pipeline/PodConditions.js"
 import { followUpMany, reconcileAll } from "../../src/pipeline/ReconcileStage.js"
-import { DEFAULT_AUTH_HEADERS, PodClient } from "../../src/pod/PodClient.js"
-import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
+import { PodClient } from "../../src/pod/PodClient.js"
 import type { PodWebhookHint } from "../../src/pod/PodWebhookEvents.js"
 import { needsAPerson } from "../../src/reports/NeedsAPerson.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportOrder } from "../../src/reports/ReportInput.js"
@@ -19,7 +17,7 @@ import { StatusRepo } from "../../src/repos/StatusRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
-import { admin, draftInput } from "../pod/podSim.js"
+import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
 
 let sim: RunningPodSimulator
 beforeAll(async () => {
@@ -29,20 +27,7 @@ afterAll(() => sim.close())
 
 /** The client under test, with a gate that records each operation it lets through. */
 const operations: Array<string> = []
-const podLayer = Layer.suspend(() =>
-  PodClient.Default({
-    baseUrl: sim.url,
-    clientKey: Redacted.make("sim-client-key"),
-    clientSecret: Redacted.make("sim-client-secret"),
-    authHeaders: DEFAULT_AUTH_HEADERS
-  }).pipe(
-    Layer.provide(NodeHttpClient.layerUndici),
-    Layer.provide(Layer.succeed(PodRequestGate, {
-      around: (info, send) => Effect.zipRight(Effect.sync(() => operations.push(info.operation)), send),
-      report: () => Effect.void
-    }))
-  )
-)
+const podLayer = recordingPodClientLayer(() => sim.url, operations)
 
 /** A stored order drafted at the simulator (an address it cannot verify when `unverifiable`), and optionally checked out. */
 const draftedOrder = (id: string, options: { readonly unverifiable?: boolean; readonly checkout?: boolean } = {}) =>

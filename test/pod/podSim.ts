@@ -25,6 +25,18 @@ export const podClientLayer = (
   gate: Layer.Layer<PodRequestGate> = PodRequestGate.passThrough
 ) => PodClient.Default(clientConfig(url, overrides)).pipe(Layer.provide(NodeHttpClient.layer), Layer.provide(gate))
 
+/**
+ * A client against the simulator at `url()` (read when the layer is built, so a simulator started
+ * in `beforeAll` works) whose gate appends each operation it lets through to `sent`.
+ */
+export const recordingPodClientLayer = (url: () => string, sent: Array<string>) =>
+  Layer.suspend(() =>
+    podClientLayer(url(), {}, Layer.succeed(PodRequestGate, {
+      around: (info, send) => Effect.zipRight(Effect.sync(() => sent.push(info.operation)), send),
+      report: () => Effect.void
+    }))
+  )
+
 export const legacyClientLayer = (url: string, options: { readonly apiKey?: string; readonly strictDecoding?: boolean } = {}) =>
   LegacyV2Client.Default({
     baseUrl: url,
