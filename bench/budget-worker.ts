@@ -11,8 +11,10 @@
 import * as fs from "node:fs"
 import { NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Clock, Duration, Effect, Fiber, Layer, Option, Redacted } from "effect"
-import { RateBudgetInMemory, RateBudgetSql, replicaId } from "../src/budget/RateBudget.js"
-import { RateBudgetGateLive } from "../src/budget/RateBudgetGate.js"
+import { RateBudgetInMemory } from "../src/budget/RateBudget.js"
+import { RateBudgetSql } from "../src/app/PodLive.js"
+import { newReplicaId } from "../src/schedule/ReplicaIdentity.js"
+import { RateBudgetGateLive } from "../src/app/RateBudgetGate.js"
 import type { RateLimitSettings } from "../src/budget/SlotLog.js"
 import { DbLive } from "../src/db/Db.js"
 import { DEFAULT_AUTH_HEADERS, PodClient } from "../src/pod/PodClient.js"
@@ -88,7 +90,7 @@ const startSignal: Effect.Effect<number> = Effect.async<number>((resume) => {
 
 const drive = (config: BudgetWorkerConfig) =>
   Effect.gen(function* () {
-    const replica = replicaId()
+    const replica = newReplicaId()
     const sends: Array<TracedSend> = []
     const failures: Record<string, number> = {}
     const gate = Layer.effect(PodRequestGate, Effect.map(PodRequestGate, (inner) => tracingGate(inner, sends))).pipe(

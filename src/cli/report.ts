@@ -4,11 +4,11 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
-import { StoresLive } from "../pipeline/StoresLive.js"
-import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reports/ReportService.js"
+import { PodLive } from "../app/PodLive.js"
+import { StoresLive } from "../app/StoresLive.js"
+import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
 import { CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
-import { podLayer } from "./start.js"
 
 const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
 
@@ -51,7 +51,7 @@ const writeHere = (app: AppConfig, request: ReportRequest) =>
   Effect.zipRight(migrateToLatest, Effect.flatMap(ReportService, (reports) => reports.run(request))).pipe(
     Effect.map(({ summary }) => summary),
     Effect.provide(ReportService.Default(reportServiceConfigOf(app)).pipe(
-      Layer.provideMerge(Layer.mergeAll(podLayer(app), StoresLive(app.stores))),
+      Layer.provideMerge(Layer.mergeAll(PodLive(app.pod), StoresLive(app.stores))),
       Layer.provideMerge(NodeHttpClient.layerUndici),
       Layer.provideMerge(dbLayer(app))
     )),

@@ -1,23 +1,20 @@
 import { Command } from "@effect/cli"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { RateBudgetGateLive } from "../budget/RateBudgetGate.js"
-import { credentialId, RateBudgetSql } from "../budget/RateBudget.js"
+import { PodLive } from "../app/PodLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
-import { withPodRequestMetrics } from "../observability/PodRequestMetrics.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
 import { PodWebhookSettings } from "../http/WebhookRoutes.js"
-import { MappingStore } from "../mapping/MappingStore.js"
+import { MappingStore } from "../pipeline/MappingStore.js"
 import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
-import { storeSettingsOf, StoresLive } from "../pipeline/StoresLive.js"
+import { storeSettingsOf, StoresLive } from "../app/StoresLive.js"
 import { type PipelineOptions, PipelineTriggersLive, PipelineWorkersLive } from "../pipeline/Workers.js"
-import { PodClient } from "../pod/PodClient.js"
-import { ReportScheduleLive } from "../reports/ReportSchedule.js"
-import { ReportService, reportServiceConfigOf } from "../reports/ReportService.js"
+import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
+import { ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
@@ -42,25 +39,6 @@ const Lifecycle = (config: AppConfig) =>
       address: `http://${config.server.host}:${config.server.port}`
     }))
   }))
-
-/** The POD client, every request through the shared rate budget (slots in the database: replicas and restarts share them). */
-export const podLayer = (config: AppConfig) =>
-  PodClient.Default({
-    baseUrl: config.pod.baseUrl,
-    clientKey: config.pod.clientKey,
-    clientSecret: config.pod.clientSecret,
-    authHeaders: config.pod.authHeaders,
-    timeoutMs: config.pod.timeoutMs
-  }).pipe(
-    // Every POD request counted for /metrics (when the metrics are provided), then spent from the budget.
-    Layer.provide(withPodRequestMetrics(RateBudgetGateLive)),
-    // Merged out, so /status and the budget gauges can read it.
-    Layer.provideMerge(RateBudgetSql({
-      credential: credentialId(config.pod.clientKey),
-      rateLimit: config.pod.rateLimit,
-      requestTimeoutMs: config.pod.timeoutMs
-    }))
-  )
 
 const reposLayer = Layer.mergeAll(
   OrdersRepo.Default, CursorsRepo.Default, ShipmentsRepo.Default, StatusRepo.Default,
@@ -87,7 +65,7 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
     )),
     Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
     Layer.provideMerge(Layer.mergeAll(
-      podLayer(config), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
+      PodLive(config.pod), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
     )),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(reposLayer),

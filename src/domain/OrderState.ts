@@ -97,3 +97,11 @@ export const STATE_OF_POD_STATUS: Readonly<Record<string, OrderState>> = {
 /** "VENDOR_ORDER_STATUS_IN_PRODUCTION" → "in production". */
 export const statusWords = (status: string | undefined): string =>
   (status ?? "unknown").replace(/^VENDOR_ORDER_(DRAFT_)?STATUS_/, "").toLowerCase().replaceAll("_", " ")
+
+/** The states each stage claims work in. */
+/** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
+export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
+export const DRAFT_STATES: ReadonlyArray<OrderState> = ["ready", "in_doubt"]
+export const FULFILL_STATES: ReadonlyArray<OrderState> = ["shipped"]
+/** Orders with a draft that are not yet shipped: followed at the service. */
+export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]

@@ -1,7 +1,7 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { MappingStore } from "../mapping/MappingStore.js"
-import { suggestDraft } from "../mapping/SuggestDraft.js"
+import { MappingStore } from "../pipeline/MappingStore.js"
+import { suggestDraft } from "../pipeline/SuggestDraft.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
 
 /**

@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { ReportService } from "../reports/ReportService.js"
+import { ReportService } from "../reporting/ReportService.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
 
 /**

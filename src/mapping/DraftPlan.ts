@@ -4,7 +4,7 @@ import type { MarketplacePlatform } from "../domain/PodEnums.js"
 import type { StoreKind } from "../domain/StoreTypes.js"
 import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } from "../pod/schemas/DraftRequests.js"
 import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
-import { findRow, type MappingRow, type MappingTable } from "./MappingTable.js"
+import { type CatalogLookup, findRow, type MappingRow, type MappingTable } from "../domain/MappingTable.js"
 
 /**
  * The match stage, pure: what to do with one store order given its store's
@@ -43,16 +43,6 @@ export type DraftPlan =
   | { readonly _tag: "Held"; readonly code: HoldCode; readonly message: string; readonly problems: ReadonlyArray<HoldProblem> }
   | { readonly _tag: "Cancelled" }
   | { readonly _tag: "NotPod"; readonly message: string }
-
-export interface CatalogEntry {
-  readonly variantId: string
-  readonly legacyId: number | undefined
-  readonly name: string
-  readonly stockLabel: string
-}
-
-/** Looks a POD variant up in the cached catalog; `undefined` for the whole lookup means "no catalog yet: skip the check". */
-export type CatalogLookup = (pod: NonNullable<MappingRow["pod"]>) => CatalogEntry | undefined
 
 export interface StoreSettings {
   readonly storeKey: string

@@ -1,5 +1,5 @@
-import { emptyCells, type MappingCells } from "./MappingCells.js"
-import { normalizeVariantId } from "./MappingTable.js"
+import { emptyCells, type MappingCells } from "../domain/MappingCells.js"
+import { normalizeVariantId } from "../domain/MappingTable.js"
 
 /**
  * `podsync mappings suggest`, pure: completes a store's mapping rows with

@@ -2,7 +2,7 @@ import { DateTime, Effect, type Redacted, Schema } from "effect"
 import type { BudgetSnapshot } from "../budget/CredentialBudget.js"
 import { credentialId } from "../budget/RateBudget.js"
 import { effectiveLimit, type RateLimitSettings } from "../budget/SlotLog.js"
-import { makeSqlSlotLedger } from "../budget/SqlSlotLedger.js"
+import { makeSqlSlotLedger } from "../repos/SqlSlotLedger.js"
 import { Db } from "../db/Db.js"
 
 /** The shared POD rate budget as /status and `podsync status` show it. */

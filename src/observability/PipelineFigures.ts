@@ -1,8 +1,8 @@
 import { Clock, Effect } from "effect"
 import { NEEDS_A_PERSON } from "../domain/OrderState.js"
-import { DRAFT_STATES } from "../pipeline/DraftStage.js"
-import { FULFILL_STATES } from "../pipeline/FulfillStage.js"
-import { MATCH_STATES } from "../pipeline/MatchStage.js"
+import { DRAFT_STATES } from "../domain/OrderState.js"
+import { FULFILL_STATES } from "../domain/OrderState.js"
+import { MATCH_STATES } from "../domain/OrderState.js"
 import {
   type RefusedTrackingGroup,
   type StageDepth,

@@ -14,7 +14,6 @@ import { matchOrder } from "./MatchStage.js"
 import { reactToChangeAfterDraft } from "./PullStage.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
-export const DRAFT_STATES: ReadonlyArray<OrderState> = ["ready", "in_doubt"]
 
 const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (now) => new Date(now + ms))
 const backoffMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.min(attempts, 6))

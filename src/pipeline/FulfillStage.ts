@@ -1,13 +1,11 @@
 import { Array as Arr, Clock, Effect } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
-import type { OrderState } from "../domain/OrderState.js"
 import type { FulfillmentPush } from "../domain/StoreTypes.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { OPEN_PUSH_STATES, type PushState, type Shipment, type ShipmentMark, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { pushAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeasedAll } from "./Lease.js"
 
-export const FULFILL_STATES: ReadonlyArray<OrderState> = ["shipped"]
 
 /** The POD lines a draft was made of; for an order drafted before they were recorded, the lines still to ship. */
 const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>

@@ -12,8 +12,6 @@ import { PlanningInputs } from "./PlanningInputs.js"
 const CATALOG_HOLDS: ReadonlyArray<string> = ["unknown_variant", "discontinued", "out_of_stock", "economy_unavailable"]
 const CATALOG_RECHECK_MS = 60_000
 
-/** States the match stage re-plans when they are due (new, changed, or woken by a mapping/catalog change). */
-export const MATCH_STATES: ReadonlyArray<OrderState> = ["pulled", "held", "cancelled", "not_pod"]
 
 /** What the change checks read of an order; the decoded and the stored (encoded) forms both have it. */
 interface Comparable {

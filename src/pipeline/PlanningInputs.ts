@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
-import { MappingStore } from "../mapping/MappingStore.js"
+import { MappingStore } from "./MappingStore.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
-import type { CatalogLookup, StoreSettings } from "../mapping/DraftPlan.js"
-import type { MappingTable } from "../mapping/MappingTable.js"
+import type { StoreSettings } from "../mapping/DraftPlan.js"
+import type { CatalogLookup } from "../domain/MappingTable.js"
+import type { MappingTable } from "../domain/MappingTable.js"
 
 /** What planning a draft needs besides the order: the store's mapping table, the catalog cache, the store's settings. */
 export interface PlanningInputsShape {

@@ -1,5 +1,5 @@
 import { Chunk, Effect, Option, Stream } from "effect"
-import { canTransition, isPodCondition, type OrderState, podProgress, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
+import { canTransition, isPodCondition, podProgress, RECONCILE_STATES, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import { eventOfHint, type PodWebhookHint } from "../pod/PodWebhookEvents.js"
 import { type OrderProgress, primaryTrackingNumber } from "../pod/schemas/Orders.js"
@@ -7,8 +7,6 @@ import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.j
 import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 import { applyConditionEvents, checkDrafts, isConditionEvent } from "./PodConditions.js"
 
-/** Orders with a draft that are not yet shipped: followed at the service. */
-export const RECONCILE_STATES: ReadonlyArray<OrderState> = ["drafted", "checked_out", "in_production", "pod_on_hold", "cancel_pending"]
 /** Reference ids per list call: one request follows this many orders. */
 export const RECONCILE_BATCH = 100
 

@@ -1,16 +1,19 @@
-import * as os from "node:os"
-import { Clock, Duration, Effect, Layer, Queue, Random } from "effect"
+import { Clock, Duration, Effect, Layer, Queue } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
+import { replicaIdentity } from "../schedule/ReplicaIdentity.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
-import { DRAFT_STATES, type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
+import { type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
+import { DRAFT_STATES } from "../domain/OrderState.js"
 import { type CoverageBook, coverageForBatch } from "./EconomyCoverage.js"
-import { FULFILL_STATES, fulfillMany } from "./FulfillStage.js"
+import { fulfillMany } from "./FulfillStage.js"
+import { FULFILL_STATES } from "../domain/OrderState.js"
 import { LEASE_SECONDS } from "./Lease.js"
-import { MATCH_STATES, matchMany } from "./MatchStage.js"
+import { matchMany } from "./MatchStage.js"
+import { MATCH_STATES } from "../domain/OrderState.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 import { refreshCatalog } from "./CatalogRefresh.js"
 import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
@@ -24,8 +27,6 @@ export interface PipelineOptions {
   /** Orders worked on at once by the draft stage (the rate budget paces what reaches the service). */
   readonly draftConcurrency?: number
 }
-
-export const processOwner = Effect.map(Random.nextIntBetween(0, 1_000_000), (n) => `${os.hostname()}:${process.pid}:${n.toString(36)}`)
 
 /** A store said something changed: an order it named, or anything ("*": every store). */
 type PullHint = { readonly storeKey: string; readonly storeOrderId?: string | undefined }
@@ -89,7 +90,7 @@ const makeKick = Effect.map(Queue.sliding<void>(1), (queue) => ({
 export const PipelineWorkersLive = (config: AppConfig, options: PipelineOptions = {}) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const signals = yield* PipelineSignals
-    const owner = options.owner ?? (yield* processOwner)
+    const owner = options.owner ?? (yield* replicaIdentity)
     const idle = options.idle ?? "2 seconds"
     const repo = yield* OrdersRepo
     // The embedded database is held by this process alone (a data-dir lock): any claim in it is a

@@ -163,3 +163,14 @@ export interface ReconciliationReport {
   }
   readonly money: MoneySection
 }
+
+/** The formats a report is written in. */
+export type ReportFormat = "html" | "csv" | "json"
+
+/** A report file as written under reports.dir. */
+export interface WrittenFile {
+  readonly format: ReportFormat
+  /** The file name under reports.dir (as GET /reports/<name> serves it). */
+  readonly name: string
+  readonly path: string
+}

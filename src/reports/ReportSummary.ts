@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import * as Money from "../domain/Money.js"
-import type { WrittenFile } from "./ReportFiles.js"
+import type { WrittenFile } from "./ReportOutput.js"
 import type { ReconciliationReport } from "./ReportOutput.js"
 
 export const ReportSummary = Schema.Struct({

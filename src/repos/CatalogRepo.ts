@@ -2,7 +2,7 @@ import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { sql } from "kysely"
 import { Db, type DbError } from "../db/Db.js"
 import { MoneyFromWire } from "../domain/Money.js"
-import type { CatalogEntry, CatalogLookup } from "../mapping/DraftPlan.js"
+import type { CatalogEntry, CatalogLookup } from "../domain/MappingTable.js"
 import { CatalogVariant, variantSku } from "../pod/schemas/Catalog.js"
 
 /** A cached POD catalog variant, as matching and suggestions need it. */

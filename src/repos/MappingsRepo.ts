@@ -1,8 +1,8 @@
 import { Clock, Effect, Schema } from "effect"
 import { Db } from "../db/Db.js"
 import { NormalizedLine } from "../domain/NormalizedOrder.js"
-import { cellsOfRow, rowOfCells } from "../mapping/MappingCells.js"
-import { buildTable, type MappingTable } from "../mapping/MappingTable.js"
+import { cellsOfRow, rowOfCells } from "../domain/MappingCells.js"
+import { buildTable, type MappingTable } from "../domain/MappingTable.js"
 
 /** A store's table as last loaded into `variant_mappings`. */
 export interface LoadedMappings {

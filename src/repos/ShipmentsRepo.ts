@@ -1,7 +1,6 @@
 import { Clock, Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
-import { jsonbOrNull } from "../db/Jsonb.js"
 
 export type PushState = "pending" | "in_doubt" | "pushed" | "on_hold" | "skipped" | "rejected"
 
@@ -31,8 +30,6 @@ export interface ShipmentMark {
   readonly state: PushState
   readonly detail?: { readonly fulfillmentId?: string; readonly error?: unknown; readonly attempt?: boolean }
 }
-
-const json = (value: unknown) => jsonbOrNull(value as object)
 
 /** One row per (order, tracking number): the unit of "pushed to the store exactly once". */
 export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/ShipmentsRepo", {

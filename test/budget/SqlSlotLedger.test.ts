@@ -3,7 +3,7 @@ import { Clock, Context, Duration, Effect, Either, Fiber, Layer, Option, Redacte
 import { type Kysely, type KyselyPlugin, RawNode, sql } from "kysely"
 import { makeCredentialBudget } from "../../src/budget/CredentialBudget.js"
 import type { Lane } from "../../src/budget/Lane.js"
-import { makeSqlSlotLedger } from "../../src/budget/SqlSlotLedger.js"
+import { makeSqlSlotLedger } from "../../src/repos/SqlSlotLedger.js"
 import { Db, DbLive } from "../../src/db/Db.js"
 import { type TestDatabase, testDatabases } from "../support/database.js"
 import { mostArrivalsPossibleInWindow, type TracedRequest } from "./windowCheck.js"

@@ -1,7 +1,7 @@
 import { Either, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { parseConfig } from "../../src/config/loadConfig.js"
-import { parseMappingCsv } from "../../src/mapping/MappingTable.js"
+import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import { configPlaceholders, deployConfigText, envFile, readDeploy } from "./deployFiles.js"
 
 /** The deployment config and mappings, decoded by podsync's own loader, as each deployment's environment sets them. */

@@ -15,7 +15,7 @@ import {
   economyHoldStands,
   type ZipCoverage
 } from "../../src/mapping/EconomyShipping.js"
-import { parseMappingCsv } from "../../src/mapping/MappingTable.js"
+import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import type { CreateDraftInput } from "../../src/pod/schemas/DraftRequests.js"
 import { sampleOrder } from "../support/orders.js"
 

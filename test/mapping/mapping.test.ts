@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { type CatalogEntry, planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
-import { findRow, parseMappingCsv } from "../../src/mapping/MappingTable.js"
+import { planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
+import { type CatalogEntry } from "../../src/domain/MappingTable.js"
+import { findRow } from "../../src/domain/MappingTable.js"
+import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
 const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { cellsOfCsv, emptyCells, mappingCsv } from "../../src/mapping/MappingCells.js"
+import { cellsOfCsv, mappingCsv } from "../../src/mapping/MappingCsv.js"
+import { emptyCells } from "../../src/domain/MappingCells.js"
 import { matchLine, type SuggestVariant, suggestMappings } from "../../src/mapping/MappingSuggest.js"
-import { MAPPING_COLUMNS, parseMappingCsv } from "../../src/mapping/MappingTable.js"
+import { MAPPING_COLUMNS } from "../../src/domain/MappingTable.js"
+import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 
 const IN_STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"
 const DISCONTINUED = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_DISCONTINUED"

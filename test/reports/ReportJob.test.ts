@@ -6,10 +6,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock, TestServices } from "effect"
 import * as Money from "../../src/domain/Money.js"
 import { ReportRoutes } from "../../src/http/ReportRoutes.js"
-import { catchUpPreviousDay, ReportScheduleLive } from "../../src/reports/ReportSchedule.js"
-import { ReportService } from "../../src/reports/ReportService.js"
+import { catchUpPreviousDay, ReportScheduleLive } from "../../src/reporting/ReportSchedule.js"
+import { ReportService } from "../../src/reporting/ReportService.js"
 import { makeRunCoordinator } from "../../src/schedule/RunCoordinator.js"
-import { ReportsRepo } from "../../src/repos/ReportsRepo.js"
+import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
 import { podOrderTotal, ReportStackLive, SceneTag, seedDay } from "./seededStack.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()

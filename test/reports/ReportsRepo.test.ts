@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
-import { ReportsRepo } from "../../src/repos/ReportsRepo.js"
+import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"

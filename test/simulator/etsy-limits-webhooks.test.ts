@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
-import { startEtsySimulator, type RunningEtsySimulator } from "../../src/simulator/etsy/index.js"
+import { startEtsySimulator } from "../../src/simulator/etsy/index.js"
 import { accessToken, adminCall, api, json } from "../stores/etsy/rawApi.js"
 
 // Quotas (per second, per rolling day, 429 switches) and Standard Webhooks deliveries.

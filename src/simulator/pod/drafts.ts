@@ -8,7 +8,7 @@ import type { DraftRecord, LineRecord, SimState } from "./state.js"
 import type { LineInput } from "./validation.js"
 import { isHttpUrl, Issues, readAddress, readBillingOption, readDraftHeader, readLineItem, readLineItems, readShippingMethod, readText } from "./validation.js"
 import { draftView } from "./views.js"
-import type { Json, SimResponse } from "./wire.js"
+import type { SimResponse } from "./wire.js"
 import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
 
 /** A shipping address with this zip code cannot be verified (a test hook: the real service's rules are not published). */

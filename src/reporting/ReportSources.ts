@@ -11,10 +11,10 @@ import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
-import { ReportsRepo } from "../repos/ReportsRepo.js"
+import { ReportsRepo } from "./ReportsRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import type { StoreError } from "../stores/StoreErrors.js"
-import { isActiveDraft, isActiveOrder } from "./PodRecords.js"
+import { isActiveDraft, isActiveOrder } from "../reports/PodRecords.js"
 import {
   parseReference,
   type PodSnapshot,
@@ -25,7 +25,7 @@ import {
   type ReportSettings,
   type ReportStore,
   type StoreSnapshot
-} from "./ReportInput.js"
+} from "../reports/ReportInput.js"
 
 /** Reference ids per list call (the service's page size). */
 export const REFERENCE_BATCH = 100

@@ -1,9 +1,9 @@
 import { Data, Duration, Effect, Queue, Ref, Schedule } from "effect"
-import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
+import { PipelineTriggers } from "./PipelineTriggers.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
-import { sameRows } from "./MappingCells.js"
+import { sameRows } from "../domain/MappingCells.js"
 import { chooseTable, describeIssues, fileStamp, type LoadOutcome, logIssues, readMappingFile } from "./MappingFile.js"
-import { buildTable, type MappingTable } from "./MappingTable.js"
+import { buildTable, type MappingTable } from "../domain/MappingTable.js"
 
 /**
  * Every store's variant-matching table, in memory for the planner, mirrored

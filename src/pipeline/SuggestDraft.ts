@@ -5,10 +5,11 @@ import { variantSku } from "../pod/schemas/Catalog.js"
 import { MAX_PAGE_LIMIT } from "../pod/PodPaging.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
-import { cellsOfCsv, type MappingCells, mappingCsv } from "./MappingCells.js"
+import { cellsOfCsv, mappingCsv } from "../mapping/MappingCsv.js"
+import { type MappingCells } from "../domain/MappingCells.js"
 import { MappingFileError } from "./MappingFile.js"
-import { type SuggestVariant, suggestMappings } from "./MappingSuggest.js"
-import { parseMappingCsv } from "./MappingTable.js"
+import { type SuggestVariant, suggestMappings } from "../mapping/MappingSuggest.js"
+import { parseMappingCsv } from "../mapping/MappingCsv.js"
 
 /** What `podsync mappings suggest` prints: the draft CSV and what it could not match. */
 export interface DraftSuggestion {

@@ -1,72 +1,24 @@
 import { parse } from "csv-parse/sync"
+import { stringify } from "csv-stringify/sync"
+import { emptyCells, type MappingCells } from "../domain/MappingCells.js"
+import {
+  buildTable,
+  type DesignSource,
+  MAPPING_COLUMNS,
+  type MappingIssue,
+  type MappingRow,
+  type MappingTable,
+  normalizeVariantId,
+  PRINT_COLUMNS,
+  type PrintColumn,
+  type PrintLocation
+} from "../domain/MappingTable.js"
 
 /**
- * The variant-matching table (contract: ARCHITECTURE.md): one CSV per store
- * mapping store variants or SKUs to POD catalog variants and their designs.
- * Parsing is pure; every bad row is reported with its line and column.
+ * The mapping CSV (contract: ARCHITECTURE.md), read and written. Parsing is
+ * pure; every bad row is reported with its line and column.
  */
-export const MAPPING_COLUMNS = [
-  "store_variant_id",
-  "store_sku",
-  "pod_variant_id",
-  "pod_legacy_id",
-  "print_front",
-  "print_back",
-  "print_pocket",
-  "print_left_sleeve",
-  "print_right_sleeve",
-  "print_whole",
-  "barcode_url",
-  "ignore"
-] as const
-
-export const PRINT_COLUMNS = {
-  print_front: "PRINT_LOCATION_CODE_FRONT",
-  print_back: "PRINT_LOCATION_CODE_BACK",
-  print_pocket: "PRINT_LOCATION_CODE_POCKET",
-  print_left_sleeve: "PRINT_LOCATION_CODE_LEFT_SLEEVE",
-  print_right_sleeve: "PRINT_LOCATION_CODE_RIGHT_SLEEVE",
-  print_whole: "PRINT_LOCATION_CODE_WHOLE"
-} as const
-export type PrintColumn = keyof typeof PRINT_COLUMNS
-export type PrintLocation = (typeof PRINT_COLUMNS)[PrintColumn]
-
-/** A design source: a fixed URL, or the value of a line item's custom attribute. */
-export type DesignSource =
-  | { readonly _tag: "Url"; readonly url: string }
-  | { readonly _tag: "Attribute"; readonly name: string }
-
-export interface MappingRow {
-  /** 1-based line in the file (the header is line 1). */
-  readonly line: number
-  readonly storeVariantId: string | undefined
-  readonly storeSku: string | undefined
-  readonly pod: { readonly variantId: string } | { readonly legacyId: string } | undefined
-  readonly prints: ReadonlyArray<{ readonly location: PrintLocation; readonly source: DesignSource }>
-  readonly barcodeUrl: string | undefined
-  readonly ignore: boolean
-}
-
-export interface MappingIssue {
-  readonly line: number
-  readonly column: string | undefined
-  readonly message: string
-}
-
-export interface MappingTable {
-  readonly rows: ReadonlyArray<MappingRow>
-  readonly byVariantId: ReadonlyMap<string, MappingRow>
-  readonly bySku: ReadonlyMap<string, MappingRow>
-}
-
 const ATTRIBUTE = /^\{\{\s*attr\s+(.+?)\s*\}\}$/
-
-/** `gid://shopify/ProductVariant/123` and `123` name the same variant. */
-export const normalizeVariantId = (id: string): string => {
-  const trimmed = id.trim()
-  const gid = /^gid:\/\/[^/]+\/[^/]+\/(.+)$/.exec(trimmed)
-  return gid?.[1] ?? trimmed
-}
 
 const parseDesign = (value: string): DesignSource | string => {
   const attribute = ATTRIBUTE.exec(value)
@@ -159,17 +111,26 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   return { table, issues }
 }
 
-export const buildTable = (rows: ReadonlyArray<MappingRow>): MappingTable => {
-  const byVariantId = new Map<string, MappingRow>()
-  const bySku = new Map<string, MappingRow>()
-  for (const row of rows) {
-    if (row.storeVariantId !== undefined && !byVariantId.has(row.storeVariantId)) byVariantId.set(row.storeVariantId, row)
-    if (row.storeSku !== undefined && !bySku.has(row.storeSku)) bySku.set(row.storeSku, row)
-  }
-  return { rows, byVariantId, bySku }
+/**
+ * Every record of a mapping file as cells, valid or not (a draft row without
+ * a POD id is still a row to complete); unknown columns are dropped. Throws
+ * on a CSV syntax error, which `parseMappingCsv` reports with its line.
+ */
+export const cellsOfCsv = (text: string): ReadonlyArray<MappingCells> => {
+  const records = parse(text, {
+    columns: (header: Array<string>) => header.map((h) => h.trim().toLowerCase()),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    bom: true,
+    trim: true
+  }) as Array<Record<string, string | undefined>>
+  return records.map((record) => ({ ...emptyCells, ...Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, record[c] ?? ""])) }))
 }
 
-/** The row for a line item: by its variant id first, then by its SKU. */
-export const findRow = (table: MappingTable, line: { readonly variantId?: string | undefined; readonly sku?: string | undefined }) =>
-  (line.variantId !== undefined ? table.byVariantId.get(normalizeVariantId(line.variantId)) : undefined) ??
-    (line.sku !== undefined && line.sku.trim() !== "" ? table.bySku.get(line.sku.trim()) : undefined)
+/** A mapping CSV with the contract header, no comments. */
+export const mappingCsv = (records: ReadonlyArray<MappingCells>): string =>
+  stringify(records.map((r) => MAPPING_COLUMNS.map((c) => r[c])), { header: true, columns: [...MAPPING_COLUMNS] })
+
+/** `config/mappings/acme.csv:3: pod_variant_id: give exactly one …`: the file, line and column of an issue. */
+export const formatIssue = (file: string, issue: MappingIssue): string =>
+  `${file}:${issue.line}: ${issue.column !== undefined ? `${issue.column}: ` : ""}${issue.message}`

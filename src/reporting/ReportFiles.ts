@@ -6,18 +6,10 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Data, Effect, Option } from "effect"
-import { reportCsv } from "./ReportCsv.js"
-import { reportHtml } from "./ReportHtml.js"
-import type { ReconciliationReport } from "./ReportOutput.js"
+import { reportCsv } from "../reports/ReportCsv.js"
+import { reportHtml } from "../reports/ReportHtml.js"
+import type { ReconciliationReport, ReportFormat, WrittenFile } from "../reports/ReportOutput.js"
 
-export type ReportFormat = "html" | "csv" | "json"
-
-export interface WrittenFile {
-  readonly format: ReportFormat
-  /** The file name under reports.dir (as GET /reports/<name> serves it). */
-  readonly name: string
-  readonly path: string
-}
 
 export class ReportFilesError extends Data.TaggedError("ReportFilesError")<{ readonly dir: string; readonly cause: unknown }> {
   override get message(): string {

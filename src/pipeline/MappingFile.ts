@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import { Data, Effect } from "effect"
-import { formatIssue } from "./MappingCells.js"
-import { type MappingIssue, type MappingTable, parseMappingCsv } from "./MappingTable.js"
+import { formatIssue } from "../mapping/MappingCsv.js"
+import { type MappingIssue, type MappingTable } from "../domain/MappingTable.js"
+import { parseMappingCsv } from "../mapping/MappingCsv.js"
 
 /**
  * One store's mapping file on disk: read, parsed, and the rule for what a

@@ -2,8 +2,8 @@ import { Chunk, Effect, Stream } from "effect"
 import { PodClient } from "../pod/PodClient.js"
 import { MAX_PAGE_LIMIT } from "../pod/PodPaging.js"
 import type { CatalogVariant } from "../pod/schemas/Catalog.js"
-import type { CatalogEntry, CatalogLookup } from "./DraftPlan.js"
-import type { MappingTable } from "./MappingTable.js"
+import type { CatalogEntry, CatalogLookup } from "../domain/MappingTable.js"
+import type { MappingTable } from "../domain/MappingTable.js"
 
 /**
  * `podsync check` against the live catalog: every POD variant a mapping row

@@ -11,14 +11,15 @@
 import { Clock, Data, Effect, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { PodClient } from "../pod/PodClient.js"
-import { ReportsRepo } from "../repos/ReportsRepo.js"
+import { ReportsRepo } from "./ReportsRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
-import { buildReport } from "./ReportBuilder.js"
-import { type ReportFormat, readReportFile, writeReportFiles } from "./ReportFiles.js"
-import { DEFAULT_REPORT_SETTINGS, type ReportPeriod, type ReportSettings, type ReportStore } from "./ReportInput.js"
-import { periodFromFlags, previousDay, reportFileStem } from "./ReportPeriod.js"
+import { buildReport } from "../reports/ReportBuilder.js"
+import { readReportFile, writeReportFiles } from "./ReportFiles.js"
+import { type ReportFormat } from "../reports/ReportOutput.js"
+import { DEFAULT_REPORT_SETTINGS, type ReportPeriod, type ReportSettings, type ReportStore } from "../reports/ReportInput.js"
+import { periodFromFlags, previousDay, reportFileStem } from "../reports/ReportPeriod.js"
 import { gatherReportInput } from "./ReportSources.js"
-import { ReportSummary, summarize, summaryLine } from "./ReportSummary.js"
+import { ReportSummary, summarize, summaryLine } from "../reports/ReportSummary.js"
 
 export interface ReportServiceConfig {
   readonly dir: string

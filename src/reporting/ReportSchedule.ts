@@ -5,7 +5,7 @@
  * little after it starts, also on one replica only.
  */
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
-import { processOwner } from "../pipeline/Workers.js"
+import { replicaIdentity } from "../schedule/ReplicaIdentity.js"
 import { makeRunCoordinator } from "../schedule/RunCoordinator.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { ReportService } from "./ReportService.js"
@@ -38,7 +38,7 @@ export const catchUpPreviousDay = (owner: string) =>
 export const ReportScheduleLive = (options: ReportScheduleOptions) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const reports = yield* ReportService
-    const owner = options.owner ?? (yield* processOwner)
+    const owner = options.owner ?? (yield* replicaIdentity)
     const scheduler = yield* makeScheduler({ owner, timezone: options.timezone })
     yield* scheduler.schedule("report", options.expression, reports.runPreviousDay)
     if (options.catchUpAfter !== false) {

@@ -1,7 +1,7 @@
 import { Effect, FiberRef, Layer, Option } from "effect"
 import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js"
-import type { Permit } from "./CredentialBudget.js"
-import { RateBudget } from "./RateBudget.js"
+import type { Permit } from "../budget/CredentialBudget.js"
+import { RateBudget } from "../budget/RateBudget.js"
 
 // The permit of the request being sent by this fiber: `report` is called inside `send`.
 const currentPermit = FiberRef.unsafeMake<Option.Option<Permit>>(Option.none())

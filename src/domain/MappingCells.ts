@@ -1,9 +1,6 @@
-import { parse } from "csv-parse/sync"
-import { stringify } from "csv-stringify/sync"
 import {
   type DesignSource,
   MAPPING_COLUMNS,
-  type MappingIssue,
   type MappingRow,
   type MappingTable,
   PRINT_COLUMNS,
@@ -74,26 +71,6 @@ export const rowOfCells = (
   }
 }
 
-/**
- * Every record of a mapping file as cells, valid or not (a draft row without
- * a POD id is still a row to complete); unknown columns are dropped. Throws
- * on a CSV syntax error, which `parseMappingCsv` reports with its line.
- */
-export const cellsOfCsv = (text: string): ReadonlyArray<MappingCells> => {
-  const records = parse(text, {
-    columns: (header: Array<string>) => header.map((h) => h.trim().toLowerCase()),
-    relax_column_count: true,
-    skip_empty_lines: true,
-    bom: true,
-    trim: true
-  }) as Array<Record<string, string | undefined>>
-  return records.map((record) => ({ ...emptyCells, ...Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, record[c] ?? ""])) }))
-}
-
-/** A mapping CSV with the contract header, no comments. */
-export const mappingCsv = (records: ReadonlyArray<MappingCells>): string =>
-  stringify(records.map((r) => MAPPING_COLUMNS.map((c) => r[c])), { header: true, columns: [...MAPPING_COLUMNS] })
-
 /** Two tables hold the same rows (lines included: messages name them). */
 export const sameRows = (a: MappingTable, b: MappingTable): boolean =>
   a.rows.length === b.rows.length &&
@@ -102,7 +79,3 @@ export const sameRows = (a: MappingTable, b: MappingTable): boolean =>
     return other !== undefined && row.line === other.line && row.ignore === other.ignore &&
       JSON.stringify(cellsOfRow(row)) === JSON.stringify(cellsOfRow(other))
   })
-
-/** `config/mappings/acme.csv:3: pod_variant_id: give exactly one …`: the file, line and column of an issue. */
-export const formatIssue = (file: string, issue: MappingIssue): string =>
-  `${file}:${issue.line}: ${issue.column !== undefined ? `${issue.column}: ` : ""}${issue.message}`

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { type Kysely, sql } from "kysely"
 import { jsonb } from "../db/Jsonb.js"
-import { afterGrants, topWaitingRank, waitingFromRank } from "./Lane.js"
+import { afterGrants, topWaitingRank, waitingFromRank } from "../budget/Lane.js"
 import {
   type AcquireResult,
   type LedgerUsage,
@@ -9,9 +9,9 @@ import {
   type SlotId,
   type SlotLedger,
   SlotLedgerError
-} from "./SlotLedger.js"
-import { admit } from "./SlotLog.js"
-import { makeStatementBatcher } from "./StatementBatcher.js"
+} from "../budget/SlotLedger.js"
+import { admit } from "../budget/SlotLog.js"
+import { makeStatementBatcher } from "../budget/StatementBatcher.js"
 
 /**
  * The slot log of one credential in PostgreSQL (or PGlite), shared by every replica.
