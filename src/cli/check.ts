@@ -7,8 +7,9 @@ import { liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../pipeline/MappingFile.js"
 import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPublishedAuthHeaders } from "../pod/AuthHeaders.js"
 import { PodClient } from "../pod/PodClient.js"
-import { PodRequestGate } from "../pod/PodRequestGate.js"
-import { CliFailure, configOption, loadAppConfig } from "./AppRuntime.js"
+import { migrateToLatest } from "../db/Migrator.js"
+import { PodGateLive, podClientConfig, RateBudgetLive } from "../app/PodLive.js"
+import { CliFailure, configOption, dbLayer, loadAppConfig } from "./AppRuntime.js"
 
 // A lint, not a daemon: do not wait long for an API that is not there.
 const CHECK_TIMEOUT_MS = 5_000
@@ -43,15 +44,16 @@ interface CatalogOutcome {
   readonly authHeaders?: { readonly _tag: "switch"; readonly pair: AuthHeaderPair } | { readonly _tag: "wrong" }
 }
 
-/** A POD client with these header names; every client of one check shares the gate provided around it. */
+/** A POD client with these header names; every client of one check shares the budget's gate provided around it. */
 const clientFor = (app: AppConfig, authHeaders: AuthHeaderPair) =>
-  PodClient.Default({
-    baseUrl: app.pod.baseUrl,
-    clientKey: app.pod.clientKey,
-    clientSecret: app.pod.clientSecret,
-    authHeaders,
-    timeoutMs: CHECK_TIMEOUT_MS
-  }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  PodClient.Default(podClientConfig(app.pod, { authHeaders, timeoutMs: CHECK_TIMEOUT_MS })).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * The shared rate budget, as the daemon spends it: the check's requests take slots in the same
+ * ledger, so a check run beside a daemon cannot push the credential over its limit.
+ */
+const budgetFor = (app: AppConfig) =>
+  PodGateLive.pipe(Layer.provide(RateBudgetLive(app.pod)), Layer.provide(Layer.effectDiscard(migrateToLatest)), Layer.provide(dbLayer(app)))
 
 const readCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, authHeaders: AuthHeaderPair) =>
   Effect.either(Effect.provide(liveLookupFor(files.map((f) => f.table)), clientFor(app, authHeaders)))
@@ -114,7 +116,21 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
         `the credentials themselves are wrong. Check pod.clientKey and pod.clientSecret (POD_CLIENT_KEY, POD_CLIENT_SECRET)`
     )
     return { errors: 1, authHeaders: { _tag: "wrong" } } satisfies CatalogOutcome
-  }).pipe(Effect.provide(PodRequestGate.passThrough))
+  }).pipe(
+    Effect.provide(budgetFor(app)),
+    Effect.catchTags({
+      DataDirLockedError: () =>
+        Effect.as(
+          Console.log("Catalog: not checked here: a running daemon holds the embedded database and the POD rate budget; it checks the catalog on its own schedule"),
+          { errors: 0 } satisfies CatalogOutcome
+        ),
+      DbError: (error) =>
+        Effect.as(
+          Console.log(`Catalog: not checked: the database that holds the POD rate budget is not usable (${error.message}); check database.url`),
+          { errors: 1 } satisfies CatalogOutcome
+        )
+    })
+  )
 
 /**
  * `podsync check`: validates the configuration, lints every store's mapping

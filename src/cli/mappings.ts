@@ -8,8 +8,7 @@ import { migrateToLatest } from "../db/Migrator.js"
 import { sameRows } from "../domain/MappingCells.js"
 import { chooseTable, describeIssues, readMappingFile } from "../pipeline/MappingFile.js"
 import { suggestDraft } from "../pipeline/SuggestDraft.js"
-import { PodClient } from "../pod/PodClient.js"
-import { PodRequestGate } from "../pod/PodRequestGate.js"
+import { PodLive } from "../app/PodLive.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
@@ -71,15 +70,6 @@ const askDaemon = <A, I>(app: AppConfig, request: HttpClientRequest.HttpClientRe
       Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
     ))
   }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
-
-const podLayer = (app: AppConfig) =>
-  PodClient.Default({
-    baseUrl: app.pod.baseUrl,
-    clientKey: app.pod.clientKey,
-    clientSecret: app.pod.clientSecret,
-    authHeaders: app.pod.authHeaders,
-    timeoutMs: app.pod.timeoutMs
-  }).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(PodRequestGate.passThrough))
 
 /** Loads files straight into the database; held orders of a changed store become due, for the daemon to re-plan. */
 const loadIntoDatabase = (stores: AppConfig["stores"]) =>
@@ -176,7 +166,7 @@ const suggestCommand = Command.make(
           Suggestion
         )
         const draft = Option.isSome(fromDaemon) ? fromDaemon.value : yield* Effect.zipRight(migrateToLatest, suggestDraft(target.key, target.mappings)).pipe(
-          Effect.provide(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, podLayer(app)).pipe(Layer.provideMerge(dbLayer(app)))),
+          Effect.provide(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PodLive(app.pod).pipe(Layer.provide(NodeHttpClient.layerUndici))).pipe(Layer.provideMerge(dbLayer(app)))),
           Effect.catchTags({
             MappingFileError: (error) => Effect.fail(new CliFailure({ message: error.message })),
             PodTransportError: (error) =>
