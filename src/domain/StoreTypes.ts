@@ -145,3 +145,14 @@ export const canonicalTimestamp = (text: string): string | undefined =>
   Option.getOrUndefined(
     Option.map(DateTime.make(text), (dateTime) => DateTime.formatIso(dateTime).replace(/\.000Z$/, "Z"))
   )
+
+/** The first value of a header, whatever the case of its name. */
+export const headerValue = (delivery: WebhookDelivery, name: string): string | undefined => {
+  const wanted = name.toLowerCase()
+  for (const [key, value] of Object.entries(delivery.headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue
+    const first = typeof value === "string" ? value : value[0]
+    if (first !== undefined && first.trim() !== "") return first.trim()
+  }
+  return undefined
+}

@@ -26,8 +26,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted, Schema } from "effect"
-import type { WebhookDelivery } from "../domain/StoreTypes.js"
-import { headerValue } from "../stores/WebhookSignature.js"
+import { headerValue, type WebhookDelivery } from "../domain/StoreTypes.js"
 import { type PodWebhookHint, podWebhookHint } from "./PodWebhookEvents.js"
 
 export { podWebhookHint }

@@ -5,18 +5,9 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Redacted } from "effect"
-import type { WebhookDelivery } from "../domain/StoreTypes.js"
 
-/** The first value of a header, whatever the case of its name. */
-export const headerValue = (delivery: WebhookDelivery, name: string): string | undefined => {
-  const wanted = name.toLowerCase()
-  for (const [key, value] of Object.entries(delivery.headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue
-    const first = typeof value === "string" ? value : value[0]
-    if (first !== undefined && first.trim() !== "") return first.trim()
-  }
-  return undefined
-}
+// Lives with the delivery type, so the POD receiver can read headers without reaching into the stores.
+export { headerValue } from "../domain/StoreTypes.js"
 
 export const hmacSha256 = (secret: Redacted.Redacted<string>, body: Uint8Array): Buffer =>
   createHmac("sha256", Redacted.value(secret)).update(body).digest()
