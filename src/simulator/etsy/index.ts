@@ -38,7 +38,7 @@
  * delayMs?, duplicates?, reorder?, retries?, retryDelayMs?, previousSecret?}`, `POST webhooks/deliver
  * {duplicates?, reorder?}` (Standard Webhooks signing, thin payloads; see webhooks.ts).
  */
-import type { AddressInfo } from "node:net"
+import { announce, closer, listen } from "../kit/lifecycle.js"
 import type { Switches } from "./admin.js"
 import { EtsyAuth } from "./auth.js"
 import { Faults } from "./faults.js"
@@ -124,14 +124,7 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
     api: { shop, shopId: o.shopId, shopCountry: o.shopCountry },
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  url = `http://${o.host}:${(server.address() as AddressInfo).port}`
+  url = await listen(server, o.port, o.host)
   return {
     url,
     shopId: o.shopId,
@@ -140,12 +133,7 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
     sharedSecret: o.sharedSecret,
     refreshToken,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
@@ -154,8 +142,5 @@ export interface EtsySimulatorStandaloneOptions extends EtsySimulatorOptions {
 }
 
 /** Starts the simulator for `podsync simulate`: prints `etsy listening on <url>`. */
-export const runEtsySimulatorStandalone = async (options: EtsySimulatorStandaloneOptions = {}): Promise<RunningEtsySimulator> => {
-  const running = await startEtsySimulator(options)
-  ;(options.log ?? console.log)(`etsy listening on ${running.url}`)
-  return running
-}
+export const runEtsySimulatorStandalone = (options: EtsySimulatorStandaloneOptions = {}): Promise<RunningEtsySimulator> =>
+  announce("etsy", () => startEtsySimulator(options), options.log)

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from "node:crypto"
+import { WebhookQueue, type DeliverOptions, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
 
@@ -13,13 +14,7 @@ import type { ReceiptEvent } from "./store.js"
 
 export const webhookEvents: ReadonlyArray<ReceiptEvent> = ["order.paid", "order.canceled", "order.shipped"]
 
-export interface WebhookSettings {
-  autoDeliver: boolean
-  delayMs: number
-  duplicates: number
-  reorder: boolean
-  retries: number
-  retryDelayMs: number
+export interface WebhookSettings extends QueueSettings, RetrySettings {
   previousSecret: string | null
 }
 
@@ -55,14 +50,10 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
 
 export class Webhooks {
   private subscriptions: Subscription[] = []
-  private pending: PendingDelivery[] = []
   private log: DeliveryRecord[] = []
-  private timer: NodeJS.Timeout | null = null
-  private readonly retryTimers = new Set<NodeJS.Timeout>()
-  private readonly inFlight = new Set<AbortController>()
   private nextId = 1
-  private closed = false
   settings: WebhookSettings = defaultWebhookSettings()
+  private readonly queue = new WebhookQueue<PendingDelivery>(() => this.settings, (d) => () => this.send(d))
 
   constructor(
     private readonly secret: string,
@@ -79,21 +70,13 @@ export class Webhooks {
 
   listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
   deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.pending.length }
+  pendingCount(): number { return this.queue.pendingCount() }
 
   reset(): void {
     this.subscriptions = []
-    this.pending = []
     this.log = []
     this.settings = defaultWebhookSettings()
-    this.clearTimers()
-  }
-
-  private clearTimers(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    for (const t of this.retryTimers) clearTimeout(t)
-    this.retryTimers.clear()
+    this.queue.reset()
   }
 
   readonly onReceiptEvent = (event: ReceiptEvent, receipt: StoredReceipt): void => {
@@ -104,32 +87,12 @@ export class Webhooks {
       resource_url: `${this.resourceBase()}/v3/application/shops/${this.shopId}/receipts/${receipt.receipt_id}`,
       shop_id: this.shopId
     })
-    for (const s of targets) {
-      this.pending.push({ messageId: `msg_${randomUUID().replace(/-/g, "")}`, event, url: s.url, body, receiptId: receipt.receipt_id, attempt: 1 })
-    }
-    if (this.settings.autoDeliver && this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null
-        void this.deliver({ duplicates: this.settings.duplicates, reorder: this.settings.reorder })
-      }, this.settings.delayMs)
-      this.timer.unref()
-    }
+    this.queue.enqueue(targets.map((s) => ({
+      messageId: `msg_${randomUUID().replace(/-/g, "")}`, event, url: s.url, body, receiptId: receipt.receipt_id, attempt: 1
+    })))
   }
 
-  async deliver(options: { duplicates?: number; reorder?: boolean } = {}): Promise<number> {
-    const batch = this.pending
-    this.pending = []
-    const ordered = options.reorder ? [...batch].reverse() : batch
-    const copies = 1 + Math.max(0, options.duplicates ?? 0)
-    let sent = 0
-    for (const delivery of ordered) {
-      for (let i = 0; i < copies; i++) {
-        await this.send(delivery)
-        sent += 1
-      }
-    }
-    return sent
-  }
+  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
 
   private signatureHeader(messageId: string, timestamp: number, body: string): string {
     const current = webhookSignature(this.secret, messageId, timestamp, body)
@@ -137,50 +100,20 @@ export class Webhooks {
     return previous === null ? current : `${webhookSignature(previous, messageId, timestamp, body)} ${current}`
   }
 
+  /** One attempt, signed afresh with its own timestamp; retries keep the `webhook-id`. */
   private async send(d: PendingDelivery): Promise<void> {
-    const controller = new AbortController()
-    this.inFlight.add(controller)
-    const timeout = setTimeout(() => controller.abort(), 5000)
     const timestamp = Math.floor(this.now() / 1000)
-    const record = { messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt }
-    try {
-      const response = await fetch(d.url, {
-        method: "POST",
-        signal: controller.signal,
-        headers: {
-          "content-type": "application/json",
-          "webhook-id": d.messageId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
-        },
-        body: d.body
-      })
-      await response.arrayBuffer().catch(() => undefined)
-      this.log.push({ ...record, status: response.status, error: null })
-      if (!response.ok) this.retryLater(d)
-    } catch (error) {
-      this.log.push({ ...record, status: null, error: error instanceof Error ? error.message : String(error) })
-      this.retryLater(d)
-    } finally {
-      clearTimeout(timeout)
-      this.inFlight.delete(controller)
+    const result = await this.queue.post(d.url, {
+      "content-type": "application/json",
+      "webhook-id": d.messageId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
+    }, d.body, false)
+    this.log.push({ messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt, ...result })
+    if (result.status === null || result.status < 200 || result.status >= 300) {
+      this.queue.retryLater(d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
     }
   }
 
-  private retryLater(d: PendingDelivery): void {
-    if (this.closed || d.attempt > this.settings.retries) return
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(timer)
-      void this.send({ ...d, attempt: d.attempt + 1 })
-    }, this.settings.retryDelayMs * 2 ** (d.attempt - 1))
-    timer.unref()
-    this.retryTimers.add(timer)
-  }
-
-  close(): void {
-    this.closed = true
-    this.clearTimers()
-    for (const controller of this.inFlight) controller.abort()
-    this.inFlight.clear()
-  }
+  close(): void { this.queue.close() }
 }

@@ -1,0 +1,102 @@
+import type { FaultRule, FaultRules } from "./faults.js"
+import { deliverOptions, readQueueSettings, type DeliverOptions, type QueueSettings, type RetrySettings } from "./webhookQueue.js"
+
+/**
+ * The admin (`/__sim/`) routes every marketplace simulator answers the same way: fault rules, webhook
+ * settings and manual delivery, the clock, bulk counts. A simulator's own router tries
+ * `sharedAdminRoute` for what it does not handle itself.
+ */
+
+export interface AdminAnswer { readonly status: number; readonly body: unknown }
+
+export const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
+export const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
+
+/** The body as an object; anything else reads as `{}` so that optional fields simply fall back. */
+export const asObject = (body: unknown): Record<string, unknown> =>
+  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+
+/** The path below `/__sim/` in segments. */
+export const adminPathParts = (path: string): Array<string> =>
+  path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0)
+
+/** The webhook sender as the shared routes drive it. */
+export interface AdminWebhooks<S extends QueueSettings & Partial<RetrySettings>> {
+  settings: S
+  deliver(options: DeliverOptions): Promise<number>
+  pendingCount(): number
+  deliveries(): ReadonlyArray<{ readonly status: number | null }>
+  /** Where the simulator keeps plain subscriptions, `GET webhooks` lists them with the settings and the log. */
+  listSubscriptions?(): ReadonlyArray<unknown>
+}
+
+export interface SharedAdminParts<R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>> {
+  readonly faults: FaultRules<R>
+  readonly parseFaultRule: (body: unknown) => R | string
+  readonly webhooks: AdminWebhooks<S>
+  /** Simulator-only webhook settings (beyond the queue's), applied after the shared ones. */
+  readonly moreWebhookSettings?: (next: S, b: Record<string, unknown>) => void
+  readonly clock: { advanceClock(seconds: number): void; now(): number }
+  /** What `POST clock/advance` answers besides `now`. */
+  readonly clockExtras?: () => Record<string, unknown>
+}
+
+/** Answers a shared route, or null when `route` (`"<METHOD> <path>"`) is not one. */
+export const sharedAdminRoute = async <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
+  parts: SharedAdminParts<R, S>,
+  route: string,
+  body: unknown
+): Promise<AdminAnswer | null> => {
+  const b = asObject(body)
+  switch (route) {
+    case "POST faults": {
+      const rule = parts.parseFaultRule(body)
+      if (typeof rule === "string") return bad(rule)
+      parts.faults.add(rule)
+      return ok({ faults: parts.faults.list() })
+    }
+    case "GET faults":
+      return ok({ faults: parts.faults.list() })
+    case "DELETE faults":
+      parts.faults.clear()
+      return ok({ faults: [] })
+    case "POST webhooks/settings": {
+      const next = readQueueSettings(parts.webhooks.settings, b)
+      parts.moreWebhookSettings?.(next, b)
+      parts.webhooks.settings = next
+      return ok(next)
+    }
+    case "GET webhooks":
+      if (parts.webhooks.listSubscriptions === undefined) return null
+      return ok({ subscriptions: parts.webhooks.listSubscriptions(), settings: parts.webhooks.settings, deliveries: parts.webhooks.deliveries() })
+    case "POST webhooks/deliver":
+      return ok({ sent: await parts.webhooks.deliver(deliverOptions(b)) })
+    case "POST clock/advance":
+      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
+      parts.clock.advanceClock(b.seconds)
+      return ok({ now: new Date(parts.clock.now()).toISOString(), ...parts.clockExtras?.() })
+  }
+  return null
+}
+
+/** `webhooksPending` and `webhooksDelivered` (2xx answers among `delivered`) for the stats route. */
+export const webhookStats = (
+  webhooks: AdminWebhooks<QueueSettings>,
+  delivered: ReadonlyArray<{ readonly status: number | null }> = webhooks.deliveries()
+) => ({
+  webhooksPending: webhooks.pendingCount(),
+  webhooksDelivered: delivered.filter((d) => d.status !== null && d.status < 300).length
+})
+
+/** The `count` of a bulk creation, or the answer refusing it. */
+export const bulkCount = (b: Record<string, unknown>): number | AdminAnswer => {
+  const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
+  return count >= 1 && count <= 10000 ? count : bad("count must be between 1 and 10000")
+}
+
+/** `POST churn {<field>}`: how many open orders to edit after each answered list request. */
+export const churnRoute = (b: Record<string, unknown>, field: string, set: (n: number) => number): AdminAnswer => {
+  const value = b[field]
+  if (typeof value !== "number" || value < 0) return bad(`${field} must be a non-negative number`)
+  return ok({ [field]: set(Math.floor(value)) })
+}
