@@ -31,7 +31,7 @@
  *   on the types they apply to, and `nodes(ids:)` is charged once per id.
  * - A line item spec may name its `location`: each location of an order gets its own fulfillment order.
  */
-import type { AddressInfo } from "node:net"
+import { announce, closer, listen } from "../kit/lifecycle.js"
 import { CostBucket } from "./cost.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -97,15 +97,7 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
     endpoint: { schema, state, bucket, rootValue, maxQueryCost: o.maxQueryCost },
     admin: { state, bucket, faults, webhooks }
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
-  const url = `http://${o.host}:${address.port}`
+  const url = await listen(server, o.port, o.host)
   return {
     url,
     graphqlUrl: `${url}/admin/api/${o.apiVersion}/graphql.json`,
@@ -113,12 +105,7 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
     accessToken: o.accessToken,
     apiVersion: o.apiVersion,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
@@ -128,10 +115,5 @@ export interface ShopifySimulatorStandaloneOptions extends ShopifySimulatorOptio
 }
 
 /** Starts the simulator for `podsync simulate`: prints `shopify listening on <url>`. */
-export const runShopifySimulatorStandalone = async (
-  options: ShopifySimulatorStandaloneOptions = {}
-): Promise<RunningShopifySimulator> => {
-  const running = await startShopifySimulator(options)
-  ;(options.log ?? console.log)(`shopify listening on ${running.url}`)
-  return running
-}
+export const runShopifySimulatorStandalone = (options: ShopifySimulatorStandaloneOptions = {}): Promise<RunningShopifySimulator> =>
+  announce("shopify", () => startShopifySimulator(options), options.log)
