@@ -1,11 +1,12 @@
 import type { ApiContext } from "./api.js"
+import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
 import type { OrderPatch, OrderTopic } from "./store.js"
 import { trackingLink } from "./trackingApi.js"
 import { noteView, orderView, refundView, trackingView } from "./views.js"
-import { webhookTopics, webhookView, type WebhookSettings } from "./webhooks.js"
+import { webhookTopics, webhookView } from "./webhooks.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth): create, edit, refund and trash orders,
@@ -20,13 +21,7 @@ export interface AdminContext extends ApiContext {
   readonly webhookSecret: string
 }
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
-const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
-
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+export type { AdminAnswer } from "../kit/admin.js"
 
 const attempt = (run: () => AdminAnswer): AdminAnswer => {
   try {
@@ -64,8 +59,7 @@ const stats = (ctx: AdminContext) => {
     notesByOrder: countBy(orders, (o) => o.notes.filter((n) => n.author !== "system" || !n.note.startsWith("Order status changed")).length),
     buyerEmailsByOrder: countBy(orders, (o) => o.emails.length),
     completedEmailsByOrder: countBy(orders, (o) => o.emails.filter((e) => e.type === "customer_completed_order").length),
-    webhooksPending: ctx.webhooks.pendingCount(),
-    webhooksDelivered: ctx.webhooks.deliveries().filter((d) => !d.ping && d.status !== null && d.status < 300).length
+    ...webhookStats(ctx.webhooks, ctx.webhooks.deliveries().filter((d) => !d.ping))
   }
 }
 
@@ -90,20 +84,9 @@ const orderRoute = (ctx: AdminContext, method: string, id: string, action: strin
   }
 }
 
-const webhookSettings = (ctx: AdminContext, body: unknown): AdminAnswer => {
-  const b = asObject(body)
-  const next: WebhookSettings = { ...ctx.webhooks.settings }
-  if (typeof b.autoDeliver === "boolean") next.autoDeliver = b.autoDeliver
-  if (typeof b.delayMs === "number" && b.delayMs >= 0) next.delayMs = b.delayMs
-  if (typeof b.duplicates === "number" && b.duplicates >= 0) next.duplicates = Math.floor(b.duplicates)
-  if (typeof b.reorder === "boolean") next.reorder = b.reorder
-  ctx.webhooks.settings = next
-  return ok(next)
-}
-
 const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
-  const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
-  if (!(count >= 1 && count <= 10000)) return bad("count must be between 1 and 10000")
+  const count = bulkCount(b)
+  if (typeof count !== "number") return count
   const spacing = typeof b.spacingSeconds === "number" && b.spacingSeconds >= 0 ? b.spacingSeconds : 0
   const template = asObject(b.template) as OrderSpec
   return attempt(() => {
@@ -117,8 +100,10 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
 }
 
 export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0)
+  const parts = adminPathParts(path)
   const route = `${method} ${parts.join("/")}`
+  const shared = await sharedAdminRoute({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, route, body)
+  if (shared !== null) return shared
   const b = asObject(body)
   switch (route) {
     case "POST reset":
@@ -135,17 +120,6 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok({ orders: [...ctx.state.orders.values()].map((o) => adminOrder(ctx, o)) })
     case "GET stats":
       return ok(stats(ctx))
-    case "POST faults": {
-      const rule = parseFaultRule(body)
-      if (typeof rule === "string") return bad(rule)
-      ctx.faults.add(rule)
-      return ok({ faults: ctx.faults.list() })
-    }
-    case "GET faults":
-      return ok({ faults: ctx.faults.list() })
-    case "DELETE faults":
-      ctx.faults.clear()
-      return ok({ faults: [] })
     case "POST extensions":
       if (typeof b.shipmentTracking !== "boolean") return bad("shipmentTracking must be true or false")
       ctx.state.shipmentTracking = b.shipmentTracking
@@ -170,25 +144,8 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
         settings: ctx.webhooks.settings,
         deliveries: ctx.webhooks.deliveries()
       })
-    case "POST webhooks/settings":
-      return webhookSettings(ctx, body)
-    case "POST webhooks/deliver": {
-      const sent = await ctx.webhooks.deliver({
-        ...(typeof b.duplicates === "number" ? { duplicates: b.duplicates } : {}),
-        ...(typeof b.reorder === "boolean" ? { reorder: b.reorder } : {})
-      })
-      return ok({ sent })
-    }
-    case "POST clock/advance": {
-      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
-      ctx.state.advanceClock(b.seconds)
-      return ok({ now: new Date(ctx.state.now()).toISOString() })
-    }
-    case "POST churn": {
-      if (typeof b.perListQuery !== "number" || b.perListQuery < 0) return bad("perListQuery must be a non-negative number")
-      ctx.state.churnPerListQuery = Math.floor(b.perListQuery)
-      return ok({ perListQuery: ctx.state.churnPerListQuery })
-    }
+    case "POST churn":
+      return churnRoute(b, "perListQuery", (n) => (ctx.state.churnPerListQuery = n))
   }
   if (parts[0] === "orders" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
     return orderRoute(ctx, method, parts[1], parts[2], body)

@@ -27,7 +27,7 @@
  * Deviations: plain HTTP with Basic auth (a real site wants HTTPS for Basic); one fixed UTC offset, no
  * DST; taxes and coupons are always zero; only order webhooks; no `POST /wc/v3/orders`, no batch.
  */
-import type { AddressInfo } from "node:net"
+import { announce, closer, listen } from "../kit/lifecycle.js"
 import type { KeyPermissions } from "./auth.js"
 import { Faults, HostLimiter, type HostLimit } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -105,25 +105,13 @@ export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOpt
     key: { consumerKey: o.consumerKey, consumerSecret: o.consumerSecret, permissions: o.keyPermissions },
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  siteUrl = `http://${o.host}:${(server.address() as AddressInfo).port}`
+  siteUrl = await listen(server, o.port, o.host)
   return {
     url: siteUrl,
     consumerKey: o.consumerKey,
     consumerSecret: o.consumerSecret,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
@@ -133,10 +121,5 @@ export interface WooCommerceSimulatorStandaloneOptions extends WooCommerceSimula
 }
 
 /** Starts the simulator for `podsync simulate`: prints `woocommerce listening on <url>`. */
-export const runWooCommerceSimulatorStandalone = async (
-  options: WooCommerceSimulatorStandaloneOptions = {}
-): Promise<RunningWooCommerceSimulator> => {
-  const running = await startWooCommerceSimulator(options)
-  ;(options.log ?? console.log)(`woocommerce listening on ${running.url}`)
-  return running
-}
+export const runWooCommerceSimulatorStandalone = (options: WooCommerceSimulatorStandaloneOptions = {}): Promise<RunningWooCommerceSimulator> =>
+  announce("woocommerce", () => startWooCommerceSimulator(options), options.log)
