@@ -3,6 +3,7 @@
  * the seller's side of the storefront (create, edit, cancel, hold orders),
  * statistics, faults, the rate limit, webhooks and the clock.
  */
+import { asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -10,7 +11,7 @@ import type { FulfillmentDesk } from "./fulfillments.js"
 import type { SlidingWindowLimiter } from "./limiter.js"
 import { type StoredOrder, wireFulfillment, wireOrder } from "./model.js"
 import { type FeedState, InvalidSpecError, type OrderPatch } from "./store.js"
-import type { Webhooks, WebhookSettings } from "./webhooks.js"
+import type { Webhooks } from "./webhooks.js"
 
 export interface AdminContext {
   readonly state: FeedState
@@ -22,13 +23,7 @@ export interface AdminContext {
   readonly initialRateLimit: Parameters<SlidingWindowLimiter["configure"]>[0]
 }
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
-const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
-
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+export type { AdminAnswer } from "../kit/admin.js"
 
 /** The order as the API shows it, plus its fulfilments and insertion number. */
 export const adminOrder = (order: StoredOrder) => ({
@@ -41,8 +36,7 @@ const stats = (ctx: AdminContext) => ({
   ...ctx.state.stats,
   orders: ctx.state.orders.size,
   rateLimit: ctx.limiter.current(),
-  webhooksPending: ctx.webhooks.pendingCount(),
-  webhooksDelivered: ctx.webhooks.deliveries().filter((d) => d.status !== null && d.status < 300).length
+  ...webhookStats(ctx.webhooks)
 })
 
 /** Runs a state change, turning a refused spec into a 400. */
@@ -74,18 +68,6 @@ const orderRoute = (ctx: AdminContext, method: string, id: string, action: strin
   }
 }
 
-const webhookSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
-  const next: WebhookSettings = { ...ctx.webhooks.settings }
-  if (typeof b.autoDeliver === "boolean") next.autoDeliver = b.autoDeliver
-  if (typeof b.delayMs === "number" && b.delayMs >= 0) next.delayMs = b.delayMs
-  if (typeof b.duplicates === "number" && b.duplicates >= 0) next.duplicates = Math.floor(b.duplicates)
-  if (typeof b.reorder === "boolean") next.reorder = b.reorder
-  if (typeof b.retries === "number" && b.retries >= 0) next.retries = Math.floor(b.retries)
-  if (typeof b.retryDelayMs === "number" && b.retryDelayMs >= 0) next.retryDelayMs = b.retryDelayMs
-  ctx.webhooks.settings = next
-  return ok(next)
-}
-
 const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   if (b.off === true) {
     ctx.limiter.configure(null)
@@ -106,8 +88,11 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
   } catch {
     return bad(`no admin route ${method} ${path}`, 404)
   }
+  const route = `${method} ${parts.join("/")}`
+  const shared = await sharedAdminRoute({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, route, body)
+  if (shared !== null) return shared
   const b = asObject(body)
-  switch (`${method} ${parts.join("/")}`) {
+  switch (route) {
     case "POST reset":
       ctx.state.reset()
       ctx.desk.reset()
@@ -118,8 +103,8 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
     case "POST orders":
       return guarded(() => adminOrder(ctx.state.createOrder(b as OrderSpec)))
     case "POST orders/bulk": {
-      const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
-      if (!(count >= 1 && count <= 10000)) return bad("count must be between 1 and 10000")
+      const count = bulkCount(b)
+      if (typeof count !== "number") return count
       const template = asObject(b.template) as OrderSpec
       return guarded(() => ({ ids: Array.from({ length: count }, () => ctx.state.createOrder(template).id) }))
     }
@@ -127,44 +112,16 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok({ orders: [...ctx.state.orders.values()].map(adminOrder) })
     case "GET stats":
       return ok(stats(ctx))
-    case "POST faults": {
-      const rule = parseFaultRule(body)
-      if (typeof rule === "string") return bad(rule)
-      ctx.faults.add(rule)
-      return ok({ faults: ctx.faults.list() })
-    }
-    case "GET faults":
-      return ok({ faults: ctx.faults.list() })
-    case "DELETE faults":
-      ctx.faults.clear()
-      return ok({ faults: [] })
     case "POST ratelimit":
       return rateLimit(ctx, b)
     case "POST webhooks/subscribe":
       if (typeof b.address !== "string" || !/^https?:\/\//.test(b.address)) return bad("address must be an http(s) URL")
       return ok(ctx.webhooks.subscribe(b.address))
-    case "GET webhooks":
-      return ok({ subscriptions: ctx.webhooks.listSubscriptions(), settings: ctx.webhooks.settings, deliveries: ctx.webhooks.deliveries() })
-    case "POST webhooks/settings":
-      return webhookSettings(ctx, b)
     case "POST webhooks/ping":
       ctx.webhooks.ping()
       return ok({ pending: ctx.webhooks.pendingCount() })
-    case "POST webhooks/deliver": {
-      const sent = await ctx.webhooks.deliver({
-        ...(typeof b.duplicates === "number" ? { duplicates: b.duplicates } : {}),
-        ...(typeof b.reorder === "boolean" ? { reorder: b.reorder } : {})
-      })
-      return ok({ sent })
-    }
-    case "POST clock/advance":
-      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
-      ctx.state.advanceClock(b.seconds)
-      return ok({ now: new Date(ctx.state.now()).toISOString() })
     case "POST churn":
-      if (typeof b.perPage !== "number" || b.perPage < 0) return bad("perPage must be a non-negative number")
-      ctx.state.churnPerPage = Math.floor(b.perPage)
-      return ok({ perPage: ctx.state.churnPerPage })
+      return churnRoute(b, "perPage", (n) => (ctx.state.churnPerPage = n))
   }
   if (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3) return orderRoute(ctx, method, parts[1], parts[2], body)
   return bad(`no admin route ${method} ${path}`, 404)

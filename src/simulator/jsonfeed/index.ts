@@ -18,7 +18,7 @@
  * (subscribe, settings, deliver with duplicates/reorder, ping); clock/advance;
  * churn (orders edited after each page, to test paging under edits).
  */
-import type { AddressInfo } from "node:net"
+import { announce, closer, listen } from "../kit/lifecycle.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
 import { FulfillmentDesk } from "./fulfillments.js"
@@ -85,26 +85,13 @@ export const startJsonFeedSimulator = async (options: JsonFeedSimulatorOptions =
     limiter,
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  const url = `http://${o.host}:${port}`
+  const url = await listen(server, o.port, o.host)
   return {
     url,
     baseUrl: `${url}${basePath}`,
     token: o.token,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
@@ -114,10 +101,5 @@ export interface JsonFeedSimulatorStandaloneOptions extends JsonFeedSimulatorOpt
 }
 
 /** Starts the simulator for `podsync simulate`: prints `jsonfeed listening on <url>`. */
-export const runJsonFeedSimulatorStandalone = async (
-  options: JsonFeedSimulatorStandaloneOptions = {}
-): Promise<RunningJsonFeedSimulator> => {
-  const running = await startJsonFeedSimulator(options)
-  ;(options.log ?? console.log)(`jsonfeed listening on ${running.url}`)
-  return running
-}
+export const runJsonFeedSimulatorStandalone = (options: JsonFeedSimulatorStandaloneOptions = {}): Promise<RunningJsonFeedSimulator> =>
+  announce("jsonfeed", () => startJsonFeedSimulator(options), options.log)
