@@ -1,5 +1,8 @@
 import type { EtsyAuth } from "./auth.js"
-import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
+import {
+  adminPathParts, asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats,
+  type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { ReceiptSpec } from "./fixtures.js"
 import { receiptStatuses, type StoredReceipt } from "./model.js"
@@ -50,39 +53,33 @@ const stats = (ctx: AdminContext) => ({
   ...webhookStats(ctx.webhooks)
 })
 
-const receiptRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const receipt = ctx.shop.find(Number(id))
-  if (!receipt) return bad(`receipt ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (method === "GET" && action === undefined) return ok(adminReceipt(receipt))
-  if (method === "PATCH" && action === undefined) {
+const receiptRoutes = (ctx: AdminContext): RecordRoutes<StoredReceipt> => ({
+  noun: "receipt",
+  find: (id) => ctx.shop.find(Number(id)),
+  view: adminReceipt,
+  edit: (receipt, b) => {
     const invalid = invalidSpec(b)
-    if (invalid) return bad(invalid)
-    try {
-      return ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch)))
-    } catch (error) {
-      return bad(error instanceof Error ? error.message : String(error))
+    return invalid ? bad(invalid) : attempt(() => ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch))))
+  },
+  act: (action, receipt, b) => {
+    switch (action) {
+      case "cancel":
+        return ok(adminReceipt(ctx.shop.cancel(receipt, typeof b.reason === "string" ? b.reason : undefined)))
+      case "pay":
+        return ok(adminReceipt(ctx.shop.pay(receipt)))
+      case "refund":
+        return ok(adminReceipt(ctx.shop.refund(receipt, typeof b.amount_cents === "number" ? b.amount_cents : null)))
+      case "ship": {
+        // The seller ships in Etsy's own UI (not through the API): same effects, buyer emailed.
+        const tracking = typeof b.tracking_code === "string" && typeof b.carrier_name === "string"
+          ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } : null
+        ctx.shop.ship(receipt, tracking)
+        return ok(adminReceipt(receipt))
+      }
     }
+    return null
   }
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "cancel":
-      return ok(adminReceipt(ctx.shop.cancel(receipt, typeof b.reason === "string" ? b.reason : undefined)))
-    case "pay":
-      return ok(adminReceipt(ctx.shop.pay(receipt)))
-    case "refund":
-      return ok(adminReceipt(ctx.shop.refund(receipt, typeof b.amount_cents === "number" ? b.amount_cents : null)))
-    case "ship": {
-      // The seller ships in Etsy's own UI (not through the API): same effects, buyer emailed.
-      const tracking = typeof b.tracking_code === "string" && typeof b.carrier_name === "string"
-        ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } : null
-      ctx.shop.ship(receipt, tracking)
-      return ok(adminReceipt(receipt))
-    }
-    default:
-      return bad(`unknown receipt action ${action ?? ""}`, 404)
-  }
-}
+})
 
 const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   const s = ctx.quota.settings
@@ -94,10 +91,8 @@ const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnsw
   return ok({ ...s, ...ctx.quota.status() })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = adminPathParts(path).map((p) => (p === "orders" ? "receipts" : p))
-  const route = `${method} ${parts.join("/")}`
-  const shared = await sharedAdminRoute({
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({
     faults: ctx.faults,
     parseFaultRule,
     webhooks: ctx.webhooks,
@@ -106,9 +101,13 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
     },
     clock: ctx.shop,
     clockExtras: () => ({ nowSeconds: ctx.shop.nowSeconds() })
-  }, route, body)
-  if (shared !== null) return shared
-  const b = asObject(body)
+  }, {
+    segments: (p) => adminPathParts(p).map((part) => (part === "orders" ? "receipts" : part)),
+    fixed: (route, b) => ownRoute(ctx, route, b),
+    byPath: (m, parts, b) => (isRecordPath(parts, "receipts") ? recordRoute(receiptRoutes(ctx), m, parts[1], parts[2], b) : null)
+  }, method, path, body)
+
+const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
     case "POST reset":
       ctx.shop.reset()
@@ -157,8 +156,5 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok(ctx.switches)
     }
   }
-  if (parts[0] === "receipts" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
-    return receiptRoute(ctx, method, parts[1], parts[2], body)
-  }
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto"
-import { WebhookQueue, type DeliverOptions, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
+import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
 
@@ -48,19 +49,18 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000, previousSecret: null
 })
 
-export class Webhooks {
+export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private subscriptions: Subscription[] = []
-  private log: DeliveryRecord[] = []
   private nextId = 1
-  settings: WebhookSettings = defaultWebhookSettings()
-  private readonly queue = new WebhookQueue<PendingDelivery>(() => this.settings, (d) => () => this.send(d))
 
   constructor(
     private readonly secret: string,
     private readonly shopId: number,
     private readonly resourceBase: () => string,
     private readonly now: () => number
-  ) {}
+  ) {
+    super(defaultWebhookSettings)
+  }
 
   subscribe(url: string, events: ReadonlyArray<ReceiptEvent>): Subscription {
     const subscription = { id: this.nextId++, url, events }
@@ -69,14 +69,10 @@ export class Webhooks {
   }
 
   listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.queue.pendingCount() }
 
-  reset(): void {
+  override reset(): void {
+    super.reset()
     this.subscriptions = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.queue.reset()
   }
 
   readonly onReceiptEvent = (event: ReceiptEvent, receipt: StoredReceipt): void => {
@@ -92,7 +88,7 @@ export class Webhooks {
     })))
   }
 
-  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
 
   private signatureHeader(messageId: string, timestamp: number, body: string): string {
     const current = webhookSignature(this.secret, messageId, timestamp, body)
@@ -109,11 +105,7 @@ export class Webhooks {
       "webhook-timestamp": String(timestamp),
       "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
     }, d.body, false)
-    this.log.push({ messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt, ...result })
-    if (result.status === null || result.status < 200 || result.status >= 300) {
-      this.queue.retryLater(d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
-    }
+    const entry = { messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt }
+    this.logAttempt(entry, result, d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
   }
-
-  close(): void { this.queue.close() }
 }

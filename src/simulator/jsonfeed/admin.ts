@@ -3,7 +3,9 @@
  * the seller's side of the storefront (create, edit, cancel, hold orders),
  * statistics, faults, the rate limit, webhooks and the clock.
  */
-import { asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
+import {
+  adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -49,24 +51,23 @@ const guarded = (change: () => unknown): AdminAnswer => {
   }
 }
 
-const orderRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const order = ctx.state.orders.get(id)
-  if (order === undefined) return bad(`order ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (action === undefined && method === "GET") return ok(adminOrder(order))
-  if (action === undefined && method === "PATCH") return guarded(() => adminOrder(ctx.state.editOrder(order, b as OrderPatch)))
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "cancel":
-      return ok(adminOrder(ctx.state.cancelOrder(order, typeof b.reason === "string" ? b.reason : "customer", b.refund !== false)))
-    case "hold":
-      return ok(adminOrder(ctx.state.hold(order, typeof b.reason === "string" ? b.reason : null)))
-    case "release":
-      return ok(adminOrder(ctx.state.release(order)))
-    default:
-      return bad(`unknown order action ${action ?? ""}`, 404)
+const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
+  noun: "order",
+  find: (id) => ctx.state.orders.get(id),
+  view: adminOrder,
+  edit: (order, b) => guarded(() => adminOrder(ctx.state.editOrder(order, b as OrderPatch))),
+  act: (action, order, b) => {
+    switch (action) {
+      case "cancel":
+        return ok(adminOrder(ctx.state.cancelOrder(order, typeof b.reason === "string" ? b.reason : "customer", b.refund !== false)))
+      case "hold":
+        return ok(adminOrder(ctx.state.hold(order, typeof b.reason === "string" ? b.reason : null)))
+      case "release":
+        return ok(adminOrder(ctx.state.release(order)))
+    }
+    return null
   }
-}
+})
 
 const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   if (b.off === true) {
@@ -81,17 +82,21 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
   return ok({ rateLimit: ctx.limiter.current() })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  let parts: Array<string>
-  try {
-    parts = path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0).map(decodeURIComponent)
-  } catch {
-    return bad(`no admin route ${method} ${path}`, 404)
-  }
-  const route = `${method} ${parts.join("/")}`
-  const shared = await sharedAdminRoute({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, route, body)
-  if (shared !== null) return shared
-  const b = asObject(body)
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+    segments: (p) => {
+      try {
+        return adminPathParts(p).map(decodeURIComponent)
+      } catch {
+        return null
+      }
+    },
+    fixed: (route, b) => ownRoute(ctx, route, b),
+    // Order ids are strings here (`ord_1001`), so any id segment is tried.
+    byPath: (m, parts, b) => (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3 ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
+  }, method, path, body)
+
+const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
     case "POST reset":
       ctx.state.reset()
@@ -123,6 +128,5 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
     case "POST churn":
       return churnRoute(b, "perPage", (n) => (ctx.state.churnPerPage = n))
   }
-  if (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3) return orderRoute(ctx, method, parts[1], parts[2], body)
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

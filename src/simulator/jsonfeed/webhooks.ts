@@ -14,7 +14,8 @@
  * Duplicates (the same bytes again) and reordering (newest first) on demand.
  */
 import { createHmac, randomUUID } from "node:crypto"
-import { WebhookQueue, type DeliverOptions, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
+import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import { iso, type StoredOrder } from "./model.js"
 import type { OrderEvent } from "./store.js"
 import type { WebhookEnvelope, WebhookType } from "./wire.js"
@@ -71,18 +72,13 @@ export interface DeliveryRecord {
   readonly error: string | null
 }
 
-export class Webhooks {
-  settings: WebhookSettings = defaultWebhookSettings()
+export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private subscriptions: Array<Subscription> = []
-  private log: Array<DeliveryRecord> = []
   private nextSubscriptionId = 1
-  /** Duplicates of one delivery are the same bytes: it is signed once per attempt, not per copy. */
-  private readonly queue = new WebhookQueue<PendingDelivery>(() => this.settings, (d) => {
-    const signed = this.sign(d)
-    return () => this.send(d, signed)
-  })
 
-  constructor(private readonly secret: string, private readonly now: () => number) {}
+  constructor(private readonly secret: string, private readonly now: () => number) {
+    super(defaultWebhookSettings)
+  }
 
   subscribe(address: string): Subscription {
     const existing = this.subscriptions.find((s) => s.address === address)
@@ -93,14 +89,10 @@ export class Webhooks {
   }
 
   listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.queue.pendingCount() }
 
-  reset(): void {
+  override reset(): void {
+    super.reset()
     this.subscriptions = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.queue.reset()
   }
 
   /** Queues one delivery per subscription for an order event. */
@@ -115,8 +107,11 @@ export class Webhooks {
     this.queue.enqueue(this.subscriptions.map((s) => ({ deliveryId: `dlv_${randomUUID()}`, type, orderId, updatedAt, address: s.address, attempt: 1 })))
   }
 
-  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
+  /** Duplicates of one delivery are the same bytes: it is signed once, not once per copy. */
+  protected dispatch(d: PendingDelivery): () => Promise<void> {
+    const signed = this.sign(d)
+    return () => this.send(d, signed)
+  }
 
   private sign(d: PendingDelivery) {
     const envelope: WebhookEnvelope = {
@@ -129,17 +124,12 @@ export class Webhooks {
     return signedDelivery(this.secret, envelope)
   }
 
+  /** One attempt; a retry keeps the delivery id, later, re-stamped and re-signed, while retries remain. */
   private async send(d: PendingDelivery, signed: { body: string; headers: Record<string, string> }): Promise<void> {
     const result = await this.queue.post(d.address, signed.headers, signed.body, false)
-    this.log.push({ deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt, ...result })
-    if (result.status === null || result.status < 200 || result.status >= 300) {
-      // The same delivery id again, later, re-stamped and re-signed, while retries remain.
-      this.queue.retryLater(d.attempt, () => {
-        const next = { ...d, attempt: d.attempt + 1 }
-        void this.send(next, this.sign(next))
-      })
-    }
+    this.logAttempt({ deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt }, result, d.attempt, () => {
+      const next = { ...d, attempt: d.attempt + 1 }
+      void this.send(next, this.sign(next))
+    })
   }
-
-  close(): void { this.queue.close() }
 }

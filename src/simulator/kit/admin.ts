@@ -100,3 +100,61 @@ export const churnRoute = (b: Record<string, unknown>, field: string, set: (n: n
   if (typeof value !== "number" || value < 0) return bad(`${field} must be a non-negative number`)
   return ok({ [field]: set(Math.floor(value)) })
 }
+
+/** Runs an admin change; an error it throws (a refused edit) is answered 400 with its message. */
+export const attempt = (run: () => AdminAnswer): AdminAnswer => {
+  try {
+    return run()
+  } catch (error) {
+    return bad(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** `/__sim/<noun>s/:id[/:action]`: read, edit, or act on one stored record. */
+export interface RecordRoutes<T> {
+  readonly noun: string
+  readonly find: (id: string) => T | undefined
+  readonly view: (record: T) => unknown
+  readonly edit: (record: T, b: Record<string, unknown>) => AdminAnswer
+  /** The answer to `POST …/:id/<action>`, or null for an action the simulator does not know. */
+  readonly act: (action: string | undefined, record: T, b: Record<string, unknown>) => AdminAnswer | null
+}
+
+export const recordRoute = <T>(routes: RecordRoutes<T>, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
+  const record = routes.find(id)
+  if (record === undefined) return bad(`${routes.noun} ${id} does not exist`, 404)
+  const b = asObject(body)
+  if (method === "GET" && action === undefined) return ok(routes.view(record))
+  if (method === "PATCH" && action === undefined) return routes.edit(record, b)
+  if (method !== "POST") return bad(`${method} is not supported here`, 405)
+  return routes.act(action, record, b) ?? bad(`unknown ${routes.noun} action ${action ?? ""}`, 404)
+}
+
+/** What a simulator's admin router adds to the shared routes. */
+export interface OwnAdminRoutes {
+  /** The path's segments as the simulator reads them (aliases, decoding); null when it cannot be read. */
+  readonly segments?: (path: string) => Array<string> | null
+  /** The simulator's fixed routes (`"<METHOD> <path>"`); null when `route` is not one. */
+  readonly fixed: (route: string, b: Record<string, unknown>, body: unknown) => AdminAnswer | null | Promise<AdminAnswer | null>
+  /** Routes with ids in them, tried last; null when none matches. */
+  readonly byPath: (method: string, parts: ReadonlyArray<string>, body: unknown) => AdminAnswer | null | Promise<AdminAnswer | null>
+}
+
+/** The whole `/__sim/` router: the shared routes, then the simulator's fixed ones, then those with ids, else 404. */
+export const routeAdmin = async <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
+  shared: SharedAdminParts<R, S>,
+  own: OwnAdminRoutes,
+  method: string,
+  path: string,
+  body: unknown
+): Promise<AdminAnswer> => {
+  const parts = (own.segments ?? adminPathParts)(path)
+  const missing = bad(`no admin route ${method} ${path}`, 404)
+  if (parts === null) return missing
+  const route = `${method} ${parts.join("/")}`
+  return (await sharedAdminRoute(shared, route, body)) ?? (await own.fixed(route, asObject(body), body)) ?? (await own.byPath(method, parts, body)) ?? missing
+}
+
+/** Whether `parts` is `<collection>/<numeric id>[/<action>]`. */
+export const isRecordPath = (parts: ReadonlyArray<string>, collection: string): parts is [string, string, ...Array<string>] =>
+  parts[0] === collection && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3

@@ -1,5 +1,7 @@
 import type { CostBucket } from "./cost.js"
-import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
+import {
+  asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { gid, isoSeconds, type CancelReason, type StoredOrder } from "./model.js"
@@ -84,47 +86,42 @@ const holdReasons: ReadonlyArray<string> = [
 
 const cancelReasons: ReadonlyArray<CancelReason> = ["CUSTOMER", "DECLINED", "FRAUD", "INVENTORY", "OTHER", "STAFF"]
 
-const orderRoute = (ctx: AdminContext, method: string, legacyId: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const order = ctx.state.findOrder(Number(legacyId))
-  if (!order) return bad(`order ${legacyId} does not exist`, 404)
-  const b = asObject(body)
-  if (method === "GET" && action === undefined) return ok(adminOrder(order))
-  if (method === "PATCH" && action === undefined) {
+const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
+  noun: "order",
+  find: (legacyId) => ctx.state.findOrder(Number(legacyId)),
+  view: adminOrder,
+  edit: (order, b) => {
     const invalid = invalidOrderFields(b)
-    if (invalid) return bad(invalid)
-    try {
-      return ok(adminOrder(ctx.state.editOrder(order, b as OrderPatch)))
-    } catch (error) {
-      return bad(error instanceof Error ? error.message : String(error))
+    return invalid ? bad(invalid) : attempt(() => ok(adminOrder(ctx.state.editOrder(order, b as OrderPatch))))
+  },
+  act: (action, order, b) => {
+    switch (action) {
+      case "cancel": {
+        const reason = typeof b.reason === "string" ? b.reason.toUpperCase() : "CUSTOMER"
+        if (!cancelReasons.includes(reason as CancelReason)) return bad(`reason must be one of ${cancelReasons.join(", ")}`)
+        return ok(adminOrder(ctx.state.cancelOrder(order, reason as CancelReason, b.refund !== false)))
+      }
+      case "hold": {
+        const reason = typeof b.reason === "string" ? b.reason.toUpperCase() : "OTHER"
+        if (!holdReasons.includes(reason)) return bad(`reason must be one of ${holdReasons.join(", ")}`)
+        ctx.state.holdOrder(order, reason)
+        return ok(adminOrder(order))
+      }
+      case "release":
+        ctx.state.releaseOrder(order)
+        return ok(adminOrder(order))
     }
+    return null
   }
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "cancel": {
-      const reason = typeof b.reason === "string" ? b.reason.toUpperCase() : "CUSTOMER"
-      if (!cancelReasons.includes(reason as CancelReason)) return bad(`reason must be one of ${cancelReasons.join(", ")}`)
-      return ok(adminOrder(ctx.state.cancelOrder(order, reason as CancelReason, b.refund !== false)))
-    }
-    case "hold": {
-      const reason = typeof b.reason === "string" ? b.reason.toUpperCase() : "OTHER"
-      if (!holdReasons.includes(reason)) return bad(`reason must be one of ${holdReasons.join(", ")}`)
-      ctx.state.holdOrder(order, reason)
-      return ok(adminOrder(order))
-    }
-    case "release":
-      ctx.state.releaseOrder(order)
-      return ok(adminOrder(order))
-    default:
-      return bad(`unknown order action ${action ?? ""}`, 404)
-  }
-}
+})
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = adminPathParts(path)
-  const route = `${method} ${parts.join("/")}`
-  const shared = await sharedAdminRoute({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, route, body)
-  if (shared !== null) return shared
-  const b = asObject(body)
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+    fixed: (route, b) => ownRoute(ctx, route, b),
+    byPath: (m, parts, b) => (isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
+  }, method, path, body)
+
+const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
     case "POST reset":
       ctx.state.reset()
@@ -161,8 +158,5 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       ctx.bucket.drain()
       return ok(ctx.bucket.status())
   }
-  if (parts[0] === "orders" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
-    return orderRoute(ctx, method, parts[1], parts[2], body)
-  }
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto"
-import { WebhookQueue, type DeliverOptions, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
+import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import { restOrder } from "./restOrder.js"
 import type { OrderTopic } from "./store.js"
@@ -50,19 +51,18 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000
 })
 
-export class Webhooks {
+export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private subscriptions: Subscription[] = []
-  private log: DeliveryRecord[] = []
   private nextSubscriptionId = 1
-  settings: WebhookSettings = defaultWebhookSettings()
-  private readonly queue = new WebhookQueue<PendingDelivery>(() => this.settings, (d) => () => this.send(d))
 
   constructor(
     private readonly shop: string,
     private readonly secret: string,
     private readonly apiVersion: string,
     private readonly now: () => number
-  ) {}
+  ) {
+    super(defaultWebhookSettings)
+  }
 
   subscribe(topic: OrderTopic, address: string): Subscription {
     const existing = this.subscriptions.find((s) => s.topic === topic && s.address === address)
@@ -73,14 +73,10 @@ export class Webhooks {
   }
 
   listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.queue.pendingCount() }
 
-  reset(): void {
+  override reset(): void {
+    super.reset()
     this.subscriptions = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.queue.reset()
   }
 
   /** Called for every order event; queues one delivery per matching subscription. */
@@ -93,8 +89,7 @@ export class Webhooks {
     this.queue.enqueue(targets.map((s) => ({ webhookId: randomUUID(), eventId, topic, address: s.address, body, triggeredAt, attempt: 1 })))
   }
 
-  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
 
   /** One attempt; a retry is the same delivery (same ids and body) again, later, while retries remain. */
   private async send(d: PendingDelivery): Promise<void> {
@@ -109,11 +104,7 @@ export class Webhooks {
       "X-Shopify-Event-Id": d.eventId,
       "X-Shopify-Triggered-At": d.triggeredAt
     }, d.body, true)
-    this.log.push({ webhookId: d.webhookId, eventId: d.eventId, topic: d.topic, address: d.address, orderId, attempt: d.attempt, ...result })
-    if (result.status === null || result.status < 200 || result.status >= 300) {
-      this.queue.retryLater(d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
-    }
+    const entry = { webhookId: d.webhookId, eventId: d.eventId, topic: d.topic, address: d.address, orderId, attempt: d.attempt }
+    this.logAttempt(entry, result, d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
   }
-
-  close(): void { this.queue.close() }
 }

@@ -1,5 +1,7 @@
 import type { ApiContext } from "./api.js"
-import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, sharedAdminRoute, webhookStats, type AdminAnswer } from "../kit/admin.js"
+import {
+  asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
@@ -22,14 +24,6 @@ export interface AdminContext extends ApiContext {
 }
 
 export type { AdminAnswer } from "../kit/admin.js"
-
-const attempt = (run: () => AdminAnswer): AdminAnswer => {
-  try {
-    return run()
-  } catch (error) {
-    return bad(error instanceof Error ? error.message : String(error))
-  }
-}
 
 /** The order as the REST API shows it, plus what only the admin sees: notes, emails, tracking items, refunds. */
 export const adminOrder = (ctx: ApiContext, order: StoredOrder) => ({
@@ -63,25 +57,34 @@ const stats = (ctx: AdminContext) => {
   }
 }
 
-const orderRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const order = ctx.state.orders.get(Number(id))
-  if (!order) return bad(`order ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (method === "GET" && action === undefined) return ok(adminOrder(ctx, order))
-  if (method === "PATCH" && action === undefined) return attempt(() => ok(adminOrder(ctx, ctx.state.editOrder(order, b as OrderPatch))))
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "refund":
-      return attempt(() => {
-        const refund = ctx.state.addRefund(order, b as Parameters<typeof ctx.state.addRefund>[1])
-        return ok({ refund: refundView(ctx.view, order, refund), order: adminOrder(ctx, order) })
-      })
-    case "trash":
-      ctx.state.trash(order)
-      return ok(adminOrder(ctx, order))
-    default:
-      return bad(`unknown order action ${action ?? ""}`, 404)
+const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
+  noun: "order",
+  find: (id) => ctx.state.orders.get(Number(id)),
+  view: (order) => adminOrder(ctx, order),
+  edit: (order, b) => attempt(() => ok(adminOrder(ctx, ctx.state.editOrder(order, b as OrderPatch)))),
+  act: (action, order, b) => {
+    switch (action) {
+      case "refund":
+        return attempt(() => {
+          const refund = ctx.state.addRefund(order, b as Parameters<typeof ctx.state.addRefund>[1])
+          return ok({ refund: refundView(ctx.view, order, refund), order: adminOrder(ctx, order) })
+        })
+      case "trash":
+        ctx.state.trash(order)
+        return ok(adminOrder(ctx, order))
+    }
+    return null
   }
+})
+
+/** `POST webhooks/:id/ping`: pings one webhook's URL as WooCommerce does on saving it. */
+const byPath = async (ctx: AdminContext, method: string, parts: ReadonlyArray<string>, body: unknown): Promise<AdminAnswer | null> => {
+  if (isRecordPath(parts, "orders")) return recordRoute(orderRoutes(ctx), method, parts[1], parts[2], body)
+  if (parts[0] === "webhooks" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts[2] === "ping" && method === "POST") {
+    const hook = ctx.webhooks.find(Number(parts[1]))
+    return hook === undefined ? bad(`webhook ${parts[1]} does not exist`, 404) : ok({ status: await ctx.webhooks.ping(hook) })
+  }
+  return null
 }
 
 const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
@@ -99,12 +102,13 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = adminPathParts(path)
-  const route = `${method} ${parts.join("/")}`
-  const shared = await sharedAdminRoute({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, route, body)
-  if (shared !== null) return shared
-  const b = asObject(body)
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+    fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
+    byPath: (m, parts, b) => byPath(ctx, m, parts, b)
+  }, method, path, body)
+
+const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unknown>, body: unknown): Promise<AdminAnswer | null> => {
   switch (route) {
     case "POST reset":
       ctx.state.reset()
@@ -147,12 +151,5 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
     case "POST churn":
       return churnRoute(b, "perListQuery", (n) => (ctx.state.churnPerListQuery = n))
   }
-  if (parts[0] === "orders" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
-    return orderRoute(ctx, method, parts[1], parts[2], body)
-  }
-  if (parts[0] === "webhooks" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts[2] === "ping" && method === "POST") {
-    const hook = ctx.webhooks.find(Number(parts[1]))
-    return hook === undefined ? bad(`webhook ${parts[1]} does not exist`, 404) : ok({ status: await ctx.webhooks.ping(hook) })
-  }
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

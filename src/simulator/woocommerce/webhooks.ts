@@ -1,5 +1,6 @@
 import { createHash, createHmac } from "node:crypto"
-import { WebhookQueue, type DeliverOptions, type QueueSettings } from "../kit/webhookQueue.js"
+import { delivered, QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import type { OrderTopic } from "./store.js"
 
@@ -58,23 +59,20 @@ export const signWebhook = (secret: string, rawBody: string | Uint8Array): strin
 
 export const defaultWebhookSettings = (): WebhookSettings => ({ autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false })
 
-export class Webhooks {
+export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private hooks: WebhookRecord[] = []
-  private log: DeliveryRecord[] = []
   private nextId = 11
-  settings: WebhookSettings = defaultWebhookSettings()
-  private readonly queue = new WebhookQueue<PendingDelivery>(() => this.settings, (d) => () => this.send(d))
 
   constructor(
     private readonly siteUrl: () => string,
     private readonly now: () => number,
     private readonly payload: (order: StoredOrder) => unknown
-  ) {}
+  ) {
+    super(defaultWebhookSettings)
+  }
 
   list(): ReadonlyArray<WebhookRecord> { return this.hooks }
   find(id: number): WebhookRecord | undefined { return this.hooks.find((h) => h.id === id) }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.queue.pendingCount() }
 
   remove(id: number): WebhookRecord | undefined {
     const found = this.find(id)
@@ -82,11 +80,9 @@ export class Webhooks {
     return found
   }
 
-  reset(): void {
+  override reset(): void {
+    super.reset()
     this.hooks = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.queue.reset()
   }
 
   /** Creates an active webhook and pings its URL, as saving a webhook in WooCommerce does. */
@@ -125,8 +121,7 @@ export class Webhooks {
     this.queue.enqueue(targets.map((webhook) => ({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })))
   }
 
-  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
 
   private async send(d: PendingDelivery): Promise<void> {
     const hook = d.webhook
@@ -144,7 +139,7 @@ export class Webhooks {
       "X-WC-Webhook-Delivery-ID": d.deliveryId
     }, d.body, true)
     this.log.push({ webhookId: hook.id, deliveryId: d.deliveryId, topic: hook.topic, address: hook.deliveryUrl, resourceId: d.resourceId, ping: false, ...result })
-    if (result.status !== null && result.status >= 200 && result.status < 300) {
+    if (delivered(result)) {
       hook.failureCount = 0
     } else if (hook.failureCount > MAX_FAILURES) {
       hook.status = "disabled"
@@ -152,8 +147,6 @@ export class Webhooks {
       hook.failureCount += 1
     }
   }
-
-  close(): void { this.queue.close() }
 }
 
 export const webhookView = (siteUrl: string, hook: WebhookRecord) => ({
