@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from "node:crypto"
-import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
 import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
@@ -49,10 +49,7 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000, previousSecret: null
 })
 
-export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
-  private subscriptions: Subscription[] = []
-  private nextId = 1
-
+export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(
     private readonly secret: string,
     private readonly shopId: number,
@@ -63,16 +60,7 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   }
 
   subscribe(url: string, events: ReadonlyArray<ReceiptEvent>): Subscription {
-    const subscription = { id: this.nextId++, url, events }
-    this.subscriptions.push(subscription)
-    return subscription
-  }
-
-  listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-
-  override reset(): void {
-    super.reset()
-    this.subscriptions = []
+    return this.addSubscription(null, (id) => ({ id, url, events }))
   }
 
   readonly onReceiptEvent = (event: ReceiptEvent, receipt: StoredReceipt): void => {

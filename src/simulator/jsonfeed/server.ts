@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { bump } from "../kit/faults.js"
+import { bump } from "../kit/stats.js"
 import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { type AdminContext, handleAdmin } from "./admin.js"
 import { type ApiContext, handleApi, routeOf } from "./api.js"

@@ -14,7 +14,7 @@
  * Duplicates (the same bytes again) and reordering (newest first) on demand.
  */
 import { createHmac, randomUUID } from "node:crypto"
-import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
 import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import { iso, type StoredOrder } from "./model.js"
 import type { OrderEvent } from "./store.js"
@@ -72,27 +72,13 @@ export interface DeliveryRecord {
   readonly error: string | null
 }
 
-export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
-  private subscriptions: Array<Subscription> = []
-  private nextSubscriptionId = 1
-
+export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(private readonly secret: string, private readonly now: () => number) {
     super(defaultWebhookSettings)
   }
 
   subscribe(address: string): Subscription {
-    const existing = this.subscriptions.find((s) => s.address === address)
-    if (existing) return existing
-    const subscription = { id: this.nextSubscriptionId++, address }
-    this.subscriptions.push(subscription)
-    return subscription
-  }
-
-  listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-
-  override reset(): void {
-    super.reset()
-    this.subscriptions = []
+    return this.addSubscription((s) => s.address === address, (id) => ({ id, address }))
   }
 
   /** Queues one delivery per subscription for an order event. */

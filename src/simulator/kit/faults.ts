@@ -124,8 +124,3 @@ export class Fired<R extends FaultRule<string>> {
     if (latency) await sleep(this.faults.latencyOf(latency))
   }
 }
-
-/** Adds one to `record[key]`: the per-kind and per-operation counters in every simulator's stats. */
-export const bump = (record: Record<string, number>, key: string | number): void => {
-  record[String(key)] = (record[String(key)] ?? 0) + 1
-}

@@ -42,3 +42,29 @@ export abstract class QueuedWebhooks<D, S extends QueueSettings & Partial<RetryS
 
 /** Whether the receiver took the delivery (a 2xx answer). */
 export const delivered = (result: PostResult): boolean => result.status !== null && result.status >= 200 && result.status < 300
+
+/**
+ * A sender with plain subscriptions (an id and where to send), as the admin API's
+ * `POST webhooks/subscribe` creates them. Ids keep counting across resets, as they did.
+ */
+export abstract class SubscribedWebhooks<D, S extends QueueSettings & Partial<RetrySettings>, L, Sub extends { readonly id: number }>
+  extends QueuedWebhooks<D, S, L> {
+  protected subscriptions: Array<Sub> = []
+  private nextSubscriptionId = 1
+
+  listSubscriptions(): ReadonlyArray<Sub> { return this.subscriptions }
+
+  override reset(): void {
+    super.reset()
+    this.subscriptions = []
+  }
+
+  /** The subscription `same` finds (when given), else a new one made with the next id. */
+  protected addSubscription(same: ((s: Sub) => boolean) | null, make: (id: number) => Sub): Sub {
+    const existing = same === null ? undefined : this.subscriptions.find(same)
+    if (existing) return existing
+    const subscription = make(this.nextSubscriptionId++)
+    this.subscriptions.push(subscription)
+    return subscription
+  }
+}

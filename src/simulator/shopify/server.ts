@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { bump } from "../kit/faults.js"
+import { bump } from "../kit/stats.js"
 import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { decodeBody, prepare, type EndpointConfig, type JsonObject } from "./endpoint.js"

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from "node:crypto"
-import { QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
 import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import { restOrder } from "./restOrder.js"
@@ -51,10 +51,7 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000
 })
 
-export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
-  private subscriptions: Subscription[] = []
-  private nextSubscriptionId = 1
-
+export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(
     private readonly shop: string,
     private readonly secret: string,
@@ -65,18 +62,7 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   }
 
   subscribe(topic: OrderTopic, address: string): Subscription {
-    const existing = this.subscriptions.find((s) => s.topic === topic && s.address === address)
-    if (existing) return existing
-    const subscription = { id: this.nextSubscriptionId++, topic, address }
-    this.subscriptions.push(subscription)
-    return subscription
-  }
-
-  listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-
-  override reset(): void {
-    super.reset()
-    this.subscriptions = []
+    return this.addSubscription((s) => s.topic === topic && s.address === address, (id) => ({ id, topic, address }))
   }
 
   /** Called for every order event; queues one delivery per matching subscription. */
