@@ -38,7 +38,7 @@
  * delayMs?, duplicates?, reorder?, retries?, retryDelayMs?, previousSecret?}`, `POST webhooks/deliver
  * {duplicates?, reorder?}` (Standard Webhooks signing, thin payloads; see webhooks.ts).
  */
-import { announce, closer, listen } from "../kit/lifecycle.js"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { Switches } from "./admin.js"
 import { EtsyAuth } from "./auth.js"
 import { Faults } from "./faults.js"
@@ -76,20 +76,17 @@ export interface EtsySimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningEtsySimulator {
-  readonly url: string
+export interface RunningEtsySimulator extends RunningSimulator {
   readonly shopId: number
   readonly userId: number
   readonly keystring: string
   readonly sharedSecret: string
   readonly refreshToken: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const etsySimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   seed: 1,
   shopId: 48213795,
   userId: 873421905,
@@ -137,10 +134,7 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
   }
 }
 
-export interface EtsySimulatorStandaloneOptions extends EtsySimulatorOptions {
-  readonly log?: (line: string) => void
-}
+export type EtsySimulatorStandaloneOptions = StandaloneOptions<EtsySimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `etsy listening on <url>`. */
-export const runEtsySimulatorStandalone = (options: EtsySimulatorStandaloneOptions = {}): Promise<RunningEtsySimulator> =>
-  announce("etsy", () => startEtsySimulator(options), options.log)
+export const runEtsySimulatorStandalone = standalone("etsy", startEtsySimulator)

@@ -36,3 +36,20 @@ export const announce = async <R extends { readonly url: string }>(
   ;(log ?? console.log)(`${name} listening on ${running.url}`)
   return running
 }
+
+/** A simulator's options for `podsync simulate`: its own, plus where the listening line goes (default console.log). */
+export type StandaloneOptions<O> = O & { readonly log?: (line: string) => void }
+
+/** The `podsync simulate` entry of a simulator: starts it and prints `<name> listening on <url>`. */
+export const standalone = <O, R extends { readonly url: string }>(name: string, start: (options?: O) => Promise<R>) =>
+  (options?: StandaloneOptions<O>): Promise<R> => announce(name, () => start(options), options?.log)
+
+/** What every running simulator offers: where it listens and how to stop it. */
+export interface RunningSimulator {
+  /** The server's root (the admin API is at `${url}/__sim/…`). */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/** Where a simulator listens unless told: this machine only, on a free port. */
+export const listenDefaults = { host: "127.0.0.1", port: 0 } as const

@@ -31,7 +31,7 @@
  *   on the types they apply to, and `nodes(ids:)` is charged once per id.
  * - A line item spec may name its `location`: each location of an order gets its own fulfillment order.
  */
-import { announce, closer, listen } from "../kit/lifecycle.js"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import { CostBucket } from "./cost.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -59,19 +59,16 @@ export interface ShopifySimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningShopifySimulator {
-  readonly url: string
+export interface RunningShopifySimulator extends RunningSimulator {
   readonly graphqlUrl: string
   readonly shop: string
   readonly accessToken: string
   readonly apiVersion: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const shopifySimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   shop: "acme.myshopify.com",
   accessToken: "shpat_sim_token",
   apiVersion: "2026-10",
@@ -109,11 +106,7 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
   }
 }
 
-export interface ShopifySimulatorStandaloneOptions extends ShopifySimulatorOptions {
-  /** Where the listening line goes; default console.log. */
-  readonly log?: (line: string) => void
-}
+export type ShopifySimulatorStandaloneOptions = StandaloneOptions<ShopifySimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `shopify listening on <url>`. */
-export const runShopifySimulatorStandalone = (options: ShopifySimulatorStandaloneOptions = {}): Promise<RunningShopifySimulator> =>
-  announce("shopify", () => startShopifySimulator(options), options.log)
+export const runShopifySimulatorStandalone = standalone("shopify", startShopifySimulator)
