@@ -93,6 +93,12 @@ const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnsw
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin({
+    reset: () => {
+      ctx.shop.reset()
+      ctx.auth.reset()
+      ctx.quota.reset()
+      Object.assign(ctx.switches, ctx.defaultSwitches)
+    },
     faults: ctx.faults,
     parseFaultRule,
     webhooks: ctx.webhooks,
@@ -109,14 +115,6 @@ export const handleAdmin = (ctx: AdminContext, method: string, path: string, bod
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
-    case "POST reset":
-      ctx.shop.reset()
-      ctx.auth.reset()
-      ctx.quota.reset()
-      ctx.faults.clear()
-      ctx.webhooks.reset()
-      Object.assign(ctx.switches, ctx.defaultSwitches)
-      return ok({ ok: true })
     case "POST receipts": {
       const invalid = invalidSpec(b)
       return invalid ? bad(invalid) : ok(adminReceipt(ctx.shop.createReceipt(b as ReceiptSpec)))

@@ -83,7 +83,17 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
 }
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+  routeAdmin({
+    reset: () => {
+      ctx.state.reset()
+      ctx.desk.reset()
+      ctx.limiter.configure(ctx.initialRateLimit)
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    clock: ctx.state
+  }, {
     segments: (p) => {
       try {
         return adminPathParts(p).map(decodeURIComponent)
@@ -98,13 +108,6 @@ export const handleAdmin = (ctx: AdminContext, method: string, path: string, bod
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
-    case "POST reset":
-      ctx.state.reset()
-      ctx.desk.reset()
-      ctx.faults.clear()
-      ctx.limiter.configure(ctx.initialRateLimit)
-      ctx.webhooks.reset()
-      return ok({ ok: true })
     case "POST orders":
       return guarded(() => adminOrder(ctx.state.createOrder(b as OrderSpec)))
     case "POST orders/bulk": {

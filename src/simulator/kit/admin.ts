@@ -26,11 +26,14 @@ export interface AdminWebhooks<S extends QueueSettings & Partial<RetrySettings>>
   deliver(options: DeliverOptions): Promise<number>
   pendingCount(): number
   deliveries(): ReadonlyArray<{ readonly status: number | null }>
+  reset(): void
   /** Where the simulator keeps plain subscriptions, `GET webhooks` lists them with the settings and the log. */
   listSubscriptions?(): ReadonlyArray<unknown>
 }
 
 export interface SharedAdminParts<R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>> {
+  /** What else `POST reset` restores (the store, limiters, switches); fault rules and webhooks are reset here. */
+  readonly reset: () => void
   readonly faults: FaultRules<R>
   readonly parseFaultRule: (body: unknown) => R | string
   readonly webhooks: AdminWebhooks<S>
@@ -49,6 +52,11 @@ export const sharedAdminRoute = async <R extends FaultRule<string>, S extends Qu
 ): Promise<AdminAnswer | null> => {
   const b = asObject(body)
   switch (route) {
+    case "POST reset":
+      parts.reset()
+      parts.faults.clear()
+      parts.webhooks.reset()
+      return ok({ ok: true })
     case "POST faults": {
       const rule = parts.parseFaultRule(body)
       if (typeof rule === "string") return bad(rule)

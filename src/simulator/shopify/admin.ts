@@ -116,19 +116,22 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
 })
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+  routeAdmin({
+    reset: () => {
+      ctx.state.reset()
+      ctx.bucket.reset()
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    clock: ctx.state
+  }, {
     fixed: (route, b) => ownRoute(ctx, route, b),
     byPath: (m, parts, b) => (isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
   }, method, path, body)
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
-    case "POST reset":
-      ctx.state.reset()
-      ctx.bucket.reset()
-      ctx.faults.clear()
-      ctx.webhooks.reset()
-      return ok({ ok: true })
     case "POST orders": {
       const invalid = invalidOrderFields(b)
       return invalid ? bad(invalid) : ok(adminOrder(ctx.state.createOrder(b as OrderSpec)))

@@ -103,19 +103,22 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
 }
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({ faults: ctx.faults, parseFaultRule, webhooks: ctx.webhooks, clock: ctx.state }, {
+  routeAdmin({
+    reset: () => {
+      ctx.state.reset()
+      ctx.limiter.reset()
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    clock: ctx.state
+  }, {
     fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
     byPath: (m, parts, b) => byPath(ctx, m, parts, b)
   }, method, path, body)
 
 const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unknown>, body: unknown): Promise<AdminAnswer | null> => {
   switch (route) {
-    case "POST reset":
-      ctx.state.reset()
-      ctx.faults.clear()
-      ctx.limiter.reset()
-      ctx.webhooks.reset()
-      return ok({ ok: true })
     case "POST orders":
       return attempt(() => ok(adminOrder(ctx, ctx.state.createOrder(b as OrderSpec))))
     case "POST orders/bulk":
