@@ -2,9 +2,10 @@ import type { FaultRule, FaultRules } from "./faults.js"
 import { deliverOptions, readQueueSettings, type DeliverOptions, type QueueSettings, type RetrySettings } from "./webhookQueue.js"
 
 /**
- * The admin (`/__sim/`) routes every marketplace simulator answers the same way: fault rules, webhook
- * settings and manual delivery, the clock, bulk counts. A simulator's own router tries
- * `sharedAdminRoute` for what it does not handle itself.
+ * The admin (`/__sim/`) API as every marketplace simulator answers it: the shared routes (reset, fault
+ * rules, webhook settings and manual delivery, the clock) answered the same way everywhere, then the
+ * simulator's own fixed routes, then its `/<records>/:id[/:action]` routes (`routeAdmin`). The
+ * simulator supplies only its parts; the answers' shapes and messages are the ones it always gave.
  */
 
 export interface AdminAnswer { readonly status: number; readonly body: unknown }
