@@ -1,11 +1,15 @@
 import type { EtsyAuth } from "./auth.js"
+import {
+  adminPathParts, asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats,
+  type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { ReceiptSpec } from "./fixtures.js"
 import { receiptStatuses, type StoredReceipt } from "./model.js"
 import type { Quota } from "./quota.js"
 import type { EtsyShop, ReceiptEvent, ReceiptPatch } from "./store.js"
 import { receiptView } from "./views.js"
-import { webhookEvents, type Webhooks, type WebhookSettings } from "./webhooks.js"
+import { webhookEvents, type Webhooks } from "./webhooks.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth, no quota). `orders` is an alias of
@@ -29,13 +33,7 @@ export interface AdminContext {
   readonly defaultSwitches: Switches
 }
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
-const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
-
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+export type { AdminAnswer } from "../kit/admin.js"
 
 /** The receipt in Etsy's shape, plain text (no HTML entities) and with the buyer's email. */
 export const adminReceipt = (r: StoredReceipt) => receiptView(r, { htmlEntities: false, buyerEmailVisible: true })
@@ -52,56 +50,36 @@ const stats = (ctx: AdminContext) => ({
   ...ctx.shop.stats,
   receipts: ctx.shop.receipts.size,
   quota: ctx.quota.status(),
-  webhooksPending: ctx.webhooks.pendingCount(),
-  webhooksDelivered: ctx.webhooks.deliveries().filter((d) => d.status !== null && d.status < 300).length
+  ...webhookStats(ctx.webhooks)
 })
 
-const receiptRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const receipt = ctx.shop.find(Number(id))
-  if (!receipt) return bad(`receipt ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (method === "GET" && action === undefined) return ok(adminReceipt(receipt))
-  if (method === "PATCH" && action === undefined) {
+const receiptRoutes = (ctx: AdminContext): RecordRoutes<StoredReceipt> => ({
+  noun: "receipt",
+  find: (id) => ctx.shop.find(Number(id)),
+  view: adminReceipt,
+  edit: (receipt, b) => {
     const invalid = invalidSpec(b)
-    if (invalid) return bad(invalid)
-    try {
-      return ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch)))
-    } catch (error) {
-      return bad(error instanceof Error ? error.message : String(error))
+    return invalid ? bad(invalid) : attempt(() => ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch))))
+  },
+  act: (action, receipt, b) => {
+    switch (action) {
+      case "cancel":
+        return ok(adminReceipt(ctx.shop.cancel(receipt, typeof b.reason === "string" ? b.reason : undefined)))
+      case "pay":
+        return ok(adminReceipt(ctx.shop.pay(receipt)))
+      case "refund":
+        return ok(adminReceipt(ctx.shop.refund(receipt, typeof b.amount_cents === "number" ? b.amount_cents : null)))
+      case "ship": {
+        // The seller ships in Etsy's own UI (not through the API): same effects, buyer emailed.
+        const tracking = typeof b.tracking_code === "string" && typeof b.carrier_name === "string"
+          ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } : null
+        ctx.shop.ship(receipt, tracking)
+        return ok(adminReceipt(receipt))
+      }
     }
+    return null
   }
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "cancel":
-      return ok(adminReceipt(ctx.shop.cancel(receipt, typeof b.reason === "string" ? b.reason : undefined)))
-    case "pay":
-      return ok(adminReceipt(ctx.shop.pay(receipt)))
-    case "refund":
-      return ok(adminReceipt(ctx.shop.refund(receipt, typeof b.amount_cents === "number" ? b.amount_cents : null)))
-    case "ship": {
-      // The seller ships in Etsy's own UI (not through the API): same effects, buyer emailed.
-      const tracking = typeof b.tracking_code === "string" && typeof b.carrier_name === "string"
-        ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } : null
-      ctx.shop.ship(receipt, tracking)
-      return ok(adminReceipt(receipt))
-    }
-    default:
-      return bad(`unknown receipt action ${action ?? ""}`, 404)
-  }
-}
-
-const webhookSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
-  const next: WebhookSettings = { ...ctx.webhooks.settings }
-  if (typeof b.autoDeliver === "boolean") next.autoDeliver = b.autoDeliver
-  if (typeof b.delayMs === "number" && b.delayMs >= 0) next.delayMs = b.delayMs
-  if (typeof b.duplicates === "number" && b.duplicates >= 0) next.duplicates = Math.floor(b.duplicates)
-  if (typeof b.reorder === "boolean") next.reorder = b.reorder
-  if (typeof b.retries === "number" && b.retries >= 0) next.retries = Math.floor(b.retries)
-  if (typeof b.retryDelayMs === "number" && b.retryDelayMs >= 0) next.retryDelayMs = b.retryDelayMs
-  if (typeof b.previousSecret === "string" || b.previousSecret === null) next.previousSecret = b.previousSecret
-  ctx.webhooks.settings = next
-  return ok(next)
-}
+})
 
 const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   const s = ctx.quota.settings
@@ -113,19 +91,30 @@ const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnsw
   return ok({ ...s, ...ctx.quota.status() })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0).map((p) => (p === "orders" ? "receipts" : p))
-  const route = `${method} ${parts.join("/")}`
-  const b = asObject(body)
-  switch (route) {
-    case "POST reset":
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({
+    reset: () => {
       ctx.shop.reset()
       ctx.auth.reset()
       ctx.quota.reset()
-      ctx.faults.clear()
-      ctx.webhooks.reset()
       Object.assign(ctx.switches, ctx.defaultSwitches)
-      return ok({ ok: true })
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    moreWebhookSettings: (next, b) => {
+      if (typeof b.previousSecret === "string" || b.previousSecret === null) next.previousSecret = b.previousSecret
+    },
+    clock: ctx.shop,
+    clockExtras: () => ({ nowSeconds: ctx.shop.nowSeconds() })
+  }, {
+    segments: (p) => adminPathParts(p).map((part) => (part === "orders" ? "receipts" : part)),
+    fixed: (route, b) => ownRoute(ctx, route, b),
+    byPath: (m, parts, b) => (isRecordPath(parts, "receipts") ? recordRoute(receiptRoutes(ctx), m, parts[1], parts[2], b) : null)
+  }, method, path, body)
+
+const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
+  switch (route) {
     case "POST receipts": {
       const invalid = invalidSpec(b)
       return invalid ? bad(invalid) : ok(adminReceipt(ctx.shop.createReceipt(b as ReceiptSpec)))
@@ -134,8 +123,8 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       const template = asObject(b.template)
       const invalid = invalidSpec(template)
       if (invalid) return bad(invalid)
-      const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
-      if (!(count >= 1 && count <= 10000)) return bad("count must be between 1 and 10000")
+      const count = bulkCount(b)
+      if (typeof count !== "number") return count
       const ids = Array.from({ length: count }, () => ctx.shop.createReceipt(template as ReceiptSpec).receipt_id)
       return ok({ ids })
     }
@@ -143,17 +132,6 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok({ receipts: [...ctx.shop.receipts.values()].map(adminReceipt) })
     case "GET stats":
       return ok(stats(ctx))
-    case "POST faults": {
-      const rule = parseFaultRule(body)
-      if (typeof rule === "string") return bad(rule)
-      ctx.faults.add(rule)
-      return ok({ faults: ctx.faults.list() })
-    }
-    case "GET faults":
-      return ok({ faults: ctx.faults.list() })
-    case "DELETE faults":
-      ctx.faults.clear()
-      return ok({ faults: [] })
     case "POST webhooks/subscribe": {
       const url = b.url ?? b.address
       if (typeof url !== "string" || !/^https?:\/\//.test(url)) return bad("url must be an http(s) URL")
@@ -163,27 +141,8 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       }
       return ok(ctx.webhooks.subscribe(url, events as ReceiptEvent[]))
     }
-    case "GET webhooks":
-      return ok({ subscriptions: ctx.webhooks.listSubscriptions(), settings: ctx.webhooks.settings, deliveries: ctx.webhooks.deliveries() })
-    case "POST webhooks/settings":
-      return webhookSettings(ctx, b)
-    case "POST webhooks/deliver": {
-      const sent = await ctx.webhooks.deliver({
-        ...(typeof b.duplicates === "number" ? { duplicates: b.duplicates } : {}),
-        ...(typeof b.reorder === "boolean" ? { reorder: b.reorder } : {})
-      })
-      return ok({ sent })
-    }
-    case "POST clock/advance": {
-      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
-      ctx.shop.advanceClock(b.seconds)
-      return ok({ now: new Date(ctx.shop.now()).toISOString(), nowSeconds: ctx.shop.nowSeconds() })
-    }
-    case "POST churn": {
-      if (typeof b.perListQuery !== "number" || b.perListQuery < 0) return bad("perListQuery must be a non-negative number")
-      ctx.shop.churnPerListQuery = Math.floor(b.perListQuery)
-      return ok({ perListQuery: ctx.shop.churnPerListQuery })
-    }
+    case "POST churn":
+      return churnRoute(b, "perListQuery", (n) => (ctx.shop.churnPerListQuery = n))
     case "POST quota":
       return quotaSettings(ctx, b)
     case "POST tokens/expire":
@@ -195,8 +154,5 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok(ctx.switches)
     }
   }
-  if (parts[0] === "receipts" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
-    return receiptRoute(ctx, method, parts[1], parts[2], body)
-  }
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

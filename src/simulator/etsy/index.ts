@@ -38,7 +38,7 @@
  * delayMs?, duplicates?, reorder?, retries?, retryDelayMs?, previousSecret?}`, `POST webhooks/deliver
  * {duplicates?, reorder?}` (Standard Webhooks signing, thin payloads; see webhooks.ts).
  */
-import type { AddressInfo } from "node:net"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { Switches } from "./admin.js"
 import { EtsyAuth } from "./auth.js"
 import { Faults } from "./faults.js"
@@ -76,20 +76,17 @@ export interface EtsySimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningEtsySimulator {
-  readonly url: string
+export interface RunningEtsySimulator extends RunningSimulator {
   readonly shopId: number
   readonly userId: number
   readonly keystring: string
   readonly sharedSecret: string
   readonly refreshToken: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const etsySimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   seed: 1,
   shopId: 48213795,
   userId: 873421905,
@@ -124,14 +121,7 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
     api: { shop, shopId: o.shopId, shopCountry: o.shopCountry },
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  url = `http://${o.host}:${(server.address() as AddressInfo).port}`
+  url = await listen(server, o.port, o.host)
   return {
     url,
     shopId: o.shopId,
@@ -140,22 +130,11 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
     sharedSecret: o.sharedSecret,
     refreshToken,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
-export interface EtsySimulatorStandaloneOptions extends EtsySimulatorOptions {
-  readonly log?: (line: string) => void
-}
+export type EtsySimulatorStandaloneOptions = StandaloneOptions<EtsySimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `etsy listening on <url>`. */
-export const runEtsySimulatorStandalone = async (options: EtsySimulatorStandaloneOptions = {}): Promise<RunningEtsySimulator> => {
-  const running = await startEtsySimulator(options)
-  ;(options.log ?? console.log)(`etsy listening on ${running.url}`)
-  return running
-}
+export const runEtsySimulatorStandalone = standalone("etsy", startEtsySimulator)

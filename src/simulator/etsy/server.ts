@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { createReceiptShipment, getShopReceipt, getShopReceipts, updateShopReceipt, type ApiAnswer, type ApiContext } from "./api.js"
 import type { Operation } from "./faults.js"
@@ -24,25 +25,6 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   const text = JSON.stringify(body)
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
   res.end(text)
-}
-
-const readBody = (req: IncomingMessage, limit: number): Promise<string | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const dropConnection = (res: ServerResponse): void => {
-  res.socket?.resetAndDestroy?.()
-  res.socket?.destroy()
 }
 
 type Body = { readonly kind: "json" | "form" | "empty"; readonly params: Record<string, unknown> } | { readonly error: string }
@@ -75,14 +57,11 @@ const operationOf = (method: string, receiptId: string | undefined, tracking: bo
 
 const handleToken = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const { shop, faults, auth } = config.admin
-  const fired = faults.draw("oauthToken")
-  for (const f of fired) shop.countFault(f.kind)
-  const has = (kind: string) => fired.find((f) => f.kind === kind)
-  const latency = has("latency")
-  if (latency) await sleep(faults.latencyOf(latency))
-  if (has("reset")) return dropConnection(res)
-  if (has("429")) return sendJson(res, 429, { error: "Too many requests" })
-  const error5xx = has("error5xx")
+  const fired = faults.fire("oauthToken", (kind) => shop.countFault(kind))
+  await fired.delay()
+  if (fired.has("reset")) return dropConnection(res)
+  if (fired.has("429")) return sendJson(res, 429, { error: "Too many requests" })
+  const error5xx = fired.has("error5xx")
   if (error5xx) return sendJson(res, error5xx.status, { error: "Server error" })
   const raw = await readBody(req, config.maxBodyBytes)
   const body = decodeBody(raw ?? "", req.headers["content-type"])
@@ -94,7 +73,7 @@ const handleToken = async (config: ServerConfig, req: IncomingMessage, res: Serv
     return sendJson(res, grant.refusal.status, grant.refusal.body)
   }
   shop.stats.tokenGrants += 1
-  if (has("commitThenDrop")) return dropConnection(res)
+  if (fired.has("commitThenDrop")) return dropConnection(res)
   sendJson(res, 200, grant.body, { "cache-control": "no-store" })
 }
 
@@ -107,10 +86,8 @@ const handleApi = async (
     shop.stats.forbidden += 1
     return sendJson(res, keyRefusal.status, keyRefusal.body)
   }
-  const fired = faults.draw(operation)
-  for (const f of fired) shop.countFault(f.kind)
-  const has = (kind: string) => fired.find((f) => f.kind === kind)
-  if (has("429")) {
+  const fired = faults.fire(operation, (kind) => shop.countFault(kind))
+  if (fired.has("429")) {
     shop.stats.throttled += 1
     return sendJson(res, 429, { error: `Too many requests: more than ${quota.settings.perSecond} per second` }, quota.rejectionHeaders("second"))
   }
@@ -121,10 +98,9 @@ const handleApi = async (
   }
   shop.countRequest(operation)
   const headers = admission.headers
-  const latency = has("latency")
-  if (latency) await sleep(faults.latencyOf(latency))
-  if (has("reset")) return dropConnection(res)
-  const error5xx = has("error5xx")
+  await fired.delay()
+  if (fired.has("reset")) return dropConnection(res)
+  const error5xx = fired.has("error5xx")
   if (error5xx) return sendJson(res, error5xx.status, { error: "Internal server error" }, headers)
   const write = operation === "createReceiptShipment" || operation === "updateShopReceipt"
   const bearerRefusal = auth.checkBearer(req.headers.authorization, write ? "transactions_w" : "transactions_r")
@@ -157,25 +133,15 @@ const handleApi = async (
       : updateShopReceipt(ctx, receiptId!, body.params)
   }
   if (operation === "getShopReceipts" && answer.status === 200 && shop.churnPerListQuery > 0) shop.churn(shop.churnPerListQuery)
-  if (has("commitThenDrop")) return dropConnection(res)
+  if (fired.has("commitThenDrop")) return dropConnection(res)
   sendJson(res, answer.status, answer.body, headers)
 }
 
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
   const method = req.method ?? "GET"
-  if (url.pathname.startsWith("/__sim/") || url.pathname === "/__sim") {
-    const raw = await readBody(req, config.maxBodyBytes)
-    let parsed: unknown = {}
-    if (raw !== null && raw.trim().length > 0) {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        return sendJson(res, 400, { error: "body must be JSON" })
-      }
-    }
-    const answer = await handleAdmin(config.admin, method, url.pathname, parsed)
-    return sendJson(res, answer.status, answer.body)
+  if (isAdminPath(url.pathname)) {
+    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
   }
   if (tokenPath.test(url.pathname)) {
     if (method !== "POST") return sendJson(res, 405, { error: "Method Not Allowed" }, { allow: "POST" })
@@ -191,9 +157,4 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 }
 
 export const makeServer = (config: ServerConfig): Server =>
-  createServer((req, res) => {
-    handle(config, req, res).catch((error: unknown) => {
-      if (res.headersSent) return dropConnection(res)
-      sendJson(res, 500, { error: "Internal server error", detail: error instanceof Error ? error.message : String(error) })
-    })
-  })
+  serverFor((req, res) => handle(config, req, res), (res, detail) => sendJson(res, 500, { error: "Internal server error", detail }))

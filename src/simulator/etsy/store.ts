@@ -1,15 +1,14 @@
+import { bump, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateBuyer, generateNote, generateTransaction, seededRandom, type Random, type ReceiptSpec } from "./fixtures.js"
 import { grandtotalCents, isCanceled, type AddressFields, type StoredReceipt, type StoredShipment } from "./model.js"
 
 /** The shop's receipts, its clock, statistics, and the changes a buyer, the seller or Etsy make. */
 
 export type ReceiptEvent = "order.paid" | "order.canceled" | "order.shipped"
-export type ReceiptListener = (event: ReceiptEvent, receipt: StoredReceipt) => void
+export type ReceiptListener = StoreListener<ReceiptEvent, StoredReceipt>
 
-export interface EtsyStats {
-  /** API requests that passed auth and the quota (what Etsy would count). */
-  requests: number
-  requestsByOperation: Record<string, number>
+/** `requests`: API requests that passed auth and the quota (what Etsy would count). */
+export interface EtsyStats extends OperationStats {
   /** 429 answers from the quota. */
   throttled: number
   unauthorized: number
@@ -20,7 +19,6 @@ export interface EtsyStats {
   shipmentsByReceipt: Record<string, number>
   /** Etsy emails the buyer each time a receipt gets a shipment or is marked shipped. */
   buyerEmailsByReceipt: Record<string, number>
-  faultsInjected: Record<string, number>
 }
 
 export interface ReceiptPatch extends Partial<AddressFields> {
@@ -38,9 +36,6 @@ const emptyStats = (): EtsyStats => ({
 
 const firstIds = { receipt: 3401234501, transaction: 4012345601, shipment: 1098765401, buyer: 901234501 }
 
-const bump = (record: Record<string, number>, key: string | number): void => {
-  record[String(key)] = (record[String(key)] ?? 0) + 1
-}
 
 export class EtsyShop {
   receipts = new Map<number, StoredReceipt>()

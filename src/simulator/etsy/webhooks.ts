@@ -1,4 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto"
+import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
 
@@ -13,13 +15,7 @@ import type { ReceiptEvent } from "./store.js"
 
 export const webhookEvents: ReadonlyArray<ReceiptEvent> = ["order.paid", "order.canceled", "order.shipped"]
 
-export interface WebhookSettings {
-  autoDeliver: boolean
-  delayMs: number
-  duplicates: number
-  reorder: boolean
-  retries: number
-  retryDelayMs: number
+export interface WebhookSettings extends QueueSettings, RetrySettings {
   previousSecret: string | null
 }
 
@@ -53,47 +49,18 @@ export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000, previousSecret: null
 })
 
-export class Webhooks {
-  private subscriptions: Subscription[] = []
-  private pending: PendingDelivery[] = []
-  private log: DeliveryRecord[] = []
-  private timer: NodeJS.Timeout | null = null
-  private readonly retryTimers = new Set<NodeJS.Timeout>()
-  private readonly inFlight = new Set<AbortController>()
-  private nextId = 1
-  private closed = false
-  settings: WebhookSettings = defaultWebhookSettings()
-
+export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(
     private readonly secret: string,
     private readonly shopId: number,
     private readonly resourceBase: () => string,
     private readonly now: () => number
-  ) {}
+  ) {
+    super(defaultWebhookSettings)
+  }
 
   subscribe(url: string, events: ReadonlyArray<ReceiptEvent>): Subscription {
-    const subscription = { id: this.nextId++, url, events }
-    this.subscriptions.push(subscription)
-    return subscription
-  }
-
-  listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.pending.length }
-
-  reset(): void {
-    this.subscriptions = []
-    this.pending = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.clearTimers()
-  }
-
-  private clearTimers(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    for (const t of this.retryTimers) clearTimeout(t)
-    this.retryTimers.clear()
+    return this.addSubscription(null, (id) => ({ id, url, events }))
   }
 
   readonly onReceiptEvent = (event: ReceiptEvent, receipt: StoredReceipt): void => {
@@ -104,32 +71,12 @@ export class Webhooks {
       resource_url: `${this.resourceBase()}/v3/application/shops/${this.shopId}/receipts/${receipt.receipt_id}`,
       shop_id: this.shopId
     })
-    for (const s of targets) {
-      this.pending.push({ messageId: `msg_${randomUUID().replace(/-/g, "")}`, event, url: s.url, body, receiptId: receipt.receipt_id, attempt: 1 })
-    }
-    if (this.settings.autoDeliver && this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null
-        void this.deliver({ duplicates: this.settings.duplicates, reorder: this.settings.reorder })
-      }, this.settings.delayMs)
-      this.timer.unref()
-    }
+    this.queue.enqueue(targets.map((s) => ({
+      messageId: `msg_${randomUUID().replace(/-/g, "")}`, event, url: s.url, body, receiptId: receipt.receipt_id, attempt: 1
+    })))
   }
 
-  async deliver(options: { duplicates?: number; reorder?: boolean } = {}): Promise<number> {
-    const batch = this.pending
-    this.pending = []
-    const ordered = options.reorder ? [...batch].reverse() : batch
-    const copies = 1 + Math.max(0, options.duplicates ?? 0)
-    let sent = 0
-    for (const delivery of ordered) {
-      for (let i = 0; i < copies; i++) {
-        await this.send(delivery)
-        sent += 1
-      }
-    }
-    return sent
-  }
+  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
 
   private signatureHeader(messageId: string, timestamp: number, body: string): string {
     const current = webhookSignature(this.secret, messageId, timestamp, body)
@@ -137,50 +84,16 @@ export class Webhooks {
     return previous === null ? current : `${webhookSignature(previous, messageId, timestamp, body)} ${current}`
   }
 
+  /** One attempt, signed afresh with its own timestamp; retries keep the `webhook-id`. */
   private async send(d: PendingDelivery): Promise<void> {
-    const controller = new AbortController()
-    this.inFlight.add(controller)
-    const timeout = setTimeout(() => controller.abort(), 5000)
     const timestamp = Math.floor(this.now() / 1000)
-    const record = { messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt }
-    try {
-      const response = await fetch(d.url, {
-        method: "POST",
-        signal: controller.signal,
-        headers: {
-          "content-type": "application/json",
-          "webhook-id": d.messageId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
-        },
-        body: d.body
-      })
-      await response.arrayBuffer().catch(() => undefined)
-      this.log.push({ ...record, status: response.status, error: null })
-      if (!response.ok) this.retryLater(d)
-    } catch (error) {
-      this.log.push({ ...record, status: null, error: error instanceof Error ? error.message : String(error) })
-      this.retryLater(d)
-    } finally {
-      clearTimeout(timeout)
-      this.inFlight.delete(controller)
-    }
-  }
-
-  private retryLater(d: PendingDelivery): void {
-    if (this.closed || d.attempt > this.settings.retries) return
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(timer)
-      void this.send({ ...d, attempt: d.attempt + 1 })
-    }, this.settings.retryDelayMs * 2 ** (d.attempt - 1))
-    timer.unref()
-    this.retryTimers.add(timer)
-  }
-
-  close(): void {
-    this.closed = true
-    this.clearTimers()
-    for (const controller of this.inFlight) controller.abort()
-    this.inFlight.clear()
+    const result = await this.queue.post(d.url, {
+      "content-type": "application/json",
+      "webhook-id": d.messageId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
+    }, d.body, false)
+    const entry = { messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt }
+    this.logAttempt(entry, result, d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
   }
 }

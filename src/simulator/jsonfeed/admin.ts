@@ -3,6 +3,9 @@
  * the seller's side of the storefront (create, edit, cancel, hold orders),
  * statistics, faults, the rate limit, webhooks and the clock.
  */
+import {
+  adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -10,7 +13,7 @@ import type { FulfillmentDesk } from "./fulfillments.js"
 import type { SlidingWindowLimiter } from "./limiter.js"
 import { type StoredOrder, wireFulfillment, wireOrder } from "./model.js"
 import { type FeedState, InvalidSpecError, type OrderPatch } from "./store.js"
-import type { Webhooks, WebhookSettings } from "./webhooks.js"
+import type { Webhooks } from "./webhooks.js"
 
 export interface AdminContext {
   readonly state: FeedState
@@ -22,13 +25,7 @@ export interface AdminContext {
   readonly initialRateLimit: Parameters<SlidingWindowLimiter["configure"]>[0]
 }
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
-const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
-
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+export type { AdminAnswer } from "../kit/admin.js"
 
 /** The order as the API shows it, plus its fulfilments and insertion number. */
 export const adminOrder = (order: StoredOrder) => ({
@@ -41,8 +38,7 @@ const stats = (ctx: AdminContext) => ({
   ...ctx.state.stats,
   orders: ctx.state.orders.size,
   rateLimit: ctx.limiter.current(),
-  webhooksPending: ctx.webhooks.pendingCount(),
-  webhooksDelivered: ctx.webhooks.deliveries().filter((d) => d.status !== null && d.status < 300).length
+  ...webhookStats(ctx.webhooks)
 })
 
 /** Runs a state change, turning a refused spec into a 400. */
@@ -55,36 +51,23 @@ const guarded = (change: () => unknown): AdminAnswer => {
   }
 }
 
-const orderRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const order = ctx.state.orders.get(id)
-  if (order === undefined) return bad(`order ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (action === undefined && method === "GET") return ok(adminOrder(order))
-  if (action === undefined && method === "PATCH") return guarded(() => adminOrder(ctx.state.editOrder(order, b as OrderPatch)))
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "cancel":
-      return ok(adminOrder(ctx.state.cancelOrder(order, typeof b.reason === "string" ? b.reason : "customer", b.refund !== false)))
-    case "hold":
-      return ok(adminOrder(ctx.state.hold(order, typeof b.reason === "string" ? b.reason : null)))
-    case "release":
-      return ok(adminOrder(ctx.state.release(order)))
-    default:
-      return bad(`unknown order action ${action ?? ""}`, 404)
+const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
+  noun: "order",
+  find: (id) => ctx.state.orders.get(id),
+  view: adminOrder,
+  edit: (order, b) => guarded(() => adminOrder(ctx.state.editOrder(order, b as OrderPatch))),
+  act: (action, order, b) => {
+    switch (action) {
+      case "cancel":
+        return ok(adminOrder(ctx.state.cancelOrder(order, typeof b.reason === "string" ? b.reason : "customer", b.refund !== false)))
+      case "hold":
+        return ok(adminOrder(ctx.state.hold(order, typeof b.reason === "string" ? b.reason : null)))
+      case "release":
+        return ok(adminOrder(ctx.state.release(order)))
+    }
+    return null
   }
-}
-
-const webhookSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
-  const next: WebhookSettings = { ...ctx.webhooks.settings }
-  if (typeof b.autoDeliver === "boolean") next.autoDeliver = b.autoDeliver
-  if (typeof b.delayMs === "number" && b.delayMs >= 0) next.delayMs = b.delayMs
-  if (typeof b.duplicates === "number" && b.duplicates >= 0) next.duplicates = Math.floor(b.duplicates)
-  if (typeof b.reorder === "boolean") next.reorder = b.reorder
-  if (typeof b.retries === "number" && b.retries >= 0) next.retries = Math.floor(b.retries)
-  if (typeof b.retryDelayMs === "number" && b.retryDelayMs >= 0) next.retryDelayMs = b.retryDelayMs
-  ctx.webhooks.settings = next
-  return ok(next)
-}
+})
 
 const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   if (b.off === true) {
@@ -99,27 +82,37 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
   return ok({ rateLimit: ctx.limiter.current() })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  let parts: Array<string>
-  try {
-    parts = path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0).map(decodeURIComponent)
-  } catch {
-    return bad(`no admin route ${method} ${path}`, 404)
-  }
-  const b = asObject(body)
-  switch (`${method} ${parts.join("/")}`) {
-    case "POST reset":
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({
+    reset: () => {
       ctx.state.reset()
       ctx.desk.reset()
-      ctx.faults.clear()
       ctx.limiter.configure(ctx.initialRateLimit)
-      ctx.webhooks.reset()
-      return ok({ ok: true })
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    clock: ctx.state
+  }, {
+    segments: (p) => {
+      try {
+        return adminPathParts(p).map(decodeURIComponent)
+      } catch {
+        return null
+      }
+    },
+    fixed: (route, b) => ownRoute(ctx, route, b),
+    // Order ids are strings here (`ord_1001`), so any id segment is tried.
+    byPath: (m, parts, b) => (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3 ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
+  }, method, path, body)
+
+const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
+  switch (route) {
     case "POST orders":
       return guarded(() => adminOrder(ctx.state.createOrder(b as OrderSpec)))
     case "POST orders/bulk": {
-      const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
-      if (!(count >= 1 && count <= 10000)) return bad("count must be between 1 and 10000")
+      const count = bulkCount(b)
+      if (typeof count !== "number") return count
       const template = asObject(b.template) as OrderSpec
       return guarded(() => ({ ids: Array.from({ length: count }, () => ctx.state.createOrder(template).id) }))
     }
@@ -127,45 +120,16 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok({ orders: [...ctx.state.orders.values()].map(adminOrder) })
     case "GET stats":
       return ok(stats(ctx))
-    case "POST faults": {
-      const rule = parseFaultRule(body)
-      if (typeof rule === "string") return bad(rule)
-      ctx.faults.add(rule)
-      return ok({ faults: ctx.faults.list() })
-    }
-    case "GET faults":
-      return ok({ faults: ctx.faults.list() })
-    case "DELETE faults":
-      ctx.faults.clear()
-      return ok({ faults: [] })
     case "POST ratelimit":
       return rateLimit(ctx, b)
     case "POST webhooks/subscribe":
       if (typeof b.address !== "string" || !/^https?:\/\//.test(b.address)) return bad("address must be an http(s) URL")
       return ok(ctx.webhooks.subscribe(b.address))
-    case "GET webhooks":
-      return ok({ subscriptions: ctx.webhooks.listSubscriptions(), settings: ctx.webhooks.settings, deliveries: ctx.webhooks.deliveries() })
-    case "POST webhooks/settings":
-      return webhookSettings(ctx, b)
     case "POST webhooks/ping":
       ctx.webhooks.ping()
       return ok({ pending: ctx.webhooks.pendingCount() })
-    case "POST webhooks/deliver": {
-      const sent = await ctx.webhooks.deliver({
-        ...(typeof b.duplicates === "number" ? { duplicates: b.duplicates } : {}),
-        ...(typeof b.reorder === "boolean" ? { reorder: b.reorder } : {})
-      })
-      return ok({ sent })
-    }
-    case "POST clock/advance":
-      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
-      ctx.state.advanceClock(b.seconds)
-      return ok({ now: new Date(ctx.state.now()).toISOString() })
     case "POST churn":
-      if (typeof b.perPage !== "number" || b.perPage < 0) return bad("perPage must be a non-negative number")
-      ctx.state.churnPerPage = Math.floor(b.perPage)
-      return ok({ perPage: ctx.state.churnPerPage })
+      return churnRoute(b, "perPage", (n) => (ctx.state.churnPerPage = n))
   }
-  if (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3) return orderRoute(ctx, method, parts[1], parts[2], body)
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

@@ -4,24 +4,10 @@
  * line), print-on-demand lines whose attributes carry design URLs, a few
  * unpaid orders.
  */
+import { int, pick, type Random } from "../kit/random.js"
 import type { WireAddress, WireAttribute } from "./wire.js"
 
-export type Random = () => number
-
-/** mulberry32: small, fast and good enough for fixtures. */
-export const seededRandom = (seed: number): Random => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const pick = <A>(random: Random, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)] as A
-const int = (random: Random, min: number, max: number): number => min + Math.floor(random() * (max - min + 1))
+export { seededRandom, type Random } from "../kit/random.js"
 
 const firstNames = ["Grace", "Oliver", "Zoë", "Mateo", "Łucja", "Søren", "Amélie", "Jonah", "Inès", "Kenji", "Freya", "Ángel"]
 const lastNames = ["Hopper", "Müller", "Ødegaard", "Nowak", "Fernández", "Lefèvre", "Tanaka", "O'Neill", "de Vries", "Brooks"]

@@ -18,7 +18,7 @@
  * (subscribe, settings, deliver with duplicates/reorder, ping); clock/advance;
  * churn (orders edited after each page, to test paging under edits).
  */
-import type { AddressInfo } from "node:net"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
 import { FulfillmentDesk } from "./fulfillments.js"
@@ -46,19 +46,15 @@ export interface JsonFeedSimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningJsonFeedSimulator {
-  /** The server's root, e.g. http://127.0.0.1:40123 (admin at `${url}/__sim/…`). */
-  readonly url: string
+export interface RunningJsonFeedSimulator extends RunningSimulator {
   /** The contract's `<base>`, what a connector's `baseUrl` is set to. */
   readonly baseUrl: string
   readonly token: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const jsonFeedSimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   basePath: "/podsync/v1",
   token: "jf_sim_token",
   webhookSecret: "jsonfeed-sim-webhook-secret",
@@ -85,39 +81,17 @@ export const startJsonFeedSimulator = async (options: JsonFeedSimulatorOptions =
     limiter,
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  const { port } = server.address() as AddressInfo
-  const url = `http://${o.host}:${port}`
+  const url = await listen(server, o.port, o.host)
   return {
     url,
     baseUrl: `${url}${basePath}`,
     token: o.token,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
-export interface JsonFeedSimulatorStandaloneOptions extends JsonFeedSimulatorOptions {
-  /** Where the listening line goes; default console.log. */
-  readonly log?: (line: string) => void
-}
+export type JsonFeedSimulatorStandaloneOptions = StandaloneOptions<JsonFeedSimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `jsonfeed listening on <url>`. */
-export const runJsonFeedSimulatorStandalone = async (
-  options: JsonFeedSimulatorStandaloneOptions = {}
-): Promise<RunningJsonFeedSimulator> => {
-  const running = await startJsonFeedSimulator(options)
-  ;(options.log ?? console.log)(`jsonfeed listening on ${running.url}`)
-  return running
-}
+export const runJsonFeedSimulatorStandalone = standalone("jsonfeed", startJsonFeedSimulator)

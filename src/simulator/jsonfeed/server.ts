@@ -4,7 +4,9 @@
  * fault can drop the raw socket.
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { bump } from "../kit/stats.js"
+import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { type AdminContext, handleAdmin } from "./admin.js"
 import { type ApiContext, handleApi, routeOf } from "./api.js"
 import type { Faults } from "./faults.js"
@@ -30,25 +32,6 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
     ...headers
   })
   res.end(text)
-}
-
-const readBody = (req: IncomingMessage, limit: number): Promise<string | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const dropConnection = (res: ServerResponse): void => {
-  res.socket?.resetAndDestroy?.()
-  res.socket?.destroy()
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -77,18 +60,15 @@ const handleContract = async (config: ServerConfig, req: IncomingMessage, res: S
   const rawBody = await readBody(req, config.maxBodyBytes)
   if (rawBody === null) return sendJson(res, 413, wireError("invalid_request", "the body is too large"))
 
-  const fired = config.faults.draw(route.operation)
-  for (const f of fired) stats.faultsInjected[f.kind] = (stats.faultsInjected[f.kind] ?? 0) + 1
-  const has = (kind: string) => fired.find((f) => f.kind === kind)
-  const limited = has("rateLimit")
+  const fired = config.faults.fire(route.operation, (kind) => bump(stats.faultsInjected, kind))
+  const limited = fired.has("rateLimit")
   if (limited) {
     return sendJson(res, 429, wireError("rate_limited", "too many requests"), { "Retry-After": String(limited.retryAfterSeconds) })
   }
-  if (has("reset")) return dropConnection(res)
-  const error5xx = has("error5xx")
+  if (fired.has("reset")) return dropConnection(res)
+  const error5xx = fired.has("error5xx")
   if (error5xx) return sendJson(res, error5xx.status, wireError("internal_error", "the storefront failed; nothing was done"))
-  const latency = has("latency")
-  const pause = latency ? () => sleep(config.faults.latencyOf(latency)) : () => Promise.resolve()
+  const pause = () => fired.delay()
 
   const answer = await handleApi(config.api, {
     route,
@@ -97,24 +77,14 @@ const handleContract = async (config: ServerConfig, req: IncomingMessage, res: S
     rawBody,
     pause
   })
-  if (has("commitThenDrop")) return dropConnection(res)
+  if (fired.has("commitThenDrop")) return dropConnection(res)
   sendJson(res, answer.status, answer.body, answer.headers)
 }
 
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
-  if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-    const raw = await readBody(req, config.maxBodyBytes)
-    let parsed: unknown = {}
-    if (raw !== null && raw.trim().length > 0) {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        return sendJson(res, 400, { error: "body must be JSON" })
-      }
-    }
-    const answer = await handleAdmin(config.admin, req.method ?? "GET", url.pathname, parsed)
-    return sendJson(res, answer.status, answer.body)
+  if (isAdminPath(url.pathname)) {
+    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
   }
   if (url.pathname === config.basePath || url.pathname.startsWith(`${config.basePath}/`)) {
     return handleContract(config, req, res, url)
@@ -123,9 +93,4 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 }
 
 export const makeServer = (config: ServerConfig): Server =>
-  createServer((req, res) => {
-    handle(config, req, res).catch((error: unknown) => {
-      if (res.headersSent) return dropConnection(res)
-      sendJson(res, 500, wireError("internal_error", error instanceof Error ? error.message : String(error)))
-    })
-  })
+  serverFor((req, res) => handle(config, req, res), (res, message) => sendJson(res, 500, wireError("internal_error", message)))

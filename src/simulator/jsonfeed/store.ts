@@ -4,17 +4,16 @@
  * `updated_at`. The contract's rules for creating a fulfilment live in
  * fulfillments.ts; paging in paging.ts.
  */
+import type { OperationStats, StoreListener } from "../kit/stats.js"
 import { generateOrder, type OrderSpec, seededRandom, type Random } from "./fixtures.js"
 import type { StoredLine, StoredOrder } from "./model.js"
 import { financialStatuses, type FinancialStatus, type WireAddress, type WireAttribute } from "./wire.js"
 
 export type OrderEvent = "order.created" | "order.updated" | "order.cancelled"
-export type OrderListener = (event: OrderEvent, order: StoredOrder) => void
+export type OrderListener = StoreListener<OrderEvent, StoredOrder>
 
-export interface FeedStats {
-  /** Authorised contract requests that were answered (not refused with 429). */
-  requests: number
-  requestsByOperation: Record<string, number>
+/** `requests`: authorised contract requests that were answered (not refused with 429). */
+export interface FeedStats extends OperationStats {
   /** Requests refused with 429 by the rate limit (not by a fault). */
   rateLimited: number
   fulfillmentsByOrder: Record<string, number>
@@ -24,7 +23,6 @@ export interface FeedStats {
   idempotentReplays: number
   /** POSTs answered 409 because a request with the same key was still running. */
   keysInUse: number
-  faultsInjected: Record<string, number>
 }
 
 export interface OrderPatch {

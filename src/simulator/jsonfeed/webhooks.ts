@@ -14,6 +14,8 @@
  * Duplicates (the same bytes again) and reordering (newest first) on demand.
  */
 import { createHmac, randomUUID } from "node:crypto"
+import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
 import { iso, type StoredOrder } from "./model.js"
 import type { OrderEvent } from "./store.js"
 import type { WebhookEnvelope, WebhookType } from "./wire.js"
@@ -42,19 +44,8 @@ export const signedDelivery = (
   }
 }
 
-export interface WebhookSettings {
-  /** Send each delivery `delayMs` after its event; when false, only `deliver()` sends. */
-  autoDeliver: boolean
-  delayMs: number
-  /** Extra copies of every automatic delivery. */
-  duplicates: number
-  /** Send each automatic batch newest first. */
-  reorder: boolean
-  /** A delivery answered non-2xx (or not at all) is retried this many times… */
-  retries: number
-  /** …after retryDelayMs, doubling each time. */
-  retryDelayMs: number
-}
+/** The queue's settings (kit/webhookQueue.ts) with retries: a retry keeps the delivery id and is re-signed. */
+export type WebhookSettings = QueueSettings & RetrySettings
 
 export const defaultWebhookSettings = (): WebhookSettings => ({
   autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000
@@ -81,37 +72,13 @@ export interface DeliveryRecord {
   readonly error: string | null
 }
 
-export class Webhooks {
-  settings: WebhookSettings = defaultWebhookSettings()
-  private subscriptions: Array<Subscription> = []
-  private pending: Array<PendingDelivery> = []
-  private log: Array<DeliveryRecord> = []
-  private timer: NodeJS.Timeout | null = null
-  private readonly retryTimers = new Set<NodeJS.Timeout>()
-  private readonly inFlight = new Set<AbortController>()
-  private nextSubscriptionId = 1
-  private closed = false
-
-  constructor(private readonly secret: string, private readonly now: () => number) {}
-
-  subscribe(address: string): Subscription {
-    const existing = this.subscriptions.find((s) => s.address === address)
-    if (existing) return existing
-    const subscription = { id: this.nextSubscriptionId++, address }
-    this.subscriptions.push(subscription)
-    return subscription
+export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
+  constructor(private readonly secret: string, private readonly now: () => number) {
+    super(defaultWebhookSettings)
   }
 
-  listSubscriptions(): ReadonlyArray<Subscription> { return this.subscriptions }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.pending.length }
-
-  reset(): void {
-    this.subscriptions = []
-    this.pending = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    this.clearTimers()
+  subscribe(address: string): Subscription {
+    return this.addSubscription((s) => s.address === address, (id) => ({ id, address }))
   }
 
   /** Queues one delivery per subscription for an order event. */
@@ -123,34 +90,13 @@ export class Webhooks {
   ping(): void { this.enqueue("ping", null, null) }
 
   private enqueue(type: WebhookType, orderId: string | null, updatedAt: string | null): void {
-    if (this.subscriptions.length === 0) return
-    for (const s of this.subscriptions) {
-      this.pending.push({ deliveryId: `dlv_${randomUUID()}`, type, orderId, updatedAt, address: s.address, attempt: 1 })
-    }
-    if (this.settings.autoDeliver && this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null
-        void this.deliver({ duplicates: this.settings.duplicates, reorder: this.settings.reorder })
-      }, this.settings.delayMs)
-      this.timer.unref()
-    }
+    this.queue.enqueue(this.subscriptions.map((s) => ({ deliveryId: `dlv_${randomUUID()}`, type, orderId, updatedAt, address: s.address, attempt: 1 })))
   }
 
-  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  async deliver(options: { duplicates?: number; reorder?: boolean } = {}): Promise<number> {
-    const batch = this.pending
-    this.pending = []
-    const ordered = options.reorder ? [...batch].reverse() : batch
-    const copies = 1 + Math.max(0, options.duplicates ?? 0)
-    let sent = 0
-    for (const delivery of ordered) {
-      const attempt = this.sign(delivery)
-      for (let i = 0; i < copies; i++) {
-        await this.send(delivery, attempt)
-        sent += 1
-      }
-    }
-    return sent
+  /** Duplicates of one delivery are the same bytes: it is signed once, not once per copy. */
+  protected dispatch(d: PendingDelivery): () => Promise<void> {
+    const signed = this.sign(d)
+    return () => this.send(d, signed)
   }
 
   private sign(d: PendingDelivery) {
@@ -164,48 +110,12 @@ export class Webhooks {
     return signedDelivery(this.secret, envelope)
   }
 
+  /** One attempt; a retry keeps the delivery id, later, re-stamped and re-signed, while retries remain. */
   private async send(d: PendingDelivery, signed: { body: string; headers: Record<string, string> }): Promise<void> {
-    const controller = new AbortController()
-    this.inFlight.add(controller)
-    const timeout = setTimeout(() => controller.abort(), 5000)
-    const record = { deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt }
-    try {
-      const response = await fetch(d.address, { method: "POST", signal: controller.signal, headers: signed.headers, body: signed.body })
-      await response.arrayBuffer().catch(() => undefined)
-      this.log.push({ ...record, status: response.status, error: null })
-      if (!response.ok) this.retryLater(d)
-    } catch (error) {
-      this.log.push({ ...record, status: null, error: error instanceof Error ? error.message : String(error) })
-      this.retryLater(d)
-    } finally {
-      clearTimeout(timeout)
-      this.inFlight.delete(controller)
-    }
-  }
-
-  /** The same delivery id again, later, re-stamped and re-signed, while retries remain. */
-  private retryLater(d: PendingDelivery): void {
-    if (this.closed || d.attempt > this.settings.retries) return
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(timer)
+    const result = await this.queue.post(d.address, signed.headers, signed.body, false)
+    this.logAttempt({ deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt }, result, d.attempt, () => {
       const next = { ...d, attempt: d.attempt + 1 }
       void this.send(next, this.sign(next))
-    }, this.settings.retryDelayMs * 2 ** (d.attempt - 1))
-    timer.unref()
-    this.retryTimers.add(timer)
-  }
-
-  private clearTimers(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    for (const t of this.retryTimers) clearTimeout(t)
-    this.retryTimers.clear()
-  }
-
-  close(): void {
-    this.closed = true
-    this.clearTimers()
-    for (const controller of [...this.inFlight]) controller.abort()
-    this.inFlight.clear()
+    })
   }
 }

@@ -2,7 +2,7 @@
 // list, read, change line items, approve.
 import type { EconomyCoverage } from "./coverage.js"
 import { CREATED_METHODS, DRAFT_STATUS_PREFIX, DRAFT_STATUSES } from "./enums.js"
-import { matchesAny, paginate, readArray, readCreatedAtMin, readEnumArray, readPaging } from "./listing.js"
+import { listAnswer, matchesFilters, readListFilters } from "./listing.js"
 import type { Route, RouteContext } from "./routes.js"
 import type { DraftRecord, LineRecord, SimState } from "./state.js"
 import type { LineInput } from "./validation.js"
@@ -144,25 +144,10 @@ export const draftWarnings = (draft: DraftRecord): ReadonlyArray<string> => [
 
 const listHandler = (state: SimState) => (context: RouteContext): SimResponse => {
   const issues = new Issues()
-  const q = context.query
-  const paging = readPaging(issues, q)
-  const createdAtMin = readCreatedAtMin(issues, q)
-  const methods = readEnumArray(issues, q, "filter.created_methods", CREATED_METHODS)
-  const ids = readArray(issues, q, "filter.order_ids", 100)
-  const statuses = readEnumArray(issues, q, "filter.statuses", DRAFT_STATUSES.map((s) => DRAFT_STATUS_PREFIX + s))
-  const references = readArray(issues, q, "filter.reference_ids", 255)
+  const filters = readListFilters(issues, context.query, CREATED_METHODS, DRAFT_STATUSES.map((s) => DRAFT_STATUS_PREFIX + s))
   if (!issues.empty) return invalidArgument(issues.list)
-  const matching = [...state.drafts.values()]
-    .filter((d) =>
-      (createdAtMin === undefined || d.createdAt >= createdAtMin) &&
-      matchesAny(methods, d.createdMethod) &&
-      matchesAny(ids, d.id) &&
-      matchesAny(statuses, DRAFT_STATUS_PREFIX + d.status) &&
-      (references === undefined || (d.referenceId !== null && references.includes(d.referenceId)))
-    )
-    .reverse()
-  const { page, paging: info } = paginate(matching, paging, state.seed)
-  return success(page.map((d) => draftView(state.catalog, state.seed, d, false)), info)
+  const matching = [...state.drafts.values()].filter((d) => matchesFilters(filters, { ...d, status: DRAFT_STATUS_PREFIX + d.status }))
+  return listAnswer(matching, filters, state.seed, (d) => draftView(state.catalog, state.seed, d, false))
 }
 
 const getHandler = (state: SimState) => (context: RouteContext): SimResponse => {

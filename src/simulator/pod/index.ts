@@ -48,6 +48,7 @@
 // - Economy shipping (coverage.ts): `POST /api/v3/shipping/economy/coverage/check`; Economy drafts to an
 //   uncovered ZIP are moved to Standard with `shipping_substitution`, non-US/military/offshore ones refused;
 //   `POST /__sim/economy/coverage { uncovered, covered }` marks ZIPs.
+import { standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { AddressInfo } from "node:net"
 import { adminRoutes } from "./admin.js"
 import { AcceptedHeaders, authHeaderRoutes, type HeaderPair, PUBLISHED_HEADER_PAIRS } from "./auth.js"
@@ -95,10 +96,7 @@ export interface PodSimulatorOptions {
   readonly enumNumbers?: boolean
 }
 
-export interface RunningPodSimulator {
-  readonly url: string
-  readonly close: () => Promise<void>
-}
+export type RunningPodSimulator = RunningSimulator
 
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = { requests: 100, windowSeconds: 10, blockSeconds: 60 }
 
@@ -204,17 +202,10 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   }
 }
 
-export interface PodSimulatorStandaloneOptions extends PodSimulatorOptions {
-  /** Where the listening line goes; default console.log. */
-  readonly log?: (line: string) => void
-}
+export type PodSimulatorStandaloneOptions = StandaloneOptions<PodSimulatorOptions>
 
-/** Starts the simulator for `podsync simulate --pod-port`: prints `pod listening on <url>`. */
-export const runPodSimulatorStandalone = async (options: PodSimulatorStandaloneOptions = {}): Promise<RunningPodSimulator> => {
-  const running = await startPodSimulator({ autoAdvance: false, ...options })
-  ;(options.log ?? console.log)(`pod listening on ${running.url}`)
-  return running
-}
+/** Starts the simulator for `podsync simulate --pod-port` (no clock auto-advance): prints `pod listening on <url>`. */
+export const runPodSimulatorStandalone = standalone("pod", (options?: PodSimulatorOptions) => startPodSimulator({ autoAdvance: false, ...options }))
 
 export { generateCatalog } from "./catalog.js"
 export type { Catalog, CatalogProduct, CatalogVariant } from "./catalog.js"

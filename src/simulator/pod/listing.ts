@@ -1,7 +1,8 @@
 // List operations: paging (`paging.limit` default 20 max 100, `paging.page` from 1)
 // and filters given as repeated query keys.
 import type { Issues } from "./validation.js"
-import type { Paging } from "./wire.js"
+import type { Json, Paging, SimResponse } from "./wire.js"
+import { success } from "./wire.js"
 
 export const DEFAULT_LIMIT = 20
 export const MAX_LIMIT = 100
@@ -79,3 +80,56 @@ export const readCreatedAtMin = (issues: Issues, query: URLSearchParams): number
 
 export const matchesAny = (wanted: ReadonlyArray<string> | undefined, value: string): boolean =>
   wanted === undefined || wanted.includes(value)
+
+/** The filters the draft and order lists share. */
+export interface ListFilters {
+  readonly paging: PageRequest
+  readonly createdAtMin: number | undefined
+  readonly methods: ReadonlyArray<string> | undefined
+  readonly ids: ReadonlyArray<string> | undefined
+  /** Filters only one list has (the order list's payment status), read before the statuses. */
+  readonly extra: Readonly<Record<string, ReadonlyArray<string> | undefined>>
+  readonly statuses: ReadonlyArray<string> | undefined
+  readonly references: ReadonlyArray<string> | undefined
+}
+
+/**
+ * Reads a list request's paging and filters in the order the service reports their issues;
+ * `statuses` and each of `extra` are the values their filter allows.
+ */
+export const readListFilters = (
+  issues: Issues,
+  q: URLSearchParams,
+  createdMethods: ReadonlyArray<string>,
+  statuses: ReadonlyArray<string>,
+  extra: Readonly<Record<string, ReadonlyArray<string>>> = {}
+): ListFilters => {
+  const paging = readPaging(issues, q)
+  const createdAtMin = readCreatedAtMin(issues, q)
+  const methods = readEnumArray(issues, q, "filter.created_methods", createdMethods)
+  const ids = readArray(issues, q, "filter.order_ids", 100)
+  const extraValues = Object.fromEntries(Object.entries(extra).map(([key, allowed]) => [key, readEnumArray(issues, q, key, allowed)]))
+  return { paging, createdAtMin, methods, ids, extra: extraValues, statuses: readEnumArray(issues, q, "filter.statuses", statuses), references: readArray(issues, q, "filter.reference_ids", 255) }
+}
+
+/** What a listed record shows the shared filters; `status` carries its enum prefix. */
+export interface Listed {
+  readonly createdAt: number
+  readonly createdMethod: string
+  readonly id: string
+  readonly status: string
+  readonly referenceId: string | null
+}
+
+export const matchesFilters = (f: ListFilters, r: Listed): boolean =>
+  (f.createdAtMin === undefined || r.createdAt >= f.createdAtMin) &&
+  matchesAny(f.methods, r.createdMethod) &&
+  matchesAny(f.ids, r.id) &&
+  matchesAny(f.statuses, r.status) &&
+  (f.references === undefined || (r.referenceId !== null && f.references.includes(r.referenceId)))
+
+/** The answer to a list request: the records that matched, newest first, one page of them shown with `view`. */
+export const listAnswer = <A>(matching: ReadonlyArray<A>, filters: ListFilters, seed: number, view: (record: A) => Json): SimResponse => {
+  const { page, paging } = paginate([...matching].reverse(), filters.paging, seed)
+  return success(page.map(view), paging)
+}

@@ -2,7 +2,7 @@
 // the v3 list/read operations.
 import { CREATED_METHODS, ORDER_PATH, ORDER_STATUS_PREFIX, ORDER_STATUSES, PAYMENT_STATUS_PREFIX, PAYMENT_STATUSES } from "./enums.js"
 import type { CatalogStockLabel, OrderStatus } from "./enums.js"
-import { matchesAny, paginate, readArray, readCreatedAtMin, readEnumArray, readPaging } from "./listing.js"
+import { listAnswer, matchesAny, matchesFilters, readListFilters } from "./listing.js"
 import type { Route, RouteContext } from "./routes.js"
 import type { DraftRecord, OrderRecord, SimState, TrackingRecord } from "./state.js"
 import { Issues } from "./validation.js"
@@ -225,27 +225,16 @@ export class OrderLifecycle {
 
 const listHandler = (state: SimState) => (context: RouteContext): SimResponse => {
   const issues = new Issues()
-  const q = context.query
-  const paging = readPaging(issues, q)
-  const createdAtMin = readCreatedAtMin(issues, q)
-  const methods = readEnumArray(issues, q, "filter.created_methods", CREATED_METHODS)
-  const ids = readArray(issues, q, "filter.order_ids", 100)
-  const payments = readEnumArray(issues, q, "filter.payment_status", PAYMENT_STATUSES.map((s) => PAYMENT_STATUS_PREFIX + s))
-  const statuses = readEnumArray(issues, q, "filter.statuses", ORDER_STATUSES.map((s) => ORDER_STATUS_PREFIX + s))
-  const references = readArray(issues, q, "filter.reference_ids", 255)
+  const filters = readListFilters(issues, context.query, CREATED_METHODS, ORDER_STATUSES.map((s) => ORDER_STATUS_PREFIX + s), {
+    "filter.payment_status": PAYMENT_STATUSES.map((s) => PAYMENT_STATUS_PREFIX + s)
+  })
   if (!issues.empty) return invalidArgument(issues.list)
-  const matching = [...state.orders.values()]
-    .filter((o) =>
-      (createdAtMin === undefined || o.createdAt >= createdAtMin) &&
-      matchesAny(methods, o.draft.createdMethod) &&
-      matchesAny(ids, o.id) &&
-      matchesAny(payments, PAYMENT_STATUS_PREFIX + o.paymentStatus) &&
-      matchesAny(statuses, ORDER_STATUS_PREFIX + o.status) &&
-      (references === undefined || (o.draft.referenceId !== null && references.includes(o.draft.referenceId)))
-    )
-    .reverse()
-  const { page, paging: info } = paginate(matching, paging, state.seed)
-  return success(page.map((o) => orderView(state.catalog, state.seed, o, true)), info)
+  const payments = filters.extra["filter.payment_status"]
+  const matching = [...state.orders.values()].filter((o) =>
+    matchesAny(payments, PAYMENT_STATUS_PREFIX + o.paymentStatus) &&
+    matchesFilters(filters, { createdAt: o.createdAt, createdMethod: o.draft.createdMethod, id: o.id, status: ORDER_STATUS_PREFIX + o.status, referenceId: o.draft.referenceId })
+  )
+  return listAnswer(matching, filters, state.seed, (o) => orderView(state.catalog, state.seed, o, true))
 }
 
 const getHandler = (state: SimState) => (context: RouteContext): SimResponse => {

@@ -1,17 +1,7 @@
 // Seeded randomness for the POD simulator: the catalog and every id it hands
 // out are a pure function of the seed and the order of requests.
 
-/** mulberry32: small, fast, good enough for fixtures. */
-export const makeRandom = (seed: number): (() => number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { int as pickInt, seededRandom as makeRandom } from "../kit/random.js"
 
 /** FNV-1a 32-bit hash of a string. */
 export const hashString = (text: string): number => {
@@ -22,9 +12,6 @@ export const hashString = (text: string): number => {
   }
   return hash >>> 0
 }
-
-export const pickInt = (random: () => number, min: number, max: number): number =>
-  min + Math.floor(random() * (max - min + 1))
 
 export const pickOne = <A>(random: () => number, items: ReadonlyArray<A>): A => {
   const item = items[Math.floor(random() * items.length)]

@@ -1,75 +1,18 @@
+import { FaultRules, parseFaultRuleWith, type FaultRule as KitFaultRule } from "../kit/faults.js"
+
 /** Fault rules set through `POST /__sim/faults`, matched against a request's GraphQL root fields. */
 
 export type FaultKind = "error5xx" | "reset" | "commitThenDrop" | "latency" | "throttle"
 
-export interface FaultRule {
-  readonly operation: string
-  readonly kind: FaultKind
-  readonly probability: number
-  /** How many more times the rule may fire; Infinity when not limited. */
-  remaining: number
-  readonly latencyMs: readonly [number, number]
-  readonly status: number
-}
-
-const kinds: ReadonlyArray<FaultKind> = ["error5xx", "reset", "commitThenDrop", "latency", "throttle"]
+export type FaultRule = KitFaultRule<FaultKind>
 
 /** Validates an admin request body; returns the rule or a message saying what is wrong. */
-export const parseFaultRule = (body: unknown): FaultRule | string => {
-  if (typeof body !== "object" || body === null) return "body must be a JSON object"
-  const b = body as Record<string, unknown>
-  const kind = b.kind
-  if (typeof kind !== "string" || !kinds.includes(kind as FaultKind)) return `kind must be one of ${kinds.join(", ")}`
-  const operation = b.operation ?? "*"
-  if (typeof operation !== "string") return "operation must be a GraphQL root field name or \"*\""
-  const probability = b.probability ?? 1
-  if (typeof probability !== "number" || probability < 0 || probability > 1) return "probability must be between 0 and 1"
-  const count = b.count ?? null
-  if (count !== null && (typeof count !== "number" || count < 1)) return "count must be a positive number"
-  const latency = b.latencyMs ?? [200, 200]
-  const pair = typeof latency === "number" ? [latency, latency] : latency
-  if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((n) => typeof n === "number" && n >= 0)) {
-    return "latencyMs must be [min, max] in milliseconds"
-  }
-  const status = b.status ?? 503
-  if (typeof status !== "number" || status < 500 || status > 599) return "status must be a 5xx code"
-  return {
-    operation, kind: kind as FaultKind, probability,
-    remaining: count === null ? Infinity : count,
-    latencyMs: [pair[0] as number, pair[1] as number],
-    status
-  }
-}
+export const parseFaultRule = (body: unknown): FaultRule | string =>
+  parseFaultRuleWith({
+    kinds: ["error5xx", "reset", "commitThenDrop", "latency", "throttle"],
+    operationError: "operation must be a GraphQL root field name or \"*\"",
+    defaultStatus: 503
+  }, body, () => ({}))
 
-export class Faults {
-  private rules: FaultRule[] = []
-
-  constructor(private readonly random: () => number) {}
-
-  add(rule: FaultRule): void { this.rules.push(rule) }
-  clear(): void { this.rules = [] }
-  list(): ReadonlyArray<FaultRule> { return this.rules }
-
-  /**
-   * The faults that fire for a request touching `rootFields` (at most one of each kind); each firing
-   * uses up one of its rule's count.
-   */
-  draw(rootFields: ReadonlyArray<string>): FaultRule[] {
-    const fired: FaultRule[] = []
-    for (const rule of this.rules) {
-      if (rule.remaining <= 0) continue
-      if (rule.operation !== "*" && !rootFields.includes(rule.operation)) continue
-      if (fired.some((f) => f.kind === rule.kind)) continue
-      if (this.random() >= rule.probability) continue
-      rule.remaining -= 1
-      fired.push(rule)
-    }
-    this.rules = this.rules.filter((r) => r.remaining > 0)
-    return fired
-  }
-
-  latencyOf(rule: FaultRule): number {
-    const [min, max] = rule.latencyMs
-    return min + Math.floor(this.random() * (max - min + 1))
-  }
-}
+/** A rule fires for a request when it names "*" or any of the request's root fields. */
+export class Faults extends FaultRules<FaultRule> {}

@@ -1,23 +1,9 @@
+import { int, pick, type Random } from "../kit/random.js"
 import type { Address, Attribute, FinancialStatus } from "./model.js"
 
 /** Seeded, realistic order content: US and EU buyers, POD line items with design URLs. */
 
-export type Random = () => number
-
-/** mulberry32: small, fast and good enough for fixtures. */
-export const seededRandom = (seed: number): Random => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const pick = <A>(random: Random, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)] as A
-const int = (random: Random, min: number, max: number): number => min + Math.floor(random() * (max - min + 1))
+export { seededRandom, type Random } from "../kit/random.js"
 
 const firstNames = ["Olivia", "Liam", "Emma", "Noah", "Zoë", "José", "Łukasz", "Chloé", "Mia", "Lucas", "Sofía", "Jonas", "Amélie", "Ethan", "Björn", "Ava", "Mateo", "Inès"]
 const lastNames = ["Smith", "Johnson", "Müller", "García", "Rossi", "Dubois", "Nowak", "van der Berg", "O'Brien", "Martínez", "Schröder", "Brown", "Lefèvre", "Jansen", "Kowalski", "Nguyen"]

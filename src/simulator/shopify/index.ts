@@ -31,7 +31,7 @@
  *   on the types they apply to, and `nodes(ids:)` is charged once per id.
  * - A line item spec may name its `location`: each location of an order gets its own fulfillment order.
  */
-import type { AddressInfo } from "node:net"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import { CostBucket } from "./cost.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -59,19 +59,16 @@ export interface ShopifySimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningShopifySimulator {
-  readonly url: string
+export interface RunningShopifySimulator extends RunningSimulator {
   readonly graphqlUrl: string
   readonly shop: string
   readonly accessToken: string
   readonly apiVersion: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const shopifySimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   shop: "acme.myshopify.com",
   accessToken: "shpat_sim_token",
   apiVersion: "2026-10",
@@ -97,15 +94,7 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
     endpoint: { schema, state, bucket, rootValue, maxQueryCost: o.maxQueryCost },
     admin: { state, bucket, faults, webhooks }
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  const address = server.address() as AddressInfo
-  const url = `http://${o.host}:${address.port}`
+  const url = await listen(server, o.port, o.host)
   return {
     url,
     graphqlUrl: `${url}/admin/api/${o.apiVersion}/graphql.json`,
@@ -113,25 +102,11 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
     accessToken: o.accessToken,
     apiVersion: o.apiVersion,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
-export interface ShopifySimulatorStandaloneOptions extends ShopifySimulatorOptions {
-  /** Where the listening line goes; default console.log. */
-  readonly log?: (line: string) => void
-}
+export type ShopifySimulatorStandaloneOptions = StandaloneOptions<ShopifySimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `shopify listening on <url>`. */
-export const runShopifySimulatorStandalone = async (
-  options: ShopifySimulatorStandaloneOptions = {}
-): Promise<RunningShopifySimulator> => {
-  const running = await startShopifySimulator(options)
-  ;(options.log ?? console.log)(`shopify listening on ${running.url}`)
-  return running
-}
+export const runShopifySimulatorStandalone = standalone("shopify", startShopifySimulator)

@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { bump } from "../kit/stats.js"
+import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { decodeBody, prepare, type EndpointConfig, type JsonObject } from "./endpoint.js"
 import type { Faults } from "./faults.js"
@@ -26,25 +28,6 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
-const readBody = (req: IncomingMessage, limit: number): Promise<string | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const dropConnection = (res: ServerResponse): void => {
-  res.socket?.resetAndDestroy?.()
-  res.socket?.destroy()
-}
-
 const handleGraphql = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, version: string): Promise<void> => {
   const headers = { "X-Shopify-API-Version": version, "X-Request-Id": crypto.randomUUID() }
   const token = req.headers["x-shopify-access-token"]
@@ -57,40 +40,27 @@ const handleGraphql = async (config: ServerConfig, req: IncomingMessage, res: Se
   if (typeof body === "string") return sendJson(res, 400, { errors: body }, headers)
   const prepared = prepare(config.endpoint, body)
   if (prepared.kind === "invalid") return sendJson(res, 200, prepared.answer, headers)
-  const fired = config.faults.draw(prepared.rootFields)
-  for (const f of fired) stats.faultsInjected[f.kind] = (stats.faultsInjected[f.kind] ?? 0) + 1
-  const has = (kind: string) => fired.find((f) => f.kind === kind)
-  const latency = has("latency")
-  if (latency) await sleep(config.faults.latencyOf(latency))
-  if (has("reset")) return dropConnection(res)
-  const error5xx = has("error5xx")
+  const fired = config.faults.fire(prepared.rootFields, (kind) => bump(stats.faultsInjected, kind))
+  await fired.delay()
+  if (fired.has("reset")) return dropConnection(res)
+  const error5xx = fired.has("error5xx")
   if (error5xx) {
     return sendJson(res, error5xx.status, { errors: error5xx.status === 503 ? "Service Unavailable" : "Internal Server Error" }, headers)
   }
-  const answer: JsonObject = await prepared.run({ forceThrottle: has("throttle") !== undefined })
+  const answer: JsonObject = await prepared.run({ forceThrottle: fired.has("throttle") !== undefined })
   const state = config.endpoint.state
   if (state.churnPerOrdersQuery > 0 && prepared.rootFields.includes("orders") && !("errors" in answer)) {
     state.churn(state.churnPerOrdersQuery)
   }
-  if (has("commitThenDrop")) return dropConnection(res)
+  if (fired.has("commitThenDrop")) return dropConnection(res)
   sendJson(res, 200, answer, headers)
 }
 
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
   const method = req.method ?? "GET"
-  if (url.pathname.startsWith("/__sim/") || url.pathname === "/__sim") {
-    const raw = await readBody(req, config.maxBodyBytes)
-    let parsed: unknown = {}
-    if (raw !== null && raw.trim().length > 0) {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        return sendJson(res, 400, { error: "body must be JSON" })
-      }
-    }
-    const answer = await handleAdmin(config.admin, method, url.pathname, parsed)
-    return sendJson(res, answer.status, answer.body)
+  if (isAdminPath(url.pathname)) {
+    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
   }
   const match = graphqlPath.exec(url.pathname)
   if (match) {
@@ -101,9 +71,4 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 }
 
 export const makeServer = (config: ServerConfig): Server =>
-  createServer((req, res) => {
-    handle(config, req, res).catch((error: unknown) => {
-      if (res.headersSent) return dropConnection(res)
-      sendJson(res, 500, { errors: "Internal Server Error", detail: error instanceof Error ? error.message : String(error) })
-    })
-  })
+  serverFor((req, res) => handle(config, req, res), (res, detail) => sendJson(res, 500, { errors: "Internal Server Error", detail }))

@@ -1,3 +1,4 @@
+import type { RequestStats, StoreListener } from "../kit/stats.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
 import {
   fulfilledQuantity, parseGid,
@@ -7,10 +8,9 @@ import {
 /** The shop's state, its clock, and the admin operations on orders (create, edit, cancel, hold). */
 
 export type OrderTopic = "orders/create" | "orders/updated" | "orders/cancelled"
-export type OrderListener = (topic: OrderTopic, order: StoredOrder) => void
+export type OrderListener = StoreListener<OrderTopic, StoredOrder>
 
-export interface ShopStats {
-  requests: number
+export interface ShopStats extends RequestStats {
   throttled: number
   requestsWhileShort: number
   costSpent: number
@@ -19,7 +19,6 @@ export interface ShopStats {
   mutations: Record<string, number>
   /** Requests by operation name (`PodsyncOrdersPage`, …; "(anonymous)" without one). */
   operations: Record<string, number>
-  faultsInjected: Record<string, number>
 }
 
 export interface OrderPatch {

@@ -1,11 +1,14 @@
 import type { ApiContext } from "./api.js"
+import {
+  asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+} from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
 import type { OrderPatch, OrderTopic } from "./store.js"
 import { trackingLink } from "./trackingApi.js"
 import { noteView, orderView, refundView, trackingView } from "./views.js"
-import { webhookTopics, webhookView, type WebhookSettings } from "./webhooks.js"
+import { webhookTopics, webhookView } from "./webhooks.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth): create, edit, refund and trash orders,
@@ -20,21 +23,7 @@ export interface AdminContext extends ApiContext {
   readonly webhookSecret: string
 }
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
-const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
-
-const asObject = (body: unknown): Record<string, unknown> =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
-
-const attempt = (run: () => AdminAnswer): AdminAnswer => {
-  try {
-    return run()
-  } catch (error) {
-    return bad(error instanceof Error ? error.message : String(error))
-  }
-}
+export type { AdminAnswer } from "../kit/admin.js"
 
 /** The order as the REST API shows it, plus what only the admin sees: notes, emails, tracking items, refunds. */
 export const adminOrder = (ctx: ApiContext, order: StoredOrder) => ({
@@ -64,46 +53,43 @@ const stats = (ctx: AdminContext) => {
     notesByOrder: countBy(orders, (o) => o.notes.filter((n) => n.author !== "system" || !n.note.startsWith("Order status changed")).length),
     buyerEmailsByOrder: countBy(orders, (o) => o.emails.length),
     completedEmailsByOrder: countBy(orders, (o) => o.emails.filter((e) => e.type === "customer_completed_order").length),
-    webhooksPending: ctx.webhooks.pendingCount(),
-    webhooksDelivered: ctx.webhooks.deliveries().filter((d) => !d.ping && d.status !== null && d.status < 300).length
+    ...webhookStats(ctx.webhooks, ctx.webhooks.deliveries().filter((d) => !d.ping))
   }
 }
 
-const orderRoute = (ctx: AdminContext, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
-  const order = ctx.state.orders.get(Number(id))
-  if (!order) return bad(`order ${id} does not exist`, 404)
-  const b = asObject(body)
-  if (method === "GET" && action === undefined) return ok(adminOrder(ctx, order))
-  if (method === "PATCH" && action === undefined) return attempt(() => ok(adminOrder(ctx, ctx.state.editOrder(order, b as OrderPatch))))
-  if (method !== "POST") return bad(`${method} is not supported here`, 405)
-  switch (action) {
-    case "refund":
-      return attempt(() => {
-        const refund = ctx.state.addRefund(order, b as Parameters<typeof ctx.state.addRefund>[1])
-        return ok({ refund: refundView(ctx.view, order, refund), order: adminOrder(ctx, order) })
-      })
-    case "trash":
-      ctx.state.trash(order)
-      return ok(adminOrder(ctx, order))
-    default:
-      return bad(`unknown order action ${action ?? ""}`, 404)
+const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
+  noun: "order",
+  find: (id) => ctx.state.orders.get(Number(id)),
+  view: (order) => adminOrder(ctx, order),
+  edit: (order, b) => attempt(() => ok(adminOrder(ctx, ctx.state.editOrder(order, b as OrderPatch)))),
+  act: (action, order, b) => {
+    switch (action) {
+      case "refund":
+        return attempt(() => {
+          const refund = ctx.state.addRefund(order, b as Parameters<typeof ctx.state.addRefund>[1])
+          return ok({ refund: refundView(ctx.view, order, refund), order: adminOrder(ctx, order) })
+        })
+      case "trash":
+        ctx.state.trash(order)
+        return ok(adminOrder(ctx, order))
+    }
+    return null
   }
-}
+})
 
-const webhookSettings = (ctx: AdminContext, body: unknown): AdminAnswer => {
-  const b = asObject(body)
-  const next: WebhookSettings = { ...ctx.webhooks.settings }
-  if (typeof b.autoDeliver === "boolean") next.autoDeliver = b.autoDeliver
-  if (typeof b.delayMs === "number" && b.delayMs >= 0) next.delayMs = b.delayMs
-  if (typeof b.duplicates === "number" && b.duplicates >= 0) next.duplicates = Math.floor(b.duplicates)
-  if (typeof b.reorder === "boolean") next.reorder = b.reorder
-  ctx.webhooks.settings = next
-  return ok(next)
+/** `POST webhooks/:id/ping`: pings one webhook's URL as WooCommerce does on saving it. */
+const byPath = async (ctx: AdminContext, method: string, parts: ReadonlyArray<string>, body: unknown): Promise<AdminAnswer | null> => {
+  if (isRecordPath(parts, "orders")) return recordRoute(orderRoutes(ctx), method, parts[1], parts[2], body)
+  if (parts[0] === "webhooks" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts[2] === "ping" && method === "POST") {
+    const hook = ctx.webhooks.find(Number(parts[1]))
+    return hook === undefined ? bad(`webhook ${parts[1]} does not exist`, 404) : ok({ status: await ctx.webhooks.ping(hook) })
+  }
+  return null
 }
 
 const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
-  const count = typeof b.count === "number" ? Math.floor(b.count) : NaN
-  if (!(count >= 1 && count <= 10000)) return bad("count must be between 1 and 10000")
+  const count = bulkCount(b)
+  if (typeof count !== "number") return count
   const spacing = typeof b.spacingSeconds === "number" && b.spacingSeconds >= 0 ? b.spacingSeconds : 0
   const template = asObject(b.template) as OrderSpec
   return attempt(() => {
@@ -116,17 +102,23 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   })
 }
 
-export const handleAdmin = async (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> => {
-  const parts = path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0)
-  const route = `${method} ${parts.join("/")}`
-  const b = asObject(body)
-  switch (route) {
-    case "POST reset":
+export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
+  routeAdmin({
+    reset: () => {
       ctx.state.reset()
-      ctx.faults.clear()
       ctx.limiter.reset()
-      ctx.webhooks.reset()
-      return ok({ ok: true })
+    },
+    faults: ctx.faults,
+    parseFaultRule,
+    webhooks: ctx.webhooks,
+    clock: ctx.state
+  }, {
+    fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
+    byPath: (m, parts, b) => byPath(ctx, m, parts, b)
+  }, method, path, body)
+
+const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unknown>, body: unknown): Promise<AdminAnswer | null> => {
+  switch (route) {
     case "POST orders":
       return attempt(() => ok(adminOrder(ctx, ctx.state.createOrder(b as OrderSpec))))
     case "POST orders/bulk":
@@ -135,17 +127,6 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
       return ok({ orders: [...ctx.state.orders.values()].map((o) => adminOrder(ctx, o)) })
     case "GET stats":
       return ok(stats(ctx))
-    case "POST faults": {
-      const rule = parseFaultRule(body)
-      if (typeof rule === "string") return bad(rule)
-      ctx.faults.add(rule)
-      return ok({ faults: ctx.faults.list() })
-    }
-    case "GET faults":
-      return ok({ faults: ctx.faults.list() })
-    case "DELETE faults":
-      ctx.faults.clear()
-      return ok({ faults: [] })
     case "POST extensions":
       if (typeof b.shipmentTracking !== "boolean") return bad("shipmentTracking must be true or false")
       ctx.state.shipmentTracking = b.shipmentTracking
@@ -170,32 +151,8 @@ export const handleAdmin = async (ctx: AdminContext, method: string, path: strin
         settings: ctx.webhooks.settings,
         deliveries: ctx.webhooks.deliveries()
       })
-    case "POST webhooks/settings":
-      return webhookSettings(ctx, body)
-    case "POST webhooks/deliver": {
-      const sent = await ctx.webhooks.deliver({
-        ...(typeof b.duplicates === "number" ? { duplicates: b.duplicates } : {}),
-        ...(typeof b.reorder === "boolean" ? { reorder: b.reorder } : {})
-      })
-      return ok({ sent })
-    }
-    case "POST clock/advance": {
-      if (typeof b.seconds !== "number" || b.seconds < 0) return bad("seconds must be a non-negative number")
-      ctx.state.advanceClock(b.seconds)
-      return ok({ now: new Date(ctx.state.now()).toISOString() })
-    }
-    case "POST churn": {
-      if (typeof b.perListQuery !== "number" || b.perListQuery < 0) return bad("perListQuery must be a non-negative number")
-      ctx.state.churnPerListQuery = Math.floor(b.perListQuery)
-      return ok({ perListQuery: ctx.state.churnPerListQuery })
-    }
+    case "POST churn":
+      return churnRoute(b, "perListQuery", (n) => (ctx.state.churnPerListQuery = n))
   }
-  if (parts[0] === "orders" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts.length <= 3) {
-    return orderRoute(ctx, method, parts[1], parts[2], body)
-  }
-  if (parts[0] === "webhooks" && parts[1] !== undefined && /^\d+$/.test(parts[1]) && parts[2] === "ping" && method === "POST") {
-    const hook = ctx.webhooks.find(Number(parts[1]))
-    return hook === undefined ? bad(`webhook ${parts[1]} does not exist`, 404) : ok({ status: await ctx.webhooks.ping(hook) })
-  }
-  return bad(`no admin route ${method} ${path}`, 404)
+  return null
 }

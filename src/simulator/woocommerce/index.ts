@@ -27,7 +27,7 @@
  * Deviations: plain HTTP with Basic auth (a real site wants HTTPS for Basic); one fixed UTC offset, no
  * DST; taxes and coupons are always zero; only order webhooks; no `POST /wc/v3/orders`, no batch.
  */
-import type { AddressInfo } from "node:net"
+import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { KeyPermissions } from "./auth.js"
 import { Faults, HostLimiter, type HostLimit } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -59,18 +59,16 @@ export interface WooCommerceSimulatorOptions {
   readonly now?: () => number
 }
 
-export interface RunningWooCommerceSimulator {
+export interface RunningWooCommerceSimulator extends RunningSimulator {
   /** Site URL; the REST API is at `${url}/wp-json`. */
   readonly url: string
   readonly consumerKey: string
   readonly consumerSecret: string
   readonly webhookSecret: string
-  readonly close: () => Promise<void>
 }
 
 export const wooCommerceSimulatorDefaults = {
-  host: "127.0.0.1",
-  port: 0,
+  ...listenDefaults,
   consumerKey: "ck_5f1c0f2b8e4d4a7c9b3e6d2a1f0e9c8b7a6d5e4f",
   consumerSecret: "cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
   keyPermissions: "read_write" as KeyPermissions,
@@ -105,38 +103,17 @@ export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOpt
     key: { consumerKey: o.consumerKey, consumerSecret: o.consumerSecret, permissions: o.keyPermissions },
     maxBodyBytes: 1024 * 1024
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(o.port, o.host, () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
-  siteUrl = `http://${o.host}:${(server.address() as AddressInfo).port}`
+  siteUrl = await listen(server, o.port, o.host)
   return {
     url: siteUrl,
     consumerKey: o.consumerKey,
     consumerSecret: o.consumerSecret,
     webhookSecret: o.webhookSecret,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        webhooks.close()
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      })
+    close: closer(server, () => webhooks.close())
   }
 }
 
-export interface WooCommerceSimulatorStandaloneOptions extends WooCommerceSimulatorOptions {
-  /** Where the listening line goes; default console.log. */
-  readonly log?: (line: string) => void
-}
+export type WooCommerceSimulatorStandaloneOptions = StandaloneOptions<WooCommerceSimulatorOptions>
 
 /** Starts the simulator for `podsync simulate`: prints `woocommerce listening on <url>`. */
-export const runWooCommerceSimulatorStandalone = async (
-  options: WooCommerceSimulatorStandaloneOptions = {}
-): Promise<RunningWooCommerceSimulator> => {
-  const running = await startWooCommerceSimulator(options)
-  ;(options.log ?? console.log)(`woocommerce listening on ${running.url}`)
-  return running
-}
+export const runWooCommerceSimulatorStandalone = standalone("woocommerce", startWooCommerceSimulator)

@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { bump } from "../kit/stats.js"
+import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { noRoute, wooError, type ApiAnswer, type Route } from "./api.js"
 import { authenticate, type ApiKey } from "./auth.js"
-import type { FaultRule } from "./faults.js"
 import { ordersRoute } from "./ordersApi.js"
 import { trackingRoute } from "./trackingApi.js"
 import { webhooksRoute } from "./webhooksApi.js"
@@ -43,25 +44,6 @@ const sendHostPage = (res: ServerResponse, status: number, title: string, retryA
     ...(retryAfter === null ? {} : { "Retry-After": String(retryAfter) })
   })
 
-const readBody = (req: IncomingMessage, limit: number): Promise<string | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-const dropConnection = (res: ServerResponse): void => {
-  res.socket?.resetAndDestroy?.()
-  res.socket?.destroy()
-}
-
 /** JSON or form body as WordPress reads it; a string is the error answer. */
 const parseBody = (raw: string, contentType: string | undefined): Record<string, unknown> | string => {
   if (raw.trim() === "") return {}
@@ -76,8 +58,6 @@ const parseBody = (raw: string, contentType: string | undefined): Record<string,
 
 const matchRoute = (ctx: AdminContext, method: string, path: string): Route | null =>
   ordersRoute(ctx, method, path) ?? webhooksRoute(ctx, method, path) ?? trackingRoute(ctx, method, path)
-
-const fault = (fired: ReadonlyArray<FaultRule>, kind: FaultRule["kind"]) => fired.find((f) => f.kind === kind)
 
 const handleApi = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams): Promise<void> => {
   const { ctx } = config
@@ -111,17 +91,15 @@ const handleApi = async (config: ServerConfig, req: IncomingMessage, res: Server
   const body = parseBody(raw, req.headers["content-type"])
   if (body === "invalid") return answerWith(wooError(400, "rest_invalid_json", "Invalid JSON body passed."))
 
-  const fired = ctx.faults.draw(route.operation)
-  for (const f of fired) stats.faultsInjected[f.kind] = (stats.faultsInjected[f.kind] ?? 0) + 1
-  const latency = fault(fired, "latency")
-  if (latency) await sleep(ctx.faults.latencyOf(latency))
-  if (fault(fired, "reset")) return dropConnection(res)
-  const throttled = fault(fired, "429")
+  const fired = ctx.faults.fire(route.operation, (kind) => bump(stats.faultsInjected, kind))
+  await fired.delay()
+  if (fired.has("reset")) return dropConnection(res)
+  const throttled = fired.has("429")
   if (throttled) {
     stats.rateLimited += 1
     return sendHostPage(res, 429, "Too Many Requests", throttled.retryAfterSeconds)
   }
-  const error5xx = fault(fired, "error5xx")
+  const error5xx = fired.has("error5xx")
   if (error5xx) {
     if (error5xx.status === 500) {
       return answerWith(wooError(500, "internal_server_error", "<p>There has been a critical error on this website.</p>"))
@@ -129,25 +107,14 @@ const handleApi = async (config: ServerConfig, req: IncomingMessage, res: Server
     return sendHostPage(res, error5xx.status, error5xx.status === 503 ? "Service Unavailable" : error5xx.status === 504 ? "Gateway Timeout" : "Bad Gateway", error5xx.retryAfterSeconds)
   }
   const answer = await route.handle({ method, params, body: body as Record<string, unknown> })
-  if (fault(fired, "commitThenDrop")) return dropConnection(res)
+  if (fired.has("commitThenDrop")) return dropConnection(res)
   answerWith(answer)
 }
 
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
-  const method = req.method ?? "GET"
-  if (url.pathname === "/__sim" || url.pathname.startsWith("/__sim/")) {
-    const raw = await readBody(req, config.maxBodyBytes)
-    let parsed: unknown = {}
-    if (raw !== null && raw.trim().length > 0) {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        return sendJson(res, 400, { error: "body must be JSON" })
-      }
-    }
-    const answer = await handleAdmin(config.ctx, method, url.pathname, parsed)
-    return sendJson(res, answer.status, answer.body)
+  if (isAdminPath(url.pathname)) {
+    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.ctx, m, path, body), (status, body) => sendJson(res, status, body))
   }
   if (url.pathname === "/wp-json" || url.pathname.startsWith("/wp-json/")) {
     return handleApi(config, req, res, url.pathname.slice("/wp-json".length).replace(/\/+$/, ""), url.searchParams)
@@ -160,9 +127,4 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 }
 
 export const makeServer = (config: ServerConfig): Server =>
-  createServer((req, res) => {
-    handle(config, req, res).catch((error: unknown) => {
-      if (res.headersSent) return dropConnection(res)
-      sendJson(res, 500, { code: "internal_server_error", message: error instanceof Error ? error.message : String(error), data: { status: 500 } })
-    })
-  })
+  serverFor((req, res) => handle(config, req, res), (res, message) => sendJson(res, 500, { code: "internal_server_error", message, data: { status: 500 } }))

@@ -1,3 +1,4 @@
+import type { OperationStats, StoreListener } from "../kit/stats.js"
 import { generateOrder, paymentMethods, randomHex, seededRandom, type LineItemSpec, type MetaSpec, type OrderSpec, type Random } from "./fixtures.js"
 import {
   isOrderStatus, itemsTotalCents, refundedCents, refundedQuantity, trackingItems, TRACKING_META_KEY,
@@ -12,14 +13,11 @@ import {
  */
 
 export type OrderTopic = "order.created" | "order.updated" | "order.deleted"
-export type OrderListener = (topic: OrderTopic, order: StoredOrder) => void
+export type OrderListener = StoreListener<OrderTopic, StoredOrder>
 
-export interface WooStats {
-  requests: number
-  requestsByOperation: Record<string, number>
+export interface WooStats extends OperationStats {
   rateLimited: number
   authFailures: number
-  faultsInjected: Record<string, number>
   /** Smallest gap between two consecutive API requests on the simulator's clock, in ms (null before two). */
   minGapMs: number | null
 }

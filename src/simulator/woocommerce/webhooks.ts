@@ -1,4 +1,6 @@
 import { createHash, createHmac } from "node:crypto"
+import { delivered, QueuedWebhooks } from "../kit/queuedWebhooks.js"
+import type { QueueSettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import type { OrderTopic } from "./store.js"
 
@@ -31,15 +33,8 @@ export interface WebhookRecord {
   failureCount: number
 }
 
-export interface WebhookSettings {
-  /** Send deliveries automatically `delayMs` after their event; when false only `deliver()` sends. */
-  autoDeliver: boolean
-  delayMs: number
-  /** Extra copies of every automatic delivery. */
-  duplicates: number
-  /** Send each automatic batch newest first. */
-  reorder: boolean
-}
+/** No retry settings: WooCommerce does not retry a failed delivery (see the failure count). */
+export type WebhookSettings = QueueSettings
 
 export interface DeliveryRecord {
   readonly webhookId: number
@@ -64,25 +59,20 @@ export const signWebhook = (secret: string, rawBody: string | Uint8Array): strin
 
 export const defaultWebhookSettings = (): WebhookSettings => ({ autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false })
 
-export class Webhooks {
+export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private hooks: WebhookRecord[] = []
-  private pending: PendingDelivery[] = []
-  private log: DeliveryRecord[] = []
-  private timer: NodeJS.Timeout | null = null
-  private readonly inFlight = new Set<AbortController>()
   private nextId = 11
-  settings: WebhookSettings = defaultWebhookSettings()
 
   constructor(
     private readonly siteUrl: () => string,
     private readonly now: () => number,
     private readonly payload: (order: StoredOrder) => unknown
-  ) {}
+  ) {
+    super(defaultWebhookSettings)
+  }
 
   list(): ReadonlyArray<WebhookRecord> { return this.hooks }
   find(id: number): WebhookRecord | undefined { return this.hooks.find((h) => h.id === id) }
-  deliveries(): ReadonlyArray<DeliveryRecord> { return this.log }
-  pendingCount(): number { return this.pending.length }
 
   remove(id: number): WebhookRecord | undefined {
     const found = this.find(id)
@@ -90,13 +80,9 @@ export class Webhooks {
     return found
   }
 
-  reset(): void {
+  override reset(): void {
+    super.reset()
     this.hooks = []
-    this.pending = []
-    this.log = []
-    this.settings = defaultWebhookSettings()
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
   }
 
   /** Creates an active webhook and pings its URL, as saving a webhook in WooCommerce does. */
@@ -118,7 +104,7 @@ export class Webhooks {
   }
 
   async ping(hook: WebhookRecord): Promise<number | null> {
-    const result = await this.post(hook.deliveryUrl, { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT }, `webhook_id=${hook.id}`)
+    const result = await this.queue.post(hook.deliveryUrl, { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT }, `webhook_id=${hook.id}`, true)
     this.log.push({ webhookId: hook.id, deliveryId: null, topic: "ping", address: hook.deliveryUrl, resourceId: null, ping: true, ...result })
     return result.status
   }
@@ -132,36 +118,16 @@ export class Webhooks {
     const targets = this.hooks.filter((h) => h.topic === topic && h.status === "active")
     if (targets.length === 0) return
     const body = JSON.stringify(topic === "order.deleted" ? { id: order.id } : this.payload(order))
-    for (const webhook of targets) this.pending.push({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })
-    if (this.settings.autoDeliver && this.timer === null) {
-      this.timer = setTimeout(() => {
-        this.timer = null
-        void this.deliver({ duplicates: this.settings.duplicates, reorder: this.settings.reorder })
-      }, this.settings.delayMs)
-      this.timer.unref()
-    }
+    this.queue.enqueue(targets.map((webhook) => ({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })))
   }
 
-  /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  async deliver(options: { duplicates?: number; reorder?: boolean } = {}): Promise<number> {
-    const batch = options.reorder ? [...this.pending].reverse() : this.pending
-    this.pending = []
-    const copies = 1 + Math.max(0, options.duplicates ?? 0)
-    let sent = 0
-    for (const delivery of batch) {
-      for (let i = 0; i < copies; i++) {
-        await this.send(delivery)
-        sent += 1
-      }
-    }
-    return sent
-  }
+  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
 
   private async send(d: PendingDelivery): Promise<void> {
     const hook = d.webhook
     if (hook.status !== "active") return
     const [resource, event] = hook.topic.split(".") as [string, string]
-    const result = await this.post(hook.deliveryUrl, {
+    const result = await this.queue.post(hook.deliveryUrl, {
       "Content-Type": "application/json",
       "User-Agent": USER_AGENT,
       "X-WC-Webhook-Source": `${this.siteUrl()}/`,
@@ -171,38 +137,15 @@ export class Webhooks {
       "X-WC-Webhook-Signature": signWebhook(hook.secret, d.body),
       "X-WC-Webhook-ID": String(hook.id),
       "X-WC-Webhook-Delivery-ID": d.deliveryId
-    }, d.body)
+    }, d.body, true)
     this.log.push({ webhookId: hook.id, deliveryId: d.deliveryId, topic: hook.topic, address: hook.deliveryUrl, resourceId: d.resourceId, ping: false, ...result })
-    if (result.status !== null && result.status >= 200 && result.status < 300) {
+    if (delivered(result)) {
       hook.failureCount = 0
     } else if (hook.failureCount > MAX_FAILURES) {
       hook.status = "disabled"
     } else {
       hook.failureCount += 1
     }
-  }
-
-  private async post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number | null; error: string | null }> {
-    const controller = new AbortController()
-    this.inFlight.add(controller)
-    const timeout = setTimeout(() => controller.abort(), 5000)
-    try {
-      const response = await fetch(url, { method: "POST", signal: controller.signal, headers, body })
-      await response.arrayBuffer().catch(() => undefined)
-      return { status: response.status, error: null }
-    } catch (error) {
-      return { status: null, error: error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error) }
-    } finally {
-      clearTimeout(timeout)
-      this.inFlight.delete(controller)
-    }
-  }
-
-  close(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    for (const controller of this.inFlight) controller.abort()
-    this.inFlight.clear()
   }
 }
 
