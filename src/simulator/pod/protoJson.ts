@@ -6,7 +6,9 @@
 // `{ currency_code, nanos }`.
 import { ENUM_NUMBERS } from "./enums.js"
 import { hashString } from "./random.js"
-import type { Json } from "./wire.js"
+
+/** A JSON value as the simulator answers it. */
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json | undefined }
 
 const isZero = (value: Json | undefined): boolean =>
   value === undefined || value === null || value === 0 || value === "" || value === false ||

@@ -1,9 +1,9 @@
 // Wire-level types and response builders shared by the simulator's handlers.
 // The simulator defines its own wire types: it is a peer of the daemon, not a mock.
 
-import { omitZeroValues } from "./protoJson.js"
+import { type Json, omitZeroValues } from "./protoJson.js"
 
-export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json | undefined }
+export type { Json } from "./protoJson.js"
 
 export interface SimResponse {
   readonly status: number
