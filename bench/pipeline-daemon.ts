@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { Effect, Exit, Fiber, Layer, Schema } from "effect"
 import pg from "pg"
 import { loggerLayer } from "../src/cli/AppRuntime.js"
-import { daemonLayer } from "../src/cli/start.js"
+import { daemonLayer } from "../src/app/DaemonLive.js"
 import { AppConfig } from "../src/config/AppConfig.js"
 
 export type Database = { readonly kind: "postgres"; readonly url: string } | { readonly kind: "pglite" }

@@ -4,7 +4,6 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Data, Effect, Layer, Logger, LogLevel, Option, type Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
-import { DbLive } from "../db/Db.js"
 
 /** `--config FILE` on every command; else $PODSYNC_CONFIG, else config/podsync.yaml. */
 export const configOption = Options.text("config").pipe(
@@ -37,9 +36,6 @@ export const loggerLayer = (configured: AppConfig["log"]["level"]) => {
     Logger.minimumLogLevel(levels[level])
   )
 }
-
-export const dbLayer = (config: AppConfig) =>
-  DbLive({ url: Option.fromNullable(config.database.url), dataDir: config.dataDir })
 
 /** Loads the config, then runs the command with its logger installed. */
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>

@@ -9,7 +9,8 @@ import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPubl
 import { PodClient } from "../pod/PodClient.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { PodGateLive, podClientConfig, RateBudgetLive } from "../app/PodLive.js"
-import { CliFailure, configOption, dbLayer, loadAppConfig } from "./AppRuntime.js"
+import { CliFailure, configOption, loadAppConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 // A lint, not a daemon: do not wait long for an API that is not there.
 const CHECK_TIMEOUT_MS = 5_000

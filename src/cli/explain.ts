@@ -3,7 +3,8 @@ import { Console, Effect, Schema } from "effect"
 import { explainOrder, type OrderStory, renderStory } from "../pipeline/Explain.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { askDaemon, CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { askDaemon, CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 const StoryBody = Schema.Struct({
   referenceId: Schema.String,

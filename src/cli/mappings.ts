@@ -12,7 +12,8 @@ import { PodLive } from "../app/PodLive.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 const Report = Schema.Struct({
   storeKey: Schema.String,

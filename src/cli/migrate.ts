@@ -1,7 +1,8 @@
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { migrateToLatest } from "../db/Migrator.js"
-import { configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 /** `podsync migrate`: brings the database schema up to date (start does this too). */
 export const migrateCommand = Command.make("migrate", { config: configOption }, ({ config }) =>

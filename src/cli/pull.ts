@@ -7,13 +7,14 @@ import { MappingStore } from "../pipeline/MappingStore.js"
 import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { PodLive } from "../app/PodLive.js"
 import { storeSettingsOf, StoresLive } from "../app/StoresLive.js"
-import { PipelineTriggersLive } from "../pipeline/Workers.js"
+import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { askDaemon, CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { askDaemon, CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 const Accepted = Schema.Struct({ accepted: Schema.Unknown })
 

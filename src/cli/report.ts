@@ -8,7 +8,8 @@ import { PodLive } from "../app/PodLive.js"
 import { StoresLive } from "../app/StoresLive.js"
 import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
-import { CliFailure, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
 

@@ -4,7 +4,8 @@ import type { AppConfig } from "../config/AppConfig.js"
 import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
-import { askDaemon, configOption, dbLayer, withConfig } from "./AppRuntime.js"
+import { askDaemon, configOption, withConfig } from "./AppRuntime.js"
+import { dbLayer } from "../app/DatabaseLive.js"
 
 // Without a daemon: the database's figures; the budget from the shared send log (who waits is not known).
 const fromDatabase = (config: AppConfig) =>

@@ -1,6 +1,7 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Db } from "../db/Db.js"
+import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { statusResponse } from "./MetricsRoutes.js"
 import { Readiness } from "./Readiness.js"
 
@@ -16,8 +17,19 @@ export const HealthRoutes = HttpRouter.empty.pipe(
         Effect.as(true),
         Effect.catchAll(() => Effect.succeed(false))
       )
-      const ok = ready && database
-      return yield* HttpServerResponse.json({ status: ok ? "ready" : "not ready", ready, database }, { status: ok ? 200 : 503 })
+      // A dependency whose failures persist in the loops (the database refusing claims) keeps the daemon unready.
+      const troubles = yield* Effect.serviceOption(DependencyHealth).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.succeed([]), onSome: (health) => health.troubles }))
+      )
+      const ok = ready && database && troubles.length === 0
+      return yield* HttpServerResponse.json({
+        status: ok ? "ready" : "not ready",
+        ready,
+        database,
+        ...(troubles.length > 0
+          ? { failing: troubles.map((t) => ({ dependency: t.dependency, operation: t.operation, since: t.since.toISOString(), failures: t.failures, message: t.message })) }
+          : {})
+      }, { status: ok ? 200 : 503 })
     })
   ),
   HttpRouter.get("/status", statusResponse)

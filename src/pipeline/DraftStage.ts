@@ -4,42 +4,18 @@ import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
 import { decideEconomyShipping, draftedShipping, ECONOMY_HOLD_LOOK_MS, economyZipOfDraft } from "../mapping/EconomyShipping.js"
 import { PodClient } from "../pod/PodClient.js"
-import type { PodError } from "../pod/PodErrors.js"
 import type { DraftSummary } from "../pod/schemas/Drafts.js"
+import { backoffMs, decideDraftFailure, earliest, withWarnings } from "./DraftDecision.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { type CoverageBook, lookUpCoverage } from "./EconomyCoverage.js"
 import { whileLeased } from "./Lease.js"
-import { matchOrder } from "./MatchStage.js"
-import { reactToChangeAfterDraft } from "./PullStage.js"
+import { matchOrder } from "./Planning.js"
+import { reactToChangeAfterDraft } from "./OrderChanges.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
 
 const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (now) => new Date(now + ms))
-const backoffMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.min(attempts, 6))
-
-const describeError = (error: PodError) => {
-  switch (error._tag) {
-    case "PodBadRequestError":
-      return error.details.length > 0 ? error.details.map((d) => `${d.field}: ${d.issue}`).join("; ") : error.message
-    case "PodInvalidRequestError":
-      return error.issue
-    default:
-      return `${error._tag}${"message" in error && typeof error.message === "string" ? `: ${error.message}` : ""}`
-  }
-}
-
-/** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
-const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
-
-/** The story line of a new draft with what the service warned about (at-risk variants, the address), in its words. */
-export const withWarnings = (reason: string, warnings: ReadonlyArray<string> | undefined): string =>
-  [reason, ...(warnings ?? []).map((w) => `the POD service warns: ${w}`)].join("; ")
-
-/** Drafts carry no created_at: `order_date` (when the draft was made), then the id, tell which came first. */
-const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
-  [...drafts].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))[0]!
-
 /** An order whose draft was just made (or found): its move to drafted, still to be written. */
 export interface Drafted {
   readonly stored: StoredOrder
@@ -201,32 +177,23 @@ export const draftOrder = (
       yield* drafted(created.right, state, withWarnings(shipping.reason, created.right.warnings), [], plan.lines, shipping.substitution)
       return "created" as const
     }
-    const error = created.left
-    switch (error._tag) {
-      case "PodBadRequestError":
-      case "PodInvalidRequestError": {
-        const message = `the POD service refused the draft: ${describeError(error)}. Fix the order or its mapping; it is retried when it changes`
+    const failure = decideDraftFailure(created.left, stored.attempts)
+    switch (failure._tag) {
+      case "Held":
         yield* repo.transition(stored.id, state, "held", {
-          actor: owner, reason: message, held: { code: "rejected_by_pod", details: { message, error: errorRecord(error) } }, lastError: errorRecord(error),
+          actor: owner, reason: failure.message, held: { code: "rejected_by_pod", details: { message: failure.message, error: failure.error } }, lastError: failure.error,
           nextAttemptAt: null, release: owner
         })
         return "held" as const
-      }
-      default: {
-        if (error.ambiguous) {
-          yield* repo.transition(stored.id, state, "in_doubt", {
-            actor: owner, reason: `the draft request may have reached the service (${describeError(error)}): it is looked up before any new attempt`,
-            lastError: errorRecord(error), nextAttemptAt: yield* later(2_000), release: owner
-          })
-          return "in_doubt" as const
-        }
-        const wait = error._tag === "PodRateLimitedError" ? Math.max(1, error.retryAfterSeconds ?? 60) * 1000 : backoffMs(stored.attempts)
-        if (error._tag === "PodUnauthorizedError" || error._tag === "PodForbiddenError") {
-          yield* Effect.logError("the POD service refuses podsync's credentials: check pod.clientKey and pod.clientSecret")
-        }
-        yield* repo.release(stored.id, owner, yield* later(wait))
+      case "InDoubt":
+        yield* repo.transition(stored.id, state, "in_doubt", {
+          actor: owner, reason: failure.reason, lastError: failure.error, nextAttemptAt: yield* later(failure.lookUpInMs), release: owner
+        })
+        return "in_doubt" as const
+      case "RetryLater":
+        if (failure.credentialsRefused) yield* Effect.logError("the POD service refuses podsync's credentials: check pod.clientKey and pod.clientSecret")
+        yield* repo.release(stored.id, owner, yield* later(failure.inMs))
         return "retry_later" as const
-      }
     }
   })).pipe(
     Effect.annotateLogs({ store: stored.storeKey, order: stored.storeOrderId }),

@@ -1,4 +1,5 @@
 import { Data, Effect, Schedule } from "effect"
+import { watchDatabase } from "../observability/DependencyHealth.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 
 /** A claim lasts this long without a heartbeat: a killed process's orders are claimable again within it. */
@@ -16,9 +17,10 @@ export const whileLeasedAll = <A, E, R>(orderIds: ReadonlyArray<number>, owner: 
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const heartbeat = Effect.delay(
-      repo.renewLeases(orderIds, owner, LEASE_SECONDS).pipe(
+      watchDatabase("renewing leases", repo.renewLeases(orderIds, owner, LEASE_SECONDS)).pipe(
         Effect.map((kept) => orderIds.find((id) => !kept.has(id))),
-        Effect.orElseSucceed(() => undefined), // a failed renewal is retried at the next beat; the lease has slack
+        // A failed renewal is seen (logged, counted) and retried at the next beat: the lease has slack.
+        Effect.catchAll(() => Effect.succeed(undefined)),
         Effect.flatMap((lost) => (lost === undefined ? Effect.void : Effect.fail(new LeaseLostError({ orderId: lost })))),
         Effect.repeat(Schedule.spaced(HEARTBEAT))
       ),

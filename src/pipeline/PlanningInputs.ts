@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import type { DbError } from "../db/Db.js"
 import { MappingStore } from "./MappingStore.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import type { StoreSettings } from "../mapping/DraftPlan.js"
@@ -8,8 +9,11 @@ import type { MappingTable } from "../domain/MappingTable.js"
 /** What planning a draft needs besides the order: the store's mapping table, the catalog cache, the store's settings. */
 export interface PlanningInputsShape {
   readonly tableFor: (storeKey: string) => Effect.Effect<MappingTable>
-  /** `undefined` while the catalog cache is empty: catalog checks are then left to the service. */
-  readonly catalog: Effect.Effect<CatalogLookup | undefined>
+  /**
+   * `undefined` while the catalog cache is empty: catalog checks are then left to the service.
+   * A failed read fails (the stage gives its batch back), never poses as an empty cache.
+   */
+  readonly catalog: Effect.Effect<CatalogLookup | undefined, DbError>
   readonly settingsFor: (storeKey: string) => StoreSettings | undefined
 }
 
@@ -25,7 +29,7 @@ export const PlanningInputsLive = (settings: ReadonlyArray<StoreSettings>) =>
       const byKey = new Map(settings.map((s) => [s.storeKey, s]))
       return PlanningInputs.of({
         tableFor: mappings.tableFor,
-        catalog: catalog.lookup.pipe(Effect.orElseSucceed(() => undefined)),
+        catalog: catalog.lookup,
         settingsFor: (storeKey) => byKey.get(storeKey)
       })
     })

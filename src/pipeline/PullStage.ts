@@ -1,13 +1,7 @@
 import { Clock, Effect, Option, Stream } from "effect"
-import { referenceIdOf } from "../mapping/DraftPlan.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
-import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
-import { Db } from "../db/Db.js"
-import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
-import { hasDraft } from "../domain/OrderState.js"
-import { patchDraftLines } from "./DraftEdits.js"
-import { changeMatters, storeChangeAfterDraft } from "./MatchStage.js"
+import { storeOrderVersions } from "./OrderChanges.js"
 
 /** How far back the very first pull of a store reaches (older orders are assumed handled before podsync). */
 export const FIRST_PULL_DAYS = 3
@@ -25,22 +19,6 @@ export interface PullResult {
  * stored in one transaction and only then is the cursor saved, so a crash
  * repeats at most a page (the upsert makes that harmless).
  */
-/** After the page is stored (no HTTP inside its transaction): react to orders that changed after their draft. */
-export const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
-  Effect.gen(function*() {
-    const orders = yield* OrdersRepo
-    const stored = yield* orders.byId(id)
-    const change = yield* storeChangeAfterDraft(stored, previous, "pull")
-    if (change === "lines_changed" && stored.state === "drafted") {
-      yield* patchDraftLines(stored, "pull").pipe(
-        Effect.catchAll((error) => orders.note(id, "pull", `the lines changed in the store after the draft; updating the draft failed (${error._tag}): check the POD draft by hand`))
-      )
-    } else if (change === "address_changed" || change === "lines_changed") {
-      const what = change === "address_changed" ? "shipping address" : "line items"
-      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): the POD service cannot change it through the API, fix it there by hand`, { change })
-    }
-  })
-
 /**
  * Reads the orders a store's webhooks named, one by one (a read of one order
  * is far cheaper than a pull of the whole overlap window), and stores them as
@@ -52,23 +30,10 @@ export const pullNamedOrders = (storeKey: string, storeOrderIds: ReadonlyArray<s
   Effect.gen(function*() {
     const connector = (yield* StoreConnectors).get(storeKey)
     if (connector === undefined) return false
-    const orders = yield* OrdersRepo
-    const db = yield* Db
     const read = yield* Effect.forEach(storeOrderIds, (id) => connector.getOrder(id), { concurrency: 4 }).pipe(Effect.either)
     if (read._tag === "Left" || read.right.some(Option.isNone)) return false
     const page = read.right.flatMap((order) => Option.toArray(order))
-    const changedAfterDraft: Array<[number, NormalizedOrder]> = []
-    yield* db.transaction(Effect.gen(function*() {
-      const outcomes = yield* orders.storePage(
-        storeKey,
-        page.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
-        changeMatters
-      )
-      for (const result of outcomes.values()) {
-        if (result.outcome === "changed" && hasDraft(result.state)) changedAfterDraft.push([result.id, result.previous])
-      }
-    }))
-    for (const [id, previous] of changedAfterDraft) yield* reactToChangeAfterDraft(id, previous)
+    yield* storeOrderVersions(storeKey, page)
     return true
   }).pipe(Effect.annotateLogs({ store: storeKey }), Effect.withSpan("pipeline.pullNamed"))
 
@@ -76,9 +41,7 @@ export const pullStore = (storeKey: string) =>
   Effect.gen(function*() {
     const connector = (yield* StoreConnectors).get(storeKey)
     if (connector === undefined) return yield* Effect.dieMessage(`no connector for store ${storeKey}`)
-    const orders = yield* OrdersRepo
     const cursors = yield* CursorsRepo
-    const db = yield* Db
     const cursor = yield* cursors.get(storeKey)
     const since = new Date((yield* Clock.currentTimeMillis) - FIRST_PULL_DAYS * 86_400_000).toISOString()
     const totals = { storeKey, pages: 0, inserted: 0, changed: 0, unreadable: 0 }
@@ -89,23 +52,9 @@ export const pullStore = (storeKey: string) =>
           // A page that hands out nothing (the overlap re-read of versions already stored) stores nothing, and its
           // cursor need not be saved either: a crash before the next save repeats a few such pages, never skips one.
           if (page.orders.length === 0 && page.unreadable.length === 0 && !page.done) return
-          const changedAfterDraft: Array<[number, NormalizedOrder]> = []
-          yield* db.transaction(Effect.gen(function*() {
-            const outcomes = yield* orders.storePage(
-              storeKey,
-              page.orders.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
-              changeMatters
-            )
-            for (const result of outcomes.values()) {
-              if (result.outcome === "inserted") totals.inserted++
-              if (result.outcome === "changed") {
-                totals.changed++
-                if (hasDraft(result.state)) changedAfterDraft.push([result.id, result.previous])
-              }
-            }
-            yield* cursors.save(storeKey, page.cursor)
-          }))
-          for (const [id, previous] of changedAfterDraft) yield* reactToChangeAfterDraft(id, previous)
+          const stored = yield* storeOrderVersions(storeKey, page.orders, cursors.save(storeKey, page.cursor))
+          totals.inserted += stored.inserted
+          totals.changed += stored.changed
           for (const bad of page.unreadable) {
             totals.unreadable++
             // Kept in the log with its raw payload: nothing the store sent is silently dropped.

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 /**
  * This process's name among the replicas sharing a database: the owner of the orders it claims,
@@ -11,3 +11,9 @@ export const newReplicaId = (): string => `${hostname()}:${process.pid}:${random
 
 /** `newReplicaId` as an effect, for layers that name their process once. */
 export const replicaIdentity: Effect.Effect<string> = Effect.sync(newReplicaId)
+
+/** The replica identity every loop of one daemon uses (given, or made once when the layer is built). */
+export class Replica extends Context.Tag("podsync/Replica")<Replica, string>() {
+  static readonly layer = (owner?: string): Layer.Layer<Replica> =>
+    Layer.effect(Replica, owner !== undefined ? Effect.succeed(owner) : replicaIdentity)
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { changeMatters } from "../../src/pipeline/MatchStage.js"
+import { changeMatters } from "../../src/pipeline/ChangeDecision.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"

@@ -1,0 +1,86 @@
+/**
+ * The daemon, composed once: every loop, the HTTP surface and the services they share, from the
+ * database up. `podsync start`, the demo and the benchmarks launch this one layer.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { PodLive } from "./PodLive.js"
+import type { AppConfig } from "../config/AppConfig.js"
+import { migrateToLatest } from "../db/Migrator.js"
+import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
+import { HttpServerLive } from "../http/HttpServerLive.js"
+import { Readiness } from "../http/Readiness.js"
+import { PodWebhookSettings } from "../http/WebhookRoutes.js"
+import { MappingStore } from "../pipeline/MappingStore.js"
+import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
+import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
+import { storeSettingsOf, StoresLive } from "./StoresLive.js"
+import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
+import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
+import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
+import { ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
+import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { CursorsRepo } from "../repos/CursorsRepo.js"
+import { MappingsRepo } from "../repos/MappingsRepo.js"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { StatusRepo } from "../repos/StatusRepo.js"
+import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
+import { dbLayer } from "./DatabaseLive.js"
+import { DependencyHealth } from "../observability/DependencyHealth.js"
+
+
+// Marked ready last and unready first: a finalizer of the outermost layer runs
+// before the server closes, so probes fail while in-flight work finishes.
+const Lifecycle = (config: AppConfig) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const readiness = yield* Readiness
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(readiness.markNotReady, Effect.logInfo("podsync stopping: finishing in-flight work"))
+    )
+    yield* readiness.markReady
+    yield* Effect.logInfo("podsync started").pipe(Effect.annotateLogs({
+      stores: config.stores.map((s) => s.key),
+      database: config.database.url ? "postgres" : "embedded",
+      address: `http://${config.server.host}:${config.server.port}`
+    }))
+  }))
+
+const reposLayer = Layer.mergeAll(
+  OrdersRepo.Default, CursorsRepo.Default, ShipmentsRepo.Default, StatusRepo.Default,
+  WebhookInboxRepo.Default, CatalogRepo.Default, MappingsRepo.Default
+)
+
+/** Everything `podsync start` runs, from the database up to the HTTP server. */
+export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) => {
+  const webhooks = config.pod.webhooks
+  return Lifecycle(config).pipe(
+    Layer.provideMerge(HttpServerLive(config.server)),
+    Layer.provideMerge(Layer.mergeAll(
+      PipelineLive(config, options),
+      ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })
+    )),
+    Layer.provideMerge(Layer.mergeAll(
+      PlanningInputsLive(config.stores.map(storeSettingsOf)),
+      BudgetMetricsLive,
+      ReportService.Default(reportServiceConfigOf(config, {
+        noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
+        notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours
+      })),
+      PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
+    )),
+    Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
+    Layer.provideMerge(Layer.mergeAll(
+      PodLive(config.pod), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
+    )),
+    Layer.provideMerge(DependencyHealth.Default),
+    Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
+    Layer.provideMerge(reposLayer),
+    Layer.provideMerge(NodeHttpClient.layerUndici),
+    Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),
+    Layer.provideMerge(dbLayer(config)),
+    // Built first, so released last: after the server and the database have closed.
+    Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("podsync stopped"))))
+  )
+}
+

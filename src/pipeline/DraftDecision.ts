@@ -1,0 +1,71 @@
+import type { PodError } from "../pod/PodErrors.js"
+import type { DraftSummary } from "../pod/schemas/Drafts.js"
+
+/**
+ * The draft stage's decisions, pure (ARCHITECTURE.md, "Idempotency"): which of the drafts a
+ * look-up by reference id found is the order's, how long to wait before trying again, and what
+ * a failed create means for the order. The stage only reads, calls and writes around them.
+ */
+
+/** How long after `attempts` failed attempts the next one is due: 5 s doubling, at most 5 minutes. */
+export const backoffMs = (attempts: number) => Math.min(300_000, 5_000 * 2 ** Math.min(attempts, 6))
+
+export const describeError = (error: PodError) => {
+  switch (error._tag) {
+    case "PodBadRequestError":
+      return error.details.length > 0 ? error.details.map((d) => `${d.field}: ${d.issue}`).join("; ") : error.message
+    case "PodInvalidRequestError":
+      return error.issue
+    default:
+      return `${error._tag}${"message" in error && typeof error.message === "string" ? `: ${error.message}` : ""}`
+  }
+}
+
+/** The record of an error, for last_error and events: its tag, what it says, and whether it may have acted. */
+export const errorRecord = (error: PodError) => ({ tag: error._tag, message: describeError(error), ambiguous: error.ambiguous })
+
+/** The story line of a new draft with what the service warned about (at-risk variants, the address), in its words. */
+export const withWarnings = (reason: string, warnings: ReadonlyArray<string> | undefined): string =>
+  [reason, ...(warnings ?? []).map((w) => `the POD service warns: ${w}`)].join("; ")
+
+/** Drafts carry no created_at: `order_date` (when the draft was made), then the id, tell which came first. */
+export const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
+  [...drafts].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))[0]!
+
+/** The record of a failed create, as the order's last_error and its story keep it. */
+export type ErrorRecord = ReturnType<typeof errorRecord>
+
+/** What a failed draft create means for the order. */
+export type DraftFailure =
+  /** The service refused the draft itself (400/422): held for a person, with the service's words. */
+  | { readonly _tag: "Held"; readonly message: string; readonly error: ErrorRecord }
+  /** It may have reached the service: looked up by reference id before any new attempt. */
+  | { readonly _tag: "InDoubt"; readonly reason: string; readonly error: ErrorRecord; readonly lookUpInMs: number }
+  /** It certainly did not act: tried again later (after Retry-After on a 429). */
+  | { readonly _tag: "RetryLater"; readonly inMs: number; readonly credentialsRefused: boolean }
+
+export const decideDraftFailure = (error: PodError, attempts: number): DraftFailure => {
+  switch (error._tag) {
+    case "PodBadRequestError":
+    case "PodInvalidRequestError":
+      return {
+        _tag: "Held",
+        message: `the POD service refused the draft: ${describeError(error)}. Fix the order or its mapping; it is retried when it changes`,
+        error: errorRecord(error)
+      }
+    default:
+      if (error.ambiguous) {
+        return {
+          _tag: "InDoubt",
+          reason: `the draft request may have reached the service (${describeError(error)}): it is looked up before any new attempt`,
+          error: errorRecord(error),
+          lookUpInMs: 2_000
+        }
+      }
+      return {
+        _tag: "RetryLater",
+        inMs: error._tag === "PodRateLimitedError" ? Math.max(1, error.retryAfterSeconds ?? 60) * 1000 : backoffMs(attempts),
+        credentialsRefused: error._tag === "PodUnauthorizedError" || error._tag === "PodForbiddenError"
+      }
+  }
+}

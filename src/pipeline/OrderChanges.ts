@@ -1,0 +1,113 @@
+import { Effect } from "effect"
+import { Db } from "../db/Db.js"
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import { hasDraft } from "../domain/OrderState.js"
+import { planDraft, referenceIdOf } from "../mapping/DraftPlan.js"
+import { PodClient } from "../pod/PodClient.js"
+import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { changeMatters, decideChangeAfterDraft } from "./ChangeDecision.js"
+import { PlanningInputs } from "./PlanningInputs.js"
+
+/**
+ * What the pipeline does when the store sends a newer version of an order: store it (the pull,
+ * a webhook's named read) and, once it is stored, react to a change after the POD draft (also the
+ * draft stage, for a change that came in while the draft was being made). One module, so that no
+ * stage reaches into another.
+ */
+
+/**
+ * Stores versions of a store's orders in one transaction (with `alsoInTransaction`, e.g. the
+ * pull's cursor), then reacts to those that changed after their draft (no HTTP inside the
+ * transaction). Answers how many were new and how many changed.
+ */
+export const storeOrderVersions = <E = never, R = never>(
+  storeKey: string,
+  versions: ReadonlyArray<NormalizedOrder>,
+  alsoInTransaction?: Effect.Effect<void, E, R>
+) =>
+  Effect.gen(function*() {
+    const orders = yield* OrdersRepo
+    const db = yield* Db
+    const counts = { inserted: 0, changed: 0 }
+    const changedAfterDraft: Array<[number, NormalizedOrder]> = []
+    yield* db.transaction(Effect.gen(function*() {
+      const outcomes = yield* orders.storePage(
+        storeKey,
+        versions.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+        changeMatters
+      )
+      for (const result of outcomes.values()) {
+        if (result.outcome === "inserted") counts.inserted++
+        if (result.outcome === "changed") {
+          counts.changed++
+          if (hasDraft(result.state)) changedAfterDraft.push([result.id, result.previous])
+        }
+      }
+      if (alsoInTransaction !== undefined) yield* alsoInTransaction
+    }))
+    for (const [id, previous] of changedAfterDraft) yield* reactToChangeAfterDraft(id, previous)
+    return counts
+  })
+
+/** After the page is stored (no HTTP inside its transaction): react to orders that changed after their draft. */
+export const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =>
+  Effect.gen(function*() {
+    const orders = yield* OrdersRepo
+    const stored = yield* orders.byId(id)
+    const change = yield* storeChangeAfterDraft(stored, previous, "pull")
+    if (change === "lines_changed" && stored.state === "drafted") {
+      yield* patchDraftLines(stored, "pull").pipe(
+        Effect.catchAll((error) => orders.note(id, "pull", `the lines changed in the store after the draft; updating the draft failed (${error._tag}): check the POD draft by hand`))
+      )
+    } else if (change === "address_changed" || change === "lines_changed") {
+      const what = change === "address_changed" ? "shipping address" : "line items"
+      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): the POD service cannot change it through the API, fix it there by hand`, { change })
+    }
+  })
+
+/** An order that already has a draft changed in the store: a cancel is moved to cancel_pending here; the rest is answered. */
+export const storeChangeAfterDraft = (stored: StoredOrder, previous: NormalizedOrder, actor: string) =>
+  Effect.gen(function*() {
+    const change = decideChangeAfterDraft(stored.state, stored.order, previous)
+    if (change === "cancel_pending") {
+      yield* (yield* OrdersRepo).transition(stored.id, stored.state, "cancel_pending", {
+        actor, reason: "cancelled in the store after the POD draft was made: cancel it at the POD service by hand (the API has no cancel)", nextAttemptAt: null
+      })
+    }
+    return change
+  })
+
+/**
+ * The store edited an order's lines after its draft was made but before
+ * checkout: bring the draft's lines in line (PATCH, quantities, variants and
+ * designs). The API can update lines but not add or remove them, so a change
+ * in the number of POD lines is left for a person, with the reason.
+ */
+export const patchDraftLines = (stored: StoredOrder, actor: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const inputs = yield* PlanningInputs
+    const settings = inputs.settingsFor(stored.storeKey)
+    if (stored.state !== "drafted" || stored.podDraftId === null || settings === undefined) return "not_applicable" as const
+    const flag = (reason: string) => Effect.as(repo.note(stored.id, actor, reason), "flagged" as const)
+    const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+    if (plan._tag !== "Ready") {
+      return yield* flag(`the order's lines changed in the store after the draft was made and it can no longer be drafted as it is (${plan._tag === "Held" ? plan.message : plan._tag}): fix the POD draft by hand`)
+    }
+    const call = { lane: "urgent" as const, storeKey: stored.storeKey }
+    const draft = yield* client.getDraft(stored.podDraftId, call)
+    const draftLines = draft.line_items ?? []
+    if (draftLines.length !== plan.draft.line_items.length || draftLines.some((l) => !l.line_item_id)) {
+      return yield* flag(`the store now has ${plan.draft.line_items.length} POD line(s) where the draft has ${draftLines.length}: lines cannot be added or removed through the API, fix the POD draft by hand`)
+    }
+    yield* client.patchDraftLineItems({
+      order_id: stored.podDraftId,
+      line_items: plan.draft.line_items.map((item, i) => ({ ...item, line_item_id: draftLines[i]!.line_item_id! }))
+    }, call)
+    yield* repo.transition(stored.id, "drafted", "drafted", {
+      actor, reason: "the store edited the lines before checkout: the draft's lines were updated to match", plannedLines: plan.lines,
+      data: { lines: plan.lines }
+    })
+    return "patched" as const
+  })

@@ -1,0 +1,48 @@
+import { Effect, Layer, Queue } from "effect"
+import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
+import { makeScheduler } from "../schedule/Scheduler.js"
+import { Replica } from "../schedule/ReplicaIdentity.js"
+import { refreshCatalog } from "./CatalogRefresh.js"
+import { PipelineSignals } from "./PipelineSignals.js"
+import { PodWebhookSubscriptions } from "./PodWebhookSubscriptions.js"
+import { reconcileAll } from "./ReconcileStage.js"
+import { logFailures, PipelineSettings, StageWakeups } from "./StageLoop.js"
+
+/**
+ * Reconciles every followed order with the POD service, on its schedule (one replica per tick)
+ * and on demand. Reconciliation spends the rate budget: never in a tight loop.
+ */
+export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const signals = yield* PipelineSignals
+  const settings = yield* PipelineSettings
+  const { fulfill } = yield* StageWakeups
+  const owner = yield* Replica
+  const reconcileNow = logFailures("reconcile", reconcileAll(owner)).pipe(
+    Effect.zipRight(fulfill.kick),
+    Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
+  )
+  yield* Queue.take(signals.reconciles).pipe(Effect.zipRight(reconcileNow), Effect.forever, Effect.forkScoped)
+  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  yield* scheduler.schedule("reconcile", settings.schedules.reconcile, reconcileNow)
+}))
+
+/**
+ * The catalog cache, the POD webhook subscriptions and the inbox's housekeeping: at start and on
+ * the catalog schedule. Subscriptions first: an event the service sends before they are in place
+ * is lost (the reconcile catches up).
+ */
+export const CatalogLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const settings = yield* PipelineSettings
+  const owner = yield* Replica
+  const subscriptions = yield* PodWebhookSubscriptions
+  const inbox = yield* WebhookInboxRepo
+  const catalogAndSubscriptions = Effect.all([
+    logFailures("webhook subscriptions", subscriptions.ensure),
+    logFailures("catalog refresh", refreshCatalog),
+    // The webhook inbox only needs keys their senders may still retry.
+    logFailures("webhook inbox pruning", inbox.pruneExpired)
+  ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
+  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  yield* scheduler.schedule("catalog", settings.schedules.catalog, catalogAndSubscriptions)
+  yield* Effect.forkScoped(catalogAndSubscriptions)
+}))
