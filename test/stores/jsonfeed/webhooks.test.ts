@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
-import { isWithinReplayWindow, verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
+import { verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
+import { isWithinReplayWindow } from "../../../src/stores/WebhookAdmission.js"
 import { admin, connectTo, eventually, type SimOrder, startSimulator } from "./harness.js"
 
 const secrets = {
