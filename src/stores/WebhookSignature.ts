@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted } from "effect"
-import type { WebhookDelivery } from "../domain/StoreTypes.js"
+import type { VerifiedWebhook, WebhookDelivery } from "../domain/StoreTypes.js"
 import { type WebhookRejection, WebhookRejectedError } from "./StoreErrors.js"
 
 /** The first value of a header, whatever the case of its name. */
@@ -51,6 +51,9 @@ const hmacMatches = (given: Buffer, body: Uint8Array, secrets: ReadonlyArray<Red
 
 /** The secrets a delivery may be signed with: the current one and, during a rotation, the previous one. */
 export const signingSecrets = <S>(current: S, previous: S | undefined): Array<S> => (previous === undefined ? [current] : [current, previous])
+
+/** Checks one delivery against a store's secrets: pure, no network, no clock. */
+export type WebhookVerifier<Secrets> = (secrets: Secrets, delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
 
 /** A rejection of a delivery to `storeKey`, as the verifiers answer it. */
 export const rejecter = (storeKey: string) => (reason: WebhookRejection, detail: string): Either.Either<never, WebhookRejectedError> =>

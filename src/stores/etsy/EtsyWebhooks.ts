@@ -17,9 +17,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted } from "effect"
-import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
-import type { WebhookRejectedError } from "../StoreErrors.js"
-import { headerValue, parseSignedJson, payloadText, rejecter } from "../WebhookSignature.js"
+import { headerValue, parseSignedJson, payloadText, rejecter, type WebhookVerifier } from "../WebhookSignature.js"
 import { isoOfSeconds } from "./EtsyCursor.js"
 
 export interface EtsyWebhookSecrets {
@@ -57,10 +55,7 @@ const signatureMatches = (offered: ReadonlyArray<string>, content: Buffer, keys:
   return matched
 }
 
-export const verifyEtsyWebhook = (
-  secrets: EtsyWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+export const verifyEtsyWebhook: WebhookVerifier<EtsyWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const configured = [secrets.webhookSecret, secrets.previousWebhookSecret].filter((s) => s !== undefined)
   if (configured.length === 0) {

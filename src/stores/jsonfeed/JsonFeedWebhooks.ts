@@ -14,9 +14,8 @@
  * delivery too far from now is refused (the webhook route answers 401).
  */
 import { DateTime, Either, Option, type Redacted, Schema } from "effect"
-import { canonicalTimestamp, type VerifiedWebhook, type WebhookDelivery } from "../../domain/StoreTypes.js"
-import type { WebhookRejectedError } from "../StoreErrors.js"
-import { headerValue, hexHmacMatches, parseSignedJson, rejecter, signingSecrets } from "../WebhookSignature.js"
+import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { headerValue, hexHmacMatches, parseSignedJson, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 import { JsonFeedWebhookEnvelope } from "./JsonFeedSchemas.js"
 
 export interface JsonFeedWebhookSecrets {
@@ -29,10 +28,7 @@ const SIGNATURE = /^sha256=([0-9a-f]{64})$/i
 
 const decodeEnvelope = Schema.decodeUnknownEither(JsonFeedWebhookEnvelope)
 
-export const verifyJsonFeedWebhook = (
-  secrets: JsonFeedWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+export const verifyJsonFeedWebhook: WebhookVerifier<JsonFeedWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Podsync-Signature")
   if (signature === undefined) return reject("missing_signature", "no X-Podsync-Signature header")

@@ -12,9 +12,8 @@
  *   Deliveries are hints: the order is re-read before anything is done.
  */
 import { Either, type Redacted } from "effect"
-import { canonicalTimestamp, type VerifiedWebhook, type WebhookDelivery } from "../../domain/StoreTypes.js"
-import type { WebhookRejectedError } from "../StoreErrors.js"
-import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets } from "../WebhookSignature.js"
+import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 
 export interface ShopifyWebhookSecrets {
   readonly storeKey: string
@@ -23,10 +22,7 @@ export interface ShopifyWebhookSecrets {
   readonly previousWebhookSecret?: Redacted.Redacted<string>
 }
 
-export const verifyShopifyWebhook = (
-  secrets: ShopifyWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+export const verifyShopifyWebhook: WebhookVerifier<ShopifyWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Shopify-Hmac-Sha256")
   if (signature === undefined) return reject("missing_signature", "no X-Shopify-Hmac-Sha256 header")

@@ -15,11 +15,10 @@
  */
 import { createHash } from "node:crypto"
 import { Either, type Redacted } from "effect"
-import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
+import type { VerifiedWebhook } from "../../domain/StoreTypes.js"
 import type { WebhookAdmission } from "../StoreConnector.js"
-import type { WebhookRejectedError } from "../StoreErrors.js"
 import { accepted } from "../WebhookAdmission.js"
-import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets } from "../WebhookSignature.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 import { gmtTimestamp } from "./WooNormalize.js"
 
 export interface WooWebhookSecrets {
@@ -41,10 +40,7 @@ const siteHost = (url: string): string | undefined => {
   return new URL(url).host.toLowerCase().replace(/^www\./, "")
 }
 
-export const verifyWooWebhook = (
-  secrets: WooWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
+export const verifyWooWebhook: WebhookVerifier<WooWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const body = Buffer.from(delivery.rawBody).toString("utf8")
 
