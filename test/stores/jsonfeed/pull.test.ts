@@ -1,32 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Redacted, Ref, Stream } from "effect"
+import { Chunk, Effect, Option, Redacted, Stream } from "effect"
 import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
 import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { admin, connectTo, settle, type SimOrder, startSimulator, stats } from "./harness.js"
 import { resumesAfterACrash } from "../contract/PullContract.js"
-import { latestById, versionsOf } from "../contract/PullWalks.js"
+import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
 
-/** Pulls one walk to its end, letting `between` act after each page is "stored". */
+/** Pulls one walk to its end, letting `between` act after each page is "stored"; with the cursor it ends on. */
 const walk = (
   connector: StoreConnector,
   cursor: StoreCursor | null,
   between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
-) =>
-  Effect.gen(function* () {
-    const pages = yield* Ref.make<Array<PulledPage>>([])
-    yield* connector.pull(cursor).pipe(
-      Stream.runForEach((page) =>
-        Effect.gen(function* () {
-          const index = (yield* Ref.get(pages)).length
-          yield* Ref.update(pages, (all) => [...all, page])
-          yield* between(page, index)
-        })
-      )
-    )
-    const all = yield* Ref.get(pages)
-    return { pages: all, cursor: all[all.length - 1]!.cursor }
-  })
+) => Effect.map(pullAll(connector, cursor, between), (pages) => ({ pages, cursor: pages[pages.length - 1]!.cursor }))
 
 /** Final `updated_at` of every order in the simulator, by id, canonical like the connector's. */
 const simVersions = (sim: Parameters<typeof admin>[0]) =>
