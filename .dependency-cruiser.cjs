@@ -55,6 +55,13 @@ module.exports = {
       to: { circular: true }
     },
     {
+      name: "stores-behind-their-port",
+      comment: "a platform's connector is reached through StoreConnector; only the composition root builds one",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/stores/", "^src/app/"] },
+      to: { path: "^src/stores/[^/]+/" }
+    },
+    {
       name: "simulators-only-for-demo",
       comment: "daemon code never reaches a simulator; only the demo and `podsync simulate` start them",
       severity: "error",

@@ -10,8 +10,6 @@
  * nothing, since the next scheduled pull or reconcile reads the same state.
  */
 import { recordWebhookDelivery, type WebhookOutcome } from "../observability/WebhookMetrics.js"
-import { isWithinReplayWindow } from "../stores/jsonfeed/JsonFeedWebhooks.js"
-import { PING_TOPIC as WOO_PING_TOPIC } from "../stores/woocommerce/WooWebhooks.js"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Context, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
@@ -160,12 +158,10 @@ const storeWebhook = Effect.gen(function*() {
     return answer(reason === "malformed_body" ? 400 : 401, { error: reason, detail })
   }
   const webhook = verdict.right
-  // WooCommerce saves a webhook only after a 2xx to its unsigned ping; there is nothing to do with it.
-  if (webhook.topic === WOO_PING_TOPIC) return answer(200, { ignored: "ping" })
-  // JSON feed and Etsy (Standard Webhooks) bound replays by a signed timestamp; the check needs the clock, so it lives here.
-  if ((connector.platform === "jsonfeed" || connector.platform === "etsy") && !isWithinReplayWindow(webhook, yield* Clock.currentTimeMillis)) {
-    return answer(401, { error: "stale", detail: "the signed timestamp is more than 5 minutes from now" })
-  }
+  // The connector knows its platform's test deliveries and replay bound; the check needs the clock, which it is given.
+  const admission = connector.admitWebhook(webhook, yield* Clock.currentTimeMillis)
+  if (admission._tag === "Ignore") return answer(200, { ignored: admission.reason })
+  if (admission._tag === "Refuse") return answer(401, { error: admission.error, detail: admission.detail })
   const triggers = yield* PipelineTriggers
   return yield* acceptOnce(
     storeKey,

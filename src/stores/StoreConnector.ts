@@ -107,7 +107,21 @@ export interface StoreConnector {
 
   /** Pure: checks a delivery's signature and shape; no network, no clock. */
   readonly verifyWebhook: (delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
+
+  /** Pure, given the Clock: whether a verified delivery is taken in, ignored (answered 200) or refused (answered 401). */
+  readonly admitWebhook: (webhook: VerifiedWebhook, nowMillis: number) => WebhookAdmission
 }
+
+/**
+ * What the receiver does with a verified delivery: store it and tell the
+ * pipeline; answer 200 without storing it, saying why (`{ ignored: reason }`:
+ * a platform's test delivery that names no order); or answer 401 with
+ * `{ error, detail }` (a replay outside the signed timestamp's window).
+ */
+export type WebhookAdmission =
+  | { readonly _tag: "Accept" }
+  | { readonly _tag: "Ignore"; readonly reason: string }
+  | { readonly _tag: "Refuse"; readonly error: string; readonly detail: string }
 
 /** Several orders' pushes through one connector: batched where it can, one by one where it cannot. */
 export const pushAll = (connector: StoreConnector, pushes: ReadonlyArray<FulfillmentPush>) =>

@@ -3,7 +3,10 @@
  * the config (shopId, keystring, sharedSecret, refreshToken, baseUrl) plus
  * optional settings with sensible defaults.
  */
-import type { Duration, Effect, Redacted } from "effect"
+import type { Effect, Redacted } from "effect"
+import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
+
+export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
 
 /**
  * Which receipts a pull walks. `paidUnshipped` (default) asks Etsy for
@@ -13,8 +16,11 @@ import type { Duration, Effect, Redacted } from "effect"
  */
 export type EtsyReceiptFilter = "paidUnshipped" | "all"
 
-export interface EtsyConnectorConfig {
-  readonly storeKey: string
+/**
+ * The webhook secrets are the endpoint's (`whsec_…`); only commercial apps get
+ * webhooks, so without a secret webhooks are off.
+ */
+export interface EtsyConnectorConfig extends ConnectorTuning, Partial<WebhookSecretsConfig> {
   /** Numeric Etsy shop id. */
   readonly shopId: string
   /** The app's keystring (also the OAuth client_id). */
@@ -25,17 +31,7 @@ export interface EtsyConnectorConfig {
   readonly refreshToken: Redacted.Redacted<string>
   /** Default `https://api.etsy.com`; simulators and proxies set it. */
   readonly baseUrl?: string
-  /** The webhook endpoint secret (`whsec_…`); only commercial apps get webhooks. Without it webhooks are off. */
-  readonly webhookSecret?: Redacted.Redacted<string>
-  /** The endpoint secret before a rotation, accepted alongside the current one. */
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
   readonly receiptFilter?: EtsyReceiptFilter
-  /** Receipts per page of a pull, 2–100 (default 100: each page costs one request of the daily quota). */
-  readonly pageSize?: number
-  /** How far before the watermark a walk re-reads (default 300 s). */
-  readonly overlapSeconds?: number
-  /** Per-request timeout (default 30 s); a timed-out write is ambiguous. */
-  readonly requestTimeout?: Duration.DurationInput
   /** Requests of the daily quota a pull leaves for pushes and look-ups (default 100). */
   readonly dailyReserve?: number
   /** Body encoding of createReceiptShipment (default json, as the current spec; form as older versions). */
@@ -49,9 +45,11 @@ export interface EtsyConnectorConfig {
 }
 
 export const DEFAULT_BASE_URL = "https://api.etsy.com"
-export const DEFAULT_PAGE_SIZE = 100
-export const DEFAULT_OVERLAP_SECONDS = 300
-export const DEFAULT_REQUEST_TIMEOUT = "30 seconds"
+/**
+ * Each page costs one request of the daily quota, so pages are as large as Etsy allows (100); at
+ * least 2, since every page after the first starts with the anchor (EtsyCursor.ts).
+ */
+export const ETSY_PULL_LIMITS: PullLimits = { defaultPageSize: 100, minPageSize: 2, maxPageSize: 100, defaultOverlapSeconds: 300 }
 export const DEFAULT_DAILY_RESERVE = 100
 
 export const baseUrlOf = (config: Pick<EtsyConnectorConfig, "baseUrl">): string =>

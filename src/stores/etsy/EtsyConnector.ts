@@ -13,19 +13,17 @@
  * - Webhooks: thin, Standard Webhooks signatures; only when a webhook secret
  *   is configured (commercial apps), otherwise `webhookPayload: "none"`.
  */
-import type { HttpClient } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
+import { type ConnectorMaker, readBackOrder } from "../ConnectorAssembly.js"
+import { pullSettingsOf } from "../ConnectorConfig.js"
+import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
-import { keepBody, StoreResponseError } from "../StoreErrors.js"
-import {
-  DEFAULT_OVERLAP_SECONDS,
-  DEFAULT_PAGE_SIZE,
-  type EtsyConnectorConfig
-} from "./EtsyConfig.js"
+import { refuseOutsideReplayWindow } from "../WebhookAdmission.js"
+import { ETSY_PULL_LIMITS, type EtsyConnectorConfig } from "./EtsyConfig.js"
 import { makeEtsyFulfillmentPush } from "./EtsyFulfillment.js"
 import { makeEtsyHttp } from "./EtsyHttp.js"
 import { normalizeEtsyReceipt } from "./EtsyNormalize.js"
-import { pullEtsyReceipts } from "./EtsyPull.js"
+import { etsyWalk } from "./EtsyPull.js"
 import { isReceiptId, makeEtsyReceiptReader } from "./EtsyReceipts.js"
 import { verifyEtsyWebhook } from "./EtsyWebhooks.js"
 
@@ -39,20 +37,13 @@ export const etsyCapabilities = (webhooks: boolean): StoreCapabilities => ({
   webhookPayload: webhooks ? "thin" : "none"
 })
 
-export const makeEtsyConnector = (
-  config: EtsyConnectorConfig
-): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> =>
+export const makeEtsyConnector: ConnectorMaker<EtsyConnectorConfig> = (config) =>
   Effect.gen(function* () {
     const { storeKey, shopId } = config
     const http = yield* makeEtsyHttp(config)
     const reader = makeEtsyReceiptReader({ storeKey, shopId, filter: config.receiptFilter ?? "paidUnshipped" }, http)
     const pushFulfillment = makeEtsyFulfillmentPush({ storeKey, shopId, shipmentBody: config.shipmentBody ?? "json" }, http, reader)
-    const settings = {
-      storeKey,
-      // At least 2: every page after the first starts with the anchor (EtsyCursor.ts).
-      pageSize: Math.min(100, Math.max(2, config.pageSize ?? DEFAULT_PAGE_SIZE)),
-      overlapSeconds: config.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
-    }
+    const walk = etsyWalk(pullSettingsOf(config, ETSY_PULL_LIMITS), reader)
 
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
       isReceiptId(storeOrderId)
@@ -61,16 +52,12 @@ export const makeEtsyConnector = (
             Option.match({
               onNone: () => Effect.succeedNone,
               onSome: (fetched) =>
-                Either.match(Either.flatMap(fetched.receipt, (receipt) => normalizeEtsyReceipt(storeKey, receipt, fetched.raw)), {
-                  onRight: (order) => Effect.succeedSome(order),
-                  onLeft: (problem) =>
-                    Effect.fail(
-                      new StoreResponseError({
-                        storeKey, operation: "getShopReceipt", ambiguous: false, status: 200,
-                        body: keepBody(JSON.stringify(fetched.raw)), detail: problem
-                      })
-                    )
-                })
+                readBackOrder(
+                  storeKey,
+                  "getShopReceipt",
+                  fetched.raw,
+                  Either.flatMap(fetched.receipt, (receipt) => normalizeEtsyReceipt(storeKey, receipt, fetched.raw))
+                )
             })
           )
         : Effect.succeedNone
@@ -79,12 +66,13 @@ export const makeEtsyConnector = (
       storeKey,
       platform: "etsy",
       capabilities: etsyCapabilities(config.webhookSecret !== undefined),
-      pull: (cursor, options) => pullEtsyReceipts(settings, reader, cursor, options),
+      pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,
       pushFulfillment,
       // Etsy receipts have no tags, notes or private fields; the pipeline keeps its own record.
       annotate: () => Effect.void,
-      verifyWebhook: (delivery) => verifyEtsyWebhook(config, delivery)
+      verifyWebhook: (delivery) => verifyEtsyWebhook(config, delivery),
+      admitWebhook: refuseOutsideReplayWindow
     }
     return connector
   })

@@ -15,6 +15,7 @@
  * - Etsy ships whole receipts: once shipped, nothing is left to fulfil. A
  *   cancelled or fully refunded receipt has no units left.
  */
+import type { OrderNormalizer } from "../ConnectorAssembly.js"
 import { DateTime, Either, Option } from "effect"
 import * as Money from "../../domain/Money.js"
 import type { Attribute, FinancialStatus, NormalizedLine, NormalizedOrder, ShipTo } from "../../domain/NormalizedOrder.js"
@@ -127,11 +128,7 @@ const timestamp = (field: string, seconds: number | undefined): Either.Either<st
 }
 
 /** Normalizes one receipt; `raw` is the receipt as received, kept on the result. Left: why it cannot be read. */
-export const normalizeEtsyReceipt = (
-  storeKey: string,
-  receipt: EtsyReceipt,
-  raw: unknown
-): Either.Either<NormalizedOrder, string> =>
+export const normalizeEtsyReceipt: OrderNormalizer<EtsyReceipt> = (storeKey, receipt, raw) =>
   Either.gen(function* () {
     const createdAt = yield* timestamp("created_timestamp", receipt.created_timestamp ?? receipt.create_timestamp ?? undefined)
     const updatedAt = yield* timestamp("updated_timestamp", updatedSecondsOf(receipt))

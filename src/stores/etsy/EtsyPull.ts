@@ -1,90 +1,52 @@
 /**
- * The incremental pull as a stream of pages (see EtsyCursor.ts for why it
- * neither skips nor repeats). A page is fetched only when the consumer asks
- * for it, so the consumer stores a page and persists `page.cursor` before the
- * next request leaves.
+ * Etsy's driver of the shared overlap walk (OverlapWalk.ts; see EtsyCursor.ts
+ * for why it neither skips nor repeats): pages of getShopReceipts keyed by
+ * `min_last_modified`, with a tie that shifted under the walk read again.
  */
-import { Effect, Either, Option, Stream } from "effect"
-import type { NormalizedOrder } from "../../domain/NormalizedOrder.js"
-import type { StoreCursor } from "../../domain/StoreTypes.js"
-import type { PulledPage, PullOptions, UnreadableOrder } from "../StoreConnector.js"
-import { type StoreError, StoreUnavailableError } from "../StoreErrors.js"
+import { Effect, Either } from "effect"
+import { type PullSettings, readOrderVersion, unreadableVersion, type WalkDriver } from "../OverlapWalk.js"
+import { StoreUnavailableError } from "../StoreErrors.js"
 import { afterPage, isoOfSeconds, pageQuery, readPage, startWalk, type WalkPosition } from "./EtsyCursor.js"
 import { normalizeEtsyReceipt } from "./EtsyNormalize.js"
 import type { EtsyReceiptReader, FetchedReceipt } from "./EtsyReceipts.js"
 
-export interface PullSettings {
-  readonly storeKey: string
-  readonly pageSize: number
-  readonly overlapSeconds: number
-}
-
 /** Re-reads of a tie allowed in a row before the walk gives up for now (receipts moving faster than we page). */
 export const MAX_SHIFTS = 5
 
-const versionKey = (receipt: FetchedReceipt): string => `${receipt.receiptId}@${isoOfSeconds(receipt.updatedSeconds)}`
+const identityOf = (receipt: FetchedReceipt) => ({ id: String(receipt.receiptId), updatedAt: isoOfSeconds(receipt.updatedSeconds) })
 
-const normalized = (storeKey: string, receipt: FetchedReceipt): { order?: NormalizedOrder; unreadable?: UnreadableOrder } => {
-  const storeOrderId = String(receipt.receiptId)
-  const result = Either.flatMap(receipt.receipt, (decoded) => normalizeEtsyReceipt(storeKey, decoded, receipt.raw))
-  return Either.match(result, {
-    onLeft: (problem) => ({ unreadable: { storeOrderId, raw: receipt.raw, problem } }),
-    onRight: (order) => ({ order })
-  })
-}
-
-const fetchPage = (
-  settings: PullSettings,
-  reader: EtsyReceiptReader,
-  start: WalkPosition
-): Effect.Effect<{ page: PulledPage; next: WalkPosition }, StoreError> =>
+/** The next page of fresh receipts, reading a shifted tie again from its start. */
+const listPage = (settings: PullSettings, reader: EtsyReceiptReader, start: WalkPosition) =>
   Effect.gen(function* () {
     let position = start
     for (let shifts = 0; ; shifts++) {
       const results = yield* reader.page(pageQuery(position, settings.pageSize))
       const reading = readPage(position, results, settings.pageSize)
-      if (reading._tag === "Shifted") {
-        if (shifts >= MAX_SHIFTS) {
-          return yield* new StoreUnavailableError({
-            storeKey: settings.storeKey,
-            operation: "getShopReceipts",
-            ambiguous: false,
-            detail: `receipts kept changing while their page was read (${MAX_SHIFTS} times in a row); the walk resumes from its cursor next time`
-          })
-        }
-        position = reading.position
-        continue
+      if (reading._tag === "Read") return { position: reading.position, items: reading.fresh, facts: { done: reading.done } }
+      if (shifts >= MAX_SHIFTS) {
+        return yield* new StoreUnavailableError({
+          storeKey: settings.storeKey,
+          operation: "getShopReceipts",
+          ambiguous: false,
+          detail: `receipts kept changing while their page was read (${MAX_SHIFTS} times in a row); the walk resumes from its cursor next time`
+        })
       }
-      const handedOut = new Set<string>()
-      const orders: Array<NormalizedOrder> = []
-      const unreadable: Array<UnreadableOrder> = []
-      for (const receipt of reading.fresh) {
-        const key = versionKey(receipt)
-        if (position.seen.has(key) || handedOut.has(key)) continue
-        handedOut.add(key)
-        const { order, unreadable: problem } = normalized(settings.storeKey, receipt)
-        if (order !== undefined) orders.push(order)
-        if (problem !== undefined) unreadable.push(problem)
-      }
-      const after = afterPage(reading.position, [...handedOut], reading.done, settings.overlapSeconds)
-      return { page: { orders, unreadable, cursor: after.cursor, done: reading.done }, next: after.position }
+      position = reading.position
     }
   })
 
-export const pullEtsyReceipts = (
-  settings: PullSettings,
-  reader: EtsyReceiptReader,
-  cursor: StoreCursor | null,
-  options?: PullOptions
-): Stream.Stream<PulledPage, StoreError> =>
-  Stream.unfoldEffect(
-    Option.some(startWalk(cursor, options?.since, settings.overlapSeconds)),
-    (state: Option.Option<WalkPosition>) =>
-      Option.match(state, {
-        onNone: () => Effect.succeedNone,
-        onSome: (position) =>
-          Effect.map(fetchPage(settings, reader, position), ({ page, next }) =>
-            Option.some([page, page.done ? Option.none<WalkPosition>() : Option.some(next)] as const)
-          )
-      })
-  )
+export const etsyWalk = (settings: PullSettings, reader: EtsyReceiptReader): WalkDriver<WalkPosition, FetchedReceipt, { readonly done: boolean }> => ({
+    start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
+    list: (position) => listPage(settings, reader, position),
+    identify: identityOf,
+    read: (receipt) => {
+      const identity = identityOf(receipt)
+      const result = Either.flatMap(receipt.receipt, (decoded) => normalizeEtsyReceipt(settings.storeKey, decoded, receipt.raw))
+      // Keyed by the listed version, which is what the walk recognises in a re-read.
+      return Effect.succeed(Either.match(result, {
+        onLeft: (problem) => unreadableVersion(identity, receipt.raw, problem),
+        onRight: (order) => ({ ...readOrderVersion(order), key: `${identity.id}@${identity.updatedAt}` })
+      }))
+    },
+    advance: (position, { facts, handedOut }) => ({ ...afterPage(position, handedOut, facts.done, settings.overlapSeconds), done: facts.done })
+})

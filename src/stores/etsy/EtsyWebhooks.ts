@@ -13,13 +13,11 @@
  * re-read from the API. The dedup key is the `webhook-id`, which Etsy keeps
  * for every retry of a message. The timestamp is signed, so `triggeredAt` can
  * be trusted; rejecting stale deliveries needs a clock, which this pure check
- * does not have: the HTTP layer compares `triggeredAt` with now.
+ * does not have: the connector's `admitWebhook` compares `triggeredAt` with now.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted } from "effect"
-import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
-import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
-import { headerValue } from "../WebhookSignature.js"
+import { headerValue, parseSignedJson, payloadText, rejecter, type WebhookVerifier } from "../WebhookSignature.js"
 import { isoOfSeconds } from "./EtsyCursor.js"
 
 export interface EtsyWebhookSecrets {
@@ -57,19 +55,8 @@ const signatureMatches = (offered: ReadonlyArray<string>, content: Buffer, keys:
   return matched
 }
 
-const field = (payload: unknown, name: string): unknown =>
-  typeof payload === "object" && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[name] : undefined
-
-const textOf = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
-
-export const verifyEtsyWebhook = (
-  secrets: EtsyWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
-  const reject = (reason: WebhookRejection, detail: string) =>
-    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
-
+export const verifyEtsyWebhook: WebhookVerifier<EtsyWebhookSecrets> = (secrets, delivery) => {
+  const reject = rejecter(secrets.storeKey)
   const configured = [secrets.webhookSecret, secrets.previousWebhookSecret].filter((s) => s !== undefined)
   if (configured.length === 0) {
     return reject("bad_signature", "webhooks are off for this store: no etsy webhookSecret is configured")
@@ -86,19 +73,16 @@ export const verifyEtsyWebhook = (
     return reject("bad_signature", "no webhook-signature matches the delivery under the endpoint secret")
   }
 
-  let payload: unknown
-  try {
-    payload = JSON.parse(Buffer.from(delivery.rawBody).toString("utf8"))
-  } catch {
-    return reject("malformed_body", "the signed body is not JSON")
-  }
-  const topic = textOf(field(payload, "event_type"))
+  const parsed = parseSignedJson(secrets.storeKey, delivery.rawBody)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const payload = parsed.right
+  const topic = payloadText(payload, "event_type")
   if (topic === undefined) return reject("malformed_body", "the payload has no event_type")
-  const shopId = textOf(field(payload, "shop_id"))
+  const shopId = payloadText(payload, "shop_id")
   if (shopId !== undefined && shopId !== secrets.shopId) {
     return reject("wrong_shop", `delivery is for shop ${shopId}, this store is shop ${secrets.shopId}`)
   }
-  const resourceUrl = textOf(field(payload, "resource_url"))
+  const resourceUrl = payloadText(payload, "resource_url")
   const storeOrderId = resourceUrl === undefined ? undefined : /\/receipts\/(\d+)(?:[/?#]|$)/.exec(resourceUrl)?.[1]
 
   return Either.right({

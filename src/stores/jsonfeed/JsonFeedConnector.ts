@@ -3,14 +3,17 @@
  * storefront or marketplace that implements the REST contract podsync
  * defines in docs/jsonfeed.md. Built once per configured store.
  */
-import type { HttpClient } from "@effect/platform"
 import { Effect } from "effect"
+import type { ConnectorMaker } from "../ConnectorAssembly.js"
+import { pullSettingsOf } from "../ConnectorConfig.js"
+import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
-import { DEFAULT_OVERLAP_SECONDS, DEFAULT_PAGE_SIZE, type JsonFeedConnectorConfig, MAX_PAGE_SIZE } from "./JsonFeedConfig.js"
+import { refuseOutsideReplayWindow } from "../WebhookAdmission.js"
+import { JSON_FEED_PULL_LIMITS, type JsonFeedConnectorConfig } from "./JsonFeedConfig.js"
 import { makeJsonFeedFulfillmentPush } from "./JsonFeedFulfillment.js"
 import { makeJsonFeedHttp } from "./JsonFeedHttp.js"
 import { makeJsonFeedOrderReader } from "./JsonFeedOrders.js"
-import { pullJsonFeedOrders } from "./JsonFeedPull.js"
+import { jsonFeedWalk } from "./JsonFeedPull.js"
 import { verifyJsonFeedWebhook } from "./JsonFeedWebhooks.js"
 
 export const jsonFeedCapabilities: StoreCapabilities = {
@@ -25,28 +28,23 @@ export const jsonFeedCapabilities: StoreCapabilities = {
   webhookPayload: "thin"
 }
 
-export const makeJsonFeedConnector = (
-  config: JsonFeedConnectorConfig
-): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> =>
+export const makeJsonFeedConnector: ConnectorMaker<JsonFeedConnectorConfig> = (config) =>
   Effect.gen(function* () {
     const { storeKey } = config
     const http = yield* makeJsonFeedHttp(config)
     const reader = makeJsonFeedOrderReader(storeKey, http)
-    const settings = {
-      storeKey,
-      pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(config.pageSize ?? DEFAULT_PAGE_SIZE))),
-      overlapSeconds: config.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
-    }
+    const walk = jsonFeedWalk(pullSettingsOf(config, JSON_FEED_PULL_LIMITS), http)
     const connector: StoreConnector = {
       storeKey,
       platform: "jsonfeed",
       capabilities: jsonFeedCapabilities,
-      pull: (cursor, options) => pullJsonFeedOrders(settings, http, cursor, options),
+      pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder: reader.byId,
       pushFulfillment: makeJsonFeedFulfillmentPush({ storeKey, notifyCustomer: config.notifyCustomer }, http, reader),
       // Repeatable without harm because it does nothing: see `annotations` above.
       annotate: () => Effect.void,
-      verifyWebhook: (delivery) => verifyJsonFeedWebhook(config, delivery)
+      verifyWebhook: (delivery) => verifyJsonFeedWebhook(config, delivery),
+      admitWebhook: refuseOutsideReplayWindow
     }
     return connector
   })

@@ -12,6 +12,7 @@
  *   and what is still to ship is current − fulfilled;
  * - `region_code` may carry the ISO 3166-2 country prefix ("US-CA" → "CA").
  */
+import type { OrderNormalizer } from "../ConnectorAssembly.js"
 import { Either } from "effect"
 import * as Money from "../../domain/Money.js"
 import type {
@@ -112,11 +113,7 @@ const money = (currency: string, amount: string | number | null | undefined): Ei
     : Either.mapLeft(Money.fromDecimalString(currency, String(amount)), (error) => `total: ${error.message}`)
 
 /** Left: why the order cannot be read (the raw payload is kept by the caller). */
-export const normalizeJsonFeedOrder = (
-  storeKey: string,
-  order: JsonFeedOrder,
-  raw: unknown
-): Either.Either<NormalizedOrder, string> =>
+export const normalizeJsonFeedOrder: OrderNormalizer<JsonFeedOrder> = (storeKey, order, raw) =>
   Either.gen(function* () {
     const createdAt = yield* timestamp("created_at", order.created_at)
     const updatedAt = yield* timestamp("updated_at", order.updated_at)

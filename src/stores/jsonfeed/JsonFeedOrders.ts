@@ -6,50 +6,25 @@
  * order", not an error.
  */
 import { Effect, Either, Option, Schema } from "effect"
-import { type NormalizedOrder, orderVersionKey } from "../../domain/NormalizedOrder.js"
+import type { NormalizedOrder } from "../../domain/NormalizedOrder.js"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
-import type { UnreadableOrder } from "../StoreConnector.js"
+import { identityFields, readOrderVersion, type ReadVersion, unreadableVersion } from "../OverlapWalk.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
 import { orderPath } from "./JsonFeedConfig.js"
 import { type JsonFeedHttp, readJson, refusal } from "./JsonFeedHttp.js"
 import { normalizeJsonFeedOrder } from "./JsonFeedNormalize.js"
 import { decodeJsonFeedOrder, type JsonFeedFulfillment, JsonFeedFulfillmentList } from "./JsonFeedSchemas.js"
 
-/** Best-effort identity of an order we could not decode, so it is reported once per version. */
-const identityOf = (item: unknown): { id: string | undefined; updatedAt: string | undefined } => {
-  if (typeof item !== "object" || item === null) return { id: undefined, updatedAt: undefined }
-  const record = item as Record<string, unknown>
-  const id = record["id"]
-  const updatedAt = record["updated_at"]
-  return {
-    id: typeof id === "string" || typeof id === "number" ? String(id) : undefined,
-    updatedAt: typeof updatedAt === "string" ? canonicalTimestamp(updatedAt) : undefined
-  }
-}
-
-export interface ReadItem {
-  readonly updatedAt: string | undefined
-  readonly key: string | undefined
-  readonly order: NormalizedOrder | undefined
-  readonly unreadable: UnreadableOrder | undefined
-}
+/** Best-effort identity of an order, so one we could not decode is reported once per version. */
+const identityOf = identityFields("id", "updated_at", canonicalTimestamp)
 
 /** One order of a page: normalized, or reported unreadable with why. */
-export const readOrder = (storeKey: string, item: unknown): ReadItem => {
-  const unreadable = (problem: string): ReadItem => {
-    const { id, updatedAt } = identityOf(item)
-    return {
-      updatedAt,
-      key: id !== undefined && updatedAt !== undefined ? `${id}@${updatedAt}` : undefined,
-      order: undefined,
-      unreadable: { storeOrderId: id, raw: item, problem }
-    }
-  }
+export const readOrder = (storeKey: string, item: unknown): ReadVersion => {
   const decoded = decodeJsonFeedOrder(item)
-  if (Either.isLeft(decoded)) return unreadable(decoded.left.message)
+  if (Either.isLeft(decoded)) return unreadableVersion(identityOf(item), item, decoded.left.message)
   return Either.match(normalizeJsonFeedOrder(storeKey, decoded.right, item), {
-    onLeft: unreadable,
-    onRight: (order) => ({ updatedAt: order.updatedAt, key: orderVersionKey(order), order, unreadable: undefined })
+    onLeft: (problem) => unreadableVersion(identityOf(item), item, problem),
+    onRight: readOrderVersion
   })
 }
 

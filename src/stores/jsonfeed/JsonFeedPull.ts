@@ -1,28 +1,25 @@
 /**
- * The incremental pull as a stream of pages (see JsonFeedCursor.ts for why it
- * neither skips nor repeats). A page is fetched only when the consumer asks
- * for it, so the consumer stores a page and persists `page.cursor` before the
- * next request leaves.
+ * The JSON feed's driver of the shared overlap walk (OverlapWalk.ts; see
+ * JsonFeedCursor.ts for why it neither skips nor repeats): `GET <base>/orders`
+ * from `updated_since`, following the storefront's opaque `next_cursor`.
  */
-import { Clock, Effect, Option, Stream } from "effect"
-import type { NormalizedOrder } from "../../domain/NormalizedOrder.js"
-import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
-import type { PulledPage, PullOptions, UnreadableOrder } from "../StoreConnector.js"
+import { Effect } from "effect"
+import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { type PullSettings, type WalkDriver } from "../OverlapWalk.js"
 import type { StoreError } from "../StoreErrors.js"
 import { afterPage, restartWalk, startWalk, type WalkPosition } from "./JsonFeedCursor.js"
 import { errorOf, type JsonFeedHttp, readJson, refusal } from "./JsonFeedHttp.js"
 import { readOrder } from "./JsonFeedOrders.js"
 import { JsonFeedOrdersPage } from "./JsonFeedSchemas.js"
 
-export interface PullSettings {
-  readonly storeKey: string
-  readonly pageSize: number
-  readonly overlapSeconds: number
+interface PageListed {
+  readonly _tag: "Page"
+  readonly items: ReadonlyArray<unknown>
+  readonly nextCursor: string | null
+  readonly upperBound: string | null
 }
 
-type PageAnswer =
-  | { readonly _tag: "Page"; readonly items: ReadonlyArray<unknown>; readonly nextCursor: string | null; readonly upperBound: string | null }
-  | { readonly _tag: "CursorRefused" }
+type PageAnswer = PageListed | { readonly _tag: "CursorRefused" }
 
 const fetchOrders = (settings: PullSettings, http: JsonFeedHttp, position: WalkPosition): Effect.Effect<PageAnswer, StoreError> =>
   Effect.gen(function* () {
@@ -52,11 +49,8 @@ const fetchOrders = (settings: PullSettings, http: JsonFeedHttp, position: WalkP
     } as const
   })
 
-const fetchPage = (
-  settings: PullSettings,
-  http: JsonFeedHttp,
-  start: WalkPosition
-): Effect.Effect<{ page: PulledPage; next: WalkPosition }, StoreError> =>
+/** The next page, walking the window again from its start when the storefront forgot our cursor. */
+const listPage = (settings: PullSettings, http: JsonFeedHttp, start: WalkPosition) =>
   Effect.gen(function* () {
     let position = start
     let answer = yield* fetchOrders(settings, http, position)
@@ -67,42 +61,17 @@ const fetchPage = (
     }
     // Only a sent cursor can be refused, and the restarted walk sends none.
     if (answer._tag === "CursorRefused") return yield* Effect.dieMessage("invalid_cursor answered to a request without a cursor")
-    const read = answer.items.map((item) => readOrder(settings.storeKey, item))
-    const handedOut = new Set<string>()
-    const orders: Array<NormalizedOrder> = []
-    const unreadable: Array<UnreadableOrder> = []
-    for (const item of read) {
-      if (item.key !== undefined && (position.seen.has(item.key) || handedOut.has(item.key))) continue
-      if (item.key !== undefined) handedOut.add(item.key)
-      if (item.order !== undefined) orders.push(item.order)
-      if (item.unreadable !== undefined) unreadable.push(item.unreadable)
-    }
-    const after = afterPage(
-      position,
-      {
-        updatedAts: read.flatMap((item) => (item.updatedAt === undefined ? [] : [item.updatedAt])),
-        handedOut: [...handedOut],
-        nextCursor: answer.nextCursor,
-        upperBound: answer.upperBound,
-        nowMillis: yield* Clock.currentTimeMillis
-      },
-      settings.overlapSeconds
-    )
-    return { page: { orders, unreadable, cursor: after.cursor, done: after.done }, next: after.position }
+    return { position, items: answer.items, facts: answer }
   })
 
-export const pullJsonFeedOrders = (
-  settings: PullSettings,
-  http: JsonFeedHttp,
-  cursor: StoreCursor | null,
-  options?: PullOptions
-): Stream.Stream<PulledPage, StoreError> =>
-  Stream.unfoldEffect(Option.some(startWalk(cursor, options?.since, settings.overlapSeconds)), (state: Option.Option<WalkPosition>) =>
-    Option.match(state, {
-      onNone: () => Effect.succeedNone,
-      onSome: (position) =>
-        Effect.map(fetchPage(settings, http, position), ({ page, next }) =>
-          Option.some([page, page.done ? Option.none<WalkPosition>() : Option.some(next)] as const)
-        )
-    })
-  )
+export const jsonFeedWalk = (settings: PullSettings, http: JsonFeedHttp): WalkDriver<WalkPosition, unknown, PageListed> => ({
+    start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
+    list: (position) => listPage(settings, http, position),
+    read: (item) => Effect.succeed(readOrder(settings.storeKey, item)),
+    advance: (position, { facts, handedOut, nowMillis, updatedAts }) =>
+      afterPage(
+        position,
+        { updatedAts, handedOut, nextCursor: facts.nextCursor, upperBound: facts.upperBound, nowMillis },
+        settings.overlapSeconds
+      )
+})

@@ -9,15 +9,13 @@
  * - The dedup key is the delivery id: every retry and duplicate of one event
  *   carries it. Deliveries are hints; the order is re-read before use.
  *
- * The port keeps this free of clocks, so the replay bound is the caller's:
- * `triggeredAt` is the signed timestamp, and `isWithinReplayWindow` says
- * whether it is close enough to now (the webhook route answers 401 if not).
+ * The port keeps this free of clocks, so the replay bound is the
+ * connector's `admitWebhook`: `triggeredAt` is the signed timestamp, and a
+ * delivery too far from now is refused (the webhook route answers 401).
  */
-import { timingSafeEqual } from "node:crypto"
 import { DateTime, Either, Option, type Redacted, Schema } from "effect"
-import { canonicalTimestamp, type VerifiedWebhook, type WebhookDelivery } from "../../domain/StoreTypes.js"
-import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
-import { headerValue, hmacSha256 } from "../WebhookSignature.js"
+import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { headerValue, hexHmacMatches, parseSignedJson, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 import { JsonFeedWebhookEnvelope } from "./JsonFeedSchemas.js"
 
 export interface JsonFeedWebhookSecrets {
@@ -26,48 +24,17 @@ export interface JsonFeedWebhookSecrets {
   readonly previousWebhookSecret?: Redacted.Redacted<string>
 }
 
-/** How far a delivery's signed timestamp may be from now, either way. */
-export const REPLAY_WINDOW_SECONDS = 300
-
-/** True when a verified delivery's signed timestamp is within `windowSeconds` of `nowMillis`. */
-export const isWithinReplayWindow = (
-  webhook: Pick<VerifiedWebhook, "triggeredAt">,
-  nowMillis: number,
-  windowSeconds: number = REPLAY_WINDOW_SECONDS
-): boolean => {
-  if (webhook.triggeredAt === undefined) return false
-  const at = Date.parse(webhook.triggeredAt)
-  return !Number.isNaN(at) && Math.abs(nowMillis - at) <= windowSeconds * 1000
-}
-
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i
-
-/** True when `hex` is the HMAC of `body` under any of `secrets`; every secret is tried, in constant time. */
-export const hexHmacMatches = (hex: string, body: Uint8Array, secrets: ReadonlyArray<Redacted.Redacted<string>>): boolean => {
-  const given = Buffer.from(hex, "hex")
-  let matched = false
-  for (const secret of secrets) {
-    const expected = hmacSha256(secret, body)
-    matched = (given.length === expected.length && timingSafeEqual(given, expected)) || matched
-  }
-  return matched
-}
 
 const decodeEnvelope = Schema.decodeUnknownEither(JsonFeedWebhookEnvelope)
 
-export const verifyJsonFeedWebhook = (
-  secrets: JsonFeedWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
-  const reject = (reason: WebhookRejection, detail: string) =>
-    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
-
+export const verifyJsonFeedWebhook: WebhookVerifier<JsonFeedWebhookSecrets> = (secrets, delivery) => {
+  const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Podsync-Signature")
   if (signature === undefined) return reject("missing_signature", "no X-Podsync-Signature header")
   const hex = SIGNATURE.exec(signature)?.[1]
   if (hex === undefined) return reject("bad_signature", "X-Podsync-Signature is not sha256=<64 hex digits>")
-  const keys = secrets.previousWebhookSecret === undefined ? [secrets.webhookSecret] : [secrets.webhookSecret, secrets.previousWebhookSecret]
-  if (!hexHmacMatches(hex, delivery.rawBody, keys)) {
+  if (!hexHmacMatches(hex, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
     return reject("bad_signature", "X-Podsync-Signature does not match the body under the webhook secret")
   }
 
@@ -76,12 +43,9 @@ export const verifyJsonFeedWebhook = (
   if (deliveryId === undefined || timestamp === undefined) {
     return reject("missing_headers", "X-Podsync-Delivery and X-Podsync-Timestamp are both required")
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(Buffer.from(delivery.rawBody).toString("utf8"))
-  } catch {
-    return reject("malformed_body", "the signed body is not JSON")
-  }
+  const json = parseSignedJson(secrets.storeKey, delivery.rawBody)
+  if (Either.isLeft(json)) return Either.left(json.left)
+  const parsed = json.right
   const envelope = decodeEnvelope(parsed)
   if (Either.isLeft(envelope)) return reject("malformed_body", `the signed body is not a delivery: ${envelope.left.message}`)
   const body = envelope.right

@@ -2,34 +2,33 @@
  * Plain values a Shopify connector is built from (the `stores[].shopify`
  * block of the config plus the store's `fulfillment.notifyCustomer`).
  */
-import type { Duration, Redacted } from "effect"
+import type { Redacted } from "effect"
+import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
-export interface ShopifyConnectorConfig {
-  readonly storeKey: string
+export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
+
+/**
+ * `webhookSecret` is the app's client secret; after a rotation Shopify may keep
+ * signing with the previous one for up to an hour.
+ */
+export interface ShopifyConnectorConfig extends ConnectorTuning, WebhookSecretsConfig {
   /** `acme.myshopify.com` */
   readonly shop: string
   readonly accessToken: Redacted.Redacted<string>
-  /** The app's client secret that signs webhooks. */
-  readonly webhookSecret: Redacted.Redacted<string>
-  /** The secret before a rotation; Shopify may keep signing with it for up to an hour. */
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
   /** Pinned Admin API version, `YYYY-MM`. */
   readonly apiVersion: string
   /** Default `https://<shop>`; simulators and proxies set it. */
   readonly baseUrl?: string
   /** Whether a fulfilment push asks Shopify to email the buyer (a push may override it). */
   readonly notifyCustomer: boolean
-  /** Orders per page of a pull (default 10, which keeps a page's query cost well under 1,000 points). */
-  readonly pageSize?: number
-  /** How far before the watermark a pull re-reads, for Shopify's search index lag (default 300 s). */
-  readonly overlapSeconds?: number
-  /** Per-request timeout (default 30 s); a timed-out write is ambiguous. */
-  readonly requestTimeout?: Duration.DurationInput
 }
 
-export const DEFAULT_PAGE_SIZE = 10
-export const DEFAULT_OVERLAP_SECONDS = 300
-export const DEFAULT_REQUEST_TIMEOUT = "30 seconds"
+export const SHOPIFY_PULL_LIMITS: PullLimits = {
+  // Keeps a page's query cost well under 1,000 points.
+  defaultPageSize: 10,
+  // Shopify's search index lags behind writes.
+  defaultOverlapSeconds: 300
+}
 
 export const graphqlUrl = (config: Pick<ShopifyConnectorConfig, "shop" | "apiVersion" | "baseUrl">): string =>
   `${(config.baseUrl ?? `https://${config.shop}`).replace(/\/+$/, "")}/admin/api/${config.apiVersion}/graphql.json`

@@ -2,18 +2,20 @@
  * The Shopify adapter of the store port, on the GraphQL Admin API only, at
  * the pinned `apiVersion`. Built once per configured Shopify store.
  */
-import type { HttpClient } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
+import { type ConnectorMaker, readBackOrder } from "../ConnectorAssembly.js"
+import { pullSettingsOf } from "../ConnectorConfig.js"
+import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
-import { keepBody, StoreResponseError } from "../StoreErrors.js"
+import { acceptEvery } from "../WebhookAdmission.js"
 import { makeShopifyAnnotations } from "./ShopifyAnnotations.js"
-import { DEFAULT_OVERLAP_SECONDS, DEFAULT_PAGE_SIZE, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
+import { SHOPIFY_PULL_LIMITS, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
 import { makeShopifyFulfillment } from "./ShopifyFulfillment.js"
 import { makeShopifyFulfillmentBatch } from "./ShopifyFulfillmentBatch.js"
 import { makeShopifyGraphql } from "./ShopifyGraphql.js"
 import { normalizeShopifyOrder } from "./ShopifyNormalize.js"
 import { makeShopifyOrderReader, rawOrder } from "./ShopifyOrders.js"
-import { pullShopifyOrders } from "./ShopifyPull.js"
+import { shopifyWalk } from "./ShopifyPull.js"
 import { isLegacyOrderId } from "./ShopifyQueries.js"
 import type { ShopifyOrder } from "./ShopifySchemas.js"
 import { verifyShopifyWebhook } from "./ShopifyWebhooks.js"
@@ -31,36 +33,16 @@ export const shopifyCapabilities: StoreCapabilities = {
 
 export { METAFIELD_NAMESPACE } from "./ShopifyAnnotations.js"
 
-export const makeShopifyConnector = (
-  config: ShopifyConnectorConfig
-): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> =>
+export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (config) =>
   Effect.gen(function* () {
     const { storeKey } = config
     const graphql = yield* makeShopifyGraphql(config)
     const reader = makeShopifyOrderReader(storeKey, graphql)
     const fulfillment = makeShopifyFulfillment({ storeKey, notifyCustomer: config.notifyCustomer }, graphql)
     const annotations = makeShopifyAnnotations(storeKey, graphql)
-    const settings = {
-      storeKey,
-      pageSize: config.pageSize ?? DEFAULT_PAGE_SIZE,
-      overlapSeconds: config.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
-    }
-
+    const walk = shopifyWalk(pullSettingsOf(config, SHOPIFY_PULL_LIMITS), reader)
     const normalizeFetched = (order: ShopifyOrder) =>
-      Either.match(normalizeShopifyOrder(storeKey, order, rawOrder(order)), {
-        onRight: (normalized) => Effect.succeedSome(normalized),
-        onLeft: (problem) =>
-          Effect.fail(
-            new StoreResponseError({
-              storeKey,
-              operation: "order",
-              ambiguous: false,
-              status: 200,
-              body: keepBody(JSON.stringify(rawOrder(order))),
-              detail: problem
-            })
-          )
-      })
+      readBackOrder(storeKey, "order", rawOrder(order), normalizeShopifyOrder(storeKey, order, rawOrder(order)))
 
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
       isLegacyOrderId(storeOrderId)
@@ -74,13 +56,14 @@ export const makeShopifyConnector = (
       storeKey,
       platform: "shopify",
       capabilities: shopifyCapabilities,
-      pull: (cursor, options) => pullShopifyOrders(settings, reader, cursor, options),
+      pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,
       pushFulfillment: fulfillment.pushFulfillment,
       pushFulfillments: makeShopifyFulfillmentBatch(storeKey, graphql, fulfillment),
       annotate: annotations.annotate,
       annotateMany: annotations.annotateMany,
-      verifyWebhook: (delivery) => verifyShopifyWebhook(config, delivery)
+      verifyWebhook: (delivery) => verifyShopifyWebhook(config, delivery),
+      admitWebhook: acceptEvery
     }
     return connector
   })

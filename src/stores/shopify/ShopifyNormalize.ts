@@ -10,6 +10,7 @@
  *   variant-matching table names them.
  * - holds are the ON_HOLD fulfillment orders, one entry per hold reason.
  */
+import type { OrderNormalizer } from "../ConnectorAssembly.js"
 import { Either } from "effect"
 import * as Money from "../../domain/Money.js"
 import type {
@@ -129,11 +130,7 @@ const timestamp = (field: string, text: string): Either.Either<string, string> =
  * Normalizes one order whose `lineItems.nodes` hold every line item. `raw` is
  * the payload as fetched, kept on the result. Left: why it cannot be read.
  */
-export const normalizeShopifyOrder = (
-  storeKey: string,
-  order: ShopifyOrder,
-  raw: unknown
-): Either.Either<NormalizedOrder, string> =>
+export const normalizeShopifyOrder: OrderNormalizer<ShopifyOrder> = (storeKey, order, raw) =>
   Either.gen(function* () {
     const lines = order.lineItems.nodes.map(normalizeLine)
     const total = yield* money(order.currentTotalPriceSet)

@@ -12,9 +12,8 @@
  *   Deliveries are hints: the order is re-read before anything is done.
  */
 import { Either, type Redacted } from "effect"
-import { canonicalTimestamp, type VerifiedWebhook, type WebhookDelivery } from "../../domain/StoreTypes.js"
-import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
-import { base64HmacMatches, headerValue } from "../WebhookSignature.js"
+import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 
 export interface ShopifyWebhookSecrets {
   readonly storeKey: string
@@ -23,28 +22,11 @@ export interface ShopifyWebhookSecrets {
   readonly previousWebhookSecret?: Redacted.Redacted<string>
 }
 
-const field = (payload: unknown, name: string): unknown =>
-  typeof payload === "object" && payload !== null && !Array.isArray(payload)
-    ? (payload as Record<string, unknown>)[name]
-    : undefined
-
-const textOf = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
-
-export const verifyShopifyWebhook = (
-  secrets: ShopifyWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
-  const reject = (reason: WebhookRejection, detail: string) =>
-    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
-
+export const verifyShopifyWebhook: WebhookVerifier<ShopifyWebhookSecrets> = (secrets, delivery) => {
+  const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Shopify-Hmac-Sha256")
   if (signature === undefined) return reject("missing_signature", "no X-Shopify-Hmac-Sha256 header")
-  const keys =
-    secrets.previousWebhookSecret === undefined
-      ? [secrets.webhookSecret]
-      : [secrets.webhookSecret, secrets.previousWebhookSecret]
-  if (!base64HmacMatches(signature, delivery.rawBody, keys)) {
+  if (!base64HmacMatches(signature, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
     return reject("bad_signature", "X-Shopify-Hmac-Sha256 does not match the body under the webhook secret")
   }
 
@@ -60,16 +42,12 @@ export const verifyShopifyWebhook = (
     return reject("missing_headers", "neither X-Shopify-Event-Id nor X-Shopify-Webhook-Id is present")
   }
 
-  let payload: unknown
-  try {
-    payload = JSON.parse(Buffer.from(delivery.rawBody).toString("utf8"))
-  } catch {
-    return reject("malformed_body", "the signed body is not JSON")
-  }
-
+  const parsed = parseSignedJson(secrets.storeKey, delivery.rawBody)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const payload = parsed.right
   const isOrderTopic = topic.startsWith("orders/")
-  const storeOrderId = isOrderTopic ? textOf(field(payload, "id")) : undefined
-  const updatedAtText = isOrderTopic ? textOf(field(payload, "updated_at")) : undefined
+  const storeOrderId = isOrderTopic ? payloadText(payload, "id") : undefined
+  const updatedAtText = isOrderTopic ? payloadText(payload, "updated_at") : undefined
   const orderUpdatedAt = updatedAtText === undefined ? undefined : canonicalTimestamp(updatedAtText)
   const triggeredAtText = headerValue(delivery, "X-Shopify-Triggered-At")
   const triggeredAt = triggeredAtText === undefined ? undefined : canonicalTimestamp(triggeredAtText)

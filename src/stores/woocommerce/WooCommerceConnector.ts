@@ -3,19 +3,21 @@
  * as HTTP Basic credentials, plus the Shipment Tracking extension when the store has it. Built once
  * per configured WooCommerce store.
  */
-import type { HttpClient } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { Annotation } from "../../domain/StoreTypes.js"
+import { type ConnectorMaker, readBackOrder } from "../ConnectorAssembly.js"
+import { pullSettingsOf } from "../ConnectorConfig.js"
+import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
-import { keepBody, StoreApiError, type StoreError, StoreResponseError } from "../StoreErrors.js"
-import { DEFAULT_OVERLAP_SECONDS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type WooCommerceConnectorConfig } from "./WooConfig.js"
+import { StoreApiError, type StoreError } from "../StoreErrors.js"
+import { WOO_PULL_LIMITS, type WooCommerceConnectorConfig } from "./WooConfig.js"
 import { makeWooFulfillmentPush } from "./WooFulfillment.js"
 import { decodeAnswer, isUnknownId, makeWooHttp, type WooRequest } from "./WooHttp.js"
 import { metaText, normalizeWooOrder } from "./WooNormalize.js"
 import { isOrderId, makeWooOrderReader } from "./WooOrders.js"
-import { pullWooOrders } from "./WooPull.js"
+import { wooWalk } from "./WooPull.js"
 import { WooNote, WooNotes } from "./WooSchemas.js"
-import { verifyWooWebhook } from "./WooWebhooks.js"
+import { admitWooWebhook, verifyWooWebhook } from "./WooWebhooks.js"
 
 export const wooCommerceCapabilities: StoreCapabilities = {
   // WooCommerce ships whole orders: `completed` covers every line (see WooFulfillmentPlan.ts).
@@ -37,19 +39,13 @@ const OrderJson = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 /** Order meta key of an annotation field (hidden from the seller's custom fields box by the `_`). */
 export const annotationMetaKey = (key: string): string => `_podsync_${key}`
 
-export const makeWooCommerceConnector = (
-  config: WooCommerceConnectorConfig
-): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> =>
+export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig> = (config) =>
   Effect.gen(function* () {
     const { storeKey } = config
     const http = yield* makeWooHttp(config)
     const reader = makeWooOrderReader(storeKey, http)
     const pushFulfillment = yield* makeWooFulfillmentPush({ storeKey, trackingMode: config.trackingMode ?? "auto" }, http, reader)
-    const settings = {
-      storeKey,
-      pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, config.pageSize ?? DEFAULT_PAGE_SIZE)),
-      overlapSeconds: config.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS
-    }
+    const walk = wooWalk(pullSettingsOf(config, WOO_PULL_LIMITS), reader)
     const call = <A, I>(request: WooRequest, schema: Schema.Schema<A, I>) =>
       Effect.flatMap(http.send(request), (answer) => decodeAnswer(storeKey, request, answer, schema))
 
@@ -58,14 +54,7 @@ export const makeWooCommerceConnector = (
         reader.byId(storeOrderId),
         Option.match({
           onNone: () => Effect.succeedNone,
-          onSome: ({ raw, order }) =>
-            Either.match(normalizeWooOrder(storeKey, order, raw), {
-              onRight: (normalized) => Effect.succeedSome(normalized),
-              onLeft: (problem) =>
-                Effect.fail(
-                  new StoreResponseError({ storeKey, operation: "orders.get", ambiguous: false, status: 200, body: keepBody(JSON.stringify(raw)), detail: problem })
-                )
-            })
+          onSome: ({ raw, order }) => readBackOrder(storeKey, "orders.get", raw, normalizeWooOrder(storeKey, order, raw))
         })
       )
 
@@ -105,11 +94,12 @@ export const makeWooCommerceConnector = (
       storeKey,
       platform: "woocommerce",
       capabilities: wooCommerceCapabilities,
-      pull: (cursor, options) => pullWooOrders(settings, reader, cursor, options),
+      pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,
       pushFulfillment,
       annotate,
-      verifyWebhook: (delivery) => verifyWooWebhook(config, delivery)
+      verifyWebhook: (delivery) => verifyWooWebhook(config, delivery),
+      admitWebhook: admitWooWebhook
     }
     return connector
   })

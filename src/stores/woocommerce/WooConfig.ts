@@ -1,26 +1,19 @@
 /**
  * Plain values a WooCommerce connector is built from (the `stores[].woocommerce` block of the config).
  */
-import type { Duration, Redacted } from "effect"
+import type { Redacted } from "effect"
+import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
-export interface WooCommerceConnectorConfig {
-  readonly storeKey: string
+export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
+
+/** `webhookSecret` is the one secret set on all the store's order webhooks. */
+export interface WooCommerceConnectorConfig extends ConnectorTuning, WebhookSecretsConfig {
   /** The site URL (`https://shop.example.com`); the REST API is at `<url>/wp-json`. */
   readonly url: string
   readonly consumerKey: Redacted.Redacted<string>
   readonly consumerSecret: Redacted.Redacted<string>
-  /** The secret set on the store's order webhooks (one secret for all of them). */
-  readonly webhookSecret: Redacted.Redacted<string>
-  /** The secret before a rotation, accepted while webhooks are being re-saved with the new one. */
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
-  /** Orders per page of a pull, 1–100 (default 100, WooCommerce's maximum). */
-  readonly pageSize?: number
-  /** How far before the watermark a pull re-reads, for late commits and clock skew (default 300 s). */
-  readonly overlapSeconds?: number
   /** Least time between two requests to the store (default 1000 ms: about one request a second). */
   readonly minRequestIntervalMs?: number
-  /** Per-request timeout (default 30 s); a timed-out write is ambiguous. */
-  readonly requestTimeout?: Duration.DurationInput
   /**
    * How tracking is pushed: through the Shipment Tracking extension, as an order note plus meta, or
    * (default) the extension when the store answers its route, else the note.
@@ -28,11 +21,9 @@ export interface WooCommerceConnectorConfig {
   readonly trackingMode?: "auto" | "shipment-tracking" | "note"
 }
 
-export const DEFAULT_PAGE_SIZE = 100
-export const MAX_PAGE_SIZE = 100
-export const DEFAULT_OVERLAP_SECONDS = 300
+/** 100 orders a page is WooCommerce's maximum. */
+export const WOO_PULL_LIMITS: PullLimits = { defaultPageSize: 100, maxPageSize: 100, defaultOverlapSeconds: 300 }
 export const DEFAULT_MIN_REQUEST_INTERVAL_MS = 1000
-export const DEFAULT_REQUEST_TIMEOUT = "30 seconds"
 
 /** `<url>/wp-json`, without a trailing slash. */
 export const restRoot = (url: string): string => `${url.replace(/\/+$/, "")}/wp-json`

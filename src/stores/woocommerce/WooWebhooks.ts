@@ -15,9 +15,10 @@
  */
 import { createHash } from "node:crypto"
 import { Either, type Redacted } from "effect"
-import type { VerifiedWebhook, WebhookDelivery } from "../../domain/StoreTypes.js"
-import { type WebhookRejection, WebhookRejectedError } from "../StoreErrors.js"
-import { base64HmacMatches, headerValue } from "../WebhookSignature.js"
+import type { VerifiedWebhook } from "../../domain/StoreTypes.js"
+import type { WebhookAdmission } from "../StoreConnector.js"
+import { accepted } from "../WebhookAdmission.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
 import { gmtTimestamp } from "./WooNormalize.js"
 
 export interface WooWebhookSecrets {
@@ -30,23 +31,17 @@ export interface WooWebhookSecrets {
 
 export const PING_TOPIC = "webhook.ping"
 
-const field = (payload: unknown, name: string): unknown =>
-  typeof payload === "object" && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[name] : undefined
-
-const textOf = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
+/** WooCommerce saves a webhook only after a 2xx to its unsigned ping; there is nothing to do with it. */
+export const admitWooWebhook = (webhook: VerifiedWebhook): WebhookAdmission =>
+  webhook.topic === PING_TOPIC ? { _tag: "Ignore", reason: "ping" } : accepted
 
 const siteHost = (url: string): string | undefined => {
   if (!URL.canParse(url)) return undefined
   return new URL(url).host.toLowerCase().replace(/^www\./, "")
 }
 
-export const verifyWooWebhook = (
-  secrets: WooWebhookSecrets,
-  delivery: WebhookDelivery
-): Either.Either<VerifiedWebhook, WebhookRejectedError> => {
-  const reject = (reason: WebhookRejection, detail: string) =>
-    Either.left(new WebhookRejectedError({ storeKey: secrets.storeKey, reason, detail }))
+export const verifyWooWebhook: WebhookVerifier<WooWebhookSecrets> = (secrets, delivery) => {
+  const reject = rejecter(secrets.storeKey)
   const body = Buffer.from(delivery.rawBody).toString("utf8")
 
   const signature = headerValue(delivery, "X-WC-Webhook-Signature")
@@ -62,8 +57,7 @@ export const verifyWooWebhook = (
     }
     return reject("missing_signature", "no X-WC-Webhook-Signature header (and not WooCommerce's ping)")
   }
-  const keys = secrets.previousWebhookSecret === undefined ? [secrets.webhookSecret] : [secrets.webhookSecret, secrets.previousWebhookSecret]
-  if (!base64HmacMatches(signature, delivery.rawBody, keys)) {
+  if (!base64HmacMatches(signature, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
     return reject("bad_signature", "X-WC-Webhook-Signature does not match the body under the webhook secret")
   }
 
@@ -76,16 +70,13 @@ export const verifyWooWebhook = (
   const webhookId = headerValue(delivery, "X-WC-Webhook-ID")
   const deliveryId = headerValue(delivery, "X-WC-Webhook-Delivery-ID")
 
-  let payload: unknown
-  try {
-    payload = JSON.parse(body)
-  } catch {
-    return reject("malformed_body", "the signed body is not JSON")
-  }
+  const parsed = parseSignedJson(secrets.storeKey, body)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const payload = parsed.right
 
   const resource = headerValue(delivery, "X-WC-Webhook-Resource") ?? topic.split(".")[0]
-  const storeOrderId = resource === "order" ? textOf(field(payload, "id")) : undefined
-  const modified = textOf(field(payload, "date_modified_gmt"))
+  const storeOrderId = resource === "order" ? payloadText(payload, "id") : undefined
+  const modified = payloadText(payload, "date_modified_gmt")
   const orderUpdatedAt = resource === "order" && modified !== undefined ? gmtTimestamp(modified) : undefined
   const bodyHash = createHash("sha256").update(delivery.rawBody).digest("hex").slice(0, 16)
   const dedupKey =

@@ -2,38 +2,27 @@
  * Test harness: the Etsy simulator on 127.0.0.1:0, its admin API, and a
  * connector pointed at it over real HTTP.
  */
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted, type Scope } from "effect"
+import { type Effect, Redacted, type Scope } from "effect"
 import { type EtsySimulatorOptions, type RunningEtsySimulator, startEtsySimulator } from "../../../src/simulator/etsy/index.js"
 import type { EtsyConnectorConfig } from "../../../src/stores/etsy/EtsyConfig.js"
 import { makeEtsyConnector } from "../../../src/stores/etsy/EtsyConnector.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { connectWith, scopedSimulator, simulatorAdmin } from "../contract/SimulatorHarness.js"
+
+export { eventually } from "../contract/SimulatorHarness.js"
 
 /** Quotas large enough that tests not about pacing never wait. */
 export const roomyQuota = { perSecond: 1_000_000, perDay: 100_000_000 } as const
 
 export const startSimulator = (options: EtsySimulatorOptions = {}): Effect.Effect<RunningEtsySimulator, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(() => startEtsySimulator({ quota: roomyQuota, ...options })),
-    (sim) => Effect.promise(() => sim.close())
-  )
+  scopedSimulator(() => startEtsySimulator({ quota: roomyQuota, ...options }))
 
-export const admin = <A = any>(
+export const admin: <A = any>(
   sim: { readonly url: string },
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   body?: unknown
-): Effect.Effect<A> =>
-  Effect.promise(async () => {
-    const response = await fetch(`${sim.url}/__sim/${path}`, {
-      method,
-      headers: { "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const json = (await response.json()) as A
-    if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-    return json
-  })
+) => Effect.Effect<A> = simulatorAdmin
 
 export const connectorConfig = (sim: RunningEtsySimulator, overrides: Partial<EtsyConnectorConfig> = {}): EtsyConnectorConfig => ({
   storeKey: "acme-etsy",
@@ -51,9 +40,7 @@ export const connectTo = (
   sim: RunningEtsySimulator,
   overrides: Partial<EtsyConnectorConfig> = {}
 ): Effect.Effect<StoreConnector, never, Scope.Scope> =>
-  Effect.flatMap(Layer.build(NodeHttpClient.layerUndici), (http) =>
-    makeEtsyConnector(connectorConfig(sim, overrides)).pipe(Effect.provide(http))
-  )
+  connectWith(makeEtsyConnector, connectorConfig(sim, overrides))
 
 export interface SimStats {
   readonly requests: number
@@ -81,14 +68,3 @@ export interface SimReceipt {
   readonly shipments: ReadonlyArray<{ readonly receipt_shipping_id: number; readonly tracking_code: string; readonly carrier_name: string }>
 }
 
-/** Waits (real time) until `check` holds; for effects that happen over real HTTP. */
-export const eventually = <A>(probe: Effect.Effect<A>, check: (a: A) => boolean, what: string, timeoutMs = 5_000) =>
-  Effect.promise(async () => {
-    const started = performance.now()
-    for (;;) {
-      const value = await Effect.runPromise(probe)
-      if (check(value)) return value
-      if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })

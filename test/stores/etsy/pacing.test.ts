@@ -7,39 +7,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
 import { dayRefusal, millisUntilSlot, readQuotaHeaders } from "../../../src/stores/etsy/EtsyQuota.js"
 import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harness.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
-const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: Parameters<typeof startSimulator>[0] = {}) =>
-  Effect.gen(function* () {
-    let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
-    const sim = yield* startSimulator({ now: () => simTime, ...options })
-    /** Moves both clocks forward by `ms`, the simulator's first. */
-    const advance = (ms: number) =>
-      Effect.suspend(() => {
-        simTime += ms
-        return TestClock.adjust(ms)
-      })
-    return { sim, advance }
-  })
+  pacedSimulator((now) => startSimulator({ now, ...options }))
 
-/** Requests time out after an hour of TestClock here, so a sleep that far away is a request in flight, not pacing. */
-const requestTimeout = "1 hour"
-const PACING_HORIZON_MS = 10 * 60 * 1000
 
-/** Real-time wait until the connector fiber sleeps for pacing (or ends); returns the pacing wake-ups. */
-const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1_000; i++) {
-      const now = yield* TestClock.currentTimeMillis
-      const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)
-      if (pacing.length > 0) return pacing
-      if (Option.isSome(yield* Fiber.poll(fiber))) return []
-      yield* realPause(5)
-    }
-    throw new Error("the connector neither slept nor finished")
-  })
 
 describe("Etsy quota pacing (pure parts)", () => {
   it("holds each slot until a second after its answer, and reads the limits from the headers", () => {

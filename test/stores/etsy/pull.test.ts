@@ -1,31 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Ref, Stream } from "effect"
-import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
-import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
-import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { admin, connectTo, type SimReceipt, startSimulator } from "./harness.js"
+import { resumesAfterACrash } from "../contract/PullContract.js"
+import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-const versionsOf = (pages: ReadonlyArray<PulledPage>) => pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
 
-/** Pulls every page, letting `between` act after each page is "stored". */
-const pullAll = (
-  connector: StoreConnector,
-  cursor: StoreCursor | null,
-  between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
-) =>
-  Effect.gen(function* () {
-    const pages = yield* Ref.make<Array<PulledPage>>([])
-    yield* connector.pull(cursor).pipe(
-      Stream.runForEach((page) =>
-        Effect.gen(function* () {
-          const index = (yield* Ref.get(pages)).length
-          yield* Ref.update(pages, (all) => [...all, page])
-          yield* between(page, index)
-        })
-      )
-    )
-    return yield* Ref.get(pages)
-  })
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z")
 
@@ -35,14 +14,6 @@ const simVersions = (sim: { url: string }, keep: (r: SimReceipt) => boolean = ()
     new Map(receipts.filter(keep).map((r) => [String(r.receipt_id), iso(r.updated_timestamp)]))
   )
 
-const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
-  const latest = new Map<string, string>()
-  for (const o of orders) {
-    const seen = latest.get(o.storeOrderId)
-    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, o.updatedAt)
-  }
-  return latest
-}
 
 describe("Etsy incremental pull", () => {
   it.scopedLive("walks many pages while receipts are edited mid-walk, losing and duplicating nothing", () =>
@@ -136,20 +107,17 @@ describe("Etsy incremental pull", () => {
     })
   )
 
-  it.scopedLive("resumes from the cursor persisted after a page, as after a crash", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      yield* admin(sim, "POST", "receipts/bulk", { count: 35 })
-      const connector = yield* connectTo(sim, { pageSize: 10 })
-      const firstTwo = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(connector.pull(null), 2)))
-      yield* admin(sim, "PATCH", `receipts/${firstTwo[0]!.orders[3]!.storeOrderId}`, { message_from_buyer: "changed while we were down" })
-      const restarted = yield* connectTo(sim, { pageSize: 10 })
-      const rest = yield* pullAll(restarted, firstTwo[1]!.cursor)
-      const versions = [...versionsOf(firstTwo), ...versionsOf(rest)]
-      expect(new Set(versions).size).toBe(versions.length)
-      expect(latestById([...firstTwo, ...rest].flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
-    })
-  )
+  resumesAfterACrash({
+    test: it.scopedLive,
+    start: () => startSimulator(),
+    seed: (sim, count) => admin(sim, "POST", "receipts/bulk", { count }),
+    connect: (sim, pageSize) => connectTo(sim, { pageSize }),
+    edit: (sim, id, note) => admin(sim, "PATCH", `receipts/${id}`, { message_from_buyer: note }),
+    beforeWalk: () => Effect.void,
+    beforeEdit: () => Effect.void,
+    walksToCatchUp: 1,
+    simVersions: (sim) => simVersions(sim)
+  })
 
   it.scopedLive("starts a first pull at `since` when given", () =>
     Effect.gen(function* () {

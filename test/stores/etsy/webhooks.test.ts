@@ -1,13 +1,12 @@
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Option, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { makeEtsyConnector } from "../../../src/stores/etsy/EtsyConnector.js"
 import { offeredSignatures, verifyEtsyWebhook } from "../../../src/stores/etsy/EtsyWebhooks.js"
-import { admin, connectorConfig, connectTo, eventually, type SimReceipt, startSimulator } from "./harness.js"
+import { admin, connectorConfig, connectTo, type SimReceipt, startSimulator } from "./harness.js"
+import { verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const key = Buffer.from("a-test-signing-key-of-32-bytes!!")
 const secret = `whsec_${key.toString("base64")}`
@@ -99,64 +98,40 @@ describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
   })
 })
 
-/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
-const receiver = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
-        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
-        const server = createServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
-            res.writeHead(200).end()
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-etsy`, received, close: () => server.close() })
-        })
-      })
-  ),
-  (r) => Effect.sync(r.close)
-)
 
 describe("Etsy webhook deliveries from the simulator", () => {
-  it.scopedLive("verifies real thin deliveries, rejects a forged one, recognises replays, and re-reads the receipt", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      const inbox = yield* receiver
-      yield* admin(sim, "POST", "webhooks/subscribe", { url: inbox.url })
-      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
-      yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
-      // Every delivery twice, newest first.
-      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
-      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 4, "4 deliveries")
-
-      const connector = yield* connectTo(sim)
-      expect(connector.capabilities.webhookPayload).toBe("thin")
-      const seen = new Set<string>()
-      const processed: Array<string> = []
-      for (const received of inbox.received) {
-        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
-        expect(verified.storeOrderId).toBe(String(receipt.receipt_id))
-        if (seen.has(verified.dedupKey)) continue
-        seen.add(verified.dedupKey)
-        processed.push(verified.topic)
+  verifiesSimulatorDeliveries({
+    title: "verifies real thin deliveries, rejects a forged one, recognises replays, and re-reads the receipt",
+    start: () => startSimulator(),
+    connect: (sim) => connectTo(sim),
+    path: "/webhooks/acme-etsy",
+    subscribe: (sim, url) =>
+      Effect.gen(function* () {
+        yield* admin(sim, "POST", "webhooks/subscribe", { url })
+        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      }),
+    raise: (sim) =>
+      Effect.gen(function* () {
+        const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
+        yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
+        // Every delivery twice, newest first.
+        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+        return String(receipt.receipt_id)
+      }),
+    deliveries: 4,
+    eachCopy: (verified, receiptId) => Effect.sync(() => expect(verified.storeOrderId).toBe(receiptId)),
+    eachEvent: (verified, _receiptId, connector) =>
+      Effect.gen(function* () {
         // Thin payload: the state that counts is read from the API.
-        const order = Option.getOrThrow(yield* connector.getOrder(verified.storeOrderId!))
+        const order = Option.getOrThrow(yield* Effect.orDie(connector.getOrder(verified.storeOrderId!)))
         expect(order.cancelled).toBe(true)
-      }
-      expect(processed).toEqual(["order.canceled", "order.paid"])
-
-      const genuine = inbox.received[0]!
-      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace(String(receipt.receipt_id), "3401234999"))
-      const rejected = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
-      expect(Either.isLeft(rejected) && rejected.left.reason).toBe("bad_signature")
-    })
-  )
+      }),
+    processed: (topics, _replays, connector) => {
+      expect(connector.capabilities.webhookPayload).toBe("thin")
+      expect(topics).toEqual(["order.canceled", "order.paid"])
+    },
+    forge: (received, receiptId) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(receiptId, "3401234999")) })
+  })
 
   it.scopedLive("has no webhooks without a webhook secret (non-commercial apps), and rejects every delivery", () =>
     Effect.gen(function* () {

@@ -2,8 +2,7 @@
  * Test harness: the JSON feed simulator on 127.0.0.1:0, its admin API, and a
  * connector pointed at it over real HTTP.
  */
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted, type Scope } from "effect"
+import { type Effect, Redacted, type Scope } from "effect"
 import {
   type JsonFeedSimulatorOptions,
   type RunningJsonFeedSimulator,
@@ -12,32 +11,22 @@ import {
 import type { JsonFeedConnectorConfig } from "../../../src/stores/jsonfeed/JsonFeedConfig.js"
 import { makeJsonFeedConnector } from "../../../src/stores/jsonfeed/JsonFeedConnector.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { connectWith, scopedSimulator, simulatorAdmin } from "../contract/SimulatorHarness.js"
+
+export { eventually } from "../contract/SimulatorHarness.js"
 
 export const startSimulator = (
   options: JsonFeedSimulatorOptions = {}
 ): Effect.Effect<RunningJsonFeedSimulator, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    // Tests not about rate limits run without one.
-    Effect.promise(() => startJsonFeedSimulator({ rateLimit: false, ...options })),
-    (sim) => Effect.promise(() => sim.close())
-  )
+  // Tests not about rate limits run without one.
+  scopedSimulator(() => startJsonFeedSimulator({ rateLimit: false, ...options }))
 
-export const admin = <A = any>(
+export const admin: <A = any>(
   sim: Pick<RunningJsonFeedSimulator, "url">,
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   body?: unknown
-): Effect.Effect<A> =>
-  Effect.promise(async () => {
-    const response = await fetch(`${sim.url}/__sim/${path}`, {
-      method,
-      headers: { "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const json = (await response.json()) as A
-    if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-    return json
-  })
+) => Effect.Effect<A> = simulatorAdmin
 
 /**
  * Moves the simulator's clock on by a second. A walk covers orders updated
@@ -65,9 +54,7 @@ export const connectTo = (
   sim: RunningJsonFeedSimulator,
   overrides: Partial<JsonFeedConnectorConfig> = {}
 ): Effect.Effect<StoreConnector, never, Scope.Scope> =>
-  Effect.flatMap(Layer.build(NodeHttpClient.layerUndici), (http) =>
-    makeJsonFeedConnector(connectorConfig(sim, overrides)).pipe(Effect.provide(http))
-  )
+  connectWith(makeJsonFeedConnector, connectorConfig(sim, overrides))
 
 export interface SimStats {
   readonly requests: number
@@ -99,14 +86,3 @@ export interface SimOrder {
   readonly fulfillments: ReadonlyArray<SimFulfillment>
 }
 
-/** Waits (real time) until `check` holds; for effects that happen over real HTTP. */
-export const eventually = <A>(probe: Effect.Effect<A>, check: (a: A) => boolean, what: string, timeoutMs = 5_000) =>
-  Effect.promise(async () => {
-    const started = performance.now()
-    for (;;) {
-      const value = await Effect.runPromise(probe)
-      if (check(value)) return value
-      if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })

@@ -9,39 +9,13 @@ import { makeRequestGate } from "../../../src/stores/jsonfeed/JsonFeedGate.js"
 import { retryAfterMillis } from "../../../src/stores/jsonfeed/JsonFeedHttp.js"
 import type { JsonFeedSimulatorOptions } from "../../../src/simulator/jsonfeed/index.js"
 import { admin, connectTo, type SimOrder, startSimulator, stats } from "./harness.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
-const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 /** A simulator whose clock the test owns. */
-const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) =>
-  Effect.gen(function* () {
-    let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
-    const sim = yield* startSimulator({ ...options, now: () => simTime })
-    /** Moves both clocks forward by `ms`, the simulator's first, so a woken request finds its window moved. */
-    const advance = (ms: number) =>
-      Effect.suspend(() => {
-        simTime += ms
-        return TestClock.adjust(ms)
-      })
-    return { sim, advance }
-  })
+const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) => pacedSimulator((now) => startSimulator({ ...options, now }))
 
-/** Requests time out after an hour of TestClock here, so a sleep that far away is a request in flight, not pacing. */
-const requestTimeout = "1 hour"
-const PACING_HORIZON_MS = 10 * 60 * 1000
 
-/** Real-time wait until the connector sleeps for pacing (or ends); returns the wake-up times. */
-const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1_000; i++) {
-      const now = yield* TestClock.currentTimeMillis
-      const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)
-      if (pacing.length > 0) return pacing
-      if (Option.isSome(yield* Fiber.poll(fiber))) return []
-      yield* realPause(5)
-    }
-    throw new Error("the connector neither slept nor finished")
-  })
 
 describe("JSON feed pacing", () => {
   it("reads Retry-After as seconds or as an HTTP date", () => {

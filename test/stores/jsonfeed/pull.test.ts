@@ -1,32 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Redacted, Ref, Stream } from "effect"
-import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
+import { Chunk, Effect, Option, Redacted, Stream } from "effect"
 import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
 import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { admin, connectTo, settle, type SimOrder, startSimulator, stats } from "./harness.js"
+import { resumesAfterACrash } from "../contract/PullContract.js"
+import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-const versionsOf = (pages: ReadonlyArray<PulledPage>) => pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
 
-/** Pulls one walk to its end, letting `between` act after each page is "stored". */
+/** Pulls one walk to its end, letting `between` act after each page is "stored"; with the cursor it ends on. */
 const walk = (
   connector: StoreConnector,
   cursor: StoreCursor | null,
   between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
-) =>
-  Effect.gen(function* () {
-    const pages = yield* Ref.make<Array<PulledPage>>([])
-    yield* connector.pull(cursor).pipe(
-      Stream.runForEach((page) =>
-        Effect.gen(function* () {
-          const index = (yield* Ref.get(pages)).length
-          yield* Ref.update(pages, (all) => [...all, page])
-          yield* between(page, index)
-        })
-      )
-    )
-    const all = yield* Ref.get(pages)
-    return { pages: all, cursor: all[all.length - 1]!.cursor }
-  })
+) => Effect.map(pullAll(connector, cursor, between), (pages) => ({ pages, cursor: pages[pages.length - 1]!.cursor }))
 
 /** Final `updated_at` of every order in the simulator, by id, canonical like the connector's. */
 const simVersions = (sim: Parameters<typeof admin>[0]) =>
@@ -35,14 +21,6 @@ const simVersions = (sim: Parameters<typeof admin>[0]) =>
     new Map(orders.map((o) => [o.id, new Date(o.updated_at).toISOString()]))
   )
 
-const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
-  const latest = new Map<string, string>()
-  for (const o of orders) {
-    const seen = latest.get(o.storeOrderId)
-    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen)) latest.set(o.storeOrderId, new Date(o.updatedAt).toISOString())
-  }
-  return latest
-}
 
 describe("JSON feed incremental pull", () => {
   it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
@@ -123,25 +101,19 @@ describe("JSON feed incremental pull", () => {
     })
   )
 
-  it.scopedLive("resumes from the cursor persisted after a page, as after a crash", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      yield* admin(sim, "POST", "orders/bulk", { count: 35 })
-      yield* settle(sim)
-      const connector = yield* connectTo(sim, { pageSize: 10 })
-      const firstTwo = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(connector.pull(null), 2)))
-      yield* admin(sim, "PATCH", `orders/${firstTwo[0]!.orders[3]!.storeOrderId}`, { note: "changed while we were down" })
-      // A new process starts from what the old one persisted after its second page.
-      yield* settle(sim)
-      const restarted = yield* connectTo(sim, { pageSize: 10 })
-      const rest = yield* walk(restarted, firstTwo[1]!.cursor)
-      const next = yield* walk(restarted, rest.cursor)
-      const pages = [...firstTwo, ...rest.pages, ...next.pages]
-      const versions = versionsOf(pages)
-      expect(new Set(versions).size).toBe(versions.length)
-      expect(latestById(pages.flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
-    })
-  )
+  resumesAfterACrash({
+    test: it.scopedLive,
+    start: () => startSimulator(),
+    seed: (sim, count) => admin(sim, "POST", "orders/bulk", { count }),
+    connect: (sim, pageSize) => connectTo(sim, { pageSize }),
+    edit: (sim, id, note) => admin(sim, "PATCH", `orders/${id}`, { note }),
+    // A walk covers orders updated strictly before it started: the storefront's clock moves on first.
+    beforeWalk: (sim) => Effect.asVoid(settle(sim)),
+    beforeEdit: () => Effect.void,
+    walksToCatchUp: 2,
+    simVersions,
+    versionForm: (iso) => new Date(iso).toISOString()
+  })
 
   it.scopedLive("walks the window again from its start when the storefront refuses a persisted cursor", () =>
     Effect.gen(function* () {

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
-import { isWithinReplayWindow, verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
+import { verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
+import { isWithinReplayWindow } from "../../../src/stores/WebhookAdmission.js"
 import { admin, connectTo, eventually, type SimOrder, startSimulator } from "./harness.js"
+import { receiver, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const secrets = {
   storeKey: "acme-feed",
@@ -100,73 +100,44 @@ describe("JSON feed webhook verification (pure)", () => {
   })
 })
 
-interface Received { readonly headers: IncomingHttpHeaders; readonly rawBody: Buffer }
 
-/** A receiver on 127.0.0.1:0 recording every delivery as it came; it answers 500 to the first `failFirst`. */
-const receiver = (failFirst = 0, onRequest: () => void = () => {}) =>
-  Effect.acquireRelease(
-    Effect.promise(
-      () =>
-        new Promise<{ url: string; received: Array<Received>; close: () => void }>((resolve) => {
-          const received: Array<Received> = []
-          const server = createServer((req, res) => {
-            const chunks: Array<Buffer> = []
-            req.on("data", (chunk: Buffer) => chunks.push(chunk))
-            req.on("end", () => {
-              onRequest()
-              received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
-              res.writeHead(received.length <= failFirst ? 500 : 200).end()
-            })
-          })
-          server.listen(0, "127.0.0.1", () => {
-            const { port } = server.address() as AddressInfo
-            resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-feed`, received, close: () => server.close() })
-          })
-        })
-    ),
-    (r) => Effect.sync(r.close)
-  )
 
 describe("JSON feed webhook deliveries from the simulator", () => {
-  it.scopedLive("verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      const inbox = yield* receiver()
-      yield* admin(sim, "POST", "webhooks/subscribe", { address: inbox.url })
-      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
-      yield* admin(sim, "PATCH", `orders/${order.id}`, { note: "gift" })
-      yield* admin(sim, "POST", `orders/${order.id}/cancel`, {})
-      yield* admin(sim, "POST", "webhooks/ping")
-      // Every delivery twice, newest first.
-      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
-      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 8, "8 deliveries")
-
-      const connector = yield* connectTo(sim)
-      const seen = new Set<string>()
-      const processed: Array<string> = []
-      for (const received of inbox.received) {
-        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
-        if (verified.topic !== "ping") expect(verified.storeOrderId).toBe(order.id)
-        if (seen.has(verified.dedupKey)) continue
-        seen.add(verified.dedupKey)
-        processed.push(verified.topic)
-      }
-      expect(processed).toEqual(["ping", "order.cancelled", "order.updated", "order.created"])
-
-      const genuine = inbox.received[0]!
-      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace("ping", "order.created"))
-      const result = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
-      expect(Either.isLeft(result) && result.left.reason).toBe("bad_signature")
-    })
-  )
+  verifiesSimulatorDeliveries({
+    title: "verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key",
+    start: () => startSimulator(),
+    connect: (sim) => connectTo(sim),
+    path: "/webhooks/acme-feed",
+    subscribe: (sim, address) =>
+      Effect.gen(function* () {
+        yield* admin(sim, "POST", "webhooks/subscribe", { address })
+        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      }),
+    raise: (sim) =>
+      Effect.gen(function* () {
+        const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+        yield* admin(sim, "PATCH", `orders/${order.id}`, { note: "gift" })
+        yield* admin(sim, "POST", `orders/${order.id}/cancel`, {})
+        yield* admin(sim, "POST", "webhooks/ping")
+        // Every delivery twice, newest first.
+        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+        return order.id
+      }),
+    deliveries: 8,
+    eachCopy: (verified, orderId) =>
+      Effect.sync(() => {
+        if (verified.topic !== "ping") expect(verified.storeOrderId).toBe(orderId)
+      }),
+    processed: (topics) => expect(topics).toEqual(["ping", "order.cancelled", "order.updated", "order.created"]),
+    forge: (received) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace("ping", "order.created")) })
+  })
 
   it.scopedLive("a retried delivery is re-stamped and re-signed, and keeps its dedup key", () =>
     Effect.gen(function* () {
       let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
       const sim = yield* startSimulator({ now: () => simTime })
       // Ten seconds pass at the storefront between the attempt and its retry.
-      const inbox = yield* receiver(1, () => (simTime += 10_000))
+      const inbox = yield* receiver("/webhooks/acme-feed", 1, () => (simTime += 10_000))
       yield* admin(sim, "POST", "webhooks/subscribe", { address: inbox.url })
       yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: true, delayMs: 0, retries: 1, retryDelayMs: 20 })
       yield* admin(sim, "POST", "orders", {})

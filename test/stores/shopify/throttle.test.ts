@@ -11,42 +11,14 @@ import {
   millisUntilAffordable
 } from "../../../src/stores/shopify/ShopifyThrottle.js"
 import { admin, connectTo, startSimulator, stats } from "./harness.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
-const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (bucket: { maximumAvailable: number; restoreRate: number }) =>
-  Effect.gen(function* () {
-    let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
-    const sim = yield* startSimulator({ bucket, now: () => simTime })
-    /** Moves both clocks forward by `ms`. The simulator first, so a woken request finds the refilled bucket. */
-    const advance = (ms: number) =>
-      Effect.suspend(() => {
-        simTime += ms
-        return TestClock.adjust(ms)
-      })
-    return { sim, advance }
-  })
+  pacedSimulator((now) => startSimulator({ bucket, now }))
 
-/**
- * Requests time out after an hour of TestClock in these tests, so a sleep that
- * far away is an HTTP request in flight, not pacing.
- */
-const requestTimeout = "1 hour"
-const PACING_HORIZON_MS = 10 * 60 * 1000
 
-/** Real-time wait until the connector fiber sleeps for pacing (or ends); returns the pacing wake-ups. */
-const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1_000; i++) {
-      const now = yield* TestClock.currentTimeMillis
-      const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)
-      if (pacing.length > 0) return pacing
-      if (Option.isSome(yield* Fiber.poll(fiber))) return []
-      yield* realPause(5)
-    }
-    throw new Error("the connector neither slept nor finished")
-  })
 
 describe("Shopify cost-bucket pacing", () => {
   it("computes waits from throttleStatus, never from hard-coded limits", () => {

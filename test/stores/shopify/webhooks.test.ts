@@ -1,11 +1,10 @@
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyShopifyWebhook } from "../../../src/stores/shopify/ShopifyWebhooks.js"
-import { admin, connectTo, eventually, startSimulator } from "./harness.js"
+import { admin, connectTo, startSimulator } from "./harness.js"
+import { verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const secrets = {
   storeKey: "acme-shopify",
@@ -101,69 +100,36 @@ describe("Shopify webhook verification (pure)", () => {
   })
 })
 
-/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
-const receiver = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
-        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
-        const server = createServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
-            res.writeHead(200).end()
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-shopify`, received, close: () => server.close() })
-        })
-      })
-  ),
-  (r) => Effect.sync(r.close)
-)
 
 describe("Shopify webhook deliveries from the simulator", () => {
-  it.scopedLive("verifies real deliveries, rejects a forged one and ignores replays by their dedup key", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      const inbox = yield* receiver
-      for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
-        yield* admin(sim, "POST", "webhooks/subscribe", { topic, address: inbox.url })
-      }
-      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      const order = yield* admin(sim, "POST", "orders", {})
-      yield* admin(sim, "PATCH", `orders/${order.legacyResourceId}`, { note: "gift" })
-      yield* admin(sim, "POST", `orders/${order.legacyResourceId}/cancel`, {})
-      // Every delivery twice, newest first.
-      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
-      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 8, "8 deliveries")
-
-      const connector = yield* connectTo(sim)
-      const seen = new Set<string>()
-      const processed: Array<string> = []
-      let ignored = 0
-      for (const received of inbox.received) {
-        const verified = Either.getOrThrow(
-          connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody })
-        )
-        expect(verified.storeOrderId).toBe(order.legacyResourceId)
-        if (seen.has(verified.dedupKey)) {
-          ignored += 1
-          continue
+  verifiesSimulatorDeliveries({
+    title: "verifies real deliveries, rejects a forged one and ignores replays by their dedup key",
+    start: () => startSimulator(),
+    connect: (sim) => connectTo(sim),
+    path: "/webhooks/acme-shopify",
+    subscribe: (sim, address) =>
+      Effect.gen(function* () {
+        for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
+          yield* admin(sim, "POST", "webhooks/subscribe", { topic, address })
         }
-        seen.add(verified.dedupKey)
-        processed.push(verified.topic)
-      }
+        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      }),
+    raise: (sim) =>
+      Effect.gen(function* () {
+        const order = yield* admin(sim, "POST", "orders", {})
+        yield* admin(sim, "PATCH", `orders/${order.legacyResourceId}`, { note: "gift" })
+        yield* admin(sim, "POST", `orders/${order.legacyResourceId}/cancel`, {})
+        // Every delivery twice, newest first.
+        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+        return order.legacyResourceId as string
+      }),
+    deliveries: 8,
+    eachCopy: (verified, orderId) => Effect.sync(() => expect(verified.storeOrderId).toBe(orderId)),
+    processed: (topics, ignored) => {
       expect(ignored).toBe(4)
-      expect(processed.sort()).toEqual(["orders/cancelled", "orders/create", "orders/updated", "orders/updated"])
-
-      // The same headers over a changed body: refused.
-      const genuine = inbox.received[0]!
-      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace(order.legacyResourceId, "1"))
-      const verdict = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
-      expect(Either.isLeft(verdict) && verdict.left.reason).toBe("bad_signature")
-    })
-  )
+      expect([...topics].sort()).toEqual(["orders/cancelled", "orders/create", "orders/updated", "orders/updated"])
+    },
+    // The same headers over a changed body: refused.
+    forge: (received, orderId) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(orderId, "1")) })
+  })
 })

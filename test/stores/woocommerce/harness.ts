@@ -2,14 +2,16 @@
  * Test harness: the WooCommerce simulator on 127.0.0.1:0 with a clock the test owns, its admin API,
  * and a connector pointed at it over real HTTP.
  */
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted, type Scope } from "effect"
+import { type Effect, Redacted, type Scope } from "effect"
 import {
   type RunningWooCommerceSimulator,
   startWooCommerceSimulator,
   type WooCommerceSimulatorOptions
 } from "../../../src/simulator/woocommerce/index.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { connectWith, scopedSimulator, simulatorAdmin } from "../contract/SimulatorHarness.js"
+
+export { eventually } from "../contract/SimulatorHarness.js"
 import type { WooCommerceConnectorConfig } from "../../../src/stores/woocommerce/WooConfig.js"
 import { makeWooCommerceConnector } from "../../../src/stores/woocommerce/WooCommerceConnector.js"
 
@@ -22,26 +24,13 @@ export interface Sim extends RunningWooCommerceSimulator {
 }
 
 export const startSimulator = (options: WooCommerceSimulatorOptions = {}): Effect.Effect<Sim, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const clock = { now: T0 }
-      const running = await startWooCommerceSimulator({ now: () => clock.now, ...options })
-      return { ...running, clock }
-    }),
-    (sim) => Effect.promise(() => sim.close())
-  )
-
-export const admin = <A = any>(sim: Sim, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Effect.Effect<A> =>
-  Effect.promise(async () => {
-    const response = await fetch(`${sim.url}/__sim/${path}`, {
-      method,
-      headers: { "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const json = (await response.json()) as A
-    if (!response.ok) throw new Error(`simulator admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-    return json
+  scopedSimulator(async () => {
+    const clock = { now: T0 }
+    const running = await startWooCommerceSimulator({ now: () => clock.now, ...options })
+    return { ...running, clock }
   })
+
+export const admin: <A = any>(sim: Sim, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown) => Effect.Effect<A> = simulatorAdmin
 
 export const connectorConfig = (sim: Sim, overrides: Partial<WooCommerceConnectorConfig> = {}): WooCommerceConnectorConfig => ({
   storeKey: "acme-woo",
@@ -56,9 +45,7 @@ export const connectorConfig = (sim: Sim, overrides: Partial<WooCommerceConnecto
 
 /** A connector whose HTTP client lives as long as the test's scope. */
 export const connectTo = (sim: Sim, overrides: Partial<WooCommerceConnectorConfig> = {}): Effect.Effect<StoreConnector, never, Scope.Scope> =>
-  Effect.flatMap(Layer.build(NodeHttpClient.layerUndici), (http) =>
-    makeWooCommerceConnector(connectorConfig(sim, overrides)).pipe(Effect.provide(http))
-  )
+  connectWith(makeWooCommerceConnector, connectorConfig(sim, overrides))
 
 export interface SimStats {
   readonly requests: number
@@ -74,14 +61,3 @@ export interface SimStats {
 
 export const stats = (sim: Sim) => admin<SimStats>(sim, "GET", "stats")
 
-/** Waits (real time) until `check` holds; for effects that happen over real HTTP. */
-export const eventually = <A>(probe: Effect.Effect<A>, check: (a: A) => boolean, what: string, timeoutMs = 5_000) =>
-  Effect.promise(async () => {
-    const started = performance.now()
-    for (;;) {
-      const value = await Effect.runPromise(probe)
-      if (check(value)) return value
-      if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })

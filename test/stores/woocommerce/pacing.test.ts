@@ -6,25 +6,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
 import { backoffMillis, initialPacing, nextSendAt, retryAfterMillis } from "../../../src/stores/woocommerce/WooPacing.js"
 import { admin, connectTo, type Sim, startSimulator, stats, T0 } from "./harness.js"
+import { realPause, requestTimeout, untilPacingOrDone as untilPacing } from "../contract/PacedClocks.js"
 
-const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
-/** Requests time out after an hour of TestClock here, so a sleep that far away is a request in flight. */
-const requestTimeout = "1 hour"
-const PACING_HORIZON_MS = 10 * 60 * 1000
 
-/** Real-time wait until the connector fiber sleeps for pacing (or ends); returns the pacing wake-ups. */
-const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1_000; i++) {
-      const now = yield* TestClock.currentTimeMillis
-      const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)
-      if (pacing.length > 0) return pacing.map((at) => at - now)
-      if (Option.isSome(yield* Fiber.poll(fiber))) return []
-      yield* realPause(5)
-    }
-    throw new Error("the connector neither slept nor finished")
-  })
+/** Real-time wait until the connector fiber sleeps for pacing (or ends); returns the waits from now. */
+const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => untilPacing(fiber, true)
 
 /** Both clocks forward by `ms`; the simulator's first, so a woken request finds the window moved. */
 const advance = (sim: Sim, ms: number) =>

@@ -3,33 +3,13 @@
  * bound; the simulator's clock is the test's, so which edits land inside or past that bound is exact.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Redacted, Ref, Stream, TestClock } from "effect"
+import { Chunk, Effect, Option, Redacted, Stream, TestClock } from "effect"
 import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
-import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
-import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { admin, connectTo, type Sim, startSimulator, T0 } from "./harness.js"
+import { resumesAfterACrash } from "../contract/PullContract.js"
+import { latestOrders, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-const versionsOf = (pages: ReadonlyArray<PulledPage>) => pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
 
-/** Pulls every page, letting `between` act after each page is "stored". */
-const pullAll = (
-  connector: StoreConnector,
-  cursor: StoreCursor | null,
-  between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
-) =>
-  Effect.gen(function* () {
-    const pages = yield* Ref.make<Array<PulledPage>>([])
-    yield* connector.pull(cursor).pipe(
-      Stream.runForEach((page) =>
-        Effect.gen(function* () {
-          const index = (yield* Ref.get(pages)).length
-          yield* Ref.update(pages, (all) => [...all, page])
-          yield* between(page, index)
-        })
-      )
-    )
-    return yield* Ref.get(pages)
-  })
 
 const isoOf = (gmt: string) => `${gmt}Z`
 
@@ -39,14 +19,7 @@ const simVersions = (sim: Sim) =>
     new Map(orders.filter((o) => o.status !== "trash").map((o) => [String(o.id), isoOf(o.date_modified_gmt)]))
   )
 
-const latestById = (orders: ReadonlyArray<NormalizedOrder>) => {
-  const latest = new Map<string, NormalizedOrder>()
-  for (const o of orders) {
-    const seen = latest.get(o.storeOrderId)
-    if (seen === undefined || Date.parse(o.updatedAt) > Date.parse(seen.updatedAt)) latest.set(o.storeOrderId, o)
-  }
-  return latest
-}
+const latestById = latestOrders
 
 const updatedAts = (orders: Map<string, NormalizedOrder>) => new Map([...orders].map(([id, o]) => [id, o.updatedAt]))
 
@@ -163,24 +136,17 @@ describe("WooCommerce incremental pull", () => {
     })
   )
 
-  it.scoped("resumes from the cursor persisted after a page, as after a crash", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      yield* admin(sim, "POST", "orders/bulk", { count: 35, spacingSeconds: 1 })
-      const connector = yield* connectTo(sim, { pageSize: 10 })
-      yield* connectorTime(T0 + 600_000)
-      const firstTwo = Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(connector.pull(null), 2)))
-      sim.clock.now += 1000
-      yield* admin(sim, "PATCH", `orders/${firstTwo[0]!.orders[3]!.storeOrderId}`, { customer_note: "changed while we were down" })
-      // A new process, later, starts from what the old one persisted after its second page.
-      yield* connectorTime(T0 + 900_000)
-      const restarted = yield* connectTo(sim, { pageSize: 10 })
-      const rest = yield* pullAll(restarted, firstTwo[1]!.cursor)
-      const versions = [...versionsOf(firstTwo), ...versionsOf(rest)]
-      expect(new Set(versions).size).toBe(versions.length)
-      expect(updatedAts(latestById([...firstTwo, ...rest].flatMap((p) => p.orders)))).toEqual(yield* simVersions(sim))
-    })
-  )
+  resumesAfterACrash({
+    test: it.scoped,
+    start: () => startSimulator(),
+    seed: (sim, count) => admin(sim, "POST", "orders/bulk", { count, spacingSeconds: 1 }),
+    connect: (sim, pageSize) => connectTo(sim, { pageSize }),
+    edit: (sim, id, note) => admin(sim, "PATCH", `orders/${id}`, { customer_note: note }),
+    beforeWalk: (_sim, walk) => connectorTime(walk === 0 ? T0 + 600_000 : T0 + 900_000),
+    beforeEdit: (sim) => Effect.sync(() => { sim.clock.now += 1000 }),
+    walksToCatchUp: 1,
+    simVersions
+  })
 
   it.scoped("starts a first pull at `since`, inclusive, with GMT bounds a non-UTC site reads right", () =>
     Effect.gen(function* () {

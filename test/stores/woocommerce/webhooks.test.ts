@@ -1,11 +1,10 @@
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyWooWebhook } from "../../../src/stores/woocommerce/WooWebhooks.js"
-import { admin, connectTo, eventually, startSimulator } from "./harness.js"
+import { admin, connectTo, startSimulator } from "./harness.js"
+import { verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const secrets = {
   storeKey: "acme-woo",
@@ -97,69 +96,45 @@ describe("WooCommerce webhook verification (pure)", () => {
   })
 })
 
-/** A receiver on 127.0.0.1:0 that records every delivery as it came (headers, raw bytes). */
-const receiver = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ url: string; received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }>; close: () => void }>((resolve) => {
-        const received: Array<{ headers: IncomingHttpHeaders; rawBody: Buffer }> = []
-        const server = createServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
-            res.writeHead(200).end()
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}/webhooks/acme-woo`, received, close: () => server.close() })
-        })
-      })
-  ),
-  (r) => Effect.sync(r.close)
-)
 
 describe("WooCommerce webhook deliveries from the simulator", () => {
-  it.scopedLive("verifies real deliveries and the ping, rejects a forged one and recognises replays by their dedup key", () =>
-    Effect.gen(function* () {
-      const sim = yield* startSimulator()
-      const inbox = yield* receiver
-      yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      for (const topic of ["order.created", "order.updated", "order.deleted"]) {
-        yield* admin(sim, "POST", "webhooks/subscribe", { topic, address: inbox.url })
-      }
-      const order = yield* admin(sim, "POST", "orders", {})
-      sim.clock.now += 1000
-      yield* admin(sim, "PATCH", `orders/${order.id}`, { customer_note: "gift" })
-      sim.clock.now += 1000
-      yield* admin(sim, "POST", `orders/${order.id}/trash`)
-      // Every delivery twice, newest first.
-      yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
-      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === 3 + 8, "3 pings and 8 deliveries")
-
-      const connector = yield* connectTo(sim)
-      const seen = new Set<string>()
-      const processed: Array<string> = []
-      let replays = 0
-      for (const received of inbox.received) {
-        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
-        if (seen.has(verified.dedupKey)) {
-          replays += 1
-          continue
+  verifiesSimulatorDeliveries({
+    title: "verifies real deliveries and the ping, rejects a forged one and recognises replays by their dedup key",
+    start: () => startSimulator(),
+    connect: (sim) => connectTo(sim),
+    path: "/webhooks/acme-woo",
+    subscribe: (sim, address) =>
+      Effect.gen(function* () {
+        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+        for (const topic of ["order.created", "order.updated", "order.deleted"]) {
+          yield* admin(sim, "POST", "webhooks/subscribe", { topic, address })
         }
-        seen.add(verified.dedupKey)
-        processed.push(verified.topic)
-        if (verified.topic !== "webhook.ping") expect(verified.storeOrderId).toBe(String(order.id))
-      }
+      }),
+    raise: (sim) =>
+      Effect.gen(function* () {
+        const order = yield* admin(sim, "POST", "orders", {})
+        sim.clock.now += 1000
+        yield* admin(sim, "PATCH", `orders/${order.id}`, { customer_note: "gift" })
+        sim.clock.now += 1000
+        yield* admin(sim, "POST", `orders/${order.id}/trash`)
+        // Every delivery twice, newest first.
+        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
+        return String(order.id)
+      }),
+    // 3 pings and 8 deliveries.
+    deliveries: 3 + 8,
+    eachEvent: (verified, orderId) =>
+      Effect.sync(() => {
+        if (verified.topic !== "webhook.ping") expect(verified.storeOrderId).toBe(orderId)
+      }),
+    processed: (topics, replays) => {
       expect(replays).toBe(4)
       // Trashing saves the order (order.updated) and deletes it (order.deleted).
-      expect(processed.sort()).toEqual(["order.created", "order.deleted", "order.updated", "order.updated", "webhook.ping", "webhook.ping", "webhook.ping"])
-
-      const genuine = inbox.received.find((r) => r.headers["x-wc-webhook-topic"] === "order.updated")!
-      const forged = Buffer.from(genuine.rawBody.toString("utf8").replace('"gift"', '"free stuff"'))
-      const rejected = connector.verifyWebhook({ headers: genuine.headers, rawBody: forged })
-      expect(Either.isLeft(rejected) && rejected.left.reason).toBe("bad_signature")
-    })
-  )
+      expect([...topics].sort()).toEqual(["order.created", "order.deleted", "order.updated", "order.updated", "webhook.ping", "webhook.ping", "webhook.ping"])
+    },
+    forge: (received) => {
+      const genuine = received.find((r) => r.headers["x-wc-webhook-topic"] === "order.updated")!
+      return { headers: genuine.headers, rawBody: Buffer.from(genuine.rawBody.toString("utf8").replace('"gift"', '"free stuff"')) }
+    }
+  })
 })

@@ -1,0 +1,98 @@
+/**
+ * Contract case of `StoreConnector.verifyWebhook` against the deliveries a
+ * platform's simulator really sends: every copy verifies, copies of one event
+ * share a dedup key, and the same headers over a changed body are refused.
+ * A platform's driver says how to subscribe, which events to raise, and what
+ * it expects of each delivery and of the whole.
+ */
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { expect, it } from "@effect/vitest"
+import { Effect, Either, type Scope } from "effect"
+import type { VerifiedWebhook } from "../../../src/domain/StoreTypes.js"
+import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { eventually } from "./SimulatorHarness.js"
+
+export interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly rawBody: Buffer
+}
+
+/** A receiver on 127.0.0.1:0 recording every delivery as it came; it answers 500 to the first `failFirst`. */
+export const receiver = (path: string, failFirst = 0, onRequest: () => void = () => {}) =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<{ url: string; received: Array<Received>; close: () => void }>((resolve) => {
+          const received: Array<Received> = []
+          const server = createServer((req, res) => {
+            const chunks: Array<Buffer> = []
+            req.on("data", (chunk: Buffer) => chunks.push(chunk))
+            req.on("end", () => {
+              onRequest()
+              received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) })
+              res.writeHead(received.length <= failFirst ? 500 : 200).end()
+            })
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as AddressInfo
+            resolve({ url: `http://127.0.0.1:${port}${path}`, received, close: () => server.close() })
+          })
+        })
+    ),
+    (r) => Effect.sync(r.close)
+  )
+
+export interface WebhookDriver<Sim, Event> {
+  readonly title: string
+  readonly start: () => Effect.Effect<Sim, never, Scope.Scope>
+  readonly connect: (sim: Sim) => Effect.Effect<StoreConnector, never, Scope.Scope>
+  /** The receiver's path (`/webhooks/<store key>`). */
+  readonly path: string
+  /** Subscribes `address` and holds deliveries until the test delivers them. */
+  readonly subscribe: (sim: Sim, address: string) => Effect.Effect<void>
+  /** Raises the events; what it answers is given to the checks. */
+  readonly raise: (sim: Sim) => Effect.Effect<Event>
+  /** How many deliveries arrive when each is sent twice. */
+  readonly deliveries: number
+  /** What holds of every verified copy, before duplicates are set aside. */
+  readonly eachCopy?: (verified: VerifiedWebhook, event: Event, connector: StoreConnector) => Effect.Effect<void>
+  /** What holds of every first copy of an event. */
+  readonly eachEvent?: (verified: VerifiedWebhook, event: Event, connector: StoreConnector) => Effect.Effect<void>
+  /** What holds of the topics taken in (in the order they came) and the copies set aside as replays. */
+  readonly processed: (topics: ReadonlyArray<string>, replays: number, connector: StoreConnector) => void
+  /** A genuine delivery's headers over a changed body. */
+  readonly forge: (received: ReadonlyArray<Received>, event: Event) => Received
+}
+
+export const verifiesSimulatorDeliveries = <Sim, Event>(driver: WebhookDriver<Sim, Event>) =>
+  it.scopedLive(driver.title, () =>
+    Effect.gen(function* () {
+      const sim = yield* driver.start()
+      const inbox = yield* receiver(driver.path)
+      yield* driver.subscribe(sim, inbox.url)
+      const event = yield* driver.raise(sim)
+      yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === driver.deliveries, `${driver.deliveries} deliveries`)
+
+      const connector = yield* driver.connect(sim)
+      const seen = new Set<string>()
+      const topics: Array<string> = []
+      let replays = 0
+      for (const received of inbox.received) {
+        const verified = Either.getOrThrow(connector.verifyWebhook({ headers: received.headers, rawBody: received.rawBody }))
+        yield* driver.eachCopy?.(verified, event, connector) ?? Effect.void
+        if (seen.has(verified.dedupKey)) {
+          replays += 1
+          continue
+        }
+        seen.add(verified.dedupKey)
+        topics.push(verified.topic)
+        yield* driver.eachEvent?.(verified, event, connector) ?? Effect.void
+      }
+      driver.processed(topics, replays, connector)
+
+      const forged = driver.forge(inbox.received, event)
+      const verdict = connector.verifyWebhook(forged)
+      expect(Either.isLeft(verdict) && verdict.left.reason).toBe("bad_signature")
+    })
+  )
