@@ -51,8 +51,11 @@ const reposLayer = Layer.mergeAll(
   WebhookInboxRepo.Default, CatalogRepo.Default, MappingsRepo.Default
 )
 
-/** Everything `podsync start` runs, from the database up to the HTTP server. */
-export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) => {
+/**
+ * Everything `podsync start` runs above the database, up to the HTTP server: given the `Db`, so a
+ * test can run it on the database it also reads (PGlite in memory, or a schema of its own).
+ */
+export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => {
   const webhooks = config.pod.webhooks
   return Lifecycle(config).pipe(
     Layer.provideMerge(HttpServerLive(config.server)),
@@ -77,10 +80,15 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(reposLayer),
     Layer.provideMerge(NodeHttpClient.layerUndici),
-    Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),
+    Layer.provideMerge(Layer.effectDiscard(migrateToLatest))
+  )
+}
+
+/** Everything `podsync start` runs, from the configured database up to the HTTP server. */
+export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
+  DaemonLive(config, options).pipe(
     Layer.provideMerge(dbLayer(config)),
     // Built first, so released last: after the server and the database have closed.
     Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("podsync stopped"))))
   )
-}
 
