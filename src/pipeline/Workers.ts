@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Layer, Queue } from "effect"
+import { Clock, type Duration, Effect, Layer, Queue } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
