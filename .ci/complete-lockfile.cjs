@@ -22,7 +22,7 @@ for (const name of missing) {
     : rest.startsWith("ia32") ? "ia32" : rest.split("-")[0]
   const entry = { version, cpu: [cpu], license: "MIT", optional: true, os: [os] }
   if (rest.includes("musl")) entry.libc = ["musl"]
-  else if (os === "linux" && rest.includes("gnu")) entry.libc = ["glibc"]
+  else if (os === "linux" && (rest.includes("gnu") || rest.includes("glibc"))) entry.libc = ["glibc"]
   lock.packages[`node_modules/${name}`] = entry
 }
 lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))))

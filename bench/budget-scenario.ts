@@ -152,7 +152,7 @@ export const runScenario = async (scenario: Scenario, options: ScenarioOptions):
     await admin(sim, "POST", "/rate-limit", options.service)
     if (options.latencyMs !== null) await admin(sim, "POST", "/faults", { kind: "latency", latencyMs: options.latencyMs })
     const rateLimit: RateLimitSettings = { ...options.service, headroom: scenario.headroom }
-    const workers = Array.from({ length: scenario.replicas }, (_, i) =>
+    const workers = Array.from({ length: scenario.replicas }, () =>
       runWorker({
         simUrl: sim,
         limiter: scenario.limiter,

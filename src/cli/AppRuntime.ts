@@ -1,7 +1,7 @@
 import { Options } from "@effect/cli"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Data, Effect, Layer, Logger, LogLevel, Option, type Schema } from "effect"
+import { Data, Effect, Layer, Logger, LogLevel, type Option, type Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
 

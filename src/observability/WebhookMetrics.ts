@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { Counter } from "prom-client"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { FollowUpLoopLive } from "./FollowUpLoop.js"

@@ -22,7 +22,7 @@
  * creation, "background" for catalog refresh and reports. `storeKey` lets the
  * gate serve stores round-robin within a lane.
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, type Duration, Effect, Layer } from "effect"
 
 export type PodLane = "urgent" | "normal" | "background"
 

@@ -4,7 +4,7 @@
  * that was down at the scheduled time writes the missing report once, a
  * little after it starts, also on one replica only.
  */
-import { Cause, Duration, Effect, Exit, Layer } from "effect"
+import { Cause, type Duration, Effect, Exit, Layer } from "effect"
 import { replicaIdentity } from "../schedule/ReplicaIdentity.js"
 import { makeRunCoordinator } from "../schedule/RunCoordinator.js"
 import { makeScheduler } from "../schedule/Scheduler.js"

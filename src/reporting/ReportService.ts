@@ -10,9 +10,9 @@
  */
 import { Clock, Data, Effect, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
-import { PodClient } from "../pod/PodClient.js"
+import type { PodClient } from "../pod/PodClient.js"
 import { ReportsRepo } from "./ReportsRepo.js"
-import { StoreConnectors } from "../stores/StoreConnector.js"
+import type { StoreConnectors } from "../stores/StoreConnector.js"
 import { buildReport } from "../reports/ReportBuilder.js"
 import { readReportFile, writeReportFiles } from "./ReportFiles.js"
 import { type ReportFormat } from "../reports/ReportOutput.js"

@@ -1,6 +1,6 @@
 import { Clock, Effect, Schema } from "effect"
 import { Db } from "../db/Db.js"
-import { NormalizedLine } from "../domain/NormalizedOrder.js"
+import type { NormalizedLine } from "../domain/NormalizedOrder.js"
 import { cellsOfRow, rowOfCells } from "../domain/MappingCells.js"
 import { buildTable, type MappingTable } from "../domain/MappingTable.js"
 

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { type Kysely, sql } from "kysely"
 import { jsonb } from "../db/Jsonb.js"
+import type { Database } from "../db/schema.js"
 import { afterGrants, topWaitingRank, waitingFromRank } from "../budget/Lane.js"
 import {
   type AcquireResult,
@@ -45,7 +46,7 @@ import { makeStatementBatcher } from "../budget/StatementBatcher.js"
  */
 export interface SqlLedgerOptions {
   /** Queries run on this handle directly, outside any transaction of the caller. */
-  readonly db: Kysely<any>
+  readonly db: Kysely<Database>
   readonly credential: string
   /** Unique per running process. */
   readonly replica: string

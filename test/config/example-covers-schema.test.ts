@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import { Schema, SchemaAST } from "effect"
+import { Schema, type SchemaAST } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { AppConfig } from "../../src/config/AppConfig.js"

@@ -46,7 +46,7 @@ describe("the pipeline, daemon against the simulators", () => {
       expect(story.stdout).toContain("fulfilled")
       // Our own fulfillment changes what is left to ship: that is not a store edit for a person.
       expect(story.stdout).not.toContain("by hand")
-      const tracking = /^  tracking (\S+)/m.exec(story.stdout)?.[1]
+      const tracking = /^ {2}tracking (\S+)/m.exec(story.stdout)?.[1]
       expect(tracking).toBeDefined()
       expect(JSON.stringify(sample.fulfillments)).toContain(tracking!)
       const listed = await fetch(`${stack.pod.url}/api/v3/orders?filter.reference_ids=${encodeURIComponent(`demo-shopify:${ids[17]}`)}`, {

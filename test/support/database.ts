@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
-import { Db, DbLive } from "../../src/db/Db.js"
+import { type Db, DbLive } from "../../src/db/Db.js"
 import { migrateToLatest } from "../../src/db/Migrator.js"
 
 export interface TestDatabase {

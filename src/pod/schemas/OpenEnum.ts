@@ -4,7 +4,7 @@
  * `UnknownEnumValue`, so code must say what it does with "something else")
  * and logged once per enum and value, never failing the decode.
  */
-import { Brand, Effect, ParseResult, Schema } from "effect"
+import { type Brand, Effect, ParseResult, Schema } from "effect"
 
 export type UnknownEnumValue = string & Brand.Brand<"UnknownEnumValue">
 

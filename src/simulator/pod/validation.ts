@@ -66,7 +66,7 @@ const ADDRESS_FIELDS: ReadonlyArray<readonly [field: string, min: number, max: n
   ["email", 0, 255, false]
 ]
 
-const PHONE = /^\+?[0-9(][0-9 ().\-]{2,}[0-9)](\s*(x|ext\.?)\s*[0-9]{1,6})?$/i
+const PHONE = /^\+?[0-9(][0-9 ().-]{2,}[0-9)](\s*(x|ext\.?)\s*[0-9]{1,6})?$/i
 
 export const readAddress = (issues: Issues, value: unknown, path: string): AddressRecord | undefined => {
   if (!isRecord(value)) {

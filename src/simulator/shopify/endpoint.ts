@@ -1,5 +1,5 @@
 import {
-  execute, getOperationAST, getVariableValues, GraphQLError, Kind, parse, validate,
+  execute, getOperationAST, getVariableValues, type GraphQLError, Kind, parse, validate,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode
 } from "graphql"
 import { queryCost, type CostBucket } from "./cost.js"

@@ -3,7 +3,7 @@
  * `refunds[]` summary lacks (which lines, how many units), merged into the payload kept as `raw` so
  * that normalizing it again gives the same answer.
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, type Option, Schema } from "effect"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
 import type { PageQuery } from "./WooCursor.js"
 import { decodeAnswer, isUnknownId, type WooAnswer, type WooHttp, type WooRequest } from "./WooHttp.js"

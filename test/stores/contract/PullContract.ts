@@ -4,7 +4,7 @@
  * orders on its simulator and how its clocks move between walks; the story
  * and the assertions are the same for all.
  */
-import { expect, it } from "@effect/vitest"
+import { expect, type it } from "@effect/vitest"
 import { Chunk, Effect, type Scope, Stream } from "effect"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { latestById, pullAll, versionsOf } from "./PullWalks.js"
