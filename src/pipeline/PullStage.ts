@@ -1,11 +1,11 @@
 import { Clock, Effect, Option, Stream } from "effect"
-import { referenceIdOf } from "../mapping/DraftPlan.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
+import * as ReferenceId from "../domain/ReferenceId.js"
 import { patchDraftLines } from "./DraftEdits.js"
 import { changeMatters, storeChangeAfterDraft } from "./MatchStage.js"
 
@@ -61,7 +61,7 @@ export const pullNamedOrders = (storeKey: string, storeOrderIds: ReadonlyArray<s
     yield* db.transaction(Effect.gen(function*() {
       const outcomes = yield* orders.storePage(
         storeKey,
-        page.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+        page.map((order) => ({ order, referenceId: ReferenceId.keyOf(storeKey, order.storeOrderId) })),
         changeMatters
       )
       for (const result of outcomes.values()) {
@@ -93,7 +93,7 @@ export const pullStore = (storeKey: string) =>
           yield* db.transaction(Effect.gen(function*() {
             const outcomes = yield* orders.storePage(
               storeKey,
-              page.orders.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+              page.orders.map((order) => ({ order, referenceId: ReferenceId.keyOf(storeKey, order.storeOrderId) })),
               changeMatters
             )
             for (const result of outcomes.values()) {

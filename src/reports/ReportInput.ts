@@ -100,11 +100,3 @@ export interface ReportInput {
   readonly storeSnapshots: ReadonlyArray<StoreSnapshot>
 }
 
-/** `<store key>:<store order id>` (ARCHITECTURE.md, Idempotency). */
-export const referenceOf = (storeKey: string, storeOrderId: string): string => `${storeKey}:${storeOrderId}`
-
-/** The store key and order id of a reference id, when it has the form. */
-export const parseReference = (referenceId: string): { readonly storeKey: string; readonly storeOrderId: string } | undefined => {
-  const at = referenceId.indexOf(":")
-  return at <= 0 || at === referenceId.length - 1 ? undefined : { storeKey: referenceId.slice(0, at), storeOrderId: referenceId.slice(at + 1) }
-}
