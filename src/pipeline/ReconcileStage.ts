@@ -33,7 +33,7 @@ type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_
  * Statuses only move forward (a late or reordered answer never undoes
  * progress).
  */
-const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
+export const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
   const status = String(pod.order_status ?? "")
   const target = STATE_OF_POD_STATUS[status]
   if (target === undefined) return { outcome: "unknown_status" }
