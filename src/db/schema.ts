@@ -1,8 +1,12 @@
 import type { ColumnType, Generated, JSONColumnType } from "kysely"
+import type { OrderState } from "../domain/OrderState.js"
+import type { PushState } from "../domain/PushState.js"
 
 /**
  * Table types of the first migration (migrations/2026-11-21T00-00-01_initial.ts).
- * Later migrations that add tables extend this interface.
+ * Later migrations that add tables extend this interface. Columns that hold a
+ * closed set of values (text in SQL) are typed as their union, so rows read
+ * as domain types without casts and a misspelt value does not compile.
  */
 type Timestamp = ColumnType<Date, Date | string, Date | string>
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>
@@ -13,7 +17,7 @@ export interface StoreOrdersTable {
   store_key: string
   store_order_id: string
   reference_id: string
-  state: string
+  state: OrderState
   held_reason: string | null
   held_details: Json | null
   store_updated_at: Timestamp | null
@@ -37,8 +41,8 @@ export interface OrderEventsTable {
   order_id: number
   at: Timestamp
   actor: string
-  from_state: string | null
-  to_state: string
+  from_state: OrderState | null
+  to_state: OrderState
   reason: string | null
   data: Json | null
 }
@@ -90,7 +94,7 @@ export interface ShipmentsTable {
   carrier: string | null
   tracking_url: string | null
   pod_order_id: string | null
-  push_state: string
+  push_state: PushState
   store_fulfillment_id: string | null
   attempts: ColumnType<number, number | undefined, number>
   last_error: Json | null
@@ -108,13 +112,16 @@ export interface WebhookInboxTable {
   processed_at: Timestamp | null
 }
 
+/** A scheduled job's tick (schedule/RunCoordinator.ts): taken, then finished one way or the other. */
+export type JobRunStatus = "running" | "done" | "failed"
+
 export interface JobRunsTable {
   job: string
   tick_at: Timestamp
   owner: string
   started_at: Timestamp
   finished_at: Timestamp | null
-  status: string
+  status: JobRunStatus
   error: string | null
 }
 

@@ -5,6 +5,7 @@ import type { StoreKind } from "../domain/StoreTypes.js"
 import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } from "../pod/schemas/DraftRequests.js"
 import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
 import { type CatalogLookup, findRow, type MappingRow, type MappingTable } from "../domain/MappingTable.js"
+import * as ReferenceId from "../domain/ReferenceId.js"
 
 /**
  * The match stage, pure: what to do with one store order given its store's
@@ -25,6 +26,8 @@ export type HoldCode =
   | "economy_unavailable"
   /** Economy to a US ZIP its carrier does not serve, with `shipping.economyUncovered: hold` (the draft stage decides it). */
   | "economy_uncovered"
+  /** `<store key>:<store order id>` is longer than the 255 characters the service takes as a reference id. */
+  | "reference_too_long"
 
 export interface HoldProblem {
   readonly code: HoldCode
@@ -65,8 +68,6 @@ const PLATFORMS: Record<StoreKind, MarketplacePlatform> = {
   // A custom storefront: the service's own platform is the honest fit.
   jsonfeed: "MARKETPLACE_PLATFORM_GEARMENT"
 }
-
-export const referenceIdOf = (storeKey: string, storeOrderId: string) => `${storeKey}:${storeOrderId}`
 
 const describeLine = (line: NormalizedLine) =>
   `"${line.title}${line.variantTitle ? ` / ${line.variantTitle}` : ""}"` +
@@ -199,6 +200,17 @@ export const economyZipFor = (order: NormalizedOrder, settings: StoreSettings): 
 const giftMessageOf = (order: NormalizedOrder) =>
   order.attributes.find((a) => /^gift[ _-]?message$/i.test(a.key))?.value.trim().slice(0, 1000) || undefined
 
+/** Why an order cannot have a reference id, and what the seller can do: the id comes from the store, the key from the config. */
+const referenceProblem = (error: ReferenceId.ReferenceIdError): HoldProblem => ({
+  code: "reference_too_long",
+  message: error.problem === "too_long"
+    ? `the store's order id is ${ReferenceId.lengthOf(error.storeOrderId)} characters long: with the store key "${error.storeKey}" its reference id ` +
+      `would be ${error.length} characters, more than the ${ReferenceId.MAX_LENGTH} the POD service accepts, so podsync cannot draft it. Create ` +
+      `this order at the POD service by hand; if the store's order ids are often this long, use a shorter store key in the config ` +
+      `(only for a new store: a key must not change once its orders have drafts)`
+    : `the order has no usable store order id (${error.message}): create it at the POD service by hand`
+})
+
 export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: CatalogLookup | undefined, settings: StoreSettings): DraftPlan => {
   if (order.cancelled) return { _tag: "Cancelled" }
   const problems: Array<HoldProblem> = []
@@ -230,13 +242,15 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
   if (problems.length === 0 && items.length === 0) {
     return { _tag: "NotPod", message: toShip.length === 0 ? "nothing left to ship" : `all ${ignored} items are marked ignore in the mapping (fulfilled elsewhere)` }
   }
+  const referenceId = ReferenceId.make(settings.storeKey, order.storeOrderId)
+  if (Either.isLeft(referenceId)) problems.push(referenceProblem(referenceId.left))
   const address = buildAddress(order, problems)
   const shippingMethod = shippingMethodFor(order, settings)
   if (address !== undefined && shippingMethod === ECONOMY) {
     const economy = economyDestinationProblem(economyDestination(address))
     if (economy !== undefined) problems.push(economy)
   }
-  if (problems.length > 0 || address === undefined) {
+  if (problems.length > 0 || address === undefined || Either.isLeft(referenceId)) {
     const first = problems[0]!
     const message = problems.length === 1 ? first.message : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
     return { _tag: "Held", code: first.code, message, problems }
@@ -247,7 +261,7 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
     _tag: "Ready",
     lines: planned,
     draft: {
-      reference_id: referenceIdOf(settings.storeKey, order.storeOrderId),
+      reference_id: referenceId.right,
       platform: PLATFORMS[settings.platform],
       store_id: settings.podStoreId,
       address,

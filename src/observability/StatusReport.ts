@@ -60,7 +60,8 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   unpaid: "nothing: drafted once the order is paid",
   rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes",
   economy_unavailable: "the destination cannot ship Economy: map the store's shipping rate to another method (shipping.byTitle) or change the order's shipping",
-  economy_uncovered: "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it"
+  economy_uncovered: "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it",
+  reference_too_long: "the store's order id is too long for a POD reference id (255 characters with the store key): create the order at the POD service by hand; for a new store, a shorter store key leaves more room"
 }
 
 /** What to do about an order podsync holds in `pod_on_hold` for a condition the POD service confirmed. */

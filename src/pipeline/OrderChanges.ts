@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
-import { planDraft, referenceIdOf } from "../mapping/DraftPlan.js"
+import * as ReferenceId from "../domain/ReferenceId.js"
+import { planDraft } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { changeMatters, decideChangeAfterDraft } from "./ChangeDecision.js"
@@ -33,7 +34,7 @@ export const storeOrderVersions = <E = never, R = never>(
     yield* db.transaction(Effect.gen(function*() {
       const outcomes = yield* orders.storePage(
         storeKey,
-        versions.map((order) => ({ order, referenceId: referenceIdOf(storeKey, order.storeOrderId) })),
+        versions.map((order) => ({ order, referenceId: ReferenceId.keyOf(storeKey, order.storeOrderId) })),
         changeMatters
       )
       for (const result of outcomes.values()) {

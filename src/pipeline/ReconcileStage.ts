@@ -1,4 +1,5 @@
 import { Chunk, Effect, Option, Stream } from "effect"
+import * as ReferenceId from "../domain/ReferenceId.js"
 import { canTransition, isPodCondition, podProgress, RECONCILE_STATES, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import { eventOfHint, type PodWebhookHint } from "../pod/PodWebhookEvents.js"
@@ -32,7 +33,7 @@ type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_
  * Statuses only move forward (a late or reordered answer never undoes
  * progress).
  */
-const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
+export const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
   const status = String(pod.order_status ?? "")
   const target = STATE_OF_POD_STATUS[status]
   if (target === undefined) return { outcome: "unknown_status" }
@@ -225,9 +226,6 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     return { listed: toList.length, readWhole: single.size, deferred }
   }).pipe(Effect.withSpan("pipeline.followUpMany"))
 
-/** podsync's reference ids: `<store key>:<store order id>`. */
-const REFERENCE_FORM = /^[a-z0-9-]+:./
-
 /**
  * A hint (a POD webhook) that one order changed: read it whole (all its
  * trackings) in the urgent lane and apply it. The hint itself is not trusted.
@@ -241,7 +239,7 @@ export const followUp = (hint: FollowUpHint, actor: string) =>
     // A reference id of podsync's form (`<store key>:<store order id>`) that we never made, about no POD order
     // or draft we know: not ours, and nothing to read. Another form may be the seller's own id for one of ours
     // (the published address example names the order by `vendor_id` only): then the order is read, as before.
-    if (stored === undefined && hint.referenceId !== undefined && (REFERENCE_FORM.test(hint.referenceId) || hint.podOrderId === undefined)) {
+    if (stored === undefined && hint.referenceId !== undefined && (Option.isSome(ReferenceId.parse(hint.referenceId)) || hint.podOrderId === undefined)) {
       yield* Effect.logInfo("POD webhook about an order podsync does not know; recorded, nothing to do").pipe(
         Effect.annotateLogs({ referenceId: hint.referenceId, podOrderId: hint.podOrderId ?? "" })
       )

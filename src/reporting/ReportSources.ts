@@ -7,6 +7,7 @@
  */
 import { Chunk, Clock, Effect, Option, Stream } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import * as ReferenceId from "../domain/ReferenceId.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
@@ -16,9 +17,7 @@ import { StoreConnectors } from "../stores/StoreConnector.js"
 import type { StoreError } from "../stores/StoreErrors.js"
 import { isActiveDraft, isActiveOrder } from "../reports/PodRecords.js"
 import {
-  parseReference,
   type PodSnapshot,
-  referenceOf,
   type ReportInput,
   type ReportOrder,
   type ReportPeriod,
@@ -119,7 +118,7 @@ export const gatherReportInput = (options: GatherOptions) =>
 
     const referencesByStore = new Map(keys.map((key) => [key, new Set<string>()]))
     for (const order of stored) referencesByStore.get(order.storeKey)?.add(order.referenceId)
-    for (const snapshot of listed) for (const order of snapshot.orders) referencesByStore.get(snapshot.storeKey)?.add(referenceOf(snapshot.storeKey, order.storeOrderId))
+    for (const snapshot of listed) for (const order of snapshot.orders) referencesByStore.get(snapshot.storeKey)?.add(ReferenceId.keyOf(snapshot.storeKey, order.storeOrderId))
     const pod = yield* readPod(period.from, new Map([...referencesByStore].map(([key, set]) => [key, [...set].sort()])))
 
     // POD records of orders outside the report's set (an old order drafted again, say): their stored history too.
@@ -133,7 +132,7 @@ export const gatherReportInput = (options: GatherOptions) =>
     const needStore = [
       ...pod.orders.filter(isActiveOrder).map((o) => o.reference_id ?? ""),
       ...pod.drafts.filter(isActiveDraft).map((d) => d.reference_id ?? "").filter((r) => !ourReferences.has(r))
-    ].flatMap((reference) => Option.toArray(Option.fromNullable(parseReference(reference))))
+    ].flatMap((reference) => Option.toArray(ReferenceId.parse(reference)))
     const storeSnapshots = yield* Effect.forEach(listed, (snapshot) => {
       const listedIds = new Set(snapshot.orders.map((o) => o.storeOrderId))
       const wanted = needStore.filter((r) => r.storeKey === snapshot.storeKey && !listedIds.has(r.storeOrderId)).map((r) => r.storeOrderId)

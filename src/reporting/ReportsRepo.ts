@@ -53,7 +53,7 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
               storeKey: row.store_key,
               storeOrderId: row.store_order_id,
               referenceId: row.reference_id,
-              state: row.state as OrderState,
+              state: row.state,
               heldReason: row.held_reason,
               heldDetails: row.held_details,
               lastError: row.last_error,

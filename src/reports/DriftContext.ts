@@ -3,6 +3,7 @@
  * the store snapshots and the POD records by reference id, and the evidence
  * each side gives. Pure.
  */
+import { Option } from "effect"
 import * as Money from "../domain/Money.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
@@ -10,7 +11,8 @@ import { type OrderListItem as Order, primaryTrackingNumber } from "../pod/schem
 import { enteredCurrentState } from "./NeedsAPerson.js"
 import { statusWords } from "../domain/OrderState.js"
 import type { PodRecords } from "./PodRecords.js"
-import { parseReference, referenceOf, type ReportInput, type ReportOrder, type ReportStore } from "./ReportInput.js"
+import * as ReferenceId from "../domain/ReferenceId.js"
+import { type ReportInput, type ReportOrder, type ReportStore } from "./ReportInput.js"
 import type { EvidenceValue, Finding, FindingKind } from "./ReportOutput.js"
 
 export interface DriftContext {
@@ -34,11 +36,11 @@ export const driftContext = (input: ReportInput, pod: PodRecords): DriftContext 
   for (const snapshot of input.storeSnapshots) {
     if (snapshot.error !== null) storeErrors.set(snapshot.storeKey, snapshot.error)
     for (const order of snapshot.orders) {
-      const reference = referenceOf(snapshot.storeKey, order.storeOrderId)
+      const reference = ReferenceId.keyOf(snapshot.storeKey, order.storeOrderId)
       const known = storeOrders.get(reference)
       if (known === undefined || known.updatedAt < order.updatedAt) storeOrders.set(reference, order)
     }
-    for (const id of snapshot.unknown) storeUnknown.add(referenceOf(snapshot.storeKey, id))
+    for (const id of snapshot.unknown) storeUnknown.add(ReferenceId.keyOf(snapshot.storeKey, id))
   }
   return {
     input,
@@ -56,7 +58,7 @@ export const driftContext = (input: ReportInput, pod: PodRecords): DriftContext 
 
 /** The covered store a reference id belongs to, if any. */
 export const storeOfReference = (ctx: DriftContext, referenceId: string): string | undefined => {
-  const parsed = parseReference(referenceId)
+  const parsed = Option.getOrUndefined(ReferenceId.parse(referenceId))
   return parsed !== undefined && ctx.stores.has(parsed.storeKey) ? parsed.storeKey : undefined
 }
 
@@ -67,7 +69,7 @@ export const storeOfReference = (ctx: DriftContext, referenceId: string): string
  * configured store belongs to that store's report.
  */
 export const storeOfPodRecord = (ctx: DriftContext, record: { readonly reference_id?: string | undefined; readonly store_id?: string | undefined }) => {
-  const parsed = parseReference(record.reference_id ?? "")
+  const parsed = Option.getOrUndefined(ReferenceId.parse(record.reference_id ?? ""))
   if (parsed !== undefined && ctx.stores.has(parsed.storeKey)) return parsed.storeKey
   if (parsed !== undefined && ctx.input.configuredStoreKeys.includes(parsed.storeKey)) return undefined
   return [...ctx.stores.values()].find((s) => s.podStoreId === record.store_id)?.key

@@ -5,6 +5,7 @@
  */
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { OrderState } from "../domain/OrderState.js"
+import type { PushState } from "../domain/PushState.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 
@@ -35,15 +36,15 @@ export interface ReportStore {
 
 export interface OrderHistoryEvent {
   readonly at: number
-  readonly from: string | null
-  readonly to: string
+  readonly from: OrderState | null
+  readonly to: OrderState
   readonly reason: string | null
 }
 
 export interface OrderShipment {
   readonly trackingNo: string
   readonly carrier: string | null
-  readonly pushState: string
+  readonly pushState: PushState
   readonly createdAt: number
 }
 
@@ -100,11 +101,3 @@ export interface ReportInput {
   readonly storeSnapshots: ReadonlyArray<StoreSnapshot>
 }
 
-/** `<store key>:<store order id>` (ARCHITECTURE.md, Idempotency). */
-export const referenceOf = (storeKey: string, storeOrderId: string): string => `${storeKey}:${storeOrderId}`
-
-/** The store key and order id of a reference id, when it has the form. */
-export const parseReference = (referenceId: string): { readonly storeKey: string; readonly storeOrderId: string } | undefined => {
-  const at = referenceId.indexOf(":")
-  return at <= 0 || at === referenceId.length - 1 ? undefined : { storeKey: referenceId.slice(0, at), storeOrderId: referenceId.slice(at + 1) }
-}

@@ -34,8 +34,8 @@ export type FollowedOrder = Pick<StoredOrder, "id" | "referenceId" | "state" | "
 export interface OrderEvent {
   readonly at: Date
   readonly actor: string
-  readonly from: string | null
-  readonly to: string
+  readonly from: OrderState | null
+  readonly to: OrderState
   readonly reason: string | null
   readonly data: unknown
 }
@@ -54,7 +54,7 @@ export type Row = {
   store_key: string
   store_order_id: string
   reference_id: string
-  state: string
+  state: OrderState
   held_reason: string | null
   held_details: unknown
   normalized: unknown
@@ -73,7 +73,7 @@ export const toStored = (row: Row): StoredOrder => ({
   storeKey: row.store_key,
   storeOrderId: row.store_order_id,
   referenceId: row.reference_id,
-  state: row.state as OrderState,
+  state: row.state,
   heldReason: row.held_reason,
   heldDetails: row.held_details,
   order: decodeOrder(row.normalized),

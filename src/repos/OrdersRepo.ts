@@ -67,7 +67,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
   effect: Effect.gen(function*() {
     const db = yield* Db
 
-    const appendEvent = (orderId: number, at: Date, actor: string, from: string | null, to: string, reason: string, data?: unknown) =>
+    const appendEvent = (orderId: number, at: Date, actor: string, from: OrderState | null, to: OrderState, reason: string, data?: unknown) =>
       db.use((k) =>
         k.insertInto("order_events").values({ order_id: orderId, at, actor, from_state: from, to_state: to, reason, data: json(data) }).execute()
       )
@@ -236,7 +236,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       db.use((k) =>
         k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("state", "in", [...states]).where("id", ">", afterId)
           .orderBy("id").limit(limit).execute()
-      ).pipe(Effect.map((rows) => rows.map((r) => toStored(r as Row))))
+      ).pipe(Effect.map((rows) => rows.map((r) => toStored(r))))
 
     /** Like `pageInStates`, but only what following an order at the service needs (no order body to decode). */
     const followPage = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
@@ -244,7 +244,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason"]).where("state", "in", [...states]).where("id", ">", afterId)
           .orderBy("id").limit(limit).execute()
       ).pipe(Effect.map((rows) =>
-        rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, heldReason: r.held_reason }))
+        rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason }))
       ))
 
     /** The orders named by reference id or by POD order id (webhook hints), as reconciliation follows them. */
@@ -260,12 +260,12 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               ])
             ).execute()
         ).pipe(Effect.map((rows) =>
-          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state as OrderState, heldReason: r.held_reason, podOrderId: r.pod_order_id }))
+          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason, podOrderId: r.pod_order_id }))
         ))
 
     const byReference = (referenceId: string) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
-        .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
+        .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
 
     /** The order whose POD order or POD draft has this id (a webhook about a draft names the draft). */
     const byPodId = (podId: string) =>
@@ -273,11 +273,11 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         k.selectFrom("store_orders").select([...ORDER_COLUMNS])
           .where((w) => w.or([w("pod_order_id", "=", podId), w("pod_draft_id", "=", podId)]))
           .orderBy("id").executeTakeFirst()
-      ).pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row as Row))))
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
 
     const byId = (id: number) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("id", "=", id).executeTakeFirstOrThrow())
-        .pipe(Effect.map((row) => toStored(row as Row)))
+        .pipe(Effect.map((row) => toStored(row)))
 
     const story = (id: number) =>
       db.use((k) => k.selectFrom("order_events").selectAll().where("order_id", "=", id).orderBy("id").execute()).pipe(

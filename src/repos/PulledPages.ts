@@ -36,7 +36,7 @@ export const makeStorePage = (db: DbShape) => (
     )).map((row) => [row.store_order_id, row]))
 
     const fresh = [...newest.values()].filter((item) => !existing.has(item.order.storeOrderId))
-    const events: Array<{ order_id: number; from_state: string | null; to_state: string; reason: string; data: unknown }> = []
+    const events: Array<{ order_id: number; from_state: OrderState | null; to_state: OrderState; reason: string; data: unknown }> = []
     if (fresh.length > 0) {
       const inserted = yield* db.use((k) =>
         k.insertInto("store_orders").values(fresh.map(({ order, referenceId }) => ({
@@ -59,7 +59,7 @@ export const makeStorePage = (db: DbShape) => (
     const updates: Array<{ id: number; raw: unknown; normalized: unknown; store_updated_at: string; due: boolean }> = []
     for (const [storeOrderId, row] of existing) {
       const { order } = newest.get(storeOrderId)!
-      const state = row.state as OrderState
+      const state = row.state
       if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt)) {
         outcomes.set(storeOrderId, { id: row.id, outcome: "unchanged", state })
         continue

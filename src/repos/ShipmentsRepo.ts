@@ -1,8 +1,9 @@
 import { Clock, Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
+import type { PushState } from "../domain/PushState.js"
 
-export type PushState = "pending" | "in_doubt" | "pushed" | "on_hold" | "skipped" | "rejected"
+export type { PushState }
 
 export interface Shipment {
   readonly id: number
@@ -97,7 +98,7 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
             for (const r of rows) {
               byOrder.get(r.order_id)?.push({
                 id: r.id, orderId: r.order_id, trackingNo: r.tracking_no, carrier: r.carrier, trackingUrl: r.tracking_url,
-                pushState: r.push_state as PushState, attempts: r.attempts
+                pushState: r.push_state, attempts: r.attempts
               })
             }
             return byOrder as ReadonlyMap<number, ReadonlyArray<Shipment>>

@@ -1,17 +1,19 @@
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { Db, type DbError } from "../db/Db.js"
+import type { OrderState } from "../domain/OrderState.js"
+import type { PushState } from "../domain/PushState.js"
 
 export interface StoreStateCount {
   readonly storeKey: string
-  readonly state: string
+  readonly state: OrderState
   readonly count: number
 }
 
 /** Orders of one store in one state (and, for held ones, one reason), with the one waiting longest. */
 export interface WaitingGroup {
   readonly storeKey: string
-  readonly state: string
+  readonly state: OrderState
   /** The held reason code; for `pod_on_hold`, the condition podsync holds it for (null when the service holds it); null elsewhere. */
   readonly reason: string | null
   readonly count: number
@@ -39,7 +41,7 @@ export interface RefusedTrackingGroup {
 /** Which orders a pipeline stage claims: in these states, due, and (fulfill) with a shipment still to push. */
 export interface StageQueue {
   readonly stage: string
-  readonly states: ReadonlyArray<string>
+  readonly states: ReadonlyArray<OrderState>
   readonly needsOpenShipment?: boolean
 }
 
@@ -57,7 +59,7 @@ export interface StorePull {
 }
 
 /** Shipments the fulfill stage still has to push (ShipmentsRepo's open states). */
-const OPEN_PUSH_STATES = ["pending", "in_doubt", "on_hold"]
+const OPEN_PUSH_STATES: ReadonlyArray<PushState> = ["pending", "in_doubt", "on_hold"]
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value))
 
@@ -78,7 +80,7 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
     ))
 
     /** Orders in `states` by store, state and held reason, each group with its longest-waiting order. */
-    const waitingIn = (states: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<WaitingGroup>, DbError> =>
+    const waitingIn = (states: ReadonlyArray<OrderState>): Effect.Effect<ReadonlyArray<WaitingGroup>, DbError> =>
       states.length === 0 ? Effect.succeed([]) : db.use((k) =>
         k.selectFrom("store_orders")
           .where("state", "in", [...states])

@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../../src/db/Db.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { migrateToLatest } from "../../src/db/Migrator.js"
 import { testDatabases } from "../support/database.js"
 
@@ -11,7 +12,7 @@ const insertOrder = (storeOrderId: string) =>
       k.insertInto("store_orders").values({
         store_key: "acme",
         store_order_id: storeOrderId,
-        reference_id: `acme:${storeOrderId}`,
+        reference_id: ReferenceId.keyOf("acme", storeOrderId),
         state: "pulled",
         raw: {},
         normalized: {},

@@ -144,6 +144,17 @@ describe("planning a draft", () => {
     expect(planDraft(order({ shipTo: null }), table, undefined, settings)).toMatchObject({ message: "the order has no shipping address" })
   })
 
+  it("holds an order whose reference id would pass the service's 255 characters, saying what to do", () => {
+    // "acme-shopify:" is 13 characters: an order id of 242 just fits, one of 243 does not.
+    expect(planDraft(order({ storeOrderId: "7".repeat(242) }), table, undefined, settings)._tag).toBe("Ready")
+    const plan = planDraft(order({ storeOrderId: "7".repeat(243) }), table, undefined, settings)
+    expect(plan).toMatchObject({ _tag: "Held", code: "reference_too_long", problems: [{ code: "reference_too_long" }] })
+    expect(plan._tag === "Held" && plan.message).toMatch(/order id is 243 characters long.*would be 256 characters, more than the 255 the POD service accepts.*by hand.*shorter store key/)
+    // Every reason is listed at once, as for any hold.
+    const unpaid = planDraft(order({ storeOrderId: "7".repeat(300), financialStatus: "pending" }), table, undefined, settings)
+    expect(unpaid._tag === "Held" && unpaid.problems.map((p) => p.code)).toEqual(["unpaid", "reference_too_long"])
+  })
+
   it("does not draft an order whose items are all ignored or already shipped", () => {
     expect(planDraft(order({ lines: [line({ sku: "GIFT-CARD", variantId: "1" })] }), table, undefined, settings)).toMatchObject({ _tag: "NotPod" })
     expect(planDraft(order({ lines: [line({ fulfillableQuantity: 0 })] }), table, undefined, settings)).toEqual({ _tag: "NotPod", message: "nothing left to ship" })

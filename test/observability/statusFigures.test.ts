@@ -21,6 +21,7 @@ import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { StatusRepo } from "../../src/repos/StatusRepo.js"
 import { WebhookMetrics } from "../../src/observability/WebhookMetrics.js"
 import { Db } from "../../src/db/Db.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
 
@@ -39,7 +40,7 @@ const seed = Effect.gen(function*() {
   const orders = yield* OrdersRepo
   const shipments = yield* ShipmentsRepo
   const put = (storeKey: string, id: string) =>
-    Effect.map(orders.upsertPulled(sampleOrder({ storeKey, storeOrderId: id }), `${storeKey}:${id}`), (r) => r.id)
+    Effect.map(orders.upsertPulled(sampleOrder({ storeKey, storeOrderId: id }), ReferenceId.keyOf(storeKey, id)), (r) => r.id)
   const actor = "test"
 
   yield* at(0)

@@ -21,6 +21,7 @@ import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { testDatabases } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { admin, recordingPodClientLayer } from "../pod/podSim.js"
 
 let sim: RunningPodSimulator
@@ -66,7 +67,7 @@ const order = (storeKey: string, id: string, shipTo: NormalizedOrder["shipTo"], 
 const pulledAndMatched = (orders: ReadonlyArray<NormalizedOrder>) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
-    const ids = yield* Effect.forEach(orders, (o) => Effect.map(repo.upsertPulled(o, `${o.storeKey}:${o.storeOrderId}`), (r) => r.id))
+    const ids = yield* Effect.forEach(orders, (o) => Effect.map(repo.upsertPulled(o, ReferenceId.keyOf(o.storeKey, o.storeOrderId)), (r) => r.id))
     yield* matchMany(yield* repo.claim(MATCH_STATES, 50, "match", 60), "match")
     return ids
   })

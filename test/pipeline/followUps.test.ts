@@ -7,6 +7,7 @@ import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { sampleOrder } from "../support/orders.js"
 import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
 
@@ -25,7 +26,7 @@ const shippedOrder = (id: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
-    const reference = `acme-shopify:${id}`
+    const reference = ReferenceId.keyOf("acme-shopify", id)
     const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
     const variant = (yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })).data[0]!
     const draft = yield* client.createDraft(draftInput(variant.variant_id, reference))

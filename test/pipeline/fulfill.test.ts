@@ -10,6 +10,7 @@ import type { RunningShopifySimulator } from "../../src/simulator/shopify/index.
 import { startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { testDatabases } from "../support/database.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { simAdmin } from "../support/simAdmin.js"
 import { connectTo, roomyBucket } from "../stores/shopify/harness.js"
 
@@ -36,7 +37,7 @@ const shippedOrder = (trackings: ReadonlyArray<string>) =>
       simAdmin(sim.url, "POST", "orders", { financialStatus: "PAID", lineItems: [{ sku: "UTS01-WHITE-S", title: "Tee", quantity: 2, price: "24.00" }] })
     )
     const order = Option.getOrThrow(yield* store.getOrder(created.legacyResourceId as string))
-    const { id } = yield* repo.upsertPulled(order, `acme-shopify:${order.storeOrderId}`)
+    const { id } = yield* repo.upsertPulled(order, ReferenceId.keyOf("acme-shopify", order.storeOrderId))
     const lines = order.lines.map((l) => ({ lineId: l.lineId, quantity: l.currentQuantity }))
     yield* repo.transition(id, "pulled", "ready", { actor: "t", reason: "matched" })
     yield* repo.transition(id, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: `d-${id}`, plannedLines: lines })

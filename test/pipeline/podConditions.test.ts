@@ -16,6 +16,7 @@ import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { StatusRepo } from "../../src/repos/StatusRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { sampleOrder } from "../support/orders.js"
 import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
 
@@ -34,7 +35,7 @@ const draftedOrder = (id: string, options: { readonly unverifiable?: boolean; re
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
-    const reference = `acme-shopify:${id}`
+    const reference = ReferenceId.keyOf("acme-shopify", id)
     const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
     const variant = (yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"], sizes: ["L"] }, paging: { limit: 1 } })).data[0]!
     const input = draftInput(variant.variant_id, reference)
@@ -182,7 +183,7 @@ for (const database of testDatabases()) {
     it.effect("an event about an order whose draft is still being made is handed back, to be looked at again", () =>
       Effect.gen(function*() {
         const repo = yield* OrdersRepo
-        const reference = `acme-shopify:${suffix}106`
+        const reference = ReferenceId.keyOf("acme-shopify", `${suffix}106`)
         const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: `${suffix}106` }), reference)
         yield* repo.transition(id, "pulled", "ready", { actor: "t", reason: "matched" })
         operations.length = 0

@@ -3,6 +3,7 @@ import { Effect, Layer, TestClock } from "effect"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
 
@@ -17,7 +18,7 @@ for (const database of testDatabases()) {
         const shipments = yield* ShipmentsRepo
         const repo = yield* ReportsRepo
         const plant = (store: string, id: string, when: string) =>
-          Effect.zipRight(at(when), Effect.map(orders.upsertPulled(sampleOrder({ storeKey: store, storeOrderId: id }), `${store}:${id}`), (r) => r.id))
+          Effect.zipRight(at(when), Effect.map(orders.upsertPulled(sampleOrder({ storeKey: store, storeOrderId: id }), ReferenceId.keyOf(store, id)), (r) => r.id))
 
         // Closed before the period: left out.
         const closed = yield* plant("acme", "r1", "2026-11-18T10:00:00Z")

@@ -11,6 +11,7 @@ import type { NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
 import type { DraftListItem as Draft } from "../../src/pod/schemas/Drafts.js"
 import type { OrderListItem as Order } from "../../src/pod/schemas/Orders.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportInput, type ReportOrder } from "../../src/reports/ReportInput.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -61,7 +62,7 @@ const order = (n: number, spec: Spec): ReportOrder => {
     id: n,
     storeKey: spec.store,
     storeOrderId: spec.id,
-    referenceId: `${spec.store}:${spec.id}`,
+    referenceId: ReferenceId.keyOf(spec.store, spec.id),
     state: spec.steps[spec.steps.length - 1]![0],
     heldReason: spec.held?.code ?? null,
     heldDetails: spec.held === undefined ? null : { message: spec.held.message },

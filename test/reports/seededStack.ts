@@ -22,6 +22,7 @@ import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
 import { type RunningPodSimulator, sampleDraftData, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { pgliteDatabase } from "../support/database.js"
 
 export const FOREST = { sku: "UTS01-FOREST-S", variantId: "GM0002010011" }
@@ -152,7 +153,7 @@ export const seedDay = Effect.gen(function*() {
     Effect.gen(function*() {
       const order = Option.getOrThrow(yield* connector.getOrder(storeOrderId))
       yield* minute(pulledAt)
-      const { id } = yield* orders.upsertPulled(order, `shop:${storeOrderId}`)
+      const { id } = yield* orders.upsertPulled(order, ReferenceId.keyOf("shop", storeOrderId))
       let state: OrderState = "pulled"
       for (const [to, at, change] of steps) {
         yield* minute(at)
@@ -165,7 +166,7 @@ export const seedDay = Effect.gen(function*() {
     order.lines.map((l) => ({ lineId: l.lineId, quantity: l.quantity }))
 
   // Fulfilled: drafted, checked out, shipped at the POD service, and fulfilled in the store with that tracking.
-  const fulfilledDraft = yield* podDraft(scene, `shop:${ids.fulfilled}`, FOREST, 2)
+  const fulfilledDraft = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.fulfilled), FOREST, 2)
   const fulfilledPod = yield* checkoutAndShip(scene, fulfilledDraft, true)
   const fulfilledOrder = Option.getOrThrow(yield* connector.getOrder(ids.fulfilled))
   yield* connector.pushFulfillment({ storeOrderId: ids.fulfilled, lines: [lines(fulfilledOrder)[0]!], tracking: { company: "USPS", number: "9400100000000000000001" } })
@@ -175,14 +176,14 @@ export const seedDay = Effect.gen(function*() {
   ])
 
   // Planted: shipped at the POD service, never fulfilled in the store; podsync still has it checked out.
-  const shippedDraft = yield* podDraft(scene, `shop:${ids.shippedUnfulfilled}`, FOREST, 1)
+  const shippedDraft = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.shippedUnfulfilled), FOREST, 1)
   const shippedPod = yield* checkoutAndShip(scene, shippedDraft, true)
   const shippedOrder = Option.getOrThrow(yield* connector.getOrder(ids.shippedUnfulfilled))
   yield* plant(ids.shippedUnfulfilled, 30, [["ready", 31], ["drafted", 45, { podDraftId: shippedDraft, plannedLines: lines(shippedOrder) }], ["checked_out", 70, { podOrderId: shippedPod }]])
 
   // Planted: two drafts for one store order; podsync follows the first.
-  const kept = yield* podDraft(scene, `shop:${ids.duplicate}`, DARKHE)
-  const spare = yield* podDraft(scene, `shop:${ids.duplicate}`, DARKHE)
+  const kept = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.duplicate), DARKHE)
+  const spare = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.duplicate), DARKHE)
   const duplicateOrder = Option.getOrThrow(yield* connector.getOrder(ids.duplicate))
   yield* plant(ids.duplicate, 40, [["ready", 41], ["drafted", 50, { podDraftId: kept, plannedLines: lines(duplicateOrder) }]])
 

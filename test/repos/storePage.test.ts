@@ -5,8 +5,9 @@ import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
 
-const page = (orders: ReadonlyArray<ReturnType<typeof sampleOrder>>) => orders.map((order) => ({ order, referenceId: `${order.storeKey}:${order.storeOrderId}` }))
+const page = (orders: ReadonlyArray<ReturnType<typeof sampleOrder>>) => orders.map((order) => ({ order, referenceId: ReferenceId.keyOf(order.storeKey, order.storeOrderId) }))
 
 for (const database of testDatabases()) {
   // A standalone layer per backend (it.layer would share one memo map between them).
@@ -53,12 +54,29 @@ for (const database of testDatabases()) {
         expect(third.get("p2")?.outcome).toBe("unchanged")
       }))
 
+    it.effect("stores an order whose reference id would pass 255 characters under a stand-in, so its page is stored and planning can hold it", () =>
+      Effect.gen(function*() {
+        const repo = yield* OrdersRepo
+        yield* TestClock.setTime(Date.parse("2026-11-21T08:30:00Z"))
+        const long = `L-${"9".repeat(298)}`
+        const stored = yield* repo.storePage("acme-shopify", page([sampleOrder({ storeOrderId: long }), sampleOrder({ storeOrderId: "beside-long" })]), changeMatters)
+        expect([...stored.values()].map((o) => o.outcome)).toEqual(["inserted", "inserted"])
+        const row = yield* repo.byId(stored.get(long)!.id)
+        expect(row.storeOrderId).toBe(long)
+        expect(row.referenceId).toBe(ReferenceId.keyOf("acme-shopify", long))
+        expect(row.referenceId.length).toBeLessThanOrEqual(255)
+        expect((yield* repo.byReference(row.referenceId))?.id).toBe(row.id)
+        // Pulled again: the same row, found by store key and store order id as always.
+        const again = yield* repo.storePage("acme-shopify", page([sampleOrder({ storeOrderId: long })]), changeMatters)
+        expect(again.get(long)?.outcome).toBe("unchanged")
+      }))
+
     it.effect("moves, records and gives back the claim in one statement; a guarded move waits for open shipments", () =>
       Effect.gen(function*() {
         const repo = yield* OrdersRepo
         const shipments = yield* ShipmentsRepo
         yield* TestClock.setTime(Date.parse("2026-11-21T09:00:00Z"))
-        const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "g1" }), "acme-shopify:g1")
+        const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "g1" }), ReferenceId.keyOf("acme-shopify", "g1"))
         const [claimed] = (yield* repo.claim(["pulled"], 50, "worker", 60)).filter((o) => o.id === id)
         expect(claimed).toBeDefined()
         const moved = yield* repo.transition(id, "pulled", "ready", { actor: "worker", reason: "matched", release: "worker", nextAttemptAt: new Date(0) })
