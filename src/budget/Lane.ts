@@ -1,13 +1,8 @@
-/**
- * Priority lanes of the shared POD rate budget, highest first:
- * - `urgent`: follow-ups of webhooks and tracking reconciliation,
- * - `normal`: new draft creation,
- * - `background`: catalog refresh and reports.
- */
-export type Lane = "urgent" | "normal" | "background"
+import { lanesByPriority, type PodLane } from "../domain/PodLane.js"
 
-/** Every lane, highest priority first. */
-export const lanesByPriority: ReadonlyArray<Lane> = ["urgent", "normal", "background"]
+/** The budget's lanes are the POD request lanes (the domain names them once). */
+export type Lane = PodLane
+export { lanesByPriority }
 
 /** A larger rank is served first; ranks are also what replicas advertise to each other. */
 export const laneRank = (lane: Lane): number => {

@@ -1,7 +1,7 @@
 import { Options } from "@effect/cli"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Data, Effect, Layer, Logger, LogLevel, type Option, type Schema } from "effect"
+import { Data, Duration, Effect, Layer, Logger, LogLevel, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
 
@@ -41,17 +41,53 @@ export const loggerLayer = (configured: AppConfig["log"]["level"]) => {
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level)))
 
+/** The running daemon's HTTP address, as this machine reaches it (a wildcard listen address is reached on loopback). */
+export const daemonUrl = (config: AppConfig, path: string) => {
+  const host = config.server.host === "0.0.0.0" || config.server.host === "::" ? "127.0.0.1" : config.server.host
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.server.port}${path}`
+}
+
 /**
  * Asks the running daemon (its loopback address) for something: a daemon on
  * the embedded database holds it alone, so read-and-act commands go through it.
  * Fails when no daemon answers within two seconds.
  */
 export const askDaemon = <A, I>(config: AppConfig, method: "GET" | "POST", path: string, schema: Schema.Schema<A, I>) => {
-  const host = config.server.host === "0.0.0.0" || config.server.host === "::" ? "127.0.0.1" : config.server.host
-  const url = `http://${host}:${config.server.port}${path}`
+  const url = daemonUrl(config, path)
   return HttpClient.execute(method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)).pipe(
     Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
     Effect.timeout("2 seconds"),
+    Effect.scoped,
     Effect.provide(NodeHttpClient.layerUndici)
   )
 }
+
+/**
+ * While a daemon runs on the embedded database it holds it alone: the command asks it to do the
+ * work. `None` on PostgreSQL (the command shares the database) or when no daemon answers (the
+ * command then opens the database itself); a refusal or an unexpected answer is a `CliFailure`.
+ */
+export const askEmbeddedDaemon = <A, I>(
+  config: AppConfig,
+  request: HttpClientRequest.HttpClientRequest,
+  schema: Schema.Schema<A, I>,
+  timeout: Duration.DurationInput
+) =>
+  Effect.gen(function*() {
+    if (config.database.url !== undefined) return Option.none<A>()
+    const sent = yield* HttpClient.execute(request).pipe(Effect.option)
+    if (Option.isNone(sent)) return Option.none<A>()
+    const response = sent.value
+    if (response.status !== 200) {
+      const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+      const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.String })))(body))?.error
+      return yield* new CliFailure({ message: error ?? `the running daemon refused: ${response.status} ${body}` })
+    }
+    return Option.some(yield* HttpClientResponse.schemaBodyJson(schema)(response).pipe(
+      Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
+    ))
+  }).pipe(
+    Effect.timeoutFail({ duration: timeout, onTimeout: () => new CliFailure({ message: `the running daemon did not answer within ${Duration.format(timeout)}` }) }),
+    Effect.scoped,
+    Effect.provide(NodeHttpClient.layerUndici)
+  )

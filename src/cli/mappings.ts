@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
@@ -12,7 +12,7 @@ import { PodLive } from "../app/PodLive.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
 import { dbLayer } from "../app/DatabaseLive.js"
 
 const Report = Schema.Struct({
@@ -46,31 +46,6 @@ const storesOf = (app: AppConfig, key: Option.Option<string>) =>
         : Effect.fail(new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` }))
     }
   })
-
-/** The running daemon's HTTP address, as this machine reaches it. */
-const daemonUrl = (app: AppConfig, path: string) => {
-  const host = app.server.host === "0.0.0.0" || app.server.host === "::" ? "127.0.0.1" : app.server.host
-  return `http://${host.includes(":") ? `[${host}]` : host}:${app.server.port}${path}`
-}
-
-/**
- * While a daemon runs on the embedded database it holds it alone: ask it.
- * `None` when no daemon answers (then the command opens the database itself).
- */
-const askDaemon = <A, I>(app: AppConfig, request: HttpClientRequest.HttpClientRequest, schema: Schema.Schema<A, I>) =>
-  Effect.gen(function*() {
-    if (app.database.url !== undefined) return Option.none<A>()
-    const answer = yield* HttpClient.execute(request).pipe(Effect.timeout("60 seconds"), Effect.option)
-    if (Option.isNone(answer)) return Option.none<A>()
-    const response = answer.value
-    if (response.status !== 200) {
-      const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-      return yield* new CliFailure({ message: `the running daemon refused: ${response.status} ${body}` })
-    }
-    return Option.some(yield* HttpClientResponse.schemaBodyJson(schema)(response).pipe(
-      Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
-    ))
-  }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici))
 
 /** Loads files straight into the database; held orders of a changed store become due, for the daemon to re-plan. */
 const loadIntoDatabase = (stores: AppConfig["stores"]) =>
@@ -124,12 +99,13 @@ const loadCommand = Command.make(
     withConfig(config, (app) =>
       Effect.gen(function*() {
         const stores = yield* storesOf(app, store)
-        const fromDaemon = yield* askDaemon(
+        const fromDaemon = yield* askEmbeddedDaemon(
           app,
           HttpClientRequest.post(daemonUrl(app, "/mappings/reload")).pipe(
             HttpClientRequest.setUrlParams(Option.match(store, { onNone: () => ({}), onSome: (k) => ({ store: k }) }))
           ),
-          Schema.Struct({ reports: Schema.Array(Report) })
+          Schema.Struct({ reports: Schema.Array(Report) }),
+          "60 seconds"
         )
         const reports = Option.isSome(fromDaemon)
           ? fromDaemon.value.reports
@@ -161,10 +137,11 @@ const suggestCommand = Command.make(
     withConfig(config, (app) =>
       Effect.gen(function*() {
         const target = (yield* storesOf(app, Option.some(store)))[0]!
-        const fromDaemon = yield* askDaemon(
+        const fromDaemon = yield* askEmbeddedDaemon(
           app,
           HttpClientRequest.get(daemonUrl(app, "/mappings/suggest")).pipe(HttpClientRequest.setUrlParams({ store })),
-          Suggestion
+          Suggestion,
+          "60 seconds"
         )
         const draft = Option.isSome(fromDaemon) ? fromDaemon.value : yield* Effect.zipRight(migrateToLatest, suggestDraft(target.key, target.mappings)).pipe(
           Effect.provide(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PodLive(app.pod).pipe(Layer.provide(NodeHttpClient.layerUndici))).pipe(Layer.provideMerge(dbLayer(app)))),

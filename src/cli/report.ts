@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
@@ -8,7 +8,7 @@ import { PodLive } from "../app/PodLive.js"
 import { StoresLive } from "../app/StoresLive.js"
 import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
-import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
 import { dbLayer } from "../app/DatabaseLive.js"
 
 const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
@@ -16,36 +16,17 @@ const text = (name: string, description: string) => Options.text(name).pipe(Opti
 /** A report reads several APIs: the daemon may take minutes to answer. */
 const DAEMON_REPORT_TIMEOUT = "10 minutes"
 
-const daemonUrl = (app: AppConfig, request: ReportRequest) => {
-  const host = app.server.host === "0.0.0.0" || app.server.host === "::" ? "127.0.0.1" : app.server.host
-  const params = new URLSearchParams(Object.entries(request).filter((e): e is [string, string] => e[1] !== undefined))
-  return `http://${host.includes(":") ? `[${host}]` : host}:${app.server.port}/reports/run${params.size > 0 ? `?${params}` : ""}`
-}
-
 /**
  * A daemon on the embedded database holds it alone: it writes the report.
  * `None` when no daemon answers (the command then opens the database itself).
  */
-const askDaemon = (app: AppConfig, request: ReportRequest) =>
-  Effect.gen(function*() {
-    if (app.database.url !== undefined) return Option.none<ReportSummary>()
-    const sent = yield* HttpClient.execute(HttpClientRequest.post(daemonUrl(app, request))).pipe(Effect.option)
-    if (Option.isNone(sent)) return Option.none<ReportSummary>()
-    const response = sent.value
-    if (response.status !== 200) {
-      const body = yield* response.json.pipe(Effect.orElseSucceed(() => ({})))
-      const error = typeof body === "object" && body !== null && "error" in body ? String(body.error) : `HTTP ${response.status}`
-      return yield* new CliFailure({ message: error })
-    }
-    const answer = yield* HttpClientResponse.schemaBodyJson(Schema.Struct({ summary: ReportSummary }))(response).pipe(
-      Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
-    )
-    return Option.some(answer.summary)
-  }).pipe(
-    Effect.timeoutFail({ duration: DAEMON_REPORT_TIMEOUT, onTimeout: () => new CliFailure({ message: `the running daemon did not finish the report within ${DAEMON_REPORT_TIMEOUT}` }) }),
-    Effect.scoped,
-    Effect.provide(NodeHttpClient.layerUndici)
+const askDaemon = (app: AppConfig, request: ReportRequest) => {
+  const params = new URLSearchParams(Object.entries(request).filter((e): e is [string, string] => e[1] !== undefined))
+  const path = `/reports/run${params.size > 0 ? `?${params}` : ""}`
+  return askEmbeddedDaemon(app, HttpClientRequest.post(daemonUrl(app, path)), Schema.Struct({ summary: ReportSummary }), DAEMON_REPORT_TIMEOUT).pipe(
+    Effect.map(Option.map((answer) => answer.summary))
   )
+}
 
 /** Writes the report in this process, on the configured database (the rate budget is shared with any daemon). */
 const writeHere = (app: AppConfig, request: ReportRequest) =>

@@ -23,8 +23,9 @@
  * gate serve stores round-robin within a lane.
  */
 import { Context, type Duration, Effect, Layer } from "effect"
+import type { PodLane } from "../domain/PodLane.js"
 
-export type PodLane = "urgent" | "normal" | "background"
+export type { PodLane }
 
 export interface PodRequestInfo {
   /** Client operation name, e.g. "drafts.create". */
