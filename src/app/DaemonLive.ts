@@ -4,28 +4,18 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { PodLive } from "./PodLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
 import { PodWebhookSettings } from "../http/WebhookRoutes.js"
-import { MappingStore } from "../pipeline/MappingStore.js"
-import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
-import { storeSettingsOf, StoresLive } from "./StoresLive.js"
 import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
 import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
 import { ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
-import { CatalogRepo } from "../repos/CatalogRepo.js"
-import { CursorsRepo } from "../repos/CursorsRepo.js"
-import { MappingsRepo } from "../repos/MappingsRepo.js"
-import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { StatusRepo } from "../repos/StatusRepo.js"
-import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
+import { ExternalApisLive, PlanningLive, ReposLive } from "./CommandLive.js"
 import { dbLayer } from "./DatabaseLive.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 
@@ -46,11 +36,6 @@ const Lifecycle = (config: AppConfig) =>
     }))
   }))
 
-const reposLayer = Layer.mergeAll(
-  OrdersRepo.Default, CursorsRepo.Default, ShipmentsRepo.Default, StatusRepo.Default,
-  WebhookInboxRepo.Default, CatalogRepo.Default, MappingsRepo.Default
-)
-
 /**
  * Everything `podsync start` runs above the database, up to the HTTP server: given the `Db`, so a
  * test can run it on the database it also reads (PGlite in memory, or a schema of its own).
@@ -64,7 +49,6 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })
     )),
     Layer.provideMerge(Layer.mergeAll(
-      PlanningInputsLive(config.stores.map(storeSettingsOf)),
       BudgetMetricsLive,
       ReportService.Default(reportServiceConfigOf(config, {
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
@@ -72,13 +56,13 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       })),
       PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
     )),
-    Layer.provideMerge(MappingStore.Default({ stores: config.stores })),
+    Layer.provideMerge(PlanningLive(config)),
     Layer.provideMerge(Layer.mergeAll(
-      PodLive(config.pod), StoresLive(config.stores), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
+      ExternalApisLive(config), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
     )),
     Layer.provideMerge(DependencyHealth.Default),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
-    Layer.provideMerge(reposLayer),
+    Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(Layer.effectDiscard(migrateToLatest))
   )

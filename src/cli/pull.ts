@@ -1,20 +1,9 @@
 import { Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Console, Effect, Layer, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
+import { CommandLive } from "../app/CommandLive.js"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
-import { MappingStore } from "../pipeline/MappingStore.js"
-import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
-import { PodLive } from "../app/PodLive.js"
-import { storeSettingsOf, StoresLive } from "../app/StoresLive.js"
-import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
-import { CatalogRepo } from "../repos/CatalogRepo.js"
-import { MappingsRepo } from "../repos/MappingsRepo.js"
-import { CursorsRepo } from "../repos/CursorsRepo.js"
-import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { askDaemon, CliFailure, configOption, withConfig } from "./AppRuntime.js"
-import { dbLayer } from "../app/DatabaseLive.js"
 
 const Accepted = Schema.Struct({ accepted: Schema.Unknown })
 
@@ -37,12 +26,7 @@ export const pullCommand = Command.make("pull", { config: configOption, store: s
         yield* Console.log(`${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`)
       }
     }).pipe(
-      Effect.provide(Layer.mergeAll(OrdersRepo.Default, CursorsRepo.Default, StoresLive(app.stores), PodLive(app.pod), PlanningInputsLive(app.stores.map(storeSettingsOf))).pipe(
-        Layer.provideMerge(MappingStore.Default({ stores: app.stores, reloadOnSighup: false })),
-        Layer.provideMerge(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PipelineTriggersLive)),
-        Layer.provideMerge(NodeHttpClient.layerUndici),
-        Layer.provideMerge(dbLayer(app))
-      ))
+      Effect.provide(CommandLive(app))
     ))
 ).pipe(Command.withDescription("Pull new and changed store orders now"))
 
@@ -58,9 +42,6 @@ export const reconcileCommand = Command.make("reconcile", { config: configOption
         : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
       yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
     }).pipe(
-      Effect.provide(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, PodLive(app.pod)).pipe(
-        Layer.provideMerge(NodeHttpClient.layerUndici),
-        Layer.provideMerge(dbLayer(app))
-      ))
+      Effect.provide(CommandLive(app))
     ))
 ).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))

@@ -4,8 +4,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
-import { PodLive } from "../app/PodLive.js"
-import { StoresLive } from "../app/StoresLive.js"
+import { ExternalApisLive } from "../app/CommandLive.js"
 import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
 import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
@@ -33,7 +32,7 @@ const writeHere = (app: AppConfig, request: ReportRequest) =>
   Effect.zipRight(migrateToLatest, Effect.flatMap(ReportService, (reports) => reports.run(request))).pipe(
     Effect.map(({ summary }) => summary),
     Effect.provide(ReportService.Default(reportServiceConfigOf(app)).pipe(
-      Layer.provideMerge(Layer.mergeAll(PodLive(app.pod), StoresLive(app.stores))),
+      Layer.provideMerge(ExternalApisLive(app)),
       Layer.provideMerge(NodeHttpClient.layerUndici),
       Layer.provideMerge(dbLayer(app))
     )),
