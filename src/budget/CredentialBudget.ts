@@ -72,7 +72,9 @@ interface Waiter {
   slot: SlotId | undefined
 }
 
-const retryDelaysMs = [100, 250, 500, 1000, 2000, 5000]
+/** Backoff after consecutive ledger failures; past the list, every retry waits `maxRetryDelayMs`. */
+const retryDelaysMs = [100, 250, 500, 1000, 2000]
+const maxRetryDelayMs = 5000
 
 /** Starts the dispatcher of one credential in the current scope. */
 export const makeCredentialBudget = (
@@ -131,7 +133,7 @@ export const makeCredentialBudget = (
       return ledger.acquire({ waitingByLane: queue.waitingByLane() }).pipe(
         Effect.matchEffect({
           onFailure: (error) => {
-            const delay = retryDelaysMs[Math.min(failuresInARow++, retryDelaysMs.length - 1)]!
+            const delay = retryDelaysMs[failuresInARow++] ?? maxRetryDelayMs
             return logLedgerError(error).pipe(Effect.zipRight(Effect.sleep(Duration.millis(delay))))
           },
           onSuccess: (result) => {

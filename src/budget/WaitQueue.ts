@@ -13,7 +13,11 @@ export interface Queued {
  * the others.
  */
 export class WaitQueue<W extends Queued> {
-  private readonly lanes = new Map<Lane, LaneQueue<W>>(lanesByPriority.map((lane) => [lane, new LaneQueue<W>()]))
+  private readonly lanes: Record<Lane, LaneQueue<W>> = {
+    urgent: new LaneQueue<W>(),
+    normal: new LaneQueue<W>(),
+    background: new LaneQueue<W>()
+  }
   private count = 0
 
   get size(): number {
@@ -63,8 +67,7 @@ export class WaitQueue<W extends Queued> {
   }
 
   private laneOf(lane: Lane): LaneQueue<W> {
-    // Every lane is created in the constructor.
-    return this.lanes.get(lane)!
+    return this.lanes[lane]
   }
 }
 
@@ -93,8 +96,11 @@ class LaneQueue<W extends Queued> {
   take(): W | undefined {
     const store = this.ring.shift()
     if (store === undefined) return undefined
-    const queue = this.byStore.get(store)!
-    const waiter = queue.shift()!
+    const queue = this.byStore.get(store)
+    const waiter = queue?.shift()
+    if (queue === undefined || waiter === undefined) {
+      throw new Error(`WaitQueue: store ${store} is in the ring without waiters (the ring lists exactly the stores with waiters)`)
+    }
     if (queue.length > 0) this.ring.push(store)
     else this.byStore.delete(store)
     this.size--

@@ -36,15 +36,17 @@ const Suggestion = Schema.Struct({
 
 const storeOption = (description: string) => Options.text("store").pipe(Options.withDescription(description))
 
+const storeNamed = (app: AppConfig, k: string) => {
+  const store = app.stores.find((s) => s.key === k)
+  return store !== undefined
+    ? Effect.succeed(store)
+    : Effect.fail(new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` }))
+}
+
 const storesOf = (app: AppConfig, key: Option.Option<string>) =>
   Option.match(key, {
     onNone: () => Effect.succeed(app.stores),
-    onSome: (k) => {
-      const store = app.stores.find((s) => s.key === k)
-      return store !== undefined
-        ? Effect.succeed([store])
-        : Effect.fail(new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` }))
-    }
+    onSome: (k) => Effect.map(storeNamed(app, k), (store) => [store])
   })
 
 /** Loads files straight into the database; held orders of a changed store become due, for the daemon to re-plan. */
@@ -136,7 +138,7 @@ const suggestCommand = Command.make(
   ({ config, out, store }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const target = (yield* storesOf(app, Option.some(store)))[0]!
+        const target = yield* storeNamed(app, store)
         const fromDaemon = yield* askEmbeddedDaemon(
           app,
           HttpClientRequest.get(daemonUrl(app, "/mappings/suggest")).pipe(HttpClientRequest.setUrlParams({ store })),

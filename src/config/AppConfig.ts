@@ -152,7 +152,7 @@ export const Platform = Schema.Literal("shopify", "woocommerce", "etsy", "jsonfe
   })
 })
 
-export const StoreConfig = Schema.Struct({
+const StoreFields = Schema.Struct({
   key: StoreKey,
   platform: Platform,
   podStoreId: Schema.NonEmptyTrimmedString,
@@ -184,14 +184,28 @@ export const StoreConfig = Schema.Struct({
     }),
     { exact: true }
   )
-}).pipe(
-  Schema.filter((store) => {
-    const section = store[store.platform]
-    return section !== undefined || {
+})
+
+/** The section `platform` names is present: as a type, so that `switch (store.platform)` narrows to it. */
+type WithItsSection =
+  | { readonly platform: "shopify"; readonly shopify: typeof ShopifySection.Type }
+  | { readonly platform: "woocommerce"; readonly woocommerce: typeof WooCommerceSection.Type }
+  | { readonly platform: "etsy"; readonly etsy: typeof EtsySection.Type }
+  | { readonly platform: "jsonfeed"; readonly jsonfeed: typeof JsonFeedSection.Type }
+
+const hasItsSection = (store: typeof StoreFields.Type): store is typeof StoreFields.Type & WithItsSection =>
+  store[store.platform] !== undefined
+
+export const StoreConfig = StoreFields.pipe(
+  Schema.filter((store) =>
+    hasItsSection(store) || {
       path: [store.platform],
       message: `a "${store.platform}" section is required for platform ${store.platform}`
     }
-  })
+  ),
+  // The same check as a refinement, which carries the narrowed type; it cannot fail here, since
+  // the filter above (which names the missing section's path) has already refused such a store.
+  Schema.filter(hasItsSection)
 )
 export type StoreConfig = typeof StoreConfig.Type
 

@@ -85,10 +85,10 @@ const attributeValue = (line: NormalizedLine, name: string) =>
 const planLine = (
   line: NormalizedLine,
   row: MappingRow,
+  pod: NonNullable<MappingRow["pod"]>,
   catalog: CatalogLookup | undefined,
   problems: Array<HoldProblem>
 ): DraftLineItemInput | undefined => {
-  const pod = row.pod!
   const podName = "variantId" in pod ? `POD variant ${pod.variantId}` : `POD legacy variant ${pod.legacyId}`
   if (catalog !== undefined) {
     // A variant missing from the cache is not held for: the cache may be partial (a refresh still
@@ -233,7 +233,10 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
       ignored++
       continue
     }
-    const item = planLine(line, row, catalog, problems)
+    if (row.pod === undefined) {
+      throw new Error(`mapping line ${row.line} has no POD variant and is not ignore: the mapping parser refuses such a row`)
+    }
+    const item = planLine(line, row, row.pod, catalog, problems)
     if (item !== undefined) {
       items.push(item)
       planned.push({ lineId: line.lineId, quantity: line.fulfillableQuantity, mappingLine: row.line })
@@ -250,10 +253,13 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
     const economy = economyDestinationProblem(economyDestination(address))
     if (economy !== undefined) problems.push(economy)
   }
-  if (problems.length > 0 || address === undefined || Either.isLeft(referenceId)) {
-    const first = problems[0]!
+  const first = problems[0]
+  if (first !== undefined) {
     const message = problems.length === 1 ? first.message : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
     return { _tag: "Held", code: first.code, message, problems }
+  }
+  if (address === undefined || Either.isLeft(referenceId)) {
+    throw new Error("planDraft: no address or no reference id, yet no problem recorded (buildAddress and referenceProblem each record one)")
   }
   const billing = settings.billing
   const gift = giftMessageOf(order)

@@ -78,12 +78,14 @@ export const matchLine = (line: SuggestLine, catalog: ReadonlyArray<SuggestVaria
     unavailable(v.stockLabel)
       ? { reason: `its colour and size match ${describeVariant(v)}, which is discontinued: choose another POD variant` }
       : { variant: v, by: "colour and size" }
-  if (products.size === 1) return chosen(best[0]!)
+  const [onlyProduct, ...otherProducts] = products.values()
+  if (onlyProduct !== undefined && otherProducts.length === 0) return chosen(onlyProduct)
   const titleWords = new Set(tokens(line.title))
   const scored = [...products.values()].map((v) => ({ v, score: tokens(v.productName).filter((w) => titleWords.has(w)).length }))
   const top = Math.max(...scored.map((s) => s.score))
   const leaders = scored.filter((s) => s.score === top)
-  if (top > 0 && leaders.length === 1) return chosen(leaders[0]!.v)
+  const [leader, ...otherLeaders] = leaders
+  if (top > 0 && leader !== undefined && otherLeaders.length === 0) return chosen(leader.v)
   const examples = (top > 0 ? leaders : scored).slice(0, 3).map((s) => describeVariant(s.v)).join("; ")
   return {
     reason: `${top > 0 ? leaders.length : scored.length} catalog products have that colour and size (${examples}${

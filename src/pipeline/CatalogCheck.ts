@@ -57,8 +57,8 @@ export const liveLookupFor = (tables: ReadonlyArray<MappingTable>) =>
     // The API takes int32 legacy ids; a larger one cannot exist.
     const legacy = [...new Set(pods.flatMap((p) => ("legacyId" in p ? [Number(p.legacyId)] : [])))]
       .filter((n) => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647)
-    const fetch = (filter: NonNullable<Parameters<typeof pod.streamCatalogVariants>[0]>["filter"]) =>
-      pod.streamCatalogVariants({ filter: filter!, paging: { limit: MAX_PAGE_LIMIT } }, { lane: "background" }).pipe(Stream.runCollect)
+    const fetch = (filter: NonNullable<NonNullable<Parameters<typeof pod.streamCatalogVariants>[0]>["filter"]>) =>
+      pod.streamCatalogVariants({ filter, paging: { limit: MAX_PAGE_LIMIT } }, { lane: "background" }).pipe(Stream.runCollect)
     const found = [
       ...(yield* Effect.forEach(chunks(ids, 100), (batch) => fetch({ variant_ids: batch }))),
       ...(yield* Effect.forEach(chunks(legacy, 100), (batch) => fetch({ legacy_variant_ids: batch })))

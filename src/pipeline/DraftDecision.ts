@@ -1,3 +1,4 @@
+import type { Array as Arr } from "effect"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftSummary } from "../pod/schemas/Drafts.js"
 
@@ -29,8 +30,11 @@ export const withWarnings = (reason: string, warnings: ReadonlyArray<string> | u
   [reason, ...(warnings ?? []).map((w) => `the POD service warns: ${w}`)].join("; ")
 
 /** Drafts carry no created_at: `order_date` (when the draft was made), then the id, tell which came first. */
-export const earliest = (drafts: ReadonlyArray<DraftSummary>) =>
-  [...drafts].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))[0]!
+export const earliest = ([first, ...rest]: Arr.NonEmptyReadonlyArray<DraftSummary>): DraftSummary =>
+  rest.reduce((soFar, d) => (draftOrder(d, soFar) < 0 ? d : soFar), first)
+
+const draftOrder = (a: DraftSummary, b: DraftSummary) =>
+  (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id)
 
 /** The record of a failed create, as the order's last_error and its story keep it. */
 export type ErrorRecord = ReturnType<typeof errorRecord>

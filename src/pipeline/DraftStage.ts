@@ -40,11 +40,14 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
     const moved = yield* repo.transitionMany(drafted.map((d) => d.move))
     // Not moved: no longer where it was claimed (changed meanwhile); looked at again at once, by reference id.
     yield* repo.releaseMany(drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })), owner)
-    const settled = drafted.filter((d) => moved.has(d.stored.id))
+    const settled = drafted.flatMap((d) => {
+      const written = moved.get(d.stored.id)
+      return written === undefined ? [] : [{ ...d, written }]
+    })
     for (const d of settled) {
       // The store may have changed the order while its draft was being made (a cancel, an edit):
       // the pull stored that version but could not react, the order had no draft yet. React now.
-      if (moved.get(d.stored.id)!.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
+      if (d.written.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
     }
     yield* Effect.forEach(Object.entries(Arr.groupBy(settled, (d) => d.stored.storeKey)), ([storeKey, items]) => {
       const connector = connectors.get(storeKey)
@@ -52,11 +55,12 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
       return Effect.flatMap(
         annotateAll(connector, items.map((d) => ({ storeOrderId: d.stored.storeOrderId, annotation: draftedAnnotation(d.draftId) }))),
         (results) =>
-          Effect.forEach(results.entries(), ([index, result]) =>
+          // One result per item, in the items' order.
+          Effect.forEach(Arr.zip(items, results), ([d, result]) =>
             result._tag === "Right"
               ? Effect.void
               : Effect.logWarning("could not annotate the store order").pipe(
-                Effect.annotateLogs({ store: storeKey, order: items[index]!.stored.storeOrderId, error: result.left._tag })
+                Effect.annotateLogs({ store: storeKey, order: d.stored.storeOrderId, error: result.left._tag })
               ), { discard: true })
       )
     }, { discard: true })
@@ -122,10 +126,15 @@ export const draftOrder = (
         yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
         return "lookup_failed" as const
       }
-      if (found.right.length > 0) {
+      if (Arr.isNonEmptyReadonlyArray(found.right)) {
         const keep = earliest(found.right)
         const others = found.right.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
-        const planned = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), undefined, inputs.settingsFor(stored.storeKey)!)
+        const foundSettings = inputs.settingsFor(stored.storeKey)
+        if (foundSettings === undefined) {
+          // Claims are not limited to configured stores: this is a store removed from the configuration.
+          return yield* Effect.dieMessage(`store ${stored.storeKey} is not configured: cannot plan the lines of draft ${keep.order_id} found for order ${stored.id}`)
+        }
+        const planned = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), undefined, foundSettings)
         yield* drafted(keep, state, others.length > 0
           ? `found the draft an earlier attempt created (and ${others.length} duplicate(s): ${others.join(", ")})`
           : "found the draft an earlier attempt created", others, planned._tag === "Ready" ? planned.lines : [])

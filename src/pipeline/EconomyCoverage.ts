@@ -49,6 +49,6 @@ export const coverageForBatch = (claimed: ReadonlyArray<StoredOrder>) =>
       return zip === undefined ? [] : [{ storeKey: stored.storeKey, zip }]
     })
     if (economy.length === 0) return new Map() as CoverageBook
-    const stores = new Set(economy.map((e) => e.storeKey))
-    return yield* lookUpCoverage(economy.map((e) => e.zip), stores.size === 1 ? economy[0]!.storeKey : undefined)
+    const [firstStore, ...otherStores] = new Set(economy.map((e) => e.storeKey))
+    return yield* lookUpCoverage(economy.map((e) => e.zip), otherStores.length === 0 ? firstStore : undefined)
   })

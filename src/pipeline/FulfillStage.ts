@@ -3,7 +3,7 @@ import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { FulfillmentPush } from "../domain/StoreTypes.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { OPEN_PUSH_STATES, type PushState, type Shipment, type ShipmentMark, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { pushAll, StoreConnectors } from "../stores/StoreConnector.js"
+import { pushAll, type StoreConnector, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeasedAll } from "./Lease.js"
 
 
@@ -16,6 +16,8 @@ const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
 /** Where one claimed order stands in this turn: its shipments' push states, and when to look again. */
 interface Turn {
   readonly stored: StoredOrder
+  /** Its store's connector. */
+  readonly connector: StoreConnector
   readonly standing: Map<number, PushState>
   /** Its open shipments not yet tried in this turn, oldest first. */
   readonly queue: Array<Shipment>
@@ -47,13 +49,15 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
     const turns: Array<Turn> = []
     for (const stored of claimed) {
       // A store removed from the config: leave its orders alone.
-      if (!connectors.has(stored.storeKey)) {
+      const connector = connectors.get(stored.storeKey)
+      if (connector === undefined) {
         releases.push({ id: stored.id, nextAttemptAt: null })
         continue
       }
       const all = known.get(stored.id) ?? []
       turns.push({
         stored,
+        connector,
         standing: new Map(all.map((s) => [s.id, s.pushState])),
         queue: all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState)),
         retryInMs: undefined
@@ -87,10 +91,10 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
         }
         toPush.push({ turn, shipment, push })
       }
-      for (const [storeKey, items] of Object.entries(Arr.groupBy(toPush, (i) => i.turn.stored.storeKey))) {
-        const results = yield* pushAll(connectors.get(storeKey)!, items.map((i) => i.push))
-        for (const [index, { turn, shipment }] of items.entries()) {
-          const outcome = results[index]!
+      for (const items of Object.values(Arr.groupBy(toPush, (i) => i.turn.stored.storeKey))) {
+        const results = yield* pushAll(items[0].turn.connector, items.map((i) => i.push))
+        // One result per push, in the pushes' order.
+        for (const [{ turn, shipment }, outcome] of Arr.zip(items, results)) {
           if (outcome._tag === "Left") {
             const error = outcome.left
             const ambiguous = "ambiguous" in error && error.ambiguous === true

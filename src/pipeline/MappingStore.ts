@@ -109,12 +109,13 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
           return { storeKey: key, file, outcome, rows: table.rows.length, issues: describeIssues(parsed) } satisfies StoreLoadReport
         })
 
-      const selected = (storeKey: string | undefined) =>
-        storeKey === undefined
-          ? Effect.succeed([...files])
-          : files.has(storeKey)
-          ? Effect.succeed([[storeKey, files.get(storeKey)!] as [string, string]])
+      const selected = (storeKey: string | undefined) => {
+        if (storeKey === undefined) return Effect.succeed([...files])
+        const file = files.get(storeKey)
+        return file !== undefined
+          ? Effect.succeed([[storeKey, file] as [string, string]])
           : Effect.fail(new UnknownStoreError({ storeKey, known: [...files.keys()] }))
+      }
 
       const loadSelected = (storeKey: string | undefined, force: boolean) =>
         Effect.flatMap(selected(storeKey), (entries) =>

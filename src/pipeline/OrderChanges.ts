@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Array as Arr, Effect } from "effect"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
@@ -99,12 +99,14 @@ export const patchDraftLines = (stored: StoredOrder, actor: string) =>
     const call = { lane: "urgent" as const, storeKey: stored.storeKey }
     const draft = yield* client.getDraft(stored.podDraftId, call)
     const draftLines = draft.line_items ?? []
-    if (draftLines.length !== plan.draft.line_items.length || draftLines.some((l) => !l.line_item_id)) {
+    const lineItemIds = draftLines.flatMap((l) => (l.line_item_id ? [l.line_item_id] : []))
+    if (draftLines.length !== plan.draft.line_items.length || lineItemIds.length !== draftLines.length) {
       return yield* flag(`the store now has ${plan.draft.line_items.length} POD line(s) where the draft has ${draftLines.length}: lines cannot be added or removed through the API, fix the POD draft by hand`)
     }
     yield* client.patchDraftLineItems({
       order_id: stored.podDraftId,
-      line_items: plan.draft.line_items.map((item, i) => ({ ...item, line_item_id: draftLines[i]!.line_item_id! }))
+      // Same length, and every draft line has its id: checked above.
+      line_items: Arr.zipWith(plan.draft.line_items, lineItemIds, (item, line_item_id) => ({ ...item, line_item_id }))
     }, call)
     yield* repo.transition(stored.id, "drafted", "drafted", {
       actor, reason: "the store edited the lines before checkout: the draft's lines were updated to match", plannedLines: plan.lines,

@@ -313,8 +313,9 @@ export const checkDrafts = (actor: string) =>
     const totals = { checked: 0, held: 0, cleared: 0 }
     for (;;) {
       const page = yield* repo.pageInStates(["drafted", "pod_on_hold"], afterId, 100)
-      if (page.length === 0) break
-      afterId = page[page.length - 1]!.id
+      const last = page.at(-1)
+      if (last === undefined) break
+      afterId = last.id
       const orders = page.filter((o) => o.state === "drafted" || isPodCondition(o.heldReason))
       if (orders.length === 0) continue
       const drafts = yield* Stream.runCollect(client.streamDrafts(

@@ -21,15 +21,20 @@ export const PullLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const pullLocks = new Map(yield* Effect.forEach(settings.storeKeys, (key) => Effect.map(Effect.makeSemaphore(1), (lock) => [key, lock] as const)))
   // The pulls run from other fibers (the scheduler's, the hint loop's): with this layer's services.
   const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()
+  const locked = <A, E, R>(storeKey: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const lock = pullLocks.get(storeKey)
+    // Every configured store has a lock, and hints for other stores are dropped below.
+    return lock === undefined ? Effect.dieMessage(`no pull lock for store ${storeKey}: only configured stores are pulled`) : lock.withPermits(1)(effect)
+  }
   const pull = (storeKey: string) =>
-    logFailures(`pull of ${storeKey}`, pullLocks.get(storeKey)!.withPermits(1)(pullStore(storeKey))).pipe(
+    logFailures(`pull of ${storeKey}`, locked(storeKey, pullStore(storeKey))).pipe(
       Effect.zipRight(match.kick),
       Effect.provide(context)
     )
   const pullAll = Effect.forEach(settings.storeKeys, pull, { concurrency: 2, discard: true })
   // A webhook that names its order: read that order alone (the pull's schedule stays the backstop).
   const pullNamed = (storeKey: string, ids: ReadonlyArray<string>) =>
-    pullLocks.get(storeKey)!.withPermits(1)(pullNamedOrders(storeKey, ids)).pipe(
+    locked(storeKey, pullNamedOrders(storeKey, ids)).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("reading the orders a webhook named failed; pulling the store", cause), false)),
       Effect.provide(context),
       Effect.flatMap((done) => (done ? match.kick : pull(storeKey)))

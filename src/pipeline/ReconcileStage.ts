@@ -13,9 +13,9 @@ export const RECONCILE_BATCH = 100
 
 /** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
 const trackingsOf = (order: OrderProgress): ReadonlyArray<TrackingSeen> => {
-  const all = (order.order_trackings ?? [])
-    .filter((t) => t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED")
-    .map((t) => ({ number: t.tracking_no!, carrier: t.carrier, url: t.tracking_url }))
+  const all = (order.order_trackings ?? []).flatMap((t) =>
+    t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED" ? [{ number: t.tracking_no, carrier: t.carrier, url: t.tracking_url }] : []
+  )
   if (all.length > 0) return all
   const primary = primaryTrackingNumber(order)
   return primary === undefined ? [] : [{ number: primary, carrier: order.tracking_company, url: order.tracking_link }]
@@ -141,8 +141,9 @@ export const reconcileAll = (actor: string) =>
     const totals = { requests: 0, followed: 0, moved: 0, conditionsHeld: drafts?.held ?? 0, conditionsCleared: drafts?.cleared ?? 0 }
     for (;;) {
       const page = yield* repo.followPage(RECONCILE_STATES, afterId, RECONCILE_BATCH)
-      if (page.length === 0) break
-      afterId = page[page.length - 1]!.id
+      const last = page.at(-1)
+      if (last === undefined) break
+      afterId = last.id
       const found = yield* client.streamOrderProgress(
         { filter: { reference_ids: page.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }

@@ -36,7 +36,8 @@ const orphans = (ctx: DriftContext): ReadonlyArray<Finding> => {
   return keys.flatMap((key) => {
     const ds = drafts.filter((d) => keyOf(d) === key)
     const os = orders.filter((o) => keyOf(o) === key)
-    const first = ds[0] ?? os[0]!
+    const first = ds[0] ?? os[0]
+    if (first === undefined) return [] // unreachable: every key comes from a draft or an order
     const reference = first.reference_id ?? ""
     const storeKey = storeOfPodRecord(ctx, first)
     if (storeKey === undefined || ctx.ours.has(reference) || ctx.storeOrders.has(reference)) return []
@@ -103,13 +104,16 @@ const missingDrafts = (ctx: DriftContext): ReadonlyArray<Finding> => {
   }
   return [...candidates].sort().flatMap((reference) => {
     const ours = ctx.ours.get(reference)
-    const storeKey = storeOfReference(ctx, reference)!
+    const storeKey = storeOfReference(ctx, reference)
+    const store = storeKey === undefined ? undefined : ctx.stores.get(storeKey)
+    // Unreachable: every candidate names a configured store (podsync's reference ids start with their store key).
+    if (storeKey === undefined || store === undefined) return []
     const storeOrder = ctx.storeOrders.get(reference) ?? ours?.order
     if (storeOrder === undefined || storeOrder.cancelled || !pastGrace(ctx, Date.parse(storeOrder.createdAt))) return []
     if (ctx.pod.draftsOf(reference).some(isActiveDraft) || ctx.pod.ordersOf(reference).length > 0) return []
     const evidence = { store: storeEvidence(ctx.storeOrders.get(reference), ctx.storeErrors.get(storeKey)), podsync: podsyncEvidence(ours), pod: "no draft or order with this reference id" }
     if (ours === undefined) {
-      const eligible = ctx.stores.get(storeKey)!.eligibleFinancialStatuses.map((s) => s.toLowerCase())
+      const eligible = store.eligibleFinancialStatuses.map((s) => s.toLowerCase())
       const toShip = storeOrder.lines.some((l) => l.fulfillableQuantity > 0 && l.requiresShipping)
       if (!eligible.includes(storeOrder.financialStatus) || !toShip) return []
       return [finding("missing_draft", storeKey, reference, `store order ${storeOrder.name} (${reference}) has no POD draft, and podsync never pulled it`, evidence,

@@ -50,14 +50,15 @@ const ids = (records: ReadonlyArray<{ readonly order_id: string }>) => records.m
 const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefined => {
   const shipped = [followedOrder(v.orders, v.ours?.podOrderId ?? null), ...v.orders]
     .find((o) => o?.order_status === "VENDOR_ORDER_STATUS_SHIPPED")
-  if (shipped === undefined || v.store === undefined || v.store.cancelled) return undefined
+  const store = v.store
+  if (shipped === undefined || store === undefined || store.cancelled) return undefined
   if (!pastGrace(ctx, timeOf(shipped.shipped_at) ?? lastChangeOf(shipped))) return undefined
   const planned = v.ours?.plannedLines ?? []
   const open = planned.flatMap((p) => {
-    const line = v.store!.lines.find((l) => l.lineId === p.lineId)
+    const line = store.lines.find((l) => l.lineId === p.lineId)
     return line !== undefined && line.fulfillableQuantity > 0 ? [`${line.sku ?? line.title} × ${line.fulfillableQuantity}`] : []
   })
-  if (planned.length > 0 ? open.length === 0 : v.store.fulfillmentStatus === "fulfilled") return undefined
+  if (planned.length > 0 ? open.length === 0 : store.fulfillmentStatus === "fulfilled") return undefined
   const tracking = primaryTrackingNumber(shipped)
   const stuck = v.ours?.shipments.find((s) => s.pushState === "rejected" || s.pushState === "on_hold" || s.pushState === "in_doubt")
   const action = v.ours === undefined
@@ -70,7 +71,7 @@ const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefi
     ? `podsync has not seen the shipment yet (${v.ours.state}): run podsync reconcile; if it stays, ${explainHint(v.reference)}`
     : `fulfil it in the store with tracking ${tracking ?? "(see the POD order)"}; ${explainHint(v.reference)} shows why the push did not happen`
   return finding("shipped_not_fulfilled", v.storeKey, v.reference,
-    `POD order ${shipped.order_id} shipped${tracking ? ` (tracking ${tracking})` : ""}, but store order ${v.store.name} is not fulfilled`,
+    `POD order ${shipped.order_id} shipped${tracking ? ` (tracking ${tracking})` : ""}, but store order ${store.name} is not fulfilled`,
     { pod: orderEvidence(shipped), store: storeEvidence(v.store, undefined), unfulfilledLines: open, podsync: podsyncEvidence(v.ours) },
     action)
 }
@@ -113,7 +114,8 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
   const podChanged = latest(...[...v.orders, ...v.drafts, ...v.cancelledOrders].map(lastChangeOf))
   if (!pastGrace(ctx, latest(podChanged, v.ours?.events[v.ours.events.length - 1]?.at))) return undefined
   const pod = { drafts: v.drafts.map(draftEvidence), orders: [...v.orders, ...v.cancelledOrders].map(orderEvidence) }
-  const podSays = followed !== undefined ? `order ${followed.order_id} is ${statusWords(followed.order_status)}` : v.drafts.length > 0 ? `draft ${v.drafts[0]!.order_id} awaits checkout` : "the order is cancelled"
+  const [firstDraft] = v.drafts
+  const podSays = followed !== undefined ? `order ${followed.order_id} is ${statusWords(followed.order_status)}` : firstDraft !== undefined ? `draft ${firstDraft.order_id} awaits checkout` : "the order is cancelled"
   const evidence = { podsync: podsyncEvidence(v.ours), pod, store: storeEvidence(v.store, ctx.storeErrors.get(v.storeKey)) }
   const ours = v.ours
   if (ours === undefined) {
@@ -152,10 +154,12 @@ export const statusFindings = (ctx: DriftContext): ReadonlyArray<Finding> => {
     if (storeOfReference(ctx, reference) !== undefined) references.add(reference)
   }
   return [...references].sort().flatMap((reference) => {
+    const storeKey = storeOfReference(ctx, reference) ?? ctx.ours.get(reference)?.storeKey
+    if (storeKey === undefined) return [] // unreachable: a reference is added for its configured store, or for podsync's record
     const all = ctx.pod.ordersOf(reference)
     const views: OrderViews = {
       reference,
-      storeKey: storeOfReference(ctx, reference) ?? ctx.ours.get(reference)!.storeKey,
+      storeKey,
       ours: ctx.ours.get(reference),
       store: ctx.storeOrders.get(reference),
       drafts: ctx.pod.draftsOf(reference).filter(isActiveDraft),

@@ -29,7 +29,7 @@ export const pulledIn = (period: ReportPeriod, order: ReportOrder): boolean => {
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number | null => {
   if (sorted.length === 0) return null
   const rank = Math.max(1, Math.ceil(p * sorted.length))
-  return sorted[rank - 1]!
+  return sorted[rank - 1] ?? null // within range for 0 <= p <= 1
 }
 
 export const durationFigures = (millis: ReadonlyArray<number>): DurationFigures => {

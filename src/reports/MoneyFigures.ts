@@ -8,7 +8,7 @@
  * real cost too). Store lines carry no unit prices, so per-SKU figures
  * split each order's revenue and cost across its POD lines by quantity.
  */
-import { Either } from "effect"
+import { Array as Arr, Either } from "effect"
 import * as Money from "../domain/Money.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 import { pulledIn } from "./FlowFigures.js"
@@ -37,13 +37,10 @@ export const allocate = (amount: Money.Money, weights: ReadonlyArray<number>): R
   const shares = safe.map((w) => (units * w) / total)
   const order = safe.map((w, index) => ({ index, remainder: (units * w) % total }))
     .sort((a, b) => (a.remainder === b.remainder ? a.index - b.index : a.remainder > b.remainder ? -1 : 1))
-  let left = units - shares.reduce((a, b) => a + b, 0n)
-  for (const { index } of order) {
-    if (left === 0n) break
-    shares[index] = shares[index]! + 1n
-    left--
-  }
-  return shares.map((s) => Money.fromNanos(amount.currency, sign * s * step))
+  // The units left over (fewer than the parts) go one each to the first parts in that order.
+  const left = units - shares.reduce((a, b) => a + b, 0n)
+  const topped = new Set(order.slice(0, Number(left)).map(({ index }) => index))
+  return shares.map((s, index) => Money.fromNanos(amount.currency, sign * (topped.has(index) ? s + 1n : s) * step))
 }
 
 /** margin ÷ revenue in percent with one decimal, rounded half away from zero. */
@@ -91,13 +88,13 @@ const assess = (order: ReportOrder, pod: PodRecords): Outcome | undefined => {
   if (podOrders.length === 0) return undefined
   const revenue = order.order.total
   if (revenue === undefined) return { _tag: "Excluded", reason: "the store gave no order total" }
-  const costs = podOrders.map((o) => o.order_total)
-  if (costs.some((c) => c === undefined)) return { _tag: "Excluded", reason: `the POD service gave no order total for ${podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")}` }
-  const currencies = new Set([revenue.currency, ...costs.map((c) => c!.currency)])
+  const costs = podOrders.flatMap((o) => (o.order_total === undefined ? [] : [o.order_total]))
+  if (costs.length < podOrders.length) return { _tag: "Excluded", reason: `the POD service gave no order total for ${podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")}` }
+  const currencies = new Set([revenue.currency, ...costs.map((c) => c.currency)])
   if (currencies.size > 1) {
     return { _tag: "Excluded", reason: `amounts in ${[...currencies].join(" and ")}: no margin without an exchange rate` }
   }
-  const cost = costs.reduce((sum: Money.Money, c) => plus(sum, c!), Money.zero(revenue.currency))
+  const cost = costs.reduce((sum: Money.Money, c) => plus(sum, c), Money.zero(revenue.currency))
   return { _tag: "Included", revenue, cost, lines: podLinesOf(order, podOrders) }
 }
 
@@ -128,13 +125,14 @@ export const moneySection = (period: ReportPeriod, orders: ReadonlyArray<ReportO
     const weights = outcome.lines.map((l) => l.quantity)
     const revenueParts = allocate(outcome.revenue, weights)
     const costParts = allocate(outcome.cost, weights)
-    outcome.lines.forEach((line, i) => {
+    // `allocate` gives one part per weight, so one per line.
+    for (const [line, [revenuePart, costPart]] of Arr.zip(outcome.lines, Arr.zip(revenueParts, costParts))) {
       const sku = acc.skus.get(line.sku) ?? { title: line.title, units: 0, revenue: Money.zero(currency), cost: Money.zero(currency) }
       sku.units += line.quantity
-      sku.revenue = plus(sku.revenue, revenueParts[i]!)
-      sku.cost = plus(sku.cost, costParts[i]!)
+      sku.revenue = plus(sku.revenue, revenuePart)
+      sku.cost = plus(sku.cost, costPart)
       acc.skus.set(line.sku, sku)
-    })
+    }
     byStore.set(key, acc)
   }
 

@@ -16,8 +16,7 @@ export const hoursBetween = (from: number, to: number): number => Math.round((to
 /** When the order entered the state it is in: the start of its current stay there. */
 export const enteredCurrentState = (order: ReportOrder): number => {
   let since: number | undefined
-  for (let i = order.events.length - 1; i >= 0; i--) {
-    const event = order.events[i]!
+  for (const event of [...order.events].reverse()) {
     if (event.to !== order.state) break
     since = event.at
     if (event.from !== order.state) break
@@ -98,11 +97,13 @@ export const needsAPerson = (orders: ReadonlyArray<ReportOrder>, settings: Repor
 
   const held: Array<HeldGroup> = [...groups.values()].map((group) => {
     const sorted = [...group.items].sort(byAgeThenReference)
+    const [oldest] = sorted
+    if (oldest === undefined) throw new Error("needsAPerson: a held group is made for an order, so it has one")
     return {
       storeKey: group.storeKey,
       reason: group.reason,
       count: sorted.length,
-      oldestAgeHours: sorted[0]!.ageHours,
+      oldestAgeHours: oldest.ageHours,
       referenceIds: sorted.map((i) => i.referenceId),
       orders: sorted
     }

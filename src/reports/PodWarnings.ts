@@ -14,7 +14,8 @@ const NOTED_DRAFT = /^draft created(?:; | )(.+)$/
 export const podWarnings = (orders: ReadonlyArray<ReportOrder>, period: ReportPeriod, asOf: number): ReadonlyArray<AttentionItem> =>
   orders.flatMap((order) => {
     const event = order.events.find((e) => e.to === "drafted" && e.at >= period.from && e.at < period.to && NOTED_DRAFT.test(e.reason ?? ""))
-    if (event === undefined) return []
+    const detail = event === undefined ? undefined : NOTED_DRAFT.exec(event.reason ?? "")?.[1]
+    if (event === undefined || detail === undefined) return []
     return [{
       storeKey: order.storeKey,
       referenceId: order.referenceId,
@@ -22,6 +23,6 @@ export const podWarnings = (orders: ReadonlyArray<ReportOrder>, period: ReportPe
       state: order.state,
       since: new Date(event.at).toISOString(),
       ageHours: Math.round((asOf - event.at) / 360_000) / 10,
-      detail: NOTED_DRAFT.exec(event.reason ?? "")![1]!
+      detail
     }]
   }).sort((a, b) => a.since.localeCompare(b.since) || a.referenceId.localeCompare(b.referenceId))

@@ -77,10 +77,12 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
 
     /** Stores one pulled order (a page of one): any newer version counts as a change. */
     const upsertPulled = (order: NormalizedOrder, referenceId: string) =>
-      Effect.map(
-        storePage(order.storeKey, [{ order, referenceId }], () => true),
-        (outcomes) => outcomes.get(order.storeOrderId)!
-      )
+      Effect.flatMap(storePage(order.storeKey, [{ order, referenceId }], () => true), (outcomes) => {
+        const outcome = outcomes.get(order.storeOrderId)
+        return outcome !== undefined
+          ? Effect.succeed(outcome)
+          : Effect.dieMessage(`storing order ${order.storeOrderId} gave no outcome (a page's store gives one for each of its orders)`)
+      })
 
     /**
      * Claims up to `limit` due orders in the given states for `leaseSeconds`.

@@ -58,7 +58,9 @@ export const makeStorePage = (db: DbShape) => (
 
     const updates: Array<{ id: number; raw: unknown; normalized: unknown; store_updated_at: string; due: boolean }> = []
     for (const [storeOrderId, row] of existing) {
-      const { order } = newest.get(storeOrderId)!
+      const pulled = newest.get(storeOrderId)
+      if (pulled === undefined) return yield* Effect.dieMessage(`store order ${storeOrderId} was read back though the page does not hold it (rows are selected by the page's ids)`)
+      const { order } = pulled
       const state = row.state
       if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt)) {
         outcomes.set(storeOrderId, { id: row.id, outcome: "unchanged", state })

@@ -71,6 +71,13 @@ type Millis = number | string | bigint
 const ms = (value: Millis): number => Number(value)
 const nowMs = sql<Millis>`floor(extract(epoch from clock_timestamp()) * 1000)::bigint`
 
+/** The row of a statement that always returns exactly one (a select from one computed row, an upsert's returning). */
+const onlyRow = <R>(rows: ReadonlyArray<R>, statement: string): R => {
+  const row = rows[0]
+  if (row === undefined) throw new Error(`${statement} returned no row`)
+  return row
+}
+
 export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
   const { db, credential, replica, limit, windowMs } = options
   const timeoutMs = options.requestTimeoutMs ?? 30_000
@@ -87,7 +94,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
       db.transaction().execute(async (trx): Promise<AcquireResult> => {
         // Few round trips while the lock is held: lock, read everything, write everything.
         await sql`select pg_advisory_xact_lock(${sql.lit(lockClass)}, hashtext(${credential}))`.execute(trx)
-        const state = (await sql<{
+        const state = onlyRow((await sql<{
           now: Millis
           paused_until_ms: Millis | null
           slots: ReadonlyArray<readonly [number | null, number]>
@@ -100,7 +107,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
             (select max(w.top_lane_rank) from rate_budget_waiters w
               where w.credential = ${credential} and w.replica <> ${replica}
                 and w.seen_at_ms >= clock.now - ${staleAdvertisementMs}) as others_rank
-          from (select ${nowMs} as now) clock`.execute(trx)).rows[0]!
+          from (select ${nowMs} as now) clock`.execute(trx)).rows, "reading the budget's state")
         const now = ms(state.now)
         const pausedUntil = state.paused_until_ms === null ? null : ms(state.paused_until_ms)
         const slots = state.slots.map(([answeredAt, holdsUntil]) => ({ answeredAt, holdsUntil }))
@@ -181,7 +188,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
           pauses = rate_budget_credentials.pauses + 1,
           updated_at = now()
         returning paused_until_ms`.execute(db)
-      return ms(result.rows[0]!.paused_until_ms)
+      return ms(onlyRow(result.rows, "pausing the credential").paused_until_ms)
     })
 
   const withdraw: SlotLedger["withdraw"] = run("withdraw the waiting advertisement", () =>
@@ -199,7 +206,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
           where s.credential = ${credential} and s.holds_until_ms >= clock.now and s.answered_at_ms is null) as in_flight,
         (select c.paused_until_ms from rate_budget_credentials c where c.credential = ${credential}) as paused_until_ms
       from clock`.execute(db)
-    const row = result.rows[0]!
+    const row = onlyRow(result.rows, "reading the budget's use")
     const now = ms(row.now)
     const pausedUntil = row.paused_until_ms === null ? null : ms(row.paused_until_ms)
     return {

@@ -61,6 +61,13 @@ export const unmappedCount = (count: number): number => (count >= 20 ? 3 : 2)
 type Random = () => number
 const pick = <A>(random: Random, items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)] as A
 
+/** `items[index]` where the plan's arithmetic keeps `index` in range; a slip is a bug, named here. */
+const at = <A>(items: ReadonlyArray<A>, index: number): A => {
+  const item = items[index]
+  if (item === undefined) throw new RangeError(`demo order plan: index ${index} outside 0..${items.length - 1}`)
+  return item
+}
+
 const designAttributes = (random: Random): LineSpec["customAttributes"] => {
   const design = pick(random, designs)
   return [
@@ -94,8 +101,8 @@ const shuffledPositions = (count: number, random: Random): Array<number> => {
   const positions = Array.from({ length: count - 1 }, (_, i) => i + 1)
   for (let i = positions.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1))
-    const swap = positions[i]!
-    positions[i] = positions[j]!
+    const swap = at(positions, i)
+    positions[i] = at(positions, j)
     positions[j] = swap
   }
   return positions
@@ -106,13 +113,14 @@ export const planOrders = (count: number, seed = 7): ReadonlyArray<PlannedOrder>
   const random = seededRandom(seed)
   const positions = shuffledPositions(count, random)
   const unmapped = positions.slice(0, unmappedCount(count))
-  const cancelled = positions[unmapped.length]!
+  // count >= MIN_ORDERS leaves at least one position after the unmapped ones.
+  const cancelled = at(positions, unmapped.length)
   return Array.from({ length: count }, (_, index): PlannedOrder => {
     const kind: OrderKind = unmapped.includes(index) ? "unmapped" : index === cancelled ? "cancelled" : "mapped"
     const lines: Array<LineSpec> = [teeLine(random)]
     if (random() < 0.25) lines.push(teeLine(random))
     if (kind === "unmapped") {
-      const product = unmappedProducts[unmapped.indexOf(index) % unmappedProducts.length]!
+      const product = at(unmappedProducts, unmapped.indexOf(index) % unmappedProducts.length)
       lines.push({ ...product, quantity: 1, requiresShipping: true, customAttributes: designAttributes(random) })
     }
     if (random() < 0.2) lines.push(giftWrapLine)

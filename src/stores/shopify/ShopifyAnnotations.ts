@@ -13,7 +13,7 @@ import { Effect, Either } from "effect"
 import type { Annotation } from "../../domain/StoreTypes.js"
 import type { StoreConnector } from "../StoreConnector.js"
 import { StoreApiError, type StoreError } from "../StoreErrors.js"
-import { chunksOf, roundsByKey } from "./ShopifyBatches.js"
+import { chunksOf, type Indexed, roundsByKey } from "./ShopifyBatches.js"
 import type { ShopifyGraphql } from "./ShopifyGraphql.js"
 import {
   ANNOTATE,
@@ -109,28 +109,28 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
     })
 
   /**
-   * The userErrors of a `metafieldsSet` of `count` metafields, by metafield. When some are refused none
-   * was saved: `retry` lists the metafields no error named, to be set again.
+   * The userErrors of a `metafieldsSet` of the metafields of `owners`, by owner. When some are refused
+   * none was saved: `retry` lists the owners no error named, to be set again.
    */
-  const metafieldErrors = (payload: UserErrorsPayload, count: number) => {
+  const metafieldErrors = <O>(payload: UserErrorsPayload, owners: ReadonlyArray<O>) => {
     const errors = payload?.userErrors ?? []
-    const byIndex = Array.from({ length: count }, (): Array<UserError> => [])
+    const byOwner = owners.map((owner) => ({ owner, errors: [] as Array<UserError> }))
     for (const error of errors) {
-      const index = metafieldIndexOf(error, count)
-      if (index === null) for (const list of byIndex) list.push(error)
-      else byIndex[index]!.push(error)
+      const index = metafieldIndexOf(error, owners.length)
+      const named = index === null ? undefined : byOwner[index] // in range: metafieldIndexOf checks it
+      if (named === undefined) for (const each of byOwner) each.errors.push(error)
+      else named.errors.push(error)
     }
-    const retry = errors.length === 0 ? [] : byIndex.flatMap((list, index) => (list.length === 0 ? [index] : []))
-    return { byIndex, retry }
+    const retry = errors.length === 0 ? [] : byOwner.flatMap((o) => (o.errors.length === 0 ? [o.owner] : []))
+    return { byOwner, retry }
   }
 
   /**
-   * Sets the metafields of `owners` (item indices) alone, again until Shopify refuses none of the rest;
+   * Sets the metafields of `owners` alone, again until Shopify refuses none of the rest;
    * each round drops at least the refused ones, so it ends.
    */
   const setMetafieldsAgain = (
-    items: ReadonlyArray<AnnotateItem>,
-    owners: ReadonlyArray<number>,
+    owners: ReadonlyArray<Indexed<AnnotateItem>>,
     results: Array<AnnotateResult>
   ): Effect.Effect<void> =>
     Effect.gen(function* () {
@@ -139,29 +139,28 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
         graphql.run({
           name: "metafieldsSet",
           document: METAFIELDS_SET,
-          variables: { metafields: owners.map((i) => metafieldOf(orderGid(items[i]!.storeOrderId), items[i]!.annotation)) },
+          variables: { metafields: owners.map(({ item }) => metafieldOf(orderGid(item.storeOrderId), item.annotation)) },
           data: MetafieldsSetData,
           mutation: true,
           estimatedCost: 10
         })
       )
       if (Either.isLeft(answer)) {
-        for (const i of owners) results[i] = Either.left(answer.left)
+        for (const { index } of owners) results[index] = Either.left(answer.left)
         return
       }
-      const { byIndex, retry } = metafieldErrors(answer.right.metafieldsSet, owners.length)
-      owners.forEach((owner, position) => {
-        const errors = byIndex[position]!
-        if (errors.length > 0) results[owner] = Either.left(refused("metafieldsSet", errors))
-      })
-      yield* setMetafieldsAgain(items, retry.map((position) => owners[position]!), results)
+      const { byOwner, retry } = metafieldErrors(answer.right.metafieldsSet, owners)
+      for (const { owner, errors } of byOwner) {
+        if (errors.length > 0) results[owner.index] = Either.left(refused("metafieldsSet", errors))
+      }
+      yield* setMetafieldsAgain(retry, results)
     })
 
   /** One mutation for a chunk of items, each a different order with a tag, a field or both. */
-  const annotateChunk = (items: ReadonlyArray<AnnotateItem>, chunk: ReadonlyArray<number>, results: Array<AnnotateResult>) =>
+  const annotateChunk = (chunk: ReadonlyArray<Indexed<AnnotateItem>>, results: Array<AnnotateResult>) =>
     Effect.gen(function* () {
-      const withField = chunk.filter((i) => items[i]!.annotation.field !== undefined)
-      const withTag = chunk.filter((i) => items[i]!.annotation.tag !== undefined)
+      const withField = chunk.filter(({ item }) => item.annotation.field !== undefined)
+      const withTag = chunk.filter(({ item }) => item.annotation.tag !== undefined)
       const aliases = withTag.map((_, j) => tagAlias(j))
       const keys = [...(withField.length > 0 ? ["metafieldsSet"] : []), ...aliases]
       const answer = yield* Effect.either(
@@ -170,12 +169,12 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
           document: annotateManyDocument(withField.length > 0, withTag.length),
           variables: {
             ...(withField.length > 0
-              ? { metafields: withField.map((i) => metafieldOf(orderGid(items[i]!.storeOrderId), items[i]!.annotation)) }
+              ? { metafields: withField.map(({ item }) => metafieldOf(orderGid(item.storeOrderId), item.annotation)) }
               : {}),
             ...Object.fromEntries(
-              withTag.flatMap((i, j) => [
-                [`id${j}`, orderGid(items[i]!.storeOrderId)],
-                [`tags${j}`, [items[i]!.annotation.tag]]
+              withTag.flatMap(({ item }, j) => [
+                [`id${j}`, orderGid(item.storeOrderId)],
+                [`tags${j}`, [item.annotation.tag]]
               ])
             )
           },
@@ -185,36 +184,35 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
         })
       )
       if (Either.isLeft(answer)) {
-        for (const i of chunk) results[i] = Either.left(answer.left)
+        for (const { index } of chunk) results[index] = Either.left(answer.left)
         return
       }
-      for (const i of chunk) results[i] = Either.void
+      for (const { index } of chunk) results[index] = Either.void
       // As `annotate`: the metafield's refusal first, then the tag's.
-      withTag.forEach((i, j) => {
-        const errors = answer.right[aliases[j]!]?.userErrors ?? []
-        if (errors.length > 0) results[i] = Either.left(refused("tagsAdd", errors))
+      withTag.forEach(({ index }, j) => {
+        const errors = answer.right[tagAlias(j)]?.userErrors ?? []
+        if (errors.length > 0) results[index] = Either.left(refused("tagsAdd", errors))
       })
-      const { byIndex, retry } = metafieldErrors(answer.right.metafieldsSet ?? null, withField.length)
-      withField.forEach((i, position) => {
-        const errors = byIndex[position]!
-        if (errors.length > 0) results[i] = Either.left(refused("metafieldsSet", errors))
-      })
+      const { byOwner, retry } = metafieldErrors(answer.right.metafieldsSet ?? null, withField)
+      for (const { owner, errors } of byOwner) {
+        if (errors.length > 0) results[owner.index] = Either.left(refused("metafieldsSet", errors))
+      }
       // Nothing of the atomic metafieldsSet was saved: set again those it did not refuse.
-      yield* setMetafieldsAgain(items, retry.map((position) => withField[position]!), results)
+      yield* setMetafieldsAgain(retry, results)
     })
 
   const annotateMany = (items: ReadonlyArray<AnnotateItem>): Effect.Effect<ReadonlyArray<AnnotateResult>> =>
     Effect.gen(function* () {
       const results: Array<AnnotateResult> = new Array(items.length)
-      const toSend: Array<number> = []
+      const toSend: Array<Indexed<AnnotateItem>> = []
       items.forEach((item, index) => {
         if (!isLegacyOrderId(item.storeOrderId)) results[index] = Either.left(notAnOrderId(item.storeOrderId))
         else if (item.annotation.field === undefined && item.annotation.tag === undefined) results[index] = Either.void
-        else toSend.push(index)
+        else toSend.push({ index, item })
       })
       // One order at most once per request, so that two metafields never race for the same key.
-      for (const round of roundsByKey(items, toSend, (item) => item.storeOrderId)) {
-        for (const chunk of chunksOf(round, ANNOTATIONS_PER_MUTATION)) yield* annotateChunk(items, chunk, results)
+      for (const round of roundsByKey(toSend, (item) => item.storeOrderId)) {
+        for (const chunk of chunksOf(round, ANNOTATIONS_PER_MUTATION)) yield* annotateChunk(chunk, results)
       }
       return results
     })

@@ -1,17 +1,23 @@
 /** How the connector's batched calls split their items into requests. Pure. */
 
+/** An item of a batched call with its index in the call's input, where its result goes. */
+export interface Indexed<A> {
+  readonly index: number
+  readonly item: A
+}
+
 /**
- * Indices of `items` in rounds: round k holds the k-th item of each key, keys in their first order.
+ * `entries` in rounds: round k holds the k-th entry of each key, keys in their first order.
  * Items of one order in successive rounds: the later one sees what the earlier one did.
  */
-export const roundsByKey = <A>(items: ReadonlyArray<A>, indices: ReadonlyArray<number>, key: (a: A) => string): Array<Array<number>> => {
-  const rounds: Array<Array<number>> = []
+export const roundsByKey = <A>(entries: ReadonlyArray<Indexed<A>>, key: (a: A) => string): Array<Array<Indexed<A>>> => {
+  const rounds: Array<Array<Indexed<A>>> = []
   const seen = new Map<string, number>()
-  for (const index of indices) {
-    const k = key(items[index]!)
+  for (const entry of entries) {
+    const k = key(entry.item)
     const round = seen.get(k) ?? 0
     seen.set(k, round + 1)
-    ;(rounds[round] ??= []).push(index)
+    ;(rounds[round] ??= []).push(entry)
   }
   return rounds
 }

@@ -17,7 +17,7 @@
 import { Effect, Either, Schema } from "effect"
 import type { FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
-import { chunksOf, roundsByKey } from "./ShopifyBatches.js"
+import { chunksOf, type Indexed, roundsByKey } from "./ShopifyBatches.js"
 import {
   type CreateAnswer,
   fulfillmentInput,
@@ -122,9 +122,9 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
     })
 
   /** Reads and plans the pushes of one chunk (each a different order); the decided ones are answered. */
-  const planChunk = (pushes: ReadonlyArray<FulfillmentPush>, chunk: ReadonlyArray<number>, results: Array<PushResult>) =>
+  const planChunk = (chunk: ReadonlyArray<Indexed<FulfillmentPush>>, results: Array<PushResult>) =>
     Effect.gen(function* () {
-      const ids = chunk.map((index) => orderGid(pushes[index]!.storeOrderId))
+      const ids = chunk.map(({ item }) => orderGid(item.storeOrderId))
       const read = yield* Effect.either(
         graphql.run({
           name: "fulfillmentStates",
@@ -141,12 +141,11 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
           : Either.left(unreadable(nodes, `asked for ${ids.length} orders, got ${nodes.length} answers`))
       )
       if (Either.isLeft(nodes)) {
-        for (const index of chunk) results[index] = Either.left(nodes.left)
+        for (const { index } of chunk) results[index] = Either.left(nodes.left)
         return []
       }
       const planned: Array<PlannedPush> = []
-      yield* Effect.forEach(chunk, (index, position) => {
-        const push = pushes[index]!
+      yield* Effect.forEach(chunk, ({ index, item: push }, position) => {
         return Effect.match(planFromNode(push, nodes.right[position]), {
           onFailure: (error) => {
             results[index] = Either.left(error)
@@ -169,7 +168,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
         graphql.run({
           name: "fulfillmentCreateMany",
           document: fulfillmentCreateMany(aliases),
-          variables: Object.fromEntries(calls.map((c, i) => [aliases[i]!, fulfillmentInput(c.creation, c.planned.push, c.notify)])),
+          variables: Object.fromEntries(calls.map((c, i) => [fulfillmentAlias(i), fulfillmentInput(c.creation, c.planned.push, c.notify)])),
           data: aliasedData(aliases, FulfillmentCreatePayload),
           mutation: true,
           estimatedCost: 10 * aliases.length
@@ -181,7 +180,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
       }
       let next = 0
       for (const p of group) {
-        const payloads = p.creations.map(() => answer.right[aliases[next++]!] ?? null)
+        const payloads = p.creations.map(() => answer.right[fulfillmentAlias(next++)] ?? null)
         results[p.index] = Either.map(answersUntilRefused(payloads, fulfillment.created), (answers) =>
           fulfillment.outcomeOf(p, p.notify, answers)
         )
@@ -191,14 +190,14 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
   return (pushes: ReadonlyArray<FulfillmentPush>): Effect.Effect<ReadonlyArray<PushResult>> =>
     Effect.gen(function* () {
       const results: Array<PushResult> = new Array(pushes.length)
-      const shopifyIds: Array<number> = []
+      const shopifyIds: Array<Indexed<FulfillmentPush>> = []
       pushes.forEach((push, index) => {
-        if (isLegacyOrderId(push.storeOrderId)) shopifyIds.push(index)
+        if (isLegacyOrderId(push.storeOrderId)) shopifyIds.push({ index, item: push })
         else results[index] = Either.right(notAnOrderId(push))
       })
-      for (const round of roundsByKey(pushes, shopifyIds, (push) => push.storeOrderId)) {
+      for (const round of roundsByKey(shopifyIds, (push) => push.storeOrderId)) {
         const planned: Array<PlannedPush> = []
-        for (const chunk of chunksOf(round, FULFILLMENT_STATES_PER_QUERY)) planned.push(...(yield* planChunk(pushes, chunk, results)))
+        for (const chunk of chunksOf(round, FULFILLMENT_STATES_PER_QUERY)) planned.push(...(yield* planChunk(chunk, results)))
         for (const group of mutationGroups(planned, FULFILLMENT_CREATES_PER_MUTATION)) yield* createGroup(group, results)
       }
       return results

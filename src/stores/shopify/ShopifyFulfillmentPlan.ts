@@ -46,10 +46,10 @@ export const sameTrackingNumber = (a: string, b: string): boolean =>
   a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
 
 export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentPush): FulfillmentPlan => {
-  const doneIds = state.sameTracking.map((f) => f.id)
+  const [firstDone, ...otherDone] = state.sameTracking.map((f) => f.id)
   const alreadyPushed = (): FulfillmentPlan | undefined =>
-    doneIds.length > 0
-      ? { _tag: "Decided", outcome: { _tag: "AlreadyPushed", fulfillmentIds: [doneIds[0]!, ...doneIds.slice(1)] } }
+    firstDone !== undefined
+      ? { _tag: "Decided", outcome: { _tag: "AlreadyPushed", fulfillmentIds: [firstDone, ...otherDone] } }
       : undefined
 
   const knownLineIds = new Set(state.fulfillmentOrders.flatMap((fo) => fo.lines.map((l) => l.lineItemId)))

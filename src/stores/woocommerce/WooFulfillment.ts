@@ -151,7 +151,7 @@ export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: W
         if (recordId !== undefined) {
           return { _tag: "Created", fulfillmentIds: [recordId], lines: [...plan.lines], notifiedCustomer: plan.complete } as const
         }
-        const [first, ...rest] = plan.existing.length > 0 ? plan.existing : [push.tracking.number]
-        return { _tag: "AlreadyPushed", fulfillmentIds: [first!, ...rest] } as const
+        const [first = push.tracking.number, ...rest] = plan.existing
+        return { _tag: "AlreadyPushed", fulfillmentIds: [first, ...rest] } as const
       })
   })

@@ -91,6 +91,10 @@ export const planWooFulfillment = (state: WooFulfillmentState, push: Fulfillment
       ? null
       : [...state.packages, { number: push.tracking.number, company: push.tracking.company, lines, ...(push.tracking.url === undefined ? {} : { url: push.tracking.url }) }]
   const complete = state.status !== "completed" && coversOrder(state.lines, packages ?? state.packages)
-  if (trackingExists && packages === null && !complete) return alreadyPushed()!
+  if (trackingExists && packages === null && !complete) {
+    // What `alreadyPushed` gives when the tracking exists: its ids, else its number.
+    const [first = push.tracking.number, ...rest] = ids
+    return { _tag: "Decided", outcome: { _tag: "AlreadyPushed", fulfillmentIds: [first, ...rest] } }
+  }
   return { _tag: "Write", createTracking: !trackingExists, existing: ids, packages, complete, lines }
 }
