@@ -40,7 +40,6 @@ import {
   ApproveDraftResponse,
   type CreatedDraft,
   CreatedDraftResponse,
-  type DraftListItem,
   DraftListResponse,
   DraftResponse,
   type DraftSummary,
@@ -54,7 +53,6 @@ import {
   OrderProgressListResponse,
   OrderResponse,
   type Order,
-  type OrderListItem,
   type OrderQuery
 } from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
@@ -88,6 +86,9 @@ export interface ReferenceLookupOptions extends PodCallOptions {
 }
 
 const seg = (id: string): string => encodeURIComponent(id)
+
+/** The query of a look-up by reference id, which both drafts and orders accept. */
+type ReferenceQuery = { readonly filter: { readonly reference_ids: ReadonlyArray<string>; readonly created_at_min?: string } }
 
 export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", {
   effect: (config: PodClientConfig) =>
@@ -283,38 +284,33 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const streamOrderProgress = streamer(listOrderProgress)
 
       /**
-       * Drafts whose `reference_id` is `referenceId` (the idempotency look-up).
+       * The records of `stream` whose `reference_id` is `referenceId` (the idempotency look-up).
        * Uses `filter.reference_ids` and re-checks each result, so a service that
        * ignored the filter still gives the right answer (by scanning). The
-       * service does not deduplicate: more than one draft means an earlier
+       * service does not deduplicate: more than one record means an earlier
        * duplicate, which the caller must report.
        */
-      const findDraftsByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
-        Stream.runCollect(
-          streamDrafts(
-            {
-              filter: {
-                reference_ids: [referenceId],
-                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
-              }
-            },
-            options
-          ).pipe(Stream.filter((draft) => draft.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<DraftListItem> => Array.from(chunk)))
+      const findByReferenceId =
+        <A extends { readonly reference_id?: string | undefined }>(
+          stream: (query: ReferenceQuery, options?: PodCallOptions) => Stream.Stream<A, PodError>
+        ) =>
+        (referenceId: string, options?: ReferenceLookupOptions) =>
+          Stream.runCollect(
+            stream(
+              {
+                filter: {
+                  reference_ids: [referenceId],
+                  ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
+                }
+              },
+              options
+            ).pipe(Stream.filter((record) => record.reference_id === referenceId))
+          ).pipe(Effect.map((chunk): ReadonlyArray<A> => Array.from(chunk)))
 
-      /** Orders whose `reference_id` is `referenceId`, checked like `findDraftsByReferenceId`. */
-      const findOrdersByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
-        Stream.runCollect(
-          streamOrders(
-            {
-              filter: {
-                reference_ids: [referenceId],
-                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
-              }
-            },
-            options
-          ).pipe(Stream.filter((order) => order.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<OrderListItem> => Array.from(chunk)))
+      /** Drafts whose `reference_id` is `referenceId`. */
+      const findDraftsByReferenceId = findByReferenceId(streamDrafts)
+      /** Orders whose `reference_id` is `referenceId`. */
+      const findOrdersByReferenceId = findByReferenceId(streamOrders)
 
       return {
         listCatalog,
