@@ -11,72 +11,25 @@ import { type StoreConnector, StoreConnectors } from "../stores/StoreConnector.j
 
 const unsupported = (store: StoreConfig) => Effect.dieMessage(`platform ${store.platform} (store ${store.key}) is not supported yet`)
 
+// A store's config section (optional settings absent, never undefined) is its connector's config as it is.
 const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> => {
   switch (store.platform) {
-    case "shopify": {
-      const s = store.shopify
-      return makeShopifyConnector({
-        storeKey: store.key,
-        shop: s.shop,
-        accessToken: s.accessToken,
-        webhookSecret: s.webhookSecret,
-        ...(s.previousWebhookSecret !== undefined ? { previousWebhookSecret: s.previousWebhookSecret } : {}),
-        apiVersion: s.apiVersion,
-        ...(s.baseUrl !== undefined ? { baseUrl: s.baseUrl } : {}),
-        notifyCustomer: store.fulfillment.notifyCustomer
-      })
-    }
-    case "woocommerce": {
-      const w = store.woocommerce
-      return makeWooCommerceConnector({
-        storeKey: store.key,
-        url: w.url,
-        consumerKey: w.consumerKey,
-        consumerSecret: w.consumerSecret,
-        webhookSecret: w.webhookSecret,
-        ...(w.previousWebhookSecret !== undefined ? { previousWebhookSecret: w.previousWebhookSecret } : {}),
-        ...(w.pageSize !== undefined ? { pageSize: w.pageSize } : {}),
-        ...(w.overlapSeconds !== undefined ? { overlapSeconds: w.overlapSeconds } : {}),
-        ...(w.minRequestIntervalMs !== undefined ? { minRequestIntervalMs: w.minRequestIntervalMs } : {}),
-        ...(w.trackingMode !== undefined ? { trackingMode: w.trackingMode } : {})
-      })
-    }
-    case "jsonfeed": {
-      const j = store.jsonfeed
-      return makeJsonFeedConnector({
-        storeKey: store.key,
-        baseUrl: j.baseUrl,
-        token: j.token,
-        webhookSecret: j.webhookSecret,
-        notifyCustomer: store.fulfillment.notifyCustomer,
-        ...(j.previousWebhookSecret !== undefined ? { previousWebhookSecret: j.previousWebhookSecret } : {}),
-        ...(j.pageSize !== undefined ? { pageSize: j.pageSize } : {}),
-        ...(j.overlapSeconds !== undefined ? { overlapSeconds: j.overlapSeconds } : {}),
-        ...(j.requestsPerSecond !== undefined ? { requestsPerSecond: j.requestsPerSecond } : {})
-      })
-    }
-    case "etsy": {
-      const e = store.etsy
+    case "shopify":
+      return makeShopifyConnector({ storeKey: store.key, ...store.shopify, notifyCustomer: store.fulfillment.notifyCustomer })
+    case "woocommerce":
+      return makeWooCommerceConnector({ storeKey: store.key, ...store.woocommerce })
+    case "jsonfeed":
+      return makeJsonFeedConnector({ storeKey: store.key, ...store.jsonfeed, notifyCustomer: store.fulfillment.notifyCustomer })
+    case "etsy":
       return makeEtsyConnector({
         storeKey: store.key,
-        shopId: e.shopId,
-        keystring: e.keystring,
-        sharedSecret: e.sharedSecret,
-        refreshToken: e.refreshToken,
-        ...(e.baseUrl !== undefined ? { baseUrl: e.baseUrl } : {}),
-        ...(e.webhookSecret !== undefined ? { webhookSecret: e.webhookSecret } : {}),
-        ...(e.previousWebhookSecret !== undefined ? { previousWebhookSecret: e.previousWebhookSecret } : {}),
-        ...(e.receiptFilter !== undefined ? { receiptFilter: e.receiptFilter } : {}),
-        ...(e.pageSize !== undefined ? { pageSize: e.pageSize } : {}),
-        ...(e.overlapSeconds !== undefined ? { overlapSeconds: e.overlapSeconds } : {}),
-        ...(e.dailyReserve !== undefined ? { dailyReserve: e.dailyReserve } : {}),
+        ...store.etsy,
         // Etsy may rotate refresh tokens; the newest is kept in memory and must not be lost silently.
         onRefreshTokenRotated: () =>
           Effect.logWarning("Etsy rotated the refresh token: podsync keeps the new one in memory until restart; update etsy.refreshToken").pipe(
             Effect.annotateLogs({ store: store.key })
           )
       })
-    }
     default:
       // `store` is `never` here while every platform has a case; kept for a platform added later.
       return unsupported(store)

@@ -96,27 +96,33 @@ export const PodConfig = Schema.Struct({
   webhooks: Schema.optionalWith(PodWebhooks, { exact: true })
 })
 
+const optionalWith = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** The secret a store signs its webhooks with, and the one before it while a rotation is under way. */
+const WebhookSecrets = { webhookSecret: Secret, previousWebhookSecret: optionalWith(Secret) }
+
+/** How a store's orders are pulled: the page size (up to the platform's maximum) and how far back each pull looks again. */
+const pullWindow = (maxPageSize: number) => ({
+  pageSize: optionalWith(IntLike.pipe(Schema.between(1, maxPageSize))),
+  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400)))
+})
+
 const ShopifySection = Schema.Struct({
   shop: Schema.NonEmptyTrimmedString.pipe(
     Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, { message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com" })
   ),
   accessToken: Secret,
-  webhookSecret: Secret,
-  previousWebhookSecret: Schema.optionalWith(Secret, { exact: true }),
+  ...WebhookSecrets,
   apiVersion: withDefault(Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}$/, { message: () => "expected YYYY-MM" })), () => "2026-10"),
   baseUrl: Schema.optionalWith(Url, { exact: true })
 })
-
-const optionalWith = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 const WooCommerceSection = Schema.Struct({
   url: Url,
   consumerKey: Secret,
   consumerSecret: Secret,
-  webhookSecret: Secret,
-  previousWebhookSecret: optionalWith(Secret),
-  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 100))),
-  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  ...WebhookSecrets,
+  ...pullWindow(100),
   minRequestIntervalMs: optionalWith(IntLike.pipe(Schema.between(0, 60_000))),
   trackingMode: optionalWith(Schema.Literal("auto", "shipment-tracking", "note"))
 })
@@ -130,18 +136,15 @@ const EtsySection = Schema.Struct({
   webhookSecret: optionalWith(Secret),
   previousWebhookSecret: optionalWith(Secret),
   receiptFilter: optionalWith(Schema.Literal("paidUnshipped", "all")),
-  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 100))),
-  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  ...pullWindow(100),
   dailyReserve: optionalWith(IntLike.pipe(Schema.between(0, 10_000)))
 })
 
 const JsonFeedSection = Schema.Struct({
   baseUrl: Url,
   token: Secret,
-  webhookSecret: Secret,
-  previousWebhookSecret: optionalWith(Secret),
-  pageSize: optionalWith(IntLike.pipe(Schema.between(1, 250))),
-  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400))),
+  ...WebhookSecrets,
+  ...pullWindow(250),
   requestsPerSecond: optionalWith(NumberLike.pipe(Schema.between(0, 1000)))
 })
 

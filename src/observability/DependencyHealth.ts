@@ -1,5 +1,4 @@
 import { Cause, Clock, Effect, Option, Ref } from "effect"
-import { Counter, Gauge } from "prom-client"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 
 /** A dependency failing right now: since when, how often, and what it last said. */
@@ -21,20 +20,10 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
   effect: Effect.gen(function*() {
     const troubles = yield* Ref.make<ReadonlyMap<string, Trouble>>(new Map())
     const registry = yield* Effect.serviceOption(MetricsRegistry)
-    const errors = Option.map(registry, ({ registry }) =>
-      new Counter({
-        name: "podsync_dependency_errors_total",
-        help: "Failed round trips to a dependency (database), by dependency and operation",
-        labelNames: ["dependency", "operation"] as const,
-        registers: [registry]
-      }))
-    const up = Option.map(registry, ({ registry }) =>
-      new Gauge({
-        name: "podsync_dependency_up",
-        help: "1 while the dependency answers the daemon's loops, 0 while its failures persist",
-        labelNames: ["dependency"] as const,
-        registers: [registry]
-      }))
+    const errors = Option.map(registry, (metrics) =>
+      metrics.counter("podsync_dependency_errors_total", "Failed round trips to a dependency (database), by dependency and operation", ["dependency", "operation"]))
+    const up = Option.map(registry, (metrics) =>
+      metrics.gauge("podsync_dependency_up", "1 while the dependency answers the daemon's loops, 0 while its failures persist", ["dependency"]))
     Option.map(up, (gauge) => gauge.set({ dependency: "database" }, 1))
 
     /** One failed round trip: logged with its cause, counted, and remembered until a success clears it. */

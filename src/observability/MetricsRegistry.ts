@@ -1,5 +1,5 @@
 import { Cause, Effect, Ref } from "effect"
-import { collectDefaultMetrics, Registry } from "prom-client"
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
 /**
  * The daemon's own prom-client registry (never the global default, so that a
@@ -31,7 +31,15 @@ export class MetricsRegistry extends Effect.Service<MetricsRegistry>()("podsync/
       return yield* Effect.promise(() => registry.metrics())
     })
 
-    return { registry, contentType: registry.contentType as string, onScrape, scrape }
+    // Metrics registered in this registry: a name, its help text and its labels (a histogram also its buckets).
+    const counter = <L extends string>(name: string, help: string, labelNames: ReadonlyArray<L>) =>
+      new Counter({ name, help, labelNames, registers: [registry] })
+    const gauge = <L extends string>(name: string, help: string, labelNames: ReadonlyArray<L>) =>
+      new Gauge({ name, help, labelNames, registers: [registry] })
+    const histogram = <L extends string>(name: string, help: string, labelNames: ReadonlyArray<L>, buckets: Array<number>) =>
+      new Histogram({ name, help, labelNames, buckets, registers: [registry] })
+
+    return { registry, contentType: registry.contentType as string, onScrape, scrape, counter, gauge, histogram }
   })
 }) {}
 

@@ -1,5 +1,4 @@
 import { Effect, Layer } from "effect"
-import { Gauge } from "prom-client"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
@@ -12,49 +11,13 @@ import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./Pipelin
 export const PipelineGaugesLive: Layer.Layer<never, never, MetricsRegistry | StatusRepo> = Layer.effectDiscard(
   Effect.gen(function*() {
     const metrics = yield* MetricsRegistry
-    const registers = [metrics.registry]
-    const orders = new Gauge({
-      name: "podsync_orders",
-      help: "Store orders by store and state",
-      labelNames: ["store", "state"] as const,
-      registers
-    })
-    const needingAPerson = new Gauge({
-      name: "podsync_orders_needing_a_person",
-      help: "Orders a person must look at (held, failed, cancel_pending, pod_on_hold), by store, state and held reason",
-      labelNames: ["store", "state", "reason"] as const,
-      registers
-    })
-    const needingAPersonAge = new Gauge({
-      name: "podsync_orders_needing_a_person_oldest_age_seconds",
-      help: "How long the oldest such order has been in its state, by store, state and held reason",
-      labelNames: ["store", "state", "reason"] as const,
-      registers
-    })
-    const refusedTracking = new Gauge({
-      name: "podsync_tracking_refused",
-      help: "Shipments whose tracking the store refused (add them in the store by hand), by store",
-      labelNames: ["store"] as const,
-      registers
-    })
-    const queueDepth = new Gauge({
-      name: "podsync_queue_depth",
-      help: "Orders due for a pipeline stage (match, draft, fulfill) now",
-      labelNames: ["stage"] as const,
-      registers
-    })
-    const lag = new Gauge({
-      name: "podsync_pipeline_lag_seconds",
-      help: "How long the oldest due order of a stage has been waiting (0 when none is due)",
-      labelNames: ["stage"] as const,
-      registers
-    })
-    const pullAge = new Gauge({
-      name: "podsync_store_last_pull_age_seconds",
-      help: "Time since the last successful pull of a store (stores never pulled are absent)",
-      labelNames: ["store"] as const,
-      registers
-    })
+    const orders = metrics.gauge("podsync_orders", "Store orders by store and state", ["store", "state"])
+    const needingAPerson = metrics.gauge("podsync_orders_needing_a_person", "Orders a person must look at (held, failed, cancel_pending, pod_on_hold), by store, state and held reason", ["store", "state", "reason"])
+    const needingAPersonAge = metrics.gauge("podsync_orders_needing_a_person_oldest_age_seconds", "How long the oldest such order has been in its state, by store, state and held reason", ["store", "state", "reason"])
+    const refusedTracking = metrics.gauge("podsync_tracking_refused", "Shipments whose tracking the store refused (add them in the store by hand), by store", ["store"])
+    const queueDepth = metrics.gauge("podsync_queue_depth", "Orders due for a pipeline stage (match, draft, fulfill) now", ["stage"])
+    const lag = metrics.gauge("podsync_pipeline_lag_seconds", "How long the oldest due order of a stage has been waiting (0 when none is due)", ["stage"])
+    const pullAge = metrics.gauge("podsync_store_last_pull_age_seconds", "Time since the last successful pull of a store (stores never pulled are absent)", ["store"])
 
     const show = (figures: PipelineFigures) =>
       Effect.sync(() => {

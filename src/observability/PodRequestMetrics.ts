@@ -1,5 +1,4 @@
 import { Clock, Effect, Layer, Option } from "effect"
-import { Counter, Histogram } from "prom-client"
 import {
   PodRequestGate,
   type PodRequestGateShape,
@@ -27,33 +26,11 @@ const storeLabel = (info: PodRequestInfo) => info.storeKey ?? "none"
  */
 export class PodRequestMetrics extends Effect.Service<PodRequestMetrics>()("podsync/PodRequestMetrics", {
   effect: Effect.gen(function*() {
-    const registers = [(yield* MetricsRegistry).registry]
-    const requests = new Counter({
-      name: "podsync_pod_requests_total",
-      help: "POD API requests sent, by operation, lane, store and status (HTTP status, or timeout/connect/reset/other)",
-      labelNames: ["operation", "lane", "store", "status"] as const,
-      registers
-    })
-    const rateLimited = new Counter({
-      name: "podsync_pod_rate_limited_total",
-      help: "POD API requests answered 429, by operation and lane",
-      labelNames: ["operation", "lane"] as const,
-      registers
-    })
-    const waited = new Histogram({
-      name: "podsync_pod_budget_wait_seconds",
-      help: "Time a POD request waited for the rate budget before it was sent, per lane",
-      labelNames: ["lane"] as const,
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
-      registers
-    })
-    const answered = new Histogram({
-      name: "podsync_pod_request_duration_seconds",
-      help: "Time from sending a POD request to its answer (or failure), by operation",
-      labelNames: ["operation"] as const,
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers
-    })
+    const metrics = yield* MetricsRegistry
+    const requests = metrics.counter("podsync_pod_requests_total", "POD API requests sent, by operation, lane, store and status (HTTP status, or timeout/connect/reset/other)", ["operation", "lane", "store", "status"])
+    const rateLimited = metrics.counter("podsync_pod_rate_limited_total", "POD API requests answered 429, by operation and lane", ["operation", "lane"])
+    const waited = metrics.histogram("podsync_pod_budget_wait_seconds", "Time a POD request waited for the rate budget before it was sent, per lane", ["lane"], [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
+    const answered = metrics.histogram("podsync_pod_request_duration_seconds", "Time from sending a POD request to its answer (or failure), by operation", ["operation"], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
 
     return {
       /** Counts one request's outcome; a 429 also counts as rate limited. */

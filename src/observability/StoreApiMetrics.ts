@@ -1,6 +1,5 @@
 import { HttpClient, type HttpClientRequest } from "@effect/platform"
 import { Effect, Exit, Option } from "effect"
-import { Counter } from "prom-client"
 import { MetricsRegistry, sumBy } from "./MetricsRegistry.js"
 
 export interface StoreApiCall {
@@ -15,19 +14,9 @@ export interface StoreApiCall {
 /** Store API calls by store, platform, operation and status; 429s counted apart too. */
 export class StoreApiMetrics extends Effect.Service<StoreApiMetrics>()("podsync/StoreApiMetrics", {
   effect: Effect.gen(function*() {
-    const registers = [(yield* MetricsRegistry).registry]
-    const calls = new Counter({
-      name: "podsync_store_api_calls_total",
-      help: "Store API requests, by store, platform, operation and status (HTTP status, no_answer, interrupted)",
-      labelNames: ["store", "platform", "operation", "status"] as const,
-      registers
-    })
-    const rateLimited = new Counter({
-      name: "podsync_store_rate_limited_total",
-      help: "Store API requests answered 429, by store and platform",
-      labelNames: ["store", "platform"] as const,
-      registers
-    })
+    const metrics = yield* MetricsRegistry
+    const calls = metrics.counter("podsync_store_api_calls_total", "Store API requests, by store, platform, operation and status (HTTP status, no_answer, interrupted)", ["store", "platform", "operation", "status"])
+    const rateLimited = metrics.counter("podsync_store_rate_limited_total", "Store API requests answered 429, by store and platform", ["store", "platform"])
     return {
       record: (call: StoreApiCall) =>
         Effect.sync(() => {

@@ -1,5 +1,4 @@
 import { Effect, type Layer, Option } from "effect"
-import { Counter } from "prom-client"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 
 /**
@@ -32,12 +31,11 @@ export class WebhookMetrics extends Effect.Service<WebhookMetrics>()("podsync/We
   effect: (sources: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const known = new Set(sources)
-      const deliveries = new Counter({
-        name: "podsync_webhook_deliveries_total",
-        help: "Webhook deliveries received, by source (pod or store key) and outcome (accepted, duplicate, rejected, ...)",
-        labelNames: ["source", "outcome"] as const,
-        registers: [(yield* MetricsRegistry).registry]
-      })
+      const deliveries = (yield* MetricsRegistry).counter(
+        "podsync_webhook_deliveries_total",
+        "Webhook deliveries received, by source (pod or store key) and outcome (accepted, duplicate, rejected, ...)",
+        ["source", "outcome"]
+      )
       // Every configured source shows all its outcomes from the start (0 until something happens).
       for (const source of known) for (const outcome of WEBHOOK_OUTCOMES) deliveries.inc({ source, outcome }, 0)
 

@@ -13,7 +13,7 @@
  * and a `PodRequestGate`.
  */
 import { Effect, type Redacted, type Schema, Stream } from "effect"
-import { defaultTimeoutMs, makePodHttp, type PodCallOptions } from "./PodHttp.js"
+import { defaultTimeoutMs, makePodHttp, type PodCallOptions, type PodOperation } from "./PodHttp.js"
 import type { PodError } from "./PodErrors.js"
 import { listQueryParams, streamAllPages } from "./PodPaging.js"
 import type { PodLane } from "./PodRequestGate.js"
@@ -40,7 +40,6 @@ import {
   ApproveDraftResponse,
   type CreatedDraft,
   CreatedDraftResponse,
-  type DraftListItem,
   DraftListResponse,
   DraftResponse,
   type DraftSummary,
@@ -54,7 +53,6 @@ import {
   OrderProgressListResponse,
   OrderResponse,
   type Order,
-  type OrderListItem,
   type OrderQuery
 } from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
@@ -89,6 +87,9 @@ export interface ReferenceLookupOptions extends PodCallOptions {
 
 const seg = (id: string): string => encodeURIComponent(id)
 
+/** The query of a look-up by reference id, which both drafts and orders accept. */
+type ReferenceQuery = { readonly filter: { readonly reference_ids: ReadonlyArray<string>; readonly created_at_min?: string } }
+
 export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", {
   effect: (config: PodClientConfig) =>
     Effect.gen(function* () {
@@ -104,6 +105,13 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
 
       type ListQuery = { readonly filter?: object; readonly paging?: PagingQuery }
       type ListEnvelope = { readonly data: ReadonlyArray<unknown>; readonly paging?: Paging }
+      /** A call whose answer is an envelope: its `data`, on the normal lane unless the options say otherwise. */
+      const dataOf = <A extends { readonly data?: unknown }, I>(
+        op: Omit<PodOperation<A, I>, "defaultLane">,
+        options?: PodCallOptions
+      ): Effect.Effect<A["data"], PodError> =>
+        http.run({ ...op, defaultLane: "normal" }, options).pipe(Effect.map((envelope) => envelope.data))
+
       const lister =
         <Q extends ListQuery>() =>
         <Env extends ListEnvelope, I>(operation: string, path: string, response: Schema.Schema<Env, I>, defaultLane: PodLane, partial = false) =>
@@ -173,10 +181,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const checkEconomyCoverage = (zipCodes: ReadonlyArray<string>, options?: PodCallOptions): Effect.Effect<EconomyCoverage, PodError> => {
         const ctx = { operation: "shipping.economyCoverage", method: "POST", path: "/api/v3/shipping/economy/coverage/check" } as const
         return http.encodeBody(EconomyCoverageRequest, { zip_codes: zipCodes }, ctx).pipe(
-          Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "read", body, response: EconomyCoverageResponse, defaultLane: "normal" }, options)
-          ),
-          Effect.map((envelope) => envelope.data)
+          Effect.flatMap((body) => dataOf({ ...ctx, kind: "read", body, response: EconomyCoverageResponse }, options))
         )
       }
 
@@ -200,10 +205,7 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       ): Effect.Effect<{ readonly order_id: string }, PodError> => {
         const ctx = { operation: "drafts.patchLineItems", method: "PATCH", path: "/api/v3/orders/draft/line-items" } as const
         return http.encodeBody(PatchDraftLineItemsInput, input, ctx).pipe(
-          Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "mutation", body, response: PatchLineItemsResponse, defaultLane: "normal" }, options)
-          ),
-          Effect.map((envelope) => envelope.data)
+          Effect.flatMap((body) => dataOf({ ...ctx, kind: "mutation", body, response: PatchLineItemsResponse }, options))
         )
       }
 
@@ -212,109 +214,78 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
        * `{ status, is_approved, message }`; the draft too when it sends one.
        */
       const approveDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft | undefined, PodError> =>
-        http
-          .run(
-            {
-              operation: "drafts.approve", kind: "mutation", method: "POST",
-              path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: { order_id: orderId },
-              response: ApproveDraftResponse, defaultLane: "normal"
-            },
-            options
-          )
-          .pipe(Effect.map((envelope) => envelope.data))
+        dataOf(
+          {
+            operation: "drafts.approve", kind: "mutation", method: "POST",
+            path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: { order_id: orderId },
+            response: ApproveDraftResponse
+          },
+          options
+        )
 
       const getDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
-        http
-          .run(
-            {
-              operation: "drafts.get", kind: "read", method: "GET", path: `/api/v3/orders/draft/${seg(orderId)}`,
-              response: DraftResponse, defaultLane: "normal"
-            },
-            options
-          )
-          .pipe(Effect.map((envelope) => envelope.data))
+        dataOf({ operation: "drafts.get", kind: "read", method: "GET", path: `/api/v3/orders/draft/${seg(orderId)}`, response: DraftResponse }, options)
 
       const getOrder = (orderId: string, options?: PodCallOptions): Effect.Effect<Order, PodError> =>
-        http
-          .run(
-            {
-              operation: "orders.get", kind: "read", method: "GET", path: `/api/v3/orders/${seg(orderId)}`,
-              response: OrderResponse, defaultLane: "normal"
-            },
-            options
-          )
-          .pipe(Effect.map((envelope) => envelope.data))
+        dataOf({ operation: "orders.get", kind: "read", method: "GET", path: `/api/v3/orders/${seg(orderId)}`, response: OrderResponse }, options)
 
       /** A price quote is a POST but changes nothing: never ambiguous. */
       const quotePrice = (input: PriceQuoteInput, options?: PodCallOptions): Effect.Effect<PriceQuote, PodError> => {
         const ctx = { operation: "orders.price", method: "POST", path: "/api/v3/orders/price" } as const
         return http.encodeBody(PriceQuoteInput, input, ctx).pipe(
-          Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "read", body, response: PriceQuoteResponse, defaultLane: "normal" }, options)
-          ),
-          Effect.map((envelope) => envelope.data)
+          Effect.flatMap((body) => dataOf({ ...ctx, kind: "read", body, response: PriceQuoteResponse }, options))
         )
       }
 
       const createWebhook = (input: CreateWebhookInput, options?: PodCallOptions): Effect.Effect<Webhook, PodError> => {
         const ctx = { operation: "webhooks.create", method: "POST", path: "/api/v3/webhooks" } as const
         return http.encodeBody(CreateWebhookInput, input, ctx).pipe(
-          Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "mutation", body, response: WebhookResponse, defaultLane: "normal" }, options)
-          ),
-          Effect.map((envelope) => envelope.data)
+          Effect.flatMap((body) => dataOf({ ...ctx, kind: "mutation", body, response: WebhookResponse }, options))
         )
       }
 
       /** Deleting twice answers not-found the second time, so a lost answer is ambiguous like a create. */
       const deleteWebhook = (webhookId: string, options?: PodCallOptions): Effect.Effect<Webhook, PodError> =>
-        http
-          .run(
-            {
-              operation: "webhooks.delete", kind: "mutation", method: "DELETE",
-              path: `/api/v3/webhooks/${seg(webhookId)}`, response: WebhookResponse, defaultLane: "normal"
-            },
-            options
-          )
-          .pipe(Effect.map((envelope) => envelope.data))
+        dataOf(
+          {
+            operation: "webhooks.delete", kind: "mutation", method: "DELETE",
+            path: `/api/v3/webhooks/${seg(webhookId)}`, response: WebhookResponse
+          },
+          options
+        )
 
       const streamDrafts = streamer(listDrafts)
       const streamOrders = streamer(listOrders)
       const streamOrderProgress = streamer(listOrderProgress)
 
       /**
-       * Drafts whose `reference_id` is `referenceId` (the idempotency look-up).
+       * The records of `stream` whose `reference_id` is `referenceId` (the idempotency look-up).
        * Uses `filter.reference_ids` and re-checks each result, so a service that
        * ignored the filter still gives the right answer (by scanning). The
-       * service does not deduplicate: more than one draft means an earlier
+       * service does not deduplicate: more than one record means an earlier
        * duplicate, which the caller must report.
        */
-      const findDraftsByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
-        Stream.runCollect(
-          streamDrafts(
-            {
-              filter: {
-                reference_ids: [referenceId],
-                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
-              }
-            },
-            options
-          ).pipe(Stream.filter((draft) => draft.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<DraftListItem> => Array.from(chunk)))
+      const findByReferenceId =
+        <A extends { readonly reference_id?: string | undefined }>(
+          stream: (query: ReferenceQuery, options?: PodCallOptions) => Stream.Stream<A, PodError>
+        ) =>
+        (referenceId: string, options?: ReferenceLookupOptions) =>
+          Stream.runCollect(
+            stream(
+              {
+                filter: {
+                  reference_ids: [referenceId],
+                  ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
+                }
+              },
+              options
+            ).pipe(Stream.filter((record) => record.reference_id === referenceId))
+          ).pipe(Effect.map((chunk): ReadonlyArray<A> => Array.from(chunk)))
 
-      /** Orders whose `reference_id` is `referenceId`, checked like `findDraftsByReferenceId`. */
-      const findOrdersByReferenceId = (referenceId: string, options?: ReferenceLookupOptions) =>
-        Stream.runCollect(
-          streamOrders(
-            {
-              filter: {
-                reference_ids: [referenceId],
-                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
-              }
-            },
-            options
-          ).pipe(Stream.filter((order) => order.reference_id === referenceId))
-        ).pipe(Effect.map((chunk): ReadonlyArray<OrderListItem> => Array.from(chunk)))
+      /** Drafts whose `reference_id` is `referenceId`. */
+      const findDraftsByReferenceId = findByReferenceId(streamDrafts)
+      /** Orders whose `reference_id` is `referenceId`. */
+      const findOrdersByReferenceId = findByReferenceId(streamOrders)
 
       return {
         listCatalog,

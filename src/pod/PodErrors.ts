@@ -31,52 +31,27 @@ const Detail = Schema.Struct({ field: Schema.String, issue: Schema.String })
  * "" when absent), `message` (the body text when it is not JSON) and
  * `details[]` (`field`, `issue`).
  */
+const Body = { code: Schema.String, message: Schema.String, details: Schema.Array(Detail) }
 
 /** 400: the request was refused as invalid; `details` name the fields. Fix the data, do not retry. */
-export class PodBadRequestError extends Schema.TaggedError<PodBadRequestError>()("PodBadRequestError", {
-  ...Context,
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.Array(Detail)
-}) {}
+export class PodBadRequestError extends Schema.TaggedError<PodBadRequestError>()("PodBadRequestError", { ...Context, ...Body }) {}
 
 /** 401: missing or invalid credentials. Check pod.clientKey / pod.clientSecret and the header names. */
-export class PodUnauthorizedError extends Schema.TaggedError<PodUnauthorizedError>()("PodUnauthorizedError", {
-  ...Context,
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.Array(Detail)
-}) {}
+export class PodUnauthorizedError extends Schema.TaggedError<PodUnauthorizedError>()("PodUnauthorizedError", { ...Context, ...Body }) {}
 
 /** 403: the credentials may not do this (e.g. a store of another team). */
-export class PodForbiddenError extends Schema.TaggedError<PodForbiddenError>()("PodForbiddenError", {
-  ...Context,
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.Array(Detail)
-}) {}
+export class PodForbiddenError extends Schema.TaggedError<PodForbiddenError>()("PodForbiddenError", { ...Context, ...Body }) {}
 
 /** 404: no such resource. */
-export class PodNotFoundError extends Schema.TaggedError<PodNotFoundError>()("PodNotFoundError", {
-  ...Context,
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.Array(Detail)
-}) {}
+export class PodNotFoundError extends Schema.TaggedError<PodNotFoundError>()("PodNotFoundError", { ...Context, ...Body }) {}
 
 /** 5xx: the service failed. Retry later; on a mutation, look before retrying (ambiguous). */
-export class PodServerError extends Schema.TaggedError<PodServerError>()("PodServerError", {
-  ...Context,
-  status: Schema.Number,
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.Array(Detail)
-}) {}
+export class PodServerError extends Schema.TaggedError<PodServerError>()("PodServerError", { ...Context, status: Schema.Number, ...Body }) {}
 
 /** A status the spec does not document (e.g. 409, 3xx). */
 export class PodUnexpectedStatusError extends Schema.TaggedError<PodUnexpectedStatusError>()(
   "PodUnexpectedStatusError",
-  { ...Context, status: Schema.Number, code: Schema.String, message: Schema.String, details: Schema.Array(Detail) }
+  { ...Context, status: Schema.Number, ...Body }
 ) {}
 
 /**

@@ -4,6 +4,7 @@ import { jsonb } from "../db/Jsonb.js"
 import { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import type { ReportOrder } from "../reports/ReportInput.js"
+import { toOrderRecord } from "../repos/OrderRows.js"
 
 /** Orders a report always looks at, whatever the period: they need a person, or are still on their way. */
 export const OPEN_STATES: ReadonlyArray<OrderState> = [
@@ -49,19 +50,8 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
           const shipmentsOf = groupBy(shipments, (s) => Number(s.order_id))
           return yield* Effect.forEach(rows, (row) =>
             Effect.map(Effect.orDie(decodeOrder(row.normalized)), (order): ReportOrder => ({
+              ...toOrderRecord(row, order),
               id: Number(row.id),
-              storeKey: row.store_key,
-              storeOrderId: row.store_order_id,
-              referenceId: row.reference_id,
-              state: row.state,
-              heldReason: row.held_reason,
-              heldDetails: row.held_details,
-              lastError: row.last_error,
-              podDraftId: row.pod_draft_id,
-              podOrderId: row.pod_order_id,
-              podStatus: row.pod_status,
-              plannedLines: row.planned_lines ?? [],
-              order,
               events: (eventsOf.get(Number(row.id)) ?? [])
                 .map((e) => ({ at: e.at.getTime(), from: e.from_state, to: e.to_state, reason: e.reason })),
               shipments: (shipmentsOf.get(Number(row.id)) ?? [])

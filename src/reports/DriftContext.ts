@@ -88,7 +88,7 @@ export const finding = (
 
 const amount = (money: Money.Money | undefined): string | null => (money === undefined ? null : Money.toDecimalString(money) + " " + money.currency)
 
-export const draftEvidence = (draft: Draft): EvidenceValue => ({
+const draftEvidence = (draft: Draft): EvidenceValue => ({
   id: draft.order_id,
   status: statusWords(draft.status),
   createdAt: draft.order_date ?? null,
@@ -96,7 +96,7 @@ export const draftEvidence = (draft: Draft): EvidenceValue => ({
   total: amount(draft.order_total)
 })
 
-export const orderEvidence = (order: Order): EvidenceValue => ({
+const orderEvidence = (order: Order): EvidenceValue => ({
   id: order.order_id,
   status: statusWords(order.order_status),
   createdAt: order.order_date ?? null,
@@ -105,7 +105,7 @@ export const orderEvidence = (order: Order): EvidenceValue => ({
   total: amount(order.order_total)
 })
 
-export const podsyncEvidence = (order: ReportOrder | undefined): EvidenceValue =>
+const podsyncEvidence = (order: ReportOrder | undefined): EvidenceValue =>
   order === undefined
     ? "no record"
     : {
@@ -116,7 +116,7 @@ export const podsyncEvidence = (order: ReportOrder | undefined): EvidenceValue =
       shipments: order.shipments.map((s) => `${s.trackingNo} (${s.pushState})`)
     }
 
-export const storeEvidence = (order: NormalizedOrder | undefined, error: string | undefined): EvidenceValue =>
+const storeEvidence = (order: NormalizedOrder | undefined, error: string | undefined): EvidenceValue =>
   order === undefined
     ? error === undefined ? "not read" : `could not be read: ${error}`
     : {
@@ -127,5 +127,8 @@ export const storeEvidence = (order: NormalizedOrder | undefined, error: string 
       cancelled: order.cancelled,
       ...(order.cancelledAt !== undefined ? { cancelledAt: order.cancelledAt } : {})
     }
+
+/** The evidence of a finding, one builder per view: a POD draft or order, podsync's record, the store's order. */
+export const evidenceOf = { draft: draftEvidence, order: orderEvidence, podsync: podsyncEvidence, store: storeEvidence } as const
 
 export const explainHint = (referenceId: string) => `podsync explain ${referenceId}`

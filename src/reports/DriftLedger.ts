@@ -4,19 +4,7 @@
  * Each finding carries its evidence (both sides) and the suggested action.
  */
 import { pulledIn } from "./FlowFigures.js"
-import {
-  draftEvidence,
-  driftContext,
-  type DriftContext,
-  explainHint,
-  finding,
-  orderEvidence,
-  pastGrace,
-  podsyncEvidence,
-  storeEvidence,
-  storeOfPodRecord,
-  storeOfReference
-} from "./DriftContext.js"
+import { driftContext, type DriftContext, evidenceOf, explainHint, finding, pastGrace, storeOfPodRecord, storeOfReference } from "./DriftContext.js"
 import { statusFindings } from "./DriftStatus.js"
 import { createdAtOf, followedOrder, isActiveDraft, isActiveOrder, isCheckedOut, type PodRecords } from "./PodRecords.js"
 import type { ReportInput } from "./ReportInput.js"
@@ -48,7 +36,7 @@ const orphans = (ctx: DriftContext): ReadonlyArray<Finding> => {
     return [finding(
       "orphan_at_pod", storeKey, reference === "" ? null : reference,
       reference === "" ? `POD ${ids} carries no reference id` : `POD ${ids} carries reference id ${reference}, which matches no store order`,
-      { drafts: ds.map(draftEvidence), orders: os.map(orderEvidence), store: storeSays, podsync: "no record" },
+      { drafts: ds.map(evidenceOf.draft), orders: os.map(evidenceOf.order), store: storeSays, podsync: "no record" },
       "check it at the POD service: if it is not a real order, delete the draft (or cancel the order) there; if it is, it needs the reference id <store key>:<store order id> of its store order"
     )]
   })
@@ -82,9 +70,9 @@ const duplicates = (ctx: DriftContext): ReadonlyArray<Finding> =>
       {
         followedDraft: keptDraft?.order_id ?? null,
         followedOrder: keptOrder?.order_id ?? null,
-        drafts: drafts.map(draftEvidence),
-        orders: orders.map(orderEvidence),
-        podsync: podsyncEvidence(ours)
+        drafts: drafts.map(evidenceOf.draft),
+        orders: orders.map(evidenceOf.order),
+        podsync: evidenceOf.podsync(ours)
       },
       actions.length > 0 ? actions.join("; ") : `check the drafts of ${reference} at the POD service`
     )]
@@ -111,7 +99,7 @@ const missingDrafts = (ctx: DriftContext): ReadonlyArray<Finding> => {
     const storeOrder = ctx.storeOrders.get(reference) ?? ours?.order
     if (storeOrder === undefined || storeOrder.cancelled || !pastGrace(ctx, Date.parse(storeOrder.createdAt))) return []
     if (ctx.pod.draftsOf(reference).some(isActiveDraft) || ctx.pod.ordersOf(reference).length > 0) return []
-    const evidence = { store: storeEvidence(ctx.storeOrders.get(reference), ctx.storeErrors.get(storeKey)), podsync: podsyncEvidence(ours), pod: "no draft or order with this reference id" }
+    const evidence = { store: evidenceOf.store(ctx.storeOrders.get(reference), ctx.storeErrors.get(storeKey)), podsync: evidenceOf.podsync(ours), pod: "no draft or order with this reference id" }
     if (ours === undefined) {
       const eligible = store.eligibleFinancialStatuses.map((s) => s.toLowerCase())
       const toShip = storeOrder.lines.some((l) => l.fulfillableQuantity > 0 && l.requiresShipping)

@@ -8,17 +8,7 @@ import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft, type OrderState, podProgress } from "../domain/OrderState.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
 import { type OrderListItem as Order, primaryTrackingNumber } from "../pod/schemas/Orders.js"
-import {
-  draftEvidence,
-  type DriftContext,
-  explainHint,
-  finding,
-  orderEvidence,
-  pastGrace,
-  podsyncEvidence,
-  storeEvidence,
-  storeOfReference
-} from "./DriftContext.js"
+import { type DriftContext, evidenceOf, explainHint, finding, pastGrace, storeOfReference } from "./DriftContext.js"
 import { STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { followedOrder, isActiveDraft, isActiveOrder, isCheckedOut, lastChangeOf } from "./PodRecords.js"
 import type { ReportOrder } from "./ReportInput.js"
@@ -72,7 +62,7 @@ const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefi
     : `fulfil it in the store with tracking ${tracking ?? "(see the POD order)"}; ${explainHint(v.reference)} shows why the push did not happen`
   return finding("shipped_not_fulfilled", v.storeKey, v.reference,
     `POD order ${shipped.order_id} shipped${tracking ? ` (tracking ${tracking})` : ""}, but store order ${store.name} is not fulfilled`,
-    { pod: orderEvidence(shipped), store: storeEvidence(v.store, undefined), unfulfilledLines: open, podsync: podsyncEvidence(v.ours) },
+    { pod: evidenceOf.order(shipped), store: evidenceOf.store(store, undefined), unfulfilledLines: open, podsync: evidenceOf.podsync(v.ours) },
     action)
 }
 
@@ -92,7 +82,7 @@ const cancelledButActive = (ctx: DriftContext, v: OrderViews): Finding | undefin
     .filter(Boolean).join(" and ")
   return finding("cancelled_but_active_at_pod", v.storeKey, v.reference,
     `store order ${v.store.name} is cancelled, but POD ${what} is still active`,
-    { store: storeEvidence(v.store, undefined), drafts: openDrafts.map(draftEvidence), orders: v.orders.map(orderEvidence), podsync: podsyncEvidence(v.ours) },
+    { store: evidenceOf.store(v.store, undefined), drafts: openDrafts.map(evidenceOf.draft), orders: v.orders.map(evidenceOf.order), podsync: evidenceOf.podsync(v.ours) },
     actions.join("; "))
 }
 
@@ -113,10 +103,10 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
   if (followed !== undefined && expected === undefined) return undefined // a status this version does not know
   const podChanged = latest(...[...v.orders, ...v.drafts, ...v.cancelledOrders].map(lastChangeOf))
   if (!pastGrace(ctx, latest(podChanged, v.ours?.events[v.ours.events.length - 1]?.at))) return undefined
-  const pod = { drafts: v.drafts.map(draftEvidence), orders: [...v.orders, ...v.cancelledOrders].map(orderEvidence) }
+  const pod = { drafts: v.drafts.map(evidenceOf.draft), orders: [...v.orders, ...v.cancelledOrders].map(evidenceOf.order) }
   const [firstDraft] = v.drafts
   const podSays = followed !== undefined ? `order ${followed.order_id} is ${statusWords(followed.order_status)}` : firstDraft !== undefined ? `draft ${firstDraft.order_id} awaits checkout` : "the order is cancelled"
-  const evidence = { podsync: podsyncEvidence(v.ours), pod, store: storeEvidence(v.store, ctx.storeErrors.get(v.storeKey)) }
+  const evidence = { podsync: evidenceOf.podsync(v.ours), pod, store: evidenceOf.store(v.store, ctx.storeErrors.get(v.storeKey)) }
   const ours = v.ours
   if (ours === undefined) {
     if (expected === undefined || expected === "pod_cancelled" || v.store === undefined) return undefined

@@ -4,6 +4,7 @@
  * the pure `buildReport`. Times are epoch milliseconds.
  */
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type { OrderRecord } from "../domain/OrderRecord.js"
 import type { OrderState } from "../domain/OrderState.js"
 import type { PushState } from "../domain/PushState.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
@@ -49,20 +50,7 @@ export interface OrderShipment {
 }
 
 /** One stored order with its whole history. */
-export interface ReportOrder {
-  readonly id: number
-  readonly storeKey: string
-  readonly storeOrderId: string
-  readonly referenceId: string
-  readonly state: OrderState
-  readonly heldReason: string | null
-  readonly heldDetails: unknown
-  readonly lastError: unknown
-  readonly podDraftId: string | null
-  readonly podOrderId: string | null
-  readonly podStatus: string | null
-  readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
-  readonly order: NormalizedOrder
+export interface ReportOrder extends OrderRecord {
   /** Oldest first. */
   readonly events: ReadonlyArray<OrderHistoryEvent>
   readonly shipments: ReadonlyArray<OrderShipment>

@@ -5,27 +5,14 @@
 import { Clock, Effect, Schema } from "effect"
 import { jsonbOrNull } from "../db/Jsonb.js"
 import { NormalizedOrder } from "../domain/NormalizedOrder.js"
+import type { OrderRecord } from "../domain/OrderRecord.js"
 import type { OrderState } from "../domain/OrderState.js"
 
-/** One store order as podsync holds it. */
-export interface StoredOrder {
-  readonly id: number
-  readonly storeKey: string
-  readonly storeOrderId: string
-  readonly referenceId: string
-  readonly state: OrderState
-  readonly heldReason: string | null
-  readonly heldDetails: unknown
-  readonly order: NormalizedOrder
-  readonly podDraftId: string | null
-  readonly podOrderId: string | null
-  readonly podStatus: string | null
+/** One store order as podsync holds it, with what the pipeline counts and times it by. */
+export interface StoredOrder extends OrderRecord {
   readonly attempts: number
-  readonly lastError: unknown
   readonly storeUpdatedAt: Date | null
   readonly updatedAt: Date
-  /** The store lines a draft was made of (set when drafted). */
-  readonly plannedLines: ReadonlyArray<{ readonly lineId: string; readonly quantity: number }>
 }
 
 /** An order as reconciliation follows it (the held reason tells a podsync-held `pod_on_hold` apart). */
@@ -68,7 +55,11 @@ export type Row = {
   planned_lines: ReadonlyArray<{ lineId: string; quantity: number }> | null
 }
 
-export const toStored = (row: Row): StoredOrder => ({
+/** The `OrderRecord` of a row whose order is already decoded (the pipeline and the report decode it their own way). */
+export const toOrderRecord = (
+  row: Omit<Row, "normalized" | "attempts" | "store_updated_at" | "updated_at">,
+  order: NormalizedOrder
+): OrderRecord => ({
   id: row.id,
   storeKey: row.store_key,
   storeOrderId: row.store_order_id,
@@ -76,15 +67,19 @@ export const toStored = (row: Row): StoredOrder => ({
   state: row.state,
   heldReason: row.held_reason,
   heldDetails: row.held_details,
-  order: decodeOrder(row.normalized),
+  order,
   podDraftId: row.pod_draft_id,
   podOrderId: row.pod_order_id,
   podStatus: row.pod_status,
-  attempts: row.attempts,
   lastError: row.last_error,
-  storeUpdatedAt: row.store_updated_at,
-  updatedAt: row.updated_at,
   plannedLines: row.planned_lines ?? []
+})
+
+export const toStored = (row: Row): StoredOrder => ({
+  ...toOrderRecord(row, decodeOrder(row.normalized)),
+  attempts: row.attempts,
+  storeUpdatedAt: row.store_updated_at,
+  updatedAt: row.updated_at
 })
 
 export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))

@@ -63,6 +63,24 @@ const OPEN_PUSH_STATES: ReadonlyArray<PushState> = ["pending", "in_doubt", "on_h
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value))
 
+/**
+ * The columns of a group of waiting rows: how many (`n`), since when the oldest waits (`oldest_since`,
+ * the least `updatedAt`) and its reference id (`oldest_reference_id`; ties broken by `id`).
+ */
+const countAndOldest = (updatedAt: string, referenceId: string, id: string) =>
+  [
+    sql<number | string>`count(*)`.as("n"),
+    sql<Date | string>`min(${sql.ref(updatedAt)})`.as("oldest_since"),
+    sql<string>`(array_agg(${sql.ref(referenceId)} order by ${sql.ref(updatedAt)}, ${sql.ref(id)}))[1]`.as("oldest_reference_id")
+  ] as const
+
+/** The columns of `countAndOldest`, read. */
+const countAndOldestOf = (r: { readonly n: number | string; readonly oldest_since: Date | string; readonly oldest_reference_id: string }) => ({
+  count: Number(r.n),
+  oldestSince: asDate(r.oldest_since),
+  oldestReferenceId: r.oldest_reference_id
+})
+
 /** Read-only figures for `podsync status`, GET /status and the metrics scraped from the database. */
 export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo", {
   effect: Effect.gen(function*() {
@@ -88,9 +106,7 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
             "store_key",
             "state",
             "held_reason",
-            (eb) => eb.fn.countAll<number | string>().as("n"),
-            sql<Date | string>`min(updated_at)`.as("oldest_since"),
-            sql<string>`(array_agg(reference_id order by updated_at, id))[1]`.as("oldest_reference_id")
+            ...countAndOldest("updated_at", "reference_id", "id")
           ])
           .groupBy(["store_key", "state", "held_reason"])
           .orderBy("store_key")
@@ -102,9 +118,7 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
           storeKey: r.store_key,
           state: r.state,
           reason: r.state === "held" ? r.held_reason ?? "unknown" : r.state === "pod_on_hold" ? r.held_reason : null,
-          count: Number(r.n),
-          oldestSince: asDate(r.oldest_since),
-          oldestReferenceId: r.oldest_reference_id
+          ...countAndOldestOf(r)
         }))
       ))
 
@@ -124,21 +138,14 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
         .where("shipments.push_state", "=", "rejected")
         .select([
           "store_orders.store_key",
-          (eb) => eb.fn.countAll<number | string>().as("n"),
           // Shipments keep no time of refusal: the order's last change (when it shipped) stands for it.
-          sql<Date | string>`min(store_orders.updated_at)`.as("oldest_since"),
-          sql<string>`(array_agg(store_orders.reference_id order by store_orders.updated_at, shipments.id))[1]`.as("oldest_reference_id")
+          ...countAndOldest("store_orders.updated_at", "store_orders.reference_id", "shipments.id")
         ])
         .groupBy("store_orders.store_key")
         .orderBy("store_orders.store_key")
         .execute()
     ).pipe(Effect.map((rows) =>
-      rows.map((r): RefusedTrackingGroup => ({
-        storeKey: r.store_key,
-        count: Number(r.n),
-        oldestSince: asDate(r.oldest_since),
-        oldestReferenceId: r.oldest_reference_id
-      }))
+      rows.map((r): RefusedTrackingGroup => ({ storeKey: r.store_key, ...countAndOldestOf(r) }))
     ))
 
     /**

@@ -54,7 +54,7 @@ describe("the draft outcome decision", () => {
       { order_id: "d-3", order_date: "2026-11-25T10:00:00Z" },
       { order_id: "d-2", order_date: "2026-11-25T09:00:00Z" },
       { order_id: "d-1", order_date: "2026-11-25T09:00:00Z" }
-    ] as unknown as ReadonlyArray<DraftSummary>
+    ] as unknown as readonly [DraftSummary, ...Array<DraftSummary>]
     expect(earliest(drafts).order_id).toBe("d-1")
   })
 })

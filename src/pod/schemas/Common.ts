@@ -131,6 +131,16 @@ export const ShippingSubstitution = Schema.Struct({
 }).annotations({ identifier: "ShippingSubstitution" })
 export type ShippingSubstitution = typeof ShippingSubstitution.Type
 
+/** The money of one line, as both order and draft lines carry it. */
+export const LineMoneyFields = {
+  item_price: opt(MoneyFromWire),
+  line_tax: opt(MoneyFromWire),
+  line_fee: opt(MoneyFromWire),
+  line_discount: opt(MoneyFromWire),
+  line_subtotal: opt(MoneyFromWire),
+  line_total: opt(MoneyFromWire)
+}
+
 /** A printing option as responses carry it. */
 export const PrintingOption = Schema.Struct({
   print_location_code: opt(PrintLocationCode),

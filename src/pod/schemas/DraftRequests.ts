@@ -55,55 +55,56 @@ const variantXorLegacy = <A extends { readonly variant_id?: string | undefined; 
   (item.variant_id === undefined) !== (item.legacy_id === undefined) ||
   "give exactly one of variant_id and legacy_id"
 
-export const DraftLineItemInput = Schema.Struct({
+/** What a line of a new draft and a patched line both give: the variant (one of two ids), how many, the designs. */
+const LineItemFields = {
   variant_id: optional(text(1, 100)),
   legacy_id: optional(Schema.Union(Schema.Int, Schema.String)),
   quantity: Quantity,
   printing_options: PrintingOptions,
   barcode_url: optional(Schema.String)
-})
+}
+
+export const DraftLineItemInput = Schema.Struct(LineItemFields)
   .pipe(Schema.filter(variantXorLegacy))
   .annotations({ identifier: "DraftLineItemInput" })
 export type DraftLineItemInput = typeof DraftLineItemInput.Type
 
 const LineItems = <A, I>(item: Schema.Schema<A, I>) => Schema.Array(item).pipe(Schema.minItems(1), Schema.maxItems(1000))
 
-/** `data` of POST /api/v3/orders/draft. `auto_approve` is the real service's (omitted means true). */
-export const CreateDraftInput = Schema.Struct({
+/** The fields both create bodies open with: whose draft it is, for which store. */
+const DraftHead = {
   reference_id: optional(text(1, 255)),
   platform: Schema.Literal(...E.MarketplacePlatforms),
   store_id: Schema.String.pipe(Schema.minLength(1)),
-  agree_at_risk: optional(Schema.Boolean),
-  address: DraftAddressInput,
-  shipping_method: optional(Schema.Literal(...E.ShippingMethods)),
-  billing_option: optional(BillingOption),
+  agree_at_risk: optional(Schema.Boolean)
+}
+
+/** The fields both create bodies close with: the gift message, the lines, approval. */
+const DraftTail = {
   gift_message_body: optional(upTo(1000)),
   line_items: LineItems(DraftLineItemInput),
   auto_approve: optional(Schema.Boolean)
+}
+
+/** `data` of POST /api/v3/orders/draft. `auto_approve` is the real service's (omitted means true). */
+export const CreateDraftInput = Schema.Struct({
+  ...DraftHead,
+  address: DraftAddressInput,
+  shipping_method: optional(Schema.Literal(...E.ShippingMethods)),
+  billing_option: optional(BillingOption),
+  ...DraftTail
 }).annotations({ identifier: "CreateDraftInput" })
 export type CreateDraftInput = typeof CreateDraftInput.Type
 
 /** `data` of POST /api/v3/orders/draft/labeled. */
 export const CreateLabeledDraftInput = Schema.Struct({
-  reference_id: optional(text(1, 255)),
-  platform: Schema.Literal(...E.MarketplacePlatforms),
-  store_id: Schema.String.pipe(Schema.minLength(1)),
-  agree_at_risk: optional(Schema.Boolean),
+  ...DraftHead,
   shipping_label_urls: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
-  gift_message_body: optional(upTo(1000)),
-  line_items: LineItems(DraftLineItemInput),
-  auto_approve: optional(Schema.Boolean)
+  ...DraftTail
 }).annotations({ identifier: "CreateLabeledDraftInput" })
 export type CreateLabeledDraftInput = typeof CreateLabeledDraftInput.Type
 
-export const PatchLineItemInput = Schema.Struct({
-  line_item_id: Schema.String.pipe(Schema.minLength(1)),
-  variant_id: optional(text(1, 100)),
-  legacy_id: optional(Schema.Union(Schema.Int, Schema.String)),
-  quantity: Quantity,
-  printing_options: PrintingOptions,
-  barcode_url: optional(Schema.String)
-})
+export const PatchLineItemInput = Schema.Struct({ line_item_id: Schema.String.pipe(Schema.minLength(1)), ...LineItemFields })
   .pipe(Schema.filter(variantXorLegacy))
   .annotations({ identifier: "PatchLineItemInput" })
 export type PatchLineItemInput = typeof PatchLineItemInput.Type

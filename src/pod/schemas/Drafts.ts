@@ -15,6 +15,7 @@ import {
   IdLike,
   IntegerLike,
   LineItemFulfillmentOption,
+  LineMoneyFields,
   ListEnvelope,
   MarketplacePlatform,
   MoneyFromWire,
@@ -82,12 +83,7 @@ export const DraftLineItem = Schema.Struct({
   fulfillment_option: opt(LineItemFulfillmentOption),
   variant: opt(DraftLineItemVariant),
   product: opt(DraftLineItemProduct),
-  item_price: opt(MoneyFromWire),
-  line_tax: opt(MoneyFromWire),
-  line_fee: opt(MoneyFromWire),
-  line_discount: opt(MoneyFromWire),
-  line_subtotal: opt(MoneyFromWire),
-  line_total: opt(MoneyFromWire)
+  ...LineMoneyFields
 }).annotations({ identifier: "DraftLineItem" })
 export type DraftLineItem = typeof DraftLineItem.Type
 

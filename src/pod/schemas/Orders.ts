@@ -16,6 +16,7 @@ import {
   IdLike,
   IntegerLike,
   LineItemFulfillmentOption,
+  LineMoneyFields,
   ListEnvelope,
   MarketplacePlatform,
   MoneyFromWire,
@@ -68,12 +69,7 @@ export const OrderLineItem = Schema.Struct({
   product_type_name: opt(Schema.String),
   option_1: opt(Schema.String),
   option_2: opt(Schema.String),
-  item_price: opt(MoneyFromWire),
-  line_tax: opt(MoneyFromWire),
-  line_fee: opt(MoneyFromWire),
-  line_discount: opt(MoneyFromWire),
-  line_subtotal: opt(MoneyFromWire),
-  line_total: opt(MoneyFromWire),
+  ...LineMoneyFields,
   fulfillment_option: opt(LineItemFulfillmentOption),
   variant: opt(OrderLineItemVariant)
 }).annotations({ identifier: "OrderLineItem" })

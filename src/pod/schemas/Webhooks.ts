@@ -3,9 +3,8 @@ import { Schema } from "effect"
 import * as E from "../../domain/PodEnums.js"
 import {
   Envelope,
-  EnvelopeStatus,
+  ListEnvelope,
   opt,
-  Paging,
   Timestamp,
   WebhookStatus,
   WebhookTopic,
@@ -32,12 +31,7 @@ export type Webhook = typeof Webhook.Type
  * The list answer. Protobuf JSON leaves an empty list out, so an account with no subscription
  * answers `{ status, message, paging }` with no `data`: read as no subscriptions.
  */
-export const WebhookListResponse = Schema.Struct({
-  status: opt(EnvelopeStatus),
-  message: opt(Schema.String),
-  data: Schema.optionalWith(Schema.Array(Webhook), { nullable: true, default: () => [] }),
-  paging: opt(Paging)
-})
+export const WebhookListResponse = ListEnvelope(Webhook)
 export const WebhookResponse = Envelope(Webhook)
 
 /** Body of POST /api/v3/webhooks. The service wants HTTPS; the length limits are the spec's. */
