@@ -1,24 +1,14 @@
 // `podsync check` as a seller runs it, against a POD simulator that takes the credentials under one
 // published header pair only: the refused pair is followed by the other one, and the output says
 // exactly which `pod.authHeaders` to set, or that the credentials themselves are wrong.
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { tempDir } from "../support/cli.js"
+import { podsyncAsync, tempDir } from "../support/cli.js"
 import { simAdmin } from "../support/simAdmin.js"
 
-/** The compiled CLI, without blocking this process (the simulator answers it from here). */
-const podsync = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["bin/podsync.js", ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+const podsync = podsyncAsync
 
 const dir = tempDir("check-auth")
 let sim: RunningPodSimulator

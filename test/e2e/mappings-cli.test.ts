@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import * as path from "node:path"
@@ -17,7 +16,7 @@ import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { freePort, tempDir } from "../support/cli.js"
+import { freePort, podsyncAsync, tempDir } from "../support/cli.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -25,20 +24,7 @@ const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_fr
 const FRONT = "https://cdn.example.com/front.png"
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
 
-/**
- * Runs the compiled CLI without blocking this process: the simulator and the
- * stand-in daemon answer it from here.
- */
-const podsync = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["bin/podsync.js", ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    // "close", not "exit": the output is complete only once the pipes closed.
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+const podsync = podsyncAsync
 
 const dir = tempDir("mappings-cli")
 let sim: RunningPodSimulator

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createOrders, driveUntil, exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import { describe, expect, it } from "vitest"
+import { createOrders, driveUntil, exited, freePort, getJson, post, sharedStack, startDaemon, statusOf, writeDaemonConfig } from "../support/pipeline.js"
 
 const ORDERS = 60
 const KILLS = 10
 
 describe("the pipeline through kill -9 and faults", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack()
 
   it(`loses and duplicates nothing when the daemon is killed ${KILLS} times amid commit-then-drop and 5xx faults`, async () => {
     const port = await freePort()

@@ -2,21 +2,9 @@
 // cannot reach, against the Shopify and POD simulators over real HTTP. The covered order is drafted
 // with METHOD_ECONOMY; the uncovered one is held, and `podsync status` and `podsync explain` say why.
 import * as fs from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import { exited, freePort, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
-
-const podHeaders = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
-
-const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read().catch(() => undefined)
-    if (value !== undefined && done(value)) return value
-    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; last ${JSON.stringify(value)}`)
-    await new Promise((r) => setTimeout(r, 500))
-  }
-}
+import { exited, freePort, podHeaders, post, sharedStack, type Stack, startDaemon, statusOf, waitFor, writeDaemonConfig } from "../support/pipeline.js"
 
 /** A Shopify order shipping Economy to a US address. */
 const economyOrder = (stack: Stack, zip: string, provinceCode: string) =>
@@ -31,11 +19,7 @@ const economyOrder = (stack: Stack, zip: string, provinceCode: string) =>
   })
 
 describe("Economy orders through the daemon", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ podRateLimit: false })
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack({ podRateLimit: false })
 
   it("drafts the covered one as Economy and holds the uncovered one with the reason, under shipping.economyUncovered: hold", async () => {
     const port = await freePort()

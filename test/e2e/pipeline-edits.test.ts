@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
-
-const podHeaders = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
-
-const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read().catch(() => undefined)
-    if (value !== undefined && done(value)) return value
-    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; last ${JSON.stringify(value)}`)
-    await new Promise((r) => setTimeout(r, 500))
-  }
-}
+import { describe, expect, it } from "vitest"
+import { exited, freePort, getJson, podHeaders, post, sharedStack, startDaemon, statusOf, waitFor, writeDaemonConfig } from "../support/pipeline.js"
 
 describe("store edits after the draft", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack()
 
   it("patches the draft's lines when the store edits them before checkout, and keeps a cancellation in front of a person even once shipped", async () => {
     const port = await freePort()

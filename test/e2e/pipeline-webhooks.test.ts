@@ -1,16 +1,12 @@
 import { createHmac } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import { createOrders, driveUntil, exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import { createOrders, driveUntil, exited, freePort, getJson, post, sharedStack, startDaemon, statusOf, writeDaemonConfig } from "../support/pipeline.js"
 
 const ORDERS = 20
 
 describe("the pipeline driven by webhooks, both directions", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack()
 
   it("acts once per event on duplicated and reordered deliveries, and rejects forgeries before any work", async () => {
     const port = await freePort()
@@ -78,11 +74,7 @@ describe("the pipeline driven by webhooks, both directions", () => {
 })
 
 describe("the POD service's address and stock events, end to end", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ podRateLimit: false })
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack({ podRateLimit: false })
 
   const podApi = (path: string) =>
     fetch(`${stack.pod.url}${path}`, { headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" } })

@@ -1,14 +1,10 @@
 import * as fs from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import { createOrders, driveUntil, exited, freePort, getJson, post, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import { createOrders, driveUntil, exited, freePort, getJson, post, sharedStack, startDaemon, statusOf, writeDaemonConfig } from "../support/pipeline.js"
 
 describe("the pipeline, daemon against the simulators", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack.close())
+  const stack = sharedStack()
 
   // No POD webhooks here: polling alone, from list answers in the published short form
   // (the primary tracking as `tracking_number`), takes every order to fulfilled.

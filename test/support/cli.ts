@@ -14,6 +14,21 @@ export const podsync = (args: ReadonlyArray<string>, env: Record<string, string>
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
+/**
+ * Runs the compiled CLI to its end without blocking this process, so that a simulator or stand-in
+ * daemon in this process can answer it.
+ */
+export const podsyncAsync = (args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["bin/podsync.js", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    // "close", not "exit": the output is complete only once the pipes closed.
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
 /** Starts the compiled CLI in the background. */
 export const spawnPodsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}): ChildProcess & { output: () => string } => {
   const child = spawn(process.execPath, ["bin/podsync.js", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })

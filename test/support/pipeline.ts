@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { exited, freePort, spawnPodsync, tempDir, waitForHttp } from "./cli.js"
@@ -15,7 +16,9 @@ export interface Stack {
   readonly close: () => Promise<void>
 }
 
-export const startStack = async (options: { readonly podRateLimit?: false } = {}): Promise<Stack> => {
+export interface StackOptions { readonly podRateLimit?: false }
+
+export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   const pod = await startPodSimulator(options.podRateLimit === false ? { rateLimit: false } : {})
   // A Plus-sized cost bucket: these tests are about exactly-once, not about Shopify's pacing
   // (the connector's own tests cover that), and a Standard bucket paces 200 fulfillments to minutes.
@@ -29,6 +32,38 @@ export const startStack = async (options: { readonly podRateLimit?: false } = {}
       await Promise.all([pod.close(), shopify.close()])
       fs.rmSync(dir, { recursive: true, force: true })
     }
+  }
+}
+
+/**
+ * A stack started before the enclosing suite's tests and closed after them. What it returns reads
+ * through to that stack, so a suite uses it as it would the stack itself, once `beforeAll` has run.
+ */
+export const sharedStack = (options: StackOptions = {}): Stack => {
+  let started: Stack | undefined
+  beforeAll(async () => {
+    started = await startStack(options)
+  })
+  afterAll(async () => started?.close())
+  return new Proxy({} as Stack, {
+    get: (_, key) => {
+      if (started === undefined) throw new Error("the stack is used before the suite's beforeAll started it")
+      return started[key as keyof Stack]
+    }
+  })
+}
+
+/** The POD simulator's API credentials, under the default header pair. */
+export const podHeaders = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+
+/** Polls `read` every 500 ms (a failed read counts as not yet) until `done` holds; fails after `timeoutMs`. */
+export const waitFor = async <A>(read: () => Promise<A>, done: (a: A) => boolean, timeoutMs: number): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read().catch(() => undefined)
+    if (value !== undefined && done(value)) return value
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; last ${JSON.stringify(value)}`)
+    await new Promise((r) => setTimeout(r, 500))
   }
 }
 

@@ -1,9 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { stringify } from "yaml"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { tempDir } from "./cli.js"
-import { exited, getJson, MAPPED_SKUS, post, startDaemon, type StatusCounts, statusOf } from "./pipeline.js"
+import { exited, freePort, getJson, MAPPED_SKUS, post, startDaemon, type StatusCounts, statusOf } from "./pipeline.js"
 
 /**
  * End-to-end runs of the daemon against one non-Shopify store simulator: the POD simulator, a
@@ -203,3 +204,93 @@ export const podOutcome = async (pod: RunningPodSimulator): Promise<PodOutcome> 
     connectionsDropped: stats.connectionsDropped
   }
 }
+
+/** Orders each per-platform end-to-end run creates, and the kill -9s it survives. */
+export const E2E_ORDERS = 20
+export const E2E_KILLS = 2
+
+/**
+ * One platform's part in the shared end-to-end story: its simulator, its store section, the faults
+ * it injects into its own pushes, how it takes an order, and what its store must show at the end.
+ */
+export interface StoreEndToEndDriver<Sim extends { readonly url: string; readonly close: () => Promise<void> }, Order> {
+  readonly describe: string
+  readonly title: string
+  /** The store's key and platform; its POD store is `store-<key>`. */
+  readonly store: { readonly key: string; readonly platform: StorePlatform }
+  readonly rewriteMapping?: (csv: string) => string
+  readonly start: () => Promise<Sim>
+  readonly section: (sim: Sim) => StoreUnderTest["section"]
+  /** The store-side faults, as bodies of `POST /__sim/faults`; they must fire at least once. */
+  readonly storeFaults: ReadonlyArray<Record<string, unknown>>
+  /** Creates an order whose one line is `line`; returns its store order id. */
+  readonly createOrder: (sim: Sim, line: ReturnType<typeof demoLine>) => Promise<string>
+  /** The simulator's orders at the end, by store order id. */
+  readonly orders: (sim: Sim) => Promise<ReadonlyMap<string, Order>>
+  /** What one order shows at the end, given the POD order's one tracking number. */
+  readonly orderShows: (order: Order, tracking: ReadonlyArray<string>, id: string) => void
+  /** What the simulator's stats show at the end. */
+  readonly statsShow: (stats: any, ids: ReadonlyArray<string>) => void
+}
+
+/**
+ * The story every store platform runs end to end: `E2E_ORDERS` orders in the store, the first three
+ * draft creations dropped after commit, `E2E_KILLS` kill -9s, and at the end exactly one draft per
+ * order, carrying the buyer's design where the mapping asks for it, and the POD tracking in the store.
+ */
+export const storeEndToEnd = <Sim extends { readonly url: string; readonly close: () => Promise<void> }, Order>(
+  driver: StoreEndToEndDriver<Sim, Order>
+) =>
+  describe(driver.describe, () => {
+    let stack: StoreStack
+    let sim: Sim
+    beforeAll(async () => {
+      stack = await startStoreStack(`stores-${driver.store.platform}`, driver.rewriteMapping)
+      sim = await driver.start()
+    })
+    afterAll(async () => {
+      await sim?.close()
+      await stack?.close()
+    })
+
+    it(driver.title, async () => {
+      const port = await freePort()
+      const store = { ...driver.store, podStoreId: `store-${driver.store.key}`, section: driver.section(sim) }
+      const config = writeStoreDaemonConfig(stack, port, store)
+      for (const fault of driver.storeFaults) await post(`${sim.url}/__sim/faults`, fault)
+      // The first three draft creations reach the POD service and lose their answer: each is found by its
+      // reference id, never posted twice.
+      await post(`${stack.pod.url}/__sim/faults`, { route: "POST /api/v3/orders/draft", kind: "commitThenDrop", count: 3 })
+
+      const ids: Array<string> = []
+      for (let i = 0; i < E2E_ORDERS; i++) ids.push(await driver.createOrder(sim, demoLine(i)))
+
+      const { final, timeline } = await crashThenFinish(stack.pod.url, config, port, { orders: E2E_ORDERS, kills: E2E_KILLS, timeoutMs: 200_000 })
+      console.info(`${driver.store.platform}: ${timeline}`)
+      expect(final).toEqual({ fulfilled: E2E_ORDERS })
+
+      // One draft per store order at the POD service.
+      const pod = await podOutcome(stack.pod)
+      const references = ids.map((id) => `${store.key}:${id}`)
+      expect(pod.duplicateReferenceIds).toEqual([])
+      expect(pod.draftsByReferenceId).toEqual(Object.fromEntries(references.map((r) => [r, 1])))
+      expect(pod.connectionsDropped).toBe(3)
+      // The buyer's design came through where the mapping asks for it.
+      expect(ids.map((id) => pod.designsByReferenceId.get(`${store.key}:${id}`))).toEqual(ids.map((_, i) => demoLine(i).printed))
+
+      // Each order in the store shows the one tracking number of its POD order.
+      const orders = await driver.orders(sim)
+      for (const id of ids) {
+        const tracking = pod.trackingsByReferenceId.get(`${store.key}:${id}`)
+        expect(tracking, `POD order for ${id}`).toHaveLength(1)
+        driver.orderShows(orders.get(id)!, tracking!, id)
+      }
+      const stats = await getJson(`${sim.url}/__sim/stats`)
+      driver.statsShow(stats, ids)
+      // The faults did fire: pushes went through the read-back path, not around it.
+      expect(stats.faultsInjected.commitThenDrop).toBeGreaterThan(0)
+    }, 240_000)
+  })
+
+/** `{ id: count }` for every id: what a per-order stat holds when each order saw `count`. */
+export const eachOnce = (ids: ReadonlyArray<string>, count = 1) => Object.fromEntries(ids.map((id) => [id, count]))

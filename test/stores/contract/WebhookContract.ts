@@ -9,9 +9,9 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { expect, it } from "@effect/vitest"
 import { Effect, Either, type Scope } from "effect"
-import type { VerifiedWebhook } from "../../../src/domain/StoreTypes.js"
+import type { VerifiedWebhook, WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
-import { eventually } from "./SimulatorHarness.js"
+import { eventually, simulatorAdmin } from "./SimulatorHarness.js"
 
 export interface Received {
   readonly headers: IncomingHttpHeaders
@@ -43,15 +43,30 @@ export const receiver = (path: string, failFirst = 0, onRequest: () => void = ()
     (r) => Effect.sync(r.close)
   )
 
-export interface WebhookDriver<Sim, Event> {
+/**
+ * A platform's delivery builder for its pure verification cases: `genuine(raw)` are the headers a real
+ * delivery of `raw` carries (signed over it). A case overrides headers (`undefined` sends one empty),
+ * and may send another body under them.
+ */
+export const deliveryOf = (body: string, genuine: (raw: string) => Readonly<Record<string, string>>) =>
+  (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
+    headers: { ...genuine(raw), ...overrides },
+    rawBody: Buffer.from(raw)
+  })
+
+/** What verification made of a delivery: "accepted", or the reason it was refused. */
+export const verdictOf = (result: Either.Either<unknown, { readonly reason: string }>) =>
+  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+
+export interface WebhookDriver<Sim extends { readonly url: string }, Event> {
   readonly title: string
   readonly start: () => Effect.Effect<Sim, never, Scope.Scope>
   readonly connect: (sim: Sim) => Effect.Effect<StoreConnector, never, Scope.Scope>
   /** The receiver's path (`/webhooks/<store key>`). */
   readonly path: string
-  /** Subscribes `address` and holds deliveries until the test delivers them. */
-  readonly subscribe: (sim: Sim, address: string) => Effect.Effect<void>
-  /** Raises the events; what it answers is given to the checks. */
+  /** The bodies of `POST /__sim/webhooks/subscribe` that subscribe `address` (deliveries are held until the test sends them). */
+  readonly subscriptions: (address: string) => ReadonlyArray<Record<string, unknown>>
+  /** Raises the events; what it answers is given to the checks. Then every delivery goes twice, newest first. */
   readonly raise: (sim: Sim) => Effect.Effect<Event>
   /** How many deliveries arrive when each is sent twice. */
   readonly deliveries: number
@@ -65,13 +80,16 @@ export interface WebhookDriver<Sim, Event> {
   readonly forge: (received: ReadonlyArray<Received>, event: Event) => Received
 }
 
-export const verifiesSimulatorDeliveries = <Sim, Event>(driver: WebhookDriver<Sim, Event>) =>
+export const verifiesSimulatorDeliveries = <Sim extends { readonly url: string }, Event>(driver: WebhookDriver<Sim, Event>) =>
   it.scopedLive(driver.title, () =>
     Effect.gen(function* () {
       const sim = yield* driver.start()
       const inbox = yield* receiver(driver.path)
-      yield* driver.subscribe(sim, inbox.url)
+      yield* simulatorAdmin(sim, "POST", "webhooks/settings", { autoDeliver: false })
+      for (const subscription of driver.subscriptions(inbox.url)) yield* simulatorAdmin(sim, "POST", "webhooks/subscribe", subscription)
       const event = yield* driver.raise(sim)
+      // Every delivery twice, newest first.
+      yield* simulatorAdmin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
       yield* eventually(Effect.sync(() => inbox.received.length), (n) => n === driver.deliveries, `${driver.deliveries} deliveries`)
 
       const connector = yield* driver.connect(sim)

@@ -2,11 +2,10 @@ import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Layer, Option, Redacted } from "effect"
-import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { makeEtsyConnector } from "../../../src/stores/etsy/EtsyConnector.js"
 import { offeredSignatures, verifyEtsyWebhook } from "../../../src/stores/etsy/EtsyWebhooks.js"
 import { admin, connectorConfig, connectTo, type SimReceipt, startSimulator } from "./harness.js"
-import { verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const key = Buffer.from("a-test-signing-key-of-32-bytes!!")
 const secret = `whsec_${key.toString("base64")}`
@@ -28,19 +27,14 @@ const body = JSON.stringify({
 const sign = (signingKey: Buffer, id: string, timestamp: string, raw: string) =>
   `v1,${createHmac("sha256", signingKey).update(`${id}.${timestamp}.${raw}`).digest("base64")}`
 
-const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
-  headers: {
-    "webhook-id": "msg_2b7c1e0f8a",
-    "webhook-timestamp": "1772361000",
-    "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", raw),
-    "content-type": "application/json",
-    ...overrides
-  },
-  rawBody: Buffer.from(raw)
-})
+const delivery = deliveryOf(body, (raw) => ({
+  "webhook-id": "msg_2b7c1e0f8a",
+  "webhook-timestamp": "1772361000",
+  "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", raw),
+  "content-type": "application/json"
+}))
 
-const verdict = (result: ReturnType<typeof verifyEtsyWebhook>) =>
-  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+const verdict = verdictOf
 
 describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
   it("accepts a delivery signed over id.timestamp.body and says which receipt it is about", () => {
@@ -103,19 +97,13 @@ describe("Etsy webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real thin deliveries, rejects a forged one, recognises replays, and re-reads the receipt",
     start: () => startSimulator(),
-    connect: (sim) => connectTo(sim),
+    connect: connectTo,
     path: "/webhooks/acme-etsy",
-    subscribe: (sim, url) =>
-      Effect.gen(function* () {
-        yield* admin(sim, "POST", "webhooks/subscribe", { url })
-        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      }),
+    subscriptions: (url) => [{ url }],
     raise: (sim) =>
       Effect.gen(function* () {
         const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
         yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
-        // Every delivery twice, newest first.
-        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
         return String(receipt.receipt_id)
       }),
     deliveries: 4,

@@ -10,8 +10,7 @@ import {
 } from "../../../src/simulator/jsonfeed/index.js"
 import type { JsonFeedConnectorConfig } from "../../../src/stores/jsonfeed/JsonFeedConfig.js"
 import { makeJsonFeedConnector } from "../../../src/stores/jsonfeed/JsonFeedConnector.js"
-import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
-import { connectWith, scopedSimulator, simulatorAdmin } from "../contract/SimulatorHarness.js"
+import { configFor, connectorFor, scopedSimulator, type SimStatsOf, simulatorAdmin, statsOf } from "../contract/SimulatorHarness.js"
 
 export { eventually } from "../contract/SimulatorHarness.js"
 
@@ -21,12 +20,7 @@ export const startSimulator = (
   // Tests not about rate limits run without one.
   scopedSimulator(() => startJsonFeedSimulator({ rateLimit: false, ...options }))
 
-export const admin: <A = any>(
-  sim: Pick<RunningJsonFeedSimulator, "url">,
-  method: "GET" | "POST" | "PATCH" | "DELETE",
-  path: string,
-  body?: unknown
-) => Effect.Effect<A> = simulatorAdmin
+export const admin = simulatorAdmin
 
 /**
  * Moves the simulator's clock on by a second. A walk covers orders updated
@@ -35,41 +29,31 @@ export const admin: <A = any>(
  */
 export const settle = (sim: Pick<RunningJsonFeedSimulator, "url">) => admin(sim, "POST", "clock/advance", { seconds: 1 })
 
-export const connectorConfig = (
-  sim: RunningJsonFeedSimulator,
-  overrides: Partial<JsonFeedConnectorConfig> = {}
-): JsonFeedConnectorConfig => ({
+export const connectorConfig = configFor((sim: RunningJsonFeedSimulator): JsonFeedConnectorConfig => ({
   storeKey: "acme-feed",
   baseUrl: sim.baseUrl,
   token: Redacted.make(sim.token),
   webhookSecret: Redacted.make(sim.webhookSecret),
   notifyCustomer: true,
   // Tests not about pacing do not wait for it.
-  requestsPerSecond: 0,
-  ...overrides
-})
+  requestsPerSecond: 0
+}))
 
 /** A connector whose HTTP client lives as long as the test's scope. */
-export const connectTo = (
-  sim: RunningJsonFeedSimulator,
-  overrides: Partial<JsonFeedConnectorConfig> = {}
-): Effect.Effect<StoreConnector, never, Scope.Scope> =>
-  connectWith(makeJsonFeedConnector, connectorConfig(sim, overrides))
+export const connectTo = connectorFor(makeJsonFeedConnector, connectorConfig)
 
-export interface SimStats {
-  readonly requests: number
-  readonly requestsByOperation: Record<string, number>
-  readonly rateLimited: number
-  readonly fulfillmentsByOrder: Record<string, number>
-  readonly buyerEmailsByOrder: Record<string, number>
-  readonly idempotentReplays: number
-  readonly keysInUse: number
-  readonly faultsInjected: Record<string, number>
+export type SimStats = SimStatsOf<
+  "requests" | "rateLimited" | "idempotentReplays" | "keysInUse",
+  "requestsByOperation" | "fulfillmentsByOrder" | "buyerEmailsByOrder" | "faultsInjected"
+>
+
+export const stats = statsOf<SimStats>
+
+export interface SimLine {
+  readonly id: string
+  readonly quantity: number
+  readonly sku: string | null
 }
-
-export const stats = (sim: RunningJsonFeedSimulator) => admin<SimStats>(sim, "GET", "stats")
-
-export interface SimLine { readonly id: string; readonly quantity: number; readonly sku: string | null }
 export interface SimFulfillment {
   readonly id: string
   readonly status: string
@@ -85,4 +69,3 @@ export interface SimOrder {
   readonly holds: ReadonlyArray<{ id: string; reason: string | null }>
   readonly fulfillments: ReadonlyArray<SimFulfillment>
 }
-

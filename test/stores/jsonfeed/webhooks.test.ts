@@ -1,11 +1,10 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
-import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
 import { isWithinReplayWindow } from "../../../src/stores/WebhookAdmission.js"
 import { admin, connectTo, eventually, type SimOrder, startSimulator } from "./harness.js"
-import { receiver, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, receiver, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const secrets = {
   storeKey: "acme-feed",
@@ -25,19 +24,14 @@ const body = JSON.stringify(envelope)
 /** What a seller's server computes: lowercase hex HMAC-SHA256 of the raw body. */
 const sign = (secret: string, raw: string) => `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}`
 
-const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
-  headers: {
-    "content-type": "application/json",
-    "x-podsync-signature": sign("current-secret", raw),
-    "x-podsync-delivery": "dlv_7c1f4e",
-    "x-podsync-timestamp": "1772357112",
-    ...overrides
-  },
-  rawBody: Buffer.from(raw)
-})
+const delivery = deliveryOf(body, (raw) => ({
+  "content-type": "application/json",
+  "x-podsync-signature": sign("current-secret", raw),
+  "x-podsync-delivery": "dlv_7c1f4e",
+  "x-podsync-timestamp": "1772357112"
+}))
 
-const verdict = (result: ReturnType<typeof verifyJsonFeedWebhook>) =>
-  Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+const verdict = verdictOf
 
 describe("JSON feed webhook verification (pure)", () => {
   it("accepts a delivery signed over the raw body and says what it is about", () => {
@@ -106,21 +100,15 @@ describe("JSON feed webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key",
     start: () => startSimulator(),
-    connect: (sim) => connectTo(sim),
+    connect: connectTo,
     path: "/webhooks/acme-feed",
-    subscribe: (sim, address) =>
-      Effect.gen(function* () {
-        yield* admin(sim, "POST", "webhooks/subscribe", { address })
-        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-      }),
+    subscriptions: (address) => [{ address }],
     raise: (sim) =>
       Effect.gen(function* () {
         const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
         yield* admin(sim, "PATCH", `orders/${order.id}`, { note: "gift" })
         yield* admin(sim, "POST", `orders/${order.id}/cancel`, {})
         yield* admin(sim, "POST", "webhooks/ping")
-        // Every delivery twice, newest first.
-        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
         return order.id
       }),
     deliveries: 8,

@@ -8,8 +8,7 @@ import {
   startWooCommerceSimulator,
   type WooCommerceSimulatorOptions
 } from "../../../src/simulator/woocommerce/index.js"
-import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
-import { connectWith, scopedSimulator, simulatorAdmin } from "../contract/SimulatorHarness.js"
+import { configFor, connectorFor, scopedSimulator, type SimStatsOf, simulatorAdmin, statsOf } from "../contract/SimulatorHarness.js"
 
 export { eventually } from "../contract/SimulatorHarness.js"
 import type { WooCommerceConnectorConfig } from "../../../src/stores/woocommerce/WooConfig.js"
@@ -30,34 +29,28 @@ export const startSimulator = (options: WooCommerceSimulatorOptions = {}): Effec
     return { ...running, clock }
   })
 
-export const admin: <A = any>(sim: Sim, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown) => Effect.Effect<A> = simulatorAdmin
+export const admin = simulatorAdmin
 
-export const connectorConfig = (sim: Sim, overrides: Partial<WooCommerceConnectorConfig> = {}): WooCommerceConnectorConfig => ({
+export const connectorConfig = configFor((sim: Sim): WooCommerceConnectorConfig => ({
   storeKey: "acme-woo",
   url: sim.url,
   consumerKey: Redacted.make(sim.consumerKey),
   consumerSecret: Redacted.make(sim.consumerSecret),
   webhookSecret: Redacted.make(sim.webhookSecret),
   // Tests not about pacing do not wait between requests.
-  minRequestIntervalMs: 0,
-  ...overrides
-})
+  minRequestIntervalMs: 0
+}))
 
 /** A connector whose HTTP client lives as long as the test's scope. */
-export const connectTo = (sim: Sim, overrides: Partial<WooCommerceConnectorConfig> = {}): Effect.Effect<StoreConnector, never, Scope.Scope> =>
-  connectWith(makeWooCommerceConnector, connectorConfig(sim, overrides))
+export const connectTo = connectorFor(makeWooCommerceConnector, connectorConfig)
 
-export interface SimStats {
-  readonly requests: number
-  readonly requestsByOperation: Record<string, number>
-  readonly rateLimited: number
-  readonly minGapMs: number | null
-  readonly trackingsByOrder: Record<string, number>
-  readonly notesByOrder: Record<string, number>
-  readonly buyerEmailsByOrder: Record<string, number>
-  readonly completedEmailsByOrder: Record<string, number>
-  readonly faultsInjected: Record<string, number>
-}
+export type SimStats =
+  & SimStatsOf<
+    "requests" | "rateLimited",
+    "requestsByOperation" | "trackingsByOrder" | "notesByOrder" | "buyerEmailsByOrder" | "completedEmailsByOrder" | "faultsInjected"
+  >
+  & {
+    readonly minGapMs: number | null
+  }
 
-export const stats = (sim: Sim) => admin<SimStats>(sim, "GET", "stats")
-
+export const stats = statsOf<SimStats>

@@ -4,7 +4,7 @@ import { Effect, Either, Redacted } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyWooWebhook } from "../../../src/stores/woocommerce/WooWebhooks.js"
 import { admin, connectTo, startSimulator } from "./harness.js"
-import { verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
 
 const secrets = {
   storeKey: "acme-woo",
@@ -23,22 +23,18 @@ const body = JSON.stringify({
 
 const sign = (secret: string, raw: string | Buffer) => createHmac("sha256", secret).update(raw).digest("base64")
 
-const delivery = (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
-  headers: {
-    "content-type": "application/json",
-    "x-wc-webhook-source": "https://acme.example.com/",
-    "x-wc-webhook-topic": "order.updated",
-    "x-wc-webhook-resource": "order",
-    "x-wc-webhook-event": "updated",
-    "x-wc-webhook-signature": sign("current-secret", raw),
-    "x-wc-webhook-id": "12",
-    "x-wc-webhook-delivery-id": "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c",
-    ...overrides
-  },
-  rawBody: Buffer.from(raw)
-})
+const delivery = deliveryOf(body, (raw) => ({
+  "content-type": "application/json",
+  "x-wc-webhook-source": "https://acme.example.com/",
+  "x-wc-webhook-topic": "order.updated",
+  "x-wc-webhook-resource": "order",
+  "x-wc-webhook-event": "updated",
+  "x-wc-webhook-signature": sign("current-secret", raw),
+  "x-wc-webhook-id": "12",
+  "x-wc-webhook-delivery-id": "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c"
+}))
 
-const verdict = (result: ReturnType<typeof verifyWooWebhook>) => Either.match(result, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+const verdict = verdictOf
 
 describe("WooCommerce webhook verification (pure)", () => {
   it("accepts a delivery signed over the raw body and says which order version it is about", () => {
@@ -101,15 +97,9 @@ describe("WooCommerce webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries and the ping, rejects a forged one and recognises replays by their dedup key",
     start: () => startSimulator(),
-    connect: (sim) => connectTo(sim),
+    connect: connectTo,
     path: "/webhooks/acme-woo",
-    subscribe: (sim, address) =>
-      Effect.gen(function* () {
-        yield* admin(sim, "POST", "webhooks/settings", { autoDeliver: false })
-        for (const topic of ["order.created", "order.updated", "order.deleted"]) {
-          yield* admin(sim, "POST", "webhooks/subscribe", { topic, address })
-        }
-      }),
+    subscriptions: (address) => ["order.created", "order.updated", "order.deleted"].map((topic) => ({ topic, address })),
     raise: (sim) =>
       Effect.gen(function* () {
         const order = yield* admin(sim, "POST", "orders", {})
@@ -117,8 +107,6 @@ describe("WooCommerce webhook deliveries from the simulator", () => {
         yield* admin(sim, "PATCH", `orders/${order.id}`, { customer_note: "gift" })
         sim.clock.now += 1000
         yield* admin(sim, "POST", `orders/${order.id}/trash`)
-        // Every delivery twice, newest first.
-        yield* admin(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
         return String(order.id)
       }),
     // 3 pings and 8 deliveries.
