@@ -24,12 +24,74 @@ const LAYERS = [
   ["observability", ["domain", "pod/schemas", "config", "db", "pod", "stores", "budget", "repos"]],
   // Services that compose: the pipeline's stages and loops, the report service.
   ["pipeline", ["domain", "pod/schemas", "config", "mapping", "db", "pod", "stores", "budget", "repos", "schedule", "observability"]],
-  ["reporting", ["domain", "pod/schemas", "config", "mapping", "reports", "db", "pod", "stores", "budget", "repos", "schedule", "observability"]],
+  ["reporting", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability"
+  ]],
   // The daemon's HTTP surface.
-  ["http", ["domain", "pod/schemas", "config", "mapping", "reports", "db", "pod", "stores", "budget", "repos", "schedule", "observability", "pipeline", "reporting"]],
+  ["http", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability",
+    "pipeline",
+    "reporting"
+  ]],
   // The composition root: layers wired once, for the daemon and every command.
-  ["app", ["domain", "pod/schemas", "config", "mapping", "reports", "db", "pod", "stores", "budget", "repos", "schedule", "observability", "pipeline", "reporting", "http"]],
-  ["cli", ["domain", "pod/schemas", "config", "mapping", "reports", "db", "pod", "stores", "budget", "repos", "schedule", "observability", "pipeline", "reporting", "http", "app", "simulator"]],
+  ["app", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability",
+    "pipeline",
+    "reporting",
+    "http"
+  ]],
+  ["cli", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability",
+    "pipeline",
+    "reporting",
+    "http",
+    "app",
+    "simulator"
+  ]],
   // The simulators stand for the outside world: they import no daemon code.
   ["simulator", []]
 ]
@@ -73,6 +135,10 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js"] }
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".js"]
+    }
   }
 }

@@ -13,13 +13,19 @@ const missing = fs.readFileSync(process.argv[3], "utf8").split("\n").filter(Bool
 const parents = Object.entries(lock.packages)
 for (const name of missing) {
   const parent = parents.find(([, p]) => p.optionalDependencies && p.optionalDependencies[name])
-  if (!parent) { console.error("no parent for", name); continue }
+  if (!parent) {
+    console.error("no parent for", name)
+    continue
+  }
   const version = parent[1].optionalDependencies[name]
   const plat = name.split("/")[1].replace(/^(rollup|msgpackr-extract)-/, "")
   const os = ["darwin", "linux", "win32", "android", "freebsd", "openbsd", "openharmony"].find((o) => plat.startsWith(o))
   const rest = plat.slice(os.length + 1)
-  const cpu = rest.startsWith("arm64") ? "arm64" : rest.startsWith("arm") ? "arm" : rest.startsWith("x64") ? "x64"
-    : rest.startsWith("ia32") ? "ia32" : rest.split("-")[0]
+  const cpu = rest.startsWith("arm64") ? "arm64" : rest.startsWith("arm") ? "arm" : rest.startsWith("x64") ?
+    "x64"
+    : rest.startsWith("ia32")
+    ? "ia32"
+    : rest.split("-")[0]
   const entry = { version, cpu: [cpu], license: "MIT", optional: true, os: [os] }
   if (rest.includes("musl")) entry.libc = ["musl"]
   else if (os === "linux" && (rest.includes("gnu") || rest.includes("glibc"))) entry.libc = ["glibc"]

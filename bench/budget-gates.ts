@@ -13,7 +13,8 @@ const pausingOn429 = (limit: <A, E, R>(send: Effect.Effect<A, E, R>) => Effect.E
     const waitOutPause = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       now < pausedUntil ? Effect.sleep(Duration.millis(pausedUntil - now)) : Effect.void)
     return {
-      around: (_info, send) => Effect.zipRight(waitOutPause, limit(send)),
+      around: (_info, send) =>
+        Effect.zipRight(waitOutPause, limit(send)),
       report: (_info, outcome) =>
         outcome._tag === "Answered" && outcome.status === 429
           ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -28,11 +29,11 @@ const pausingOn429 = (limit: <A, E, R>(send: Effect.Effect<A, E, R>) => Effect.E
 export const NaiveTokenBucketGate = (capacity: number, perSecond: number): Layer.Layer<PodRequestGate> =>
   Layer.effect(
     PodRequestGate,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lock = yield* Effect.makeSemaphore(1)
       let tokens = capacity
       let refilledAt = yield* Clock.currentTimeMillis
-      const takeToken: Effect.Effect<void> = Effect.gen(function* () {
+      const takeToken: Effect.Effect<void> = Effect.gen(function*() {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
           tokens = Math.min(capacity, tokens + ((now - refilledAt) * perSecond) / 1000)
@@ -56,7 +57,7 @@ export const EffectRateLimiterGate = (
 ): Layer.Layer<PodRequestGate> =>
   Layer.scoped(
     PodRequestGate,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const limiter = yield* RateLimiter.make({ limit, interval, algorithm })
       return yield* pausingOn429((send) => limiter(send))
     })
@@ -69,7 +70,7 @@ export const tracingGate = (inner: PodRequestGateShape, trace: Array<TracedSend>
     around: (info, send) =>
       inner.around(
         info,
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const sentAt = yield* Clock.currentTimeMillis
           const exit = yield* Effect.exit(send)
           const answeredAt = yield* Clock.currentTimeMillis

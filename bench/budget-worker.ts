@@ -89,7 +89,7 @@ const startSignal: Effect.Effect<number> = Effect.async<number>((resume) => {
 })
 
 const drive = (config: BudgetWorkerConfig) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const replica = newReplicaId()
     const sends: Array<TracedSend> = []
     const failures: Record<string, number> = {}
@@ -104,14 +104,14 @@ const drive = (config: BudgetWorkerConfig) =>
       timeoutMs: 10_000
     }).pipe(Layer.provide(NodeHttpClient.layer), Layer.provide(gate))
 
-    yield* Effect.gen(function* () {
+    yield* Effect.gen(function*() {
       const pod = yield* PodClient
       const startAt = yield* startSignal
       const now = yield* Clock.currentTimeMillis
       yield* Effect.sleep(Duration.millis(Math.max(0, startAt - now)))
       const deadline = startAt + config.seconds * 1000
       const caller = (i: number) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           while ((yield* Clock.currentTimeMillis) < deadline) {
             const result = yield* pod.listCatalog({ paging: { limit: 1 } }, {
               lane: lanes[i % lanes.length]!,
@@ -120,8 +120,7 @@ const drive = (config: BudgetWorkerConfig) =>
             if (result._tag === "Left") failures[result.left._tag] = (failures[result.left._tag] ?? 0) + 1
           }
         })
-      const callers = yield* Effect.forEach(Array.from({ length: config.callers }, (_, i) => i), (i) =>
-        Effect.fork(caller(i)))
+      const callers = yield* Effect.forEach(Array.from({ length: config.callers }, (_, i) => i), (i) => Effect.fork(caller(i)))
       // Callers still waiting for a slot at the deadline give up shortly after it.
       yield* Effect.sleep(Duration.millis(deadline - (yield* Clock.currentTimeMillis) + 1500))
       yield* Fiber.interruptAll(callers)

@@ -45,7 +45,8 @@ const main = async () => {
   const only = values.only?.split(",").map((s) => s.trim())
   const selected = scenarios.filter((s) =>
     (only === undefined || only.includes(s.id)) &&
-    (s.replicas === 1 || s.limiter !== "budget" || databaseUrl !== undefined))
+    (s.replicas === 1 || s.limiter !== "budget" || databaseUrl !== undefined)
+  )
   const skipped = scenarios.filter((s) => !selected.includes(s)).map((s) => s.name)
 
   const sim = await startPodSimulator({ rateLimit: service })

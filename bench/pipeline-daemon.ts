@@ -125,7 +125,12 @@ export const startDaemon = async (settings: DaemonSettings): Promise<RunningDaem
       key: STORE_KEY,
       platform: "shopify",
       podStoreId: "store-bench",
-      shopify: { shop: "acme.myshopify.com", accessToken: "shpat_sim_token", webhookSecret: SHOPIFY_WEBHOOK_SECRET, baseUrl: settings.shopifyUrl },
+      shopify: {
+        shop: "acme.myshopify.com",
+        accessToken: "shpat_sim_token",
+        webhookSecret: SHOPIFY_WEBHOOK_SECRET,
+        baseUrl: settings.shopifyUrl
+      },
       mappings
     }],
     schedules: { ...settings.schedules, catalog: YEARLY, report: YEARLY },

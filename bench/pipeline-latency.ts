@@ -35,7 +35,9 @@ export interface LatencyResult {
   readonly paceMs: number
   readonly afterCatchUpReport: boolean
   readonly schedules: LatencyScenario["schedules"]
-  readonly latencyMs: { readonly p50: number; readonly p95: number; readonly min: number; readonly max: number; readonly mean: number } | null
+  readonly latencyMs:
+    | { readonly p50: number; readonly p95: number; readonly min: number; readonly max: number; readonly mean: number }
+    | null
   /** Mean latency of each fifth of the orders in order of arrival: growth shows a backlog building. */
   readonly meanMsByArrivalFifth: ReadonlyArray<number>
   readonly rejected429: number
@@ -49,7 +51,7 @@ const POD_AUTH = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client
 /** reference_id → created_at (ms) of every draft at the POD simulator, read through its API. */
 const draftTimes = async (podUrl: string): Promise<Map<string, number>> => {
   const out = new Map<string, number>()
-  for (let page = 1; ; page++) {
+  for (let page = 1;; page++) {
     const body = await getJson(`${podUrl}/api/v3/orders/draft?paging.limit=100&paging.page=${page}`, POD_AUTH)
     const drafts = body.data as Array<{ reference_id: string; created_at: string }>
     for (const draft of drafts) {
@@ -96,7 +98,9 @@ export const runLatency = async (scenario: LatencyScenario): Promise<LatencyResu
         const draftAt = drafts.get(reference)
         if (draftAt !== undefined) latencies.push(draftAt - at)
       }
-      const fifths = [0, 1, 2, 3, 4].map((k) => latencies.slice(Math.floor((k * latencies.length) / 5), Math.floor(((k + 1) * latencies.length) / 5)))
+      const fifths = [0, 1, 2, 3, 4].map((k) =>
+        latencies.slice(Math.floor((k * latencies.length) / 5), Math.floor(((k + 1) * latencies.length) / 5))
+      )
         .filter((part) => part.length > 0)
         .map((part) => Math.round(part.reduce((a, b) => a + b, 0) / part.length))
       const stats = await podStats(sims.podUrl)

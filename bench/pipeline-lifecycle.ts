@@ -8,7 +8,16 @@ import { performance } from "node:perf_hooks"
 import pg from "pg"
 import { type Database, REPORT_CATCH_UP_MS, startDaemon } from "./pipeline-daemon.js"
 import {
-  type BackendCpu, podDeliveries, podQuiet, post, postgresBackendCpu, requestsBetween, round, shopifyStats, sleep, statusCounts
+  type BackendCpu,
+  podDeliveries,
+  podQuiet,
+  post,
+  postgresBackendCpu,
+  requestsBetween,
+  round,
+  shopifyStats,
+  sleep,
+  statusCounts
 } from "./pipeline-measure.js"
 import { startSims } from "./pipeline-sims.js"
 import { installSqlCounter, type SqlTimings, sqlCounter } from "./pipeline-sql.js"
@@ -19,7 +28,10 @@ export const MAPPED_SKUS = ["UTS01-FOREST-S", "UTS01-DARKHE-M", "UTS01-MILITA-S"
 export const orderTemplate = (sku: string, n: number) => ({
   financialStatus: "PAID",
   lineItems: [{
-    sku, title: "Podsync Tee", quantity: 1 + (n % 2), price: "24.00",
+    sku,
+    title: "Podsync Tee",
+    quantity: 1 + (n % 2),
+    price: "24.00",
     customAttributes: [{ key: "design_front", value: `https://cdn.example.com/d/${n}.png` }]
   }]
 })
@@ -199,7 +211,13 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
 
       let allDraftedAt: number | undefined
       const timeline: Array<{ readonly t: number; readonly states: Record<string, number> }> = []
-      const milestones: Record<keyof Milestones, number | null> = { pulled: null, matched: null, drafted: null, shipped: null, fulfilled: null }
+      const milestones: Record<keyof Milestones, number | null> = {
+        pulled: null,
+        matched: null,
+        drafted: null,
+        shipped: null,
+        fulfilled: null
+      }
       let states: Record<string, number> = {}
       let completed = false
       for (;;) {
@@ -269,7 +287,9 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
           simulatorsSeconds: round((simCpu1 - simCpu0) / 1e6, 3)
         },
         ordersPerSecondPerCore: round(scenario.orders / daemonSeconds),
-        ordersPerSecondPerCoreWithPostgres: postgresBackendSeconds === null ? null : round(scenario.orders / (daemonSeconds + postgresBackendSeconds)),
+        ordersPerSecondPerCoreWithPostgres: postgresBackendSeconds === null
+          ? null
+          : round(scenario.orders / (daemonSeconds + postgresBackendSeconds)),
         pod: {
           startupRequests,
           lifecycleRequests,

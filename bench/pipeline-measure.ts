@@ -53,7 +53,11 @@ export const requestsBetween = (before: PodStats, after: PodStats): Record<strin
  * Waits until the POD simulator has seen no request for `quietMs` (and no webhook is queued);
  * `quiet` is false when `timeoutMs` passed first. `seconds`: until the last request seen.
  */
-export const podQuiet = async (podUrl: string, quietMs: number, timeoutMs: number): Promise<{ readonly stats: PodStats; readonly quiet: boolean; readonly seconds: number }> => {
+export const podQuiet = async (
+  podUrl: string,
+  quietMs: number,
+  timeoutMs: number
+): Promise<{ readonly stats: PodStats; readonly quiet: boolean; readonly seconds: number }> => {
   const started = Date.now()
   let last = await podStats(podUrl)
   let since = Date.now()
@@ -72,7 +76,9 @@ export const podQuiet = async (podUrl: string, quietMs: number, timeoutMs: numbe
 
 /** The POD simulator's webhook delivery attempts, by answer status ("none": no answer). */
 export const podDeliveries = async (podUrl: string) => {
-  const attempts = (await getJson(`${podUrl}/__sim/webhooks/deliveries`)) as Array<{ readonly delivery_id: string; readonly status: number | null }>
+  const attempts = (await getJson(`${podUrl}/__sim/webhooks/deliveries`)) as Array<
+    { readonly delivery_id: string; readonly status: number | null }
+  >
   const byStatus: Record<string, number> = {}
   for (const a of attempts) byStatus[String(a.status ?? "none")] = (byStatus[String(a.status ?? "none")] ?? 0) + 1
   return { deliveries: new Set(attempts.map((a) => a.delivery_id)).size, attempts: attempts.length, byStatus }
@@ -125,7 +131,8 @@ export const postgresBackendCpu = async (url: string, applicationName: string) =
   const last = new Map<number, number>()
   let started = false
   const sample = async () => {
-    const rows = (await client.query<{ pid: number }>("select pid from pg_stat_activity where application_name = $1", [applicationName])).rows
+    const rows =
+      (await client.query<{ pid: number }>("select pid from pg_stat_activity where application_name = $1", [applicationName])).rows
     for (const { pid } of rows) {
       const cpu = processCpuSeconds(pid)
       if (cpu === undefined) continue

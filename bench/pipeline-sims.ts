@@ -84,7 +84,9 @@ const runChild = async (options: SimsOptions) => {
     options.shopifyBucketLifted ? { bucket: { maximumAvailable: 1_000_000_000, restoreRate: 1_000_000_000 } } : {}
   )
   const post = (path: string, body: unknown) =>
-    fetch(`${pod.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.text())
+    fetch(`${pod.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) =>
+      r.text()
+    )
   let driving = false
   const drive = async (intervalMs: number) => {
     while (driving) {

@@ -9,7 +9,9 @@ const TABLE = /\b(?:from|into|update|table)\s+"?([a-z_][a-z0-9_]*)"?/i
 const kindOf = (text: string): string => {
   const trimmed = text.trimStart().toLowerCase()
   const verb = trimmed.split(/\s+/, 1)[0] ?? "?"
-  if (verb === "begin" || verb === "commit" || verb === "rollback" || verb.startsWith("savepoint") || verb === "release") return "transaction control"
+  if (verb === "begin" || verb === "commit" || verb === "rollback" || verb.startsWith("savepoint") || verb === "release") {
+    return "transaction control"
+  }
   const table = TABLE.exec(trimmed)?.[1]
   if (trimmed.includes("pg_advisory")) return `${verb} (advisory lock)${table ? ` ${table}` : ""}`
   return `${verb} ${table ?? "(no table)"}`
@@ -43,7 +45,13 @@ const summary = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   const total = sorted.reduce((a, b) => a + b, 0)
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
-  return { count: sorted.length, meanMs: round(total / sorted.length), p95Ms: round(at(0.95)), maxMs: round(sorted[sorted.length - 1]!), totalMs: Math.round(total) }
+  return {
+    count: sorted.length,
+    meanMs: round(total / sorted.length),
+    p95Ms: round(at(0.95)),
+    maxMs: round(sorted[sorted.length - 1]!),
+    totalMs: Math.round(total)
+  }
 }
 
 const round = (value: number) => Math.round(value * 100) / 100

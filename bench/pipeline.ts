@@ -78,7 +78,9 @@ const main = async () => {
   const only = new Set((values.only ?? "throughput,calls,latency").split(",").map((s) => s.trim()))
   const databaseUrl = values["database-url"] ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
   const wanted = new Set((values.databases ?? "postgres,pglite").split(",").map((s) => s.trim()))
-  const postgres: Database | undefined = wanted.has("postgres") && (await reachable(databaseUrl)) ? { kind: "postgres", url: databaseUrl } : undefined
+  const postgres: Database | undefined = wanted.has("postgres") && (await reachable(databaseUrl))
+    ? { kind: "postgres", url: databaseUrl }
+    : undefined
   const pglite: Database = { kind: "pglite" }
   const skipped: Array<string> = []
   if (postgres === undefined) skipped.push(`PostgreSQL runs: ${databaseUrl.replace(/\/\/[^@]*@/, "//…@")} is not reachable`)
@@ -88,28 +90,49 @@ const main = async () => {
   const latency: Array<LatencyResult> = []
   // The full run waits out the daemon's one-off catch-up report (a minute after start) before its orders come.
   const afterCatchUpReport = !quick
-  const common = { cpuProfile: values["cpu-profile"], schedules: LIFECYCLE_SCHEDULES, driverIntervalMs: 250, timeoutMs: quick ? 120_000 : 600_000, mappingSource, afterCatchUpReport }
+  const common = {
+    cpuProfile: values["cpu-profile"],
+    schedules: LIFECYCLE_SCHEDULES,
+    driverIntervalMs: 250,
+    timeoutMs: quick ? 120_000 : 600_000,
+    mappingSource,
+    afterCatchUpReport
+  }
   const runs: Array<{ readonly label: string; readonly run: () => Promise<void> }> = []
   if (only.has("throughput") || only.has("calls")) {
     if (postgres !== undefined) {
-      runs.push({ label: `lifecycle, PostgreSQL, ${orders} orders, no POD webhooks`, run: async () => {
-        lifecycle.push(await runLifecycle({ ...common, name: "postgres, no POD webhooks", database: postgres, podWebhooks: false, orders }))
-      } })
+      runs.push({
+        label: `lifecycle, PostgreSQL, ${orders} orders, no POD webhooks`,
+        run: async () => {
+          lifecycle.push(
+            await runLifecycle({ ...common, name: "postgres, no POD webhooks", database: postgres, podWebhooks: false, orders })
+          )
+        }
+      })
     }
     if (only.has("throughput") && wanted.has("pglite")) {
-      runs.push({ label: `lifecycle, PGlite, ${orders} orders, no POD webhooks`, run: async () => {
-        lifecycle.push(await runLifecycle({ ...common, name: "pglite, no POD webhooks", database: pglite, podWebhooks: false, orders }))
-      } })
+      runs.push({
+        label: `lifecycle, PGlite, ${orders} orders, no POD webhooks`,
+        run: async () => {
+          lifecycle.push(await runLifecycle({ ...common, name: "pglite, no POD webhooks", database: pglite, podWebhooks: false, orders }))
+        }
+      })
     }
     if (only.has("calls")) {
       const database = postgres ?? pglite
-      runs.push({ label: `lifecycle, ${database.kind}, ${orders} orders, POD webhooks`, run: async () => {
-        lifecycle.push(await runLifecycle({ ...common, name: `${database.kind}, POD webhooks`, database, podWebhooks: true, orders }))
-      } })
+      runs.push({
+        label: `lifecycle, ${database.kind}, ${orders} orders, POD webhooks`,
+        run: async () => {
+          lifecycle.push(await runLifecycle({ ...common, name: `${database.kind}, POD webhooks`, database, podWebhooks: true, orders }))
+        }
+      })
       if (postgres === undefined && !only.has("throughput")) {
-        runs.push({ label: `lifecycle, PGlite, ${orders} orders, no POD webhooks`, run: async () => {
-          lifecycle.push(await runLifecycle({ ...common, name: "pglite, no POD webhooks", database: pglite, podWebhooks: false, orders }))
-        } })
+        runs.push({
+          label: `lifecycle, PGlite, ${orders} orders, no POD webhooks`,
+          run: async () => {
+            lifecycle.push(await runLifecycle({ ...common, name: "pglite, no POD webhooks", database: pglite, podWebhooks: false, orders }))
+          }
+        })
       }
     }
   }
@@ -118,18 +141,31 @@ const main = async () => {
     // Quick: one database only.
     const databases = postgres === undefined ? [pglite] : quick ? [postgres] : [postgres, pglite]
     const combos = [false, true].flatMap((shopifyBucketLifted) =>
-      databases.flatMap((database) => [false, true].map((storeWebhooks) => ({ shopifyBucketLifted, database, storeWebhooks }))))
+      databases.flatMap((database) => [false, true].map((storeWebhooks) => ({ shopifyBucketLifted, database, storeWebhooks })))
+    )
     for (const { shopifyBucketLifted, database, storeWebhooks } of combos) {
       const name = `${database.kind}, ${storeWebhooks ? "Shopify webhooks" : "polling every 2 s"}, ${
         shopifyBucketLifted ? "Shopify bucket lifted" : "Shopify Standard bucket"
       }`
-      runs.push({ label: `latency, ${name}, ${latencyOrders} orders`, run: async () => {
-        latency.push(await runLatency({
-          name, database, storeWebhooks, shopifyBucketLifted, orders: latencyOrders, paceMs: pace,
-          schedules: storeWebhooks ? WEBHOOK_SCHEDULES : POLLING_SCHEDULES,
-          timeoutMs: 120_000, mappingSource, afterCatchUpReport
-        }))
-      } })
+      runs.push({
+        label: `latency, ${name}, ${latencyOrders} orders`,
+        run: async () => {
+          latency.push(
+            await runLatency({
+              name,
+              database,
+              storeWebhooks,
+              shopifyBucketLifted,
+              orders: latencyOrders,
+              paceMs: pace,
+              schedules: storeWebhooks ? WEBHOOK_SCHEDULES : POLLING_SCHEDULES,
+              timeoutMs: 120_000,
+              mappingSource,
+              afterCatchUpReport
+            })
+          )
+        }
+      })
     }
   }
 
@@ -152,26 +188,40 @@ const main = async () => {
       : undefined,
     ordersPerSecondPerCorePglite: byName("pglite, no POD webhooks") &&
       target(byName("pglite, no POD webhooks")!.ordersPerSecondPerCore, TARGETS.ordersPerSecondPerCore, "atLeast"),
-    callsPerOrderWithoutWebhooks: withoutWebhooks && target(withoutWebhooks.pod.callsPerOrder, TARGETS.callsPerOrderWithoutWebhooks, "atMost"),
+    callsPerOrderWithoutWebhooks: withoutWebhooks &&
+      target(withoutWebhooks.pod.callsPerOrder, TARGETS.callsPerOrderWithoutWebhooks, "atMost"),
     callsPerOrderWithWebhooks: withWebhooks?.pod.callsPerOrder,
     latencyMs: Object.fromEntries(latency.map((r) => [r.name, r.latencyMs && { p50: r.latencyMs.p50, p95: r.latencyMs.p95 }]))
   }
 
-  if (lifecycle.length > 0) console.table(lifecycle.map((r) => ({
-    run: r.name,
-    orders: r.orders,
-    "wall s": r.wallSeconds,
-    "orders/s": r.ordersPerSecond,
-    "drafts/s": r.draftsPerSecond,
-    "cores": r.cpu.coresUsed,
-    "orders/s/core": r.ordersPerSecondPerCore,
-    "+pg server": r.ordersPerSecondPerCoreWithPostgres,
-    "POD calls/order": r.pod.callsPerOrder,
-    "SQL/order": r.sql.perOrder,
-    "Shopify req/order": r.shopify.requestsPerOrder,
-    done: r.completed
-  })))
-  if (latency.length > 0) console.table(latency.map((r) => ({ run: r.name, orders: r.orders, drafted: r.drafted, ...r.latencyMs, "by fifth": r.meanMsByArrivalFifth.join(" "), "Shopify cost": r.shopify.costSpent })))
+  if (lifecycle.length > 0) {
+    console.table(lifecycle.map((r) => ({
+      run: r.name,
+      orders: r.orders,
+      "wall s": r.wallSeconds,
+      "orders/s": r.ordersPerSecond,
+      "drafts/s": r.draftsPerSecond,
+      "cores": r.cpu.coresUsed,
+      "orders/s/core": r.ordersPerSecondPerCore,
+      "+pg server": r.ordersPerSecondPerCoreWithPostgres,
+      "POD calls/order": r.pod.callsPerOrder,
+      "SQL/order": r.sql.perOrder,
+      "Shopify req/order": r.shopify.requestsPerOrder,
+      done: r.completed
+    })))
+  }
+  if (latency.length > 0) {
+    console.table(
+      latency.map((r) => ({
+        run: r.name,
+        orders: r.orders,
+        drafted: r.drafted,
+        ...r.latencyMs,
+        "by fifth": r.meanMsByArrivalFifth.join(" "),
+        "Shopify cost": r.shopify.costSpent
+      }))
+    )
+  }
 
   const report = {
     benchmark: "podsync pipeline",
@@ -191,7 +241,13 @@ const main = async () => {
       "(2,000 points, 100/s) or lifted; meanMsByArrivalFifth shows whether a backlog builds over the run.",
     targets: TARGETS,
     figures,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      node: process.version,
+      loadAverageAtStart: loadAtStart,
+      loadAverageAtEnd: loadAverage()
+    },
     loadAverages: loads,
     skipped,
     lifecycle,
@@ -206,7 +262,11 @@ const main = async () => {
     console.log(JSON.stringify({ figures, machine: report.machine }, null, 2))
   }
   const broken = lifecycle.filter((r) => !r.completed || r.pod.duplicateReferenceIds > 0)
-    .map((r) => `${r.name}: ${r.completed ? "" : `not all fulfilled (${JSON.stringify(r.finalStates)}) `}${r.pod.duplicateReferenceIds} duplicate reference ids`)
+    .map((r) =>
+      `${r.name}: ${
+        r.completed ? "" : `not all fulfilled (${JSON.stringify(r.finalStates)}) `
+      }${r.pod.duplicateReferenceIds} duplicate reference ids`
+    )
     .concat(latency.filter((r) => r.drafted < r.orders).map((r) => `${r.name}: ${r.drafted} of ${r.orders} drafted`))
   if (broken.length > 0) {
     console.error(`runs that went wrong:\n  ${broken.join("\n  ")}`)

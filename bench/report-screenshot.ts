@@ -22,10 +22,19 @@ import { scenarioInput } from "../test/reports/scenario.js"
 export const CHROMIUM = "/usr/bin/chromium"
 const run = promisify(execFile)
 
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--hide-scrollbars", "--force-device-scale-factor=1"]
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--hide-scrollbars",
+  "--force-device-scale-factor=1"
+]
 
 /** Pixels of an 8-bit, non-interlaced PNG (RGB or RGBA), decoded with node's zlib: [r, g, b] per pixel. */
-export const decodePng = (bytes: Buffer): { readonly width: number; readonly height: number; readonly rgb: (x: number, y: number) => readonly [number, number, number] } => {
+export const decodePng = (
+  bytes: Buffer
+): { readonly width: number; readonly height: number; readonly rgb: (x: number, y: number) => readonly [number, number, number] } => {
   if (bytes.subarray(0, 8).toString("hex") !== "89504e470d0a1a0a") throw new Error("not a PNG")
   let offset = 8
   let width = 0, height = 0, channels = 0
@@ -38,7 +47,9 @@ export const decodePng = (bytes: Buffer): { readonly width: number; readonly hei
       width = chunk.readUInt32BE(0)
       height = chunk.readUInt32BE(4)
       const [depth, colour, , , interlace] = [chunk[8], chunk[9], chunk[10], chunk[11], chunk[12]]
-      if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6)) throw new Error(`unsupported PNG (depth ${depth}, colour ${colour}, interlace ${interlace})`)
+      if (depth !== 8 || interlace !== 0 || (colour !== 2 && colour !== 6)) {
+        throw new Error(`unsupported PNG (depth ${depth}, colour ${colour}, interlace ${interlace})`)
+      }
       channels = colour === 6 ? 4 : 3
     }
     if (type === "IDAT") data.push(chunk)
@@ -63,7 +74,11 @@ export const decodePng = (bytes: Buffer): { readonly width: number; readonly hei
       pixels[y * stride + x] = (value + predictor) & 0xff
     }
   }
-  return { width, height, rgb: (x, y) => [pixels[y * stride + x * channels]!, pixels[y * stride + x * channels + 1]!, pixels[y * stride + x * channels + 2]!] }
+  return {
+    width,
+    height,
+    rgb: (x, y) => [pixels[y * stride + x * channels]!, pixels[y * stride + x * channels + 1]!, pixels[y * stride + x * channels + 2]!]
+  }
 }
 
 const hex = (colour: string) => [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) as [number, number, number]
@@ -82,12 +97,19 @@ export interface RenderCheck {
 }
 
 /** Renders `htmlFile` twice: once for the DOM (and console), once for the screenshot. */
-export const renderInChromium = async (htmlFile: string, screenshot: string, size = { width: 1280, height: 4200 }): Promise<RenderCheck> => {
+export const renderInChromium = async (
+  htmlFile: string,
+  screenshot: string,
+  size = { width: 1280, height: 4200 }
+): Promise<RenderCheck> => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "podsync-chromium-"))
   const url = pathToFileURL(path.resolve(htmlFile)).href
   const common = [...FLAGS, `--user-data-dir=${profile}`, `--window-size=${size.width},${size.height}`]
   try {
-    const dom = await run(CHROMIUM, [...common, "--enable-logging=stderr", "--v=0", "--dump-dom", url], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 })
+    const dom = await run(CHROMIUM, [...common, "--enable-logging=stderr", "--v=0", "--dump-dom", url], {
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024
+    })
     fs.mkdirSync(path.dirname(screenshot), { recursive: true })
     await run(CHROMIUM, [...common, `--screenshot=${path.resolve(screenshot)}`, url], { timeout: 60_000 })
     const png = decodePng(fs.readFileSync(screenshot))
@@ -128,7 +150,12 @@ const main = async () => {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
   const started = Date.now()
   const check = await renderInChromium(html, out)
-  const result = { ...check, html: path.relative(root, path.resolve(html)), screenshot: path.relative(root, check.screenshot), millis: Date.now() - started }
+  const result = {
+    ...check,
+    html: path.relative(root, path.resolve(html)),
+    screenshot: path.relative(root, check.screenshot),
+    millis: Date.now() - started
+  }
   fs.writeFileSync(out.replace(/\.png$/, ".json"), `${JSON.stringify(result, null, 2)}\n`)
   console.log(JSON.stringify(result, null, 2))
   const drawn = check.charts > 0 && check.bars > 0 && Object.values(check.chartPixels).filter((n) => n > 100).length >= 3

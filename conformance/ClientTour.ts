@@ -64,8 +64,14 @@ const draft = (variantId: string, referenceId: string, extra: Partial<CreateDraf
   platform: "MARKETPLACE_PLATFORM_SHOPIFY",
   store_id: "store-1",
   address: {
-    first_name: "Ada", last_name: "Lovelace", street_1: "12 Analytical Way", city: "Los Angeles",
-    state_code: "CA", zip_code: "90012", country_code: "US", phone_no: "+1 (213) 555-0100"
+    first_name: "Ada",
+    last_name: "Lovelace",
+    street_1: "12 Analytical Way",
+    city: "Los Angeles",
+    state_code: "CA",
+    zip_code: "90012",
+    country_code: "US",
+    phone_no: "+1 (213) 555-0100"
   },
   shipping_method: "METHOD_STANDARD",
   line_items: [{
@@ -95,7 +101,9 @@ const small = { paging: { limit: 2 } } as const
 const simAdmin = (simUrl: string, path: string) =>
   Effect.tryPromise(async () => {
     const response = await fetch(`${simUrl}/__sim${path}`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ paid: true }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ paid: true }),
       signal: AbortSignal.timeout(10_000)
     })
     if (!response.ok) throw new Error(`simulator admin ${path}: ${response.status} ${await response.text()}`)
@@ -160,10 +168,17 @@ const steps: ReadonlyArray<Step> = [
   },
   { method: "getDraft", run: (c, s) => c.getDraft(s.draftId) },
   { method: "getDraft", note: "missing", expect: "PodNotFoundError", run: (c) => c.getDraft(MISSING_ID) },
-  { method: "listDrafts", run: (c, s) => c.listDrafts({ filter: { reference_ids: [DRAFT_REF], created_at_min: s.createdAtMin }, paging: { limit: 10 } }) },
+  {
+    method: "listDrafts",
+    run: (c, s) => c.listDrafts({ filter: { reference_ids: [DRAFT_REF], created_at_min: s.createdAtMin }, paging: { limit: 10 } })
+  },
   { method: "streamDrafts", run: (c) => twoPages(c.streamDrafts(small)) },
   { method: "findDraftsByReferenceId", run: (c) => c.findDraftsByReferenceId(DRAFT_REF) },
-  { method: "findDraftsByReferenceId", note: "finds nothing", run: (c, s) => c.findDraftsByReferenceId(NOTHING_REF, { createdAtMin: s.createdAtMin }) },
+  {
+    method: "findDraftsByReferenceId",
+    note: "finds nothing",
+    run: (c, s) => c.findDraftsByReferenceId(NOTHING_REF, { createdAtMin: s.createdAtMin })
+  },
   {
     method: "patchDraftLineItems",
     run: (c, s) =>
@@ -180,7 +195,10 @@ const steps: ReadonlyArray<Step> = [
   { method: "approveDraft", run: (c, s) => c.approveDraft(s.draftId) },
   { method: "getOrder", run: (c, s) => c.getOrder(s.orderId) },
   { method: "getOrder", note: "missing", expect: "PodNotFoundError", run: (c) => c.getOrder(MISSING_ID) },
-  { method: "listOrders", run: (c, s) => c.listOrders({ filter: { order_ids: [s.orderId, MISSING_ID], created_at_min: s.createdAtMin }, paging: { limit: 10 } }) },
+  {
+    method: "listOrders",
+    run: (c, s) => c.listOrders({ filter: { order_ids: [s.orderId, MISSING_ID], created_at_min: s.createdAtMin }, paging: { limit: 10 } })
+  },
   { method: "streamOrders", run: (c) => twoPages(c.streamOrders(small)) },
   { method: "listOrderProgress", run: (c, s) => c.listOrderProgress({ filter: { order_ids: [s.orderId] } }) },
   { method: "streamOrderProgress", run: (c) => twoPages(c.streamOrderProgress(small)) },
@@ -190,14 +208,27 @@ const steps: ReadonlyArray<Step> = [
     method: "createWebhook",
     run: (c, s) =>
       c.createWebhook({
-        status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_ON_HOLD", version: "VERSION_V3", name: "conformance",
-        delivery_url: "https://conformance.example.com/hook", store_id: "store-1"
+        status: "STATUS_ACTIVE",
+        topic: "TOPIC_ORDER_ON_HOLD",
+        version: "VERSION_V3",
+        name: "conformance",
+        delivery_url: "https://conformance.example.com/hook",
+        store_id: "store-1"
       }).pipe(Effect.tap((hook) => {
         s.webhookId = hook.webhook_id
       }))
   },
-  { method: "listWebhooks", run: (c) => c.listWebhooks({ filter: { statuses: ["STATUS_ACTIVE"], topics: ["TOPIC_ORDER_ON_HOLD", "TOPIC_ORDER_COMPLETED"] } }) },
-  { method: "listWebhooks", note: "wrong secret", expect: "PodUnauthorizedError", credentials: "wrong secret", run: (c) => c.listWebhooks() },
+  {
+    method: "listWebhooks",
+    run: (c) => c.listWebhooks({ filter: { statuses: ["STATUS_ACTIVE"], topics: ["TOPIC_ORDER_ON_HOLD", "TOPIC_ORDER_COMPLETED"] } })
+  },
+  {
+    method: "listWebhooks",
+    note: "wrong secret",
+    expect: "PodUnauthorizedError",
+    credentials: "wrong secret",
+    run: (c) => c.listWebhooks()
+  },
   { method: "streamWebhooks", run: (c) => twoPages(c.streamWebhooks(small)) },
   { method: "deleteWebhook", run: (c, s) => c.deleteWebhook(s.webhookId) }
 ]
@@ -238,7 +269,12 @@ export const tourClient = async (proxy: RecordingProxy, simUrl: string): Promise
     const wrongClient = await wrong.runPromise(PodClient)
     const methods = Object.entries(client).filter(([, value]) => typeof value === "function").map(([name]) => name)
     const state: TourState = {
-      createdAtMin: new Date(Date.now() - 3_600_000).toISOString(), variantIds: [], draftId: "", lineItemId: "", orderId: "", webhookId: ""
+      createdAtMin: new Date(Date.now() - 3_600_000).toISOString(),
+      variantIds: [],
+      draftId: "",
+      lineItemId: "",
+      orderId: "",
+      webhookId: ""
     }
     const outcomes: Array<StepOutcome> = []
     for (const step of steps) {
@@ -251,7 +287,9 @@ export const tourClient = async (proxy: RecordingProxy, simUrl: string): Promise
       const ok = step.expect === undefined ? Either.isRight(result) : Either.isLeft(result) && tagOf(result.left) === step.expect
       const error = Either.isLeft(result)
         ? describeError(result.left)
-        : step.expect === undefined ? undefined : `expected ${step.expect}, the call succeeded`
+        : step.expect === undefined
+        ? undefined
+        : `expected ${step.expect}, the call succeeded`
       outcomes.push({ label, method: step.method, ok, ...(ok || error === undefined ? {} : { error }), clientOperations: [...sent] })
     }
     return { methods, outcomes }

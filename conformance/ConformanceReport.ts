@@ -55,7 +55,12 @@ export interface OperationUse {
 }
 
 export interface Findings {
-  readonly exchanges: { readonly total: number; readonly client: number; readonly daemon: number; readonly skipped: Readonly<Record<string, number>> }
+  readonly exchanges: {
+    readonly total: number
+    readonly client: number
+    readonly daemon: number
+    readonly skipped: Readonly<Record<string, number>>
+  }
   readonly requests: { readonly checked: number; readonly rejected: number }
   readonly answers: { readonly checked: number; readonly rejected: number; readonly unchecked: number }
   readonly distinctKinds: number
@@ -98,7 +103,10 @@ export const tally = (
   const authHeaders: Record<string, number> = {}
   const kinds = new Map<string, { kind: Omit<ViolationKind, "count" | "examples">; count: number; examples: Array<Example> }>()
   const uses = new Map(operations.map((op) => [op.operationId, { ...op, client: 0, daemon: 0 }]))
-  const byLabel = new Map<string, { exchanges: number; requestsRejected: number; answersRejected: number; operations: Set<string>; answered: boolean }>()
+  const byLabel = new Map<
+    string,
+    { exchanges: number; requestsRejected: number; answersRejected: number; operations: Set<string>; answered: boolean }
+  >()
   let requestsChecked = 0, requestsRejected = 0, answersChecked = 0, answersRejected = 0, answersUnchecked = 0
 
   for (const { exchange, verdict } of judged) {
@@ -119,7 +127,8 @@ export const tally = (
     const use = verdict.operationId === undefined ? undefined : uses.get(verdict.operationId)
     if (use) use[phase]++
 
-    const row = byLabel.get(exchange.label) ?? { exchanges: 0, requestsRejected: 0, answersRejected: 0, operations: new Set<string>(), answered: false }
+    const row = byLabel.get(exchange.label) ??
+      { exchanges: 0, requestsRejected: 0, answersRejected: 0, operations: new Set<string>(), answered: false }
     row.exchanges++
     if (requestBad) row.requestsRejected++
     if (answerBad) row.answersRejected++
@@ -130,14 +139,25 @@ export const tally = (
     byLabel.set(exchange.label, row)
 
     for (const v of verdict.violations) {
-      const kind = { side: v.side, operation: verdict.operation, part: v.part, path: collapseIndexes(v.instancePath), keyword: v.keyword, message: v.message }
+      const kind = {
+        side: v.side,
+        operation: verdict.operation,
+        part: v.part,
+        path: collapseIndexes(v.instancePath),
+        keyword: v.keyword,
+        message: v.message
+      }
       const key = JSON.stringify(kind)
       const entry = kinds.get(key) ?? { kind, count: 0, examples: [] }
       entry.count++
       const value = clip(v.value)
       const example: Example = {
-        phase, label: exchange.label, request: `${exchange.method} ${exchange.path}${exchange.query === "" ? "" : `?${exchange.query}`}`,
-        status: exchange.status, instancePath: v.instancePath, ...(value === undefined ? {} : { value })
+        phase,
+        label: exchange.label,
+        request: `${exchange.method} ${exchange.path}${exchange.query === "" ? "" : `?${exchange.query}`}`,
+        status: exchange.status,
+        instancePath: v.instancePath,
+        ...(value === undefined ? {} : { value })
       }
       // One example per client step or daemon run first, so the examples show different calls.
       if (entry.examples.length < EXAMPLES_PER_KIND && !entry.examples.some((e) => e.label === example.label)) entry.examples.push(example)
@@ -174,7 +194,11 @@ export const tally = (
     ...(daemon?.error === undefined ? [] : [`daemon run: ${daemon.error}`]),
     // Deliveries signed as the service signs them must be accepted: a refusal means the receiver misreads the published scheme.
     ...(daemon !== undefined && daemon.webhookDeliveries.accepted < daemon.webhookDeliveries.attempts
-      ? [`daemon run: ${daemon.webhookDeliveries.attempts - daemon.webhookDeliveries.accepted} of ${daemon.webhookDeliveries.attempts} POD webhook deliveries refused`]
+      ? [
+        `daemon run: ${
+          daemon.webhookDeliveries.attempts - daemon.webhookDeliveries.accepted
+        } of ${daemon.webhookDeliveries.attempts} POD webhook deliveries refused`
+      ]
       : [])
   ]
   const all = judged.length

@@ -104,7 +104,12 @@ const writeConfig = (dir: string, port: number, shopifyUrl: string, o: DaemonRun
       key: "demo-shopify",
       platform: "shopify",
       podStoreId: "store-demo",
-      shopify: { shop: "acme.myshopify.com", accessToken: "shpat_sim_token", webhookSecret: "shopify-sim-webhook-secret", baseUrl: shopifyUrl },
+      shopify: {
+        shop: "acme.myshopify.com",
+        accessToken: "shpat_sim_token",
+        webhookSecret: "shopify-sim-webhook-secret",
+        baseUrl: shopifyUrl
+      },
       mappings
     }],
     schedules: { pull: "*/2 * * * * *", reconcile: "*/2 * * * * *", catalog: "0 0 * * * *", report: "0 0 6 * * *" },
@@ -116,7 +121,9 @@ const writeConfig = (dir: string, port: number, shopifyUrl: string, o: DaemonRun
 }
 
 const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
 const stop = async (child: ChildProcess) => {
   child.kill("SIGTERM")
@@ -155,7 +162,9 @@ export const runDaemon = async (o: DaemonRunOptions): Promise<DaemonRunResult> =
     const port = await freePort()
     const config = writeConfig(dir, port, shopify.url, o)
     const child = spawn(process.execPath, [path.join(o.repoRoot, "bin/podsync.js"), "start", "--config", config], {
-      cwd: o.repoRoot, env: process.env, stdio: ["ignore", "pipe", "pipe"]
+      cwd: o.repoRoot,
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"]
     })
     daemon = child
     const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-20_000))
@@ -177,7 +186,10 @@ export const runDaemon = async (o: DaemonRunOptions): Promise<DaemonRunResult> =
       await request(`${shopify.url}/__sim/orders`, "POST", {
         financialStatus: "PAID",
         lineItems: [{
-          sku: MAPPED_SKUS[i % MAPPED_SKUS.length], title: "Podsync Tee", quantity: 1 + (i % 2), price: "24.00",
+          sku: MAPPED_SKUS[i % MAPPED_SKUS.length],
+          title: "Podsync Tee",
+          quantity: 1 + (i % 2),
+          price: "24.00",
           customAttributes: [{ key: "design_front", value: `https://cdn.example.com/d/${i}.png` }]
         }]
       })
@@ -195,7 +207,9 @@ export const runDaemon = async (o: DaemonRunOptions): Promise<DaemonRunResult> =
       last = (await attempt(statusOf(port))) ?? last
       if ((last["fulfilled"] ?? 0) >= o.orders) break
       if (Date.now() > deadline) {
-        const error = `${last["fulfilled"] ?? 0} of ${o.orders} orders fulfilled within ${o.timeoutMs} ms${lastFailure === "" ? "" : ` (last failure: ${lastFailure})`}`
+        const error = `${last["fulfilled"] ?? 0} of ${o.orders} orders fulfilled within ${o.timeoutMs} ms${
+          lastFailure === "" ? "" : ` (last failure: ${lastFailure})`
+        }`
         return { ...result({ error }), webhookDeliveries: await deliveries(o.podAdminUrl) }
       }
       await attempt(request(`${o.podAdminUrl}/__sim/checkout-all`, "POST", { paid: true }))

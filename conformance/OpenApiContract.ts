@@ -80,7 +80,11 @@ export interface Contract {
   readonly check: (exchange: HttpExchange) => Verdict
 }
 
-interface IndexedPath { readonly template: string; readonly segments: ReadonlyArray<Segment>; readonly ptr: string }
+interface IndexedPath {
+  readonly template: string
+  readonly segments: ReadonlyArray<Segment>
+  readonly ptr: string
+}
 
 const DOC_ID = "pod-openapi"
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
@@ -127,14 +131,21 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
   }
 
   const paths: Array<IndexedPath> = Object.keys(doc["paths"]).map((template) => ({
-    template, segments: toSegments(template), ptr: pointer("paths", template)
+    template,
+    segments: toSegments(template),
+    ptr: pointer("paths", template)
   }))
   const operations: Array<ContractOperation> = []
   for (const path of paths) {
     for (const method of METHODS) {
       const op = at(doc, `${path.ptr}/${method}`)
       if (isRecord(op) && typeof op["operationId"] === "string") {
-        operations.push({ operationId: op["operationId"], operation: shortName(op["operationId"]), method: method.toUpperCase(), template: path.template })
+        operations.push({
+          operationId: op["operationId"],
+          operation: shortName(op["operationId"]),
+          method: method.toUpperCase(),
+          template: path.template
+        })
       }
     }
   }
@@ -177,7 +188,14 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
   const violationsOf = (side: Side, part: Violation["part"], validate: ValidateFunction, data: unknown): Array<Violation> =>
     validate(data)
       ? []
-      : (validate.errors ?? []).map((e) => ({ side, part, instancePath: e.instancePath, keyword: e.keyword, message: describe(e), value: offending(e) }))
+      : (validate.errors ?? []).map((e) => ({
+        side,
+        part,
+        instancePath: e.instancePath,
+        keyword: e.keyword,
+        message: describe(e),
+        value: offending(e)
+      }))
 
   const jsonViolations = (side: Side, text: string, schemaPtr: string | undefined, required: boolean): Array<Violation> => {
     const what = side === "request" ? "request body" : "answer"
@@ -227,18 +245,31 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
     if (!matched || !opPtr || !isRecord(op)) {
       const message = matched ? `${exchange.method} is not an operation of ${matched.template}` : "no path of the contract matches"
       return {
-        _tag: "Checked", operation: `${exchange.method} ${path.replace(/\/[^/]*\d[^/]*/g, "/{id}")}`, answerChecked: false,
+        _tag: "Checked",
+        operation: `${exchange.method} ${path.replace(/\/[^/]*\d[^/]*/g, "/{id}")}`,
+        answerChecked: false,
         violations: [{ side: "request", part: "operation", instancePath: "", keyword: "operation", message }]
       }
     }
     const operationId = typeof op["operationId"] === "string" ? op["operationId"] : `${exchange.method} ${matched.template}`
     const params = paramsFor(opPtr)
     const paramsData = { path: matched.params, query: coerceQuery(exchange.query, params.schemaOf) }
-    const request = [...violationsOf("request", "params", params.validate, paramsData), ...requestBodyViolations(opPtr, exchange.requestBody)]
-    if (exchange.status === 0) return { _tag: "Checked", operation: shortName(operationId), operationId, answerChecked: false, violations: request }
+    const request = [
+      ...violationsOf("request", "params", params.validate, paramsData),
+      ...requestBodyViolations(opPtr, exchange.requestBody)
+    ]
+    if (exchange.status === 0) {
+      return { _tag: "Checked", operation: shortName(operationId), operationId, answerChecked: false, violations: request }
+    }
     const resPtr = responsePtr(opPtr, exchange.status)
     const answer = resPtr === undefined
-      ? [{ side: "answer" as const, part: "status" as const, instancePath: "", keyword: "status", message: `status ${exchange.status} is not among the operation's responses` }]
+      ? [{
+        side: "answer" as const,
+        part: "status" as const,
+        instancePath: "",
+        keyword: "status",
+        message: `status ${exchange.status} is not among the operation's responses`
+      }]
       : jsonViolations("answer", exchange.responseBody, jsonSchemaOf(resPtr), true)
     return { _tag: "Checked", operation: shortName(operationId), operationId, answerChecked: true, violations: [...request, ...answer] }
   }

@@ -11,7 +11,10 @@ export const escapeToken = (token: string) => token.replaceAll("~", "~0").replac
 export const pointer = (...tokens: ReadonlyArray<string>) => `#/${tokens.map(escapeToken).join("/")}`
 export const at = (doc: unknown, ptr: string): unknown =>
   ptr.slice(2).split("/").filter((t) => t !== "").reduce<unknown>(
-    (node, token) => (isRecord(node) || Array.isArray(node) ? (node as Json)[token.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined),
+    (
+      node,
+      token
+    ) => (isRecord(node) || Array.isArray(node) ? (node as Json)[token.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined),
     doc
   )
 /** The pointer an object at `ptr` stands for, following local `$ref`s (response, parameter or schema objects). */
@@ -42,7 +45,10 @@ export const withoutNullable = (value: unknown): { readonly value: unknown; read
 }
 
 /** A query parameter's schema and, for an array, its items' schema (`$ref`s followed). */
-export interface QuerySchema { readonly schema: unknown; readonly items: unknown }
+export interface QuerySchema {
+  readonly schema: unknown
+  readonly items: unknown
+}
 
 /** Query values as the schema reads them: numbers and booleans where it wants them, repeated keys as arrays. */
 export const coerceQuery = (query: string, schemaOf: (name: string) => QuerySchema | undefined): Record<string, unknown> => {
@@ -71,7 +77,10 @@ const coerceScalar = (raw: string, schema: unknown): unknown => {
   return raw
 }
 
-export interface Segment { readonly literal?: string; readonly param?: string }
+export interface Segment {
+  readonly literal?: string
+  readonly param?: string
+}
 
 /** Segments after the leading slash; a trailing slash leaves an empty last segment, which no template matches. */
 const splitPath = (path: string) => path.replace(/^\//, "").split("/")

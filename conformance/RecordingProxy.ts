@@ -74,7 +74,11 @@ export const startRecordingProxy = async (target: string): Promise<RecordingProx
     const n = ++seq
     const url = new URL(req.url ?? "/", "http://proxy")
     const base = {
-      seq: n, label, method: req.method ?? "GET", path: url.pathname, query: url.search.replace(/^\?/, ""),
+      seq: n,
+      label,
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ""),
       requestHeaders: pairs(req.rawHeaders)
     }
     readAll(req)

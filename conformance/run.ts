@@ -37,7 +37,9 @@ const SKIPS: ReadonlyArray<SkipRule> = [
 ]
 
 const usage = (message: string): never => {
-  console.error(`conformance: ${message}\nusage: npm run conformance -- [--openapi file] [--out file] [--orders n] [--daemon-timeout s] [--exchanges file] [--no-daemon] [--no-pod-webhooks]`)
+  console.error(
+    `conformance: ${message}\nusage: npm run conformance -- [--openapi file] [--out file] [--orders n] [--daemon-timeout s] [--exchanges file] [--no-daemon] [--no-pod-webhooks]`
+  )
   process.exit(2)
 }
 
@@ -78,9 +80,16 @@ const main = async (): Promise<number> => {
       console.log(`daemon run: ${orders} orders, up to ${daemonTimeoutMs / 1000} s`)
       proxy.label(DAEMON_LABEL)
       daemon = await runDaemon({
-        repoRoot, podUrl: proxy.url, podAdminUrl: sim.url, orders, timeoutMs: daemonTimeoutMs, podWebhooks: !values["no-pod-webhooks"],
+        repoRoot,
+        podUrl: proxy.url,
+        podAdminUrl: sim.url,
+        orders,
+        timeoutMs: daemonTimeoutMs,
+        podWebhooks: !values["no-pod-webhooks"],
         subscribed: () =>
-          proxy.exchanges().some((e) => e.label === DAEMON_LABEL && e.method === "POST" && e.path.endsWith("/api/v3/webhooks") && e.status === 200)
+          proxy.exchanges().some((e) =>
+            e.label === DAEMON_LABEL && e.method === "POST" && e.path.endsWith("/api/v3/webhooks") && e.status === 200
+          )
       })
     }
   } finally {
@@ -92,11 +101,13 @@ const main = async (): Promise<number> => {
   const findings = tally(judged, contract.operations, tour, daemon)
   const notes = [
     ...(contract.droppedNullable > 0
-      ? [`${contract.droppedNullable} 'nullable' keywords ignored: an OpenAPI 3.1 schema is JSON Schema 2020-12, which has no 'nullable', so a null there is a violation`]
+      ? [
+        `${contract.droppedNullable} 'nullable' keywords ignored: an OpenAPI 3.1 schema is JSON Schema 2020-12, which has no 'nullable', so a null there is a violation`
+      ]
       : []),
     "a kind's count is its occurrences: one answer holding ten orders can count ten times",
     "query values are coerced to the parameter schema's types (repeated keys are arrays); unknown query parameters are violations",
-    "answers with 2xx are judged against the \"200\" response, 4xx/5xx against their status's response; 429s, /api/v2 and /__sim are skipped"
+    'answers with 2xx are judged against the "200" response, 4xx/5xx against their status\'s response; 429s, /api/v2 and /__sim are skipped'
   ]
   const summary = { generatedAt: new Date().toISOString(), openapi: values.openapi, node: process.version, notes, ...findings }
   fs.mkdirSync(path.dirname(values.out), { recursive: true })

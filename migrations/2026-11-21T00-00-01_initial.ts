@@ -146,7 +146,19 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ["reports", "job_runs", "webhook_inbox", "shipments", "catalog_variants", "variant_mappings", "store_cursors", "order_events", "store_orders"]) {
+  for (
+    const table of [
+      "reports",
+      "job_runs",
+      "webhook_inbox",
+      "shipments",
+      "catalog_variants",
+      "variant_mappings",
+      "store_cursors",
+      "order_events",
+      "store_orders"
+    ]
+  ) {
     await db.schema.dropTable(table).ifExists().execute()
   }
 }

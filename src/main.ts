@@ -15,7 +15,17 @@ import { statusCommand } from "./cli/status.js"
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
   Command.withSubcommands([
-    startCommand, migrateCommand, checkCommand, statusCommand, simulateCommand, mappingsCommand, pullCommand, reconcileCommand, explainCommand, reportCommand, demoCommand
+    startCommand,
+    migrateCommand,
+    checkCommand,
+    statusCommand,
+    simulateCommand,
+    mappingsCommand,
+    pullCommand,
+    reconcileCommand,
+    explainCommand,
+    reportCommand,
+    demoCommand
   ])
 )
 

@@ -21,8 +21,13 @@ import { storeSettingsOf, StoresLive } from "./StoresLive.js"
 
 /** Every repository (they need the `Db`). */
 export const ReposLive = Layer.mergeAll(
-  OrdersRepo.Default, CursorsRepo.Default, ShipmentsRepo.Default, StatusRepo.Default,
-  WebhookInboxRepo.Default, CatalogRepo.Default, MappingsRepo.Default
+  OrdersRepo.Default,
+  CursorsRepo.Default,
+  ShipmentsRepo.Default,
+  StatusRepo.Default,
+  WebhookInboxRepo.Default,
+  CatalogRepo.Default,
+  MappingsRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */

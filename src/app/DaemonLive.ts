@@ -19,15 +19,12 @@ import { ExternalApisLive, PlanningLive, ReposLive } from "./CommandLive.js"
 import { dbLayer } from "./DatabaseLive.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 
-
 // Marked ready last and unready first: a finalizer of the outermost layer runs
 // before the server closes, so probes fail while in-flight work finishes.
 const Lifecycle = (config: AppConfig) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const readiness = yield* Readiness
-    yield* Effect.addFinalizer(() =>
-      Effect.zipRight(readiness.markNotReady, Effect.logInfo("podsync stopping: finishing in-flight work"))
-    )
+    yield* Effect.addFinalizer(() => Effect.zipRight(readiness.markNotReady, Effect.logInfo("podsync stopping: finishing in-flight work")))
     yield* readiness.markReady
     yield* Effect.logInfo("podsync started").pipe(Effect.annotateLogs({
       stores: config.stores.map((s) => s.key),
@@ -58,7 +55,10 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
     )),
     Layer.provideMerge(PlanningLive(config)),
     Layer.provideMerge(Layer.mergeAll(
-      ExternalApisLive(config), PipelineTriggersLive, Readiness.Default, PodWebhookSettings.fromConfig(config.pod)
+      ExternalApisLive(config),
+      PipelineTriggersLive,
+      Readiness.Default,
+      PodWebhookSettings.fromConfig(config.pod)
     )),
     Layer.provideMerge(DependencyHealth.Default),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
@@ -75,4 +75,3 @@ export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
     // Built first, so released last: after the server and the database have closed.
     Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("podsync stopped"))))
   )
-

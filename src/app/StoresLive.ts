@@ -26,9 +26,10 @@ const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, 
         ...store.etsy,
         // Etsy may rotate refresh tokens; the newest is kept in memory and must not be lost silently.
         onRefreshTokenRotated: () =>
-          Effect.logWarning("Etsy rotated the refresh token: podsync keeps the new one in memory until restart; update etsy.refreshToken").pipe(
-            Effect.annotateLogs({ store: store.key })
-          )
+          Effect.logWarning("Etsy rotated the refresh token: podsync keeps the new one in memory until restart; update etsy.refreshToken")
+            .pipe(
+              Effect.annotateLogs({ store: store.key })
+            )
       })
     default:
       // `store` is `never` here while every platform has a case; kept for a platform added later.

@@ -81,7 +81,7 @@ export const makeCredentialBudget = (
   ledger: SlotLedger,
   options: CredentialBudgetOptions
 ): Effect.Effect<CredentialBudget, never, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const queue = new WaitQueue<Waiter>()
     const wake = yield* Queue.sliding<void>(1)
     const jitterMs = options.pauseJitterMs ?? 1000
@@ -147,7 +147,7 @@ export const makeCredentialBudget = (
     yield* Effect.forkScoped(Effect.forever(dispatchOnce))
 
     const pauseFor = (retryAfter: Duration.DurationInput | undefined) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         counters.rateLimited++
         const base = retryAfter === undefined
           ? options.rateLimit.blockSeconds * 1000
@@ -178,7 +178,7 @@ export const makeCredentialBudget = (
       use: (permit: Permit) => Effect.Effect<A, E, R>
     ): Effect.Effect<A, E, R> =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const waiter: Waiter = {
             lane: ticket.lane,
             storeKey: ticket.storeKey ?? "",
@@ -210,7 +210,7 @@ export const makeCredentialBudget = (
         })
       )
 
-    const snapshot: Effect.Effect<BudgetSnapshot> = Effect.gen(function* () {
+    const snapshot: Effect.Effect<BudgetSnapshot> = Effect.gen(function*() {
       const fresh = yield* ledger.usage.pipe(Effect.option)
       const usage = fresh._tag === "Some"
         ? fresh.value

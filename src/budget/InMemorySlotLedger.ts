@@ -19,7 +19,7 @@ interface MemorySlot {
 
 /** The ledger of a single replica: slots in memory, time from Clock. */
 export const makeInMemorySlotLedger = (options: InMemoryLedgerOptions): Effect.Effect<SlotLedger> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const slots = new Map<SlotId, MemorySlot>()
     let nextId = 1

@@ -16,8 +16,7 @@ export const laneRank = (lane: Lane): number => {
   }
 }
 
-export const isLane = (value: unknown): value is Lane =>
-  value === "urgent" || value === "normal" || value === "background"
+export const isLane = (value: unknown): value is Lane => value === "urgent" || value === "normal" || value === "background"
 
 /** The rank of the most urgent lane with waiters, or -1 when nobody waits. */
 export const topWaitingRank = (waitingByLane: Readonly<Record<Lane, number>>): number => {

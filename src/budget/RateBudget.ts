@@ -35,7 +35,7 @@ export const credentialId = (clientKey: Redacted.Redacted<string>): string =>
 export const RateBudgetInMemory = (config: RateBudgetConfig & { readonly startFull?: boolean }) =>
   Layer.scoped(
     RateBudget,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ledger = yield* makeInMemorySlotLedger({
         limit: effectiveLimit(config.rateLimit),
         windowMs: config.rateLimit.windowSeconds * 1000,

@@ -9,7 +9,7 @@ import { RateBudget } from "./RateBudget.js"
  * snapshot at scrape time.
  */
 export const registerRateBudgetMetrics = (registry: Registry) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const budget = yield* RateBudget
     const runtime = yield* Effect.runtime<never>()
     // prom-client collects every metric of a scrape at once: they share one snapshot.
@@ -55,8 +55,7 @@ export const registerRateBudgetMetrics = (registry: Registry) =>
     gauge("podsync_pod_budget_window_seconds", "Length of the rate window", (s) => s.windowSeconds)
     gauge("podsync_pod_budget_in_use", "Slots held now, across every replica", (s) => s.inUse)
     gauge("podsync_pod_budget_in_flight", "POD requests sent and not yet answered, across every replica", (s) => s.inFlight)
-    gauge("podsync_pod_budget_paused", "1 while a 429 pauses every caller of the credential", (s) =>
-      s.pausedUntil === null ? 0 : 1)
+    gauge("podsync_pod_budget_paused", "1 while a 429 pauses every caller of the credential", (s) => s.pausedUntil === null ? 0 : 1)
     new Gauge({
       name: "podsync_pod_budget_waiting",
       help: "Callers of this replica waiting for a slot, per lane",

@@ -80,14 +80,20 @@ export const askEmbeddedDaemon = <A, I>(
     const response = sent.value
     if (response.status !== 200) {
       const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-      const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.String })))(body))?.error
+      const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.String })))(body))
+        ?.error
       return yield* new CliFailure({ message: error ?? `the running daemon refused: ${response.status} ${body}` })
     }
-    return Option.some(yield* HttpClientResponse.schemaBodyJson(schema)(response).pipe(
-      Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
-    ))
+    return Option.some(
+      yield* HttpClientResponse.schemaBodyJson(schema)(response).pipe(
+        Effect.mapError((error) => new CliFailure({ message: `the running daemon answered something unexpected: ${error.message}` }))
+      )
+    )
   }).pipe(
-    Effect.timeoutFail({ duration: timeout, onTimeout: () => new CliFailure({ message: `the running daemon did not answer within ${Duration.format(timeout)}` }) }),
+    Effect.timeoutFail({
+      duration: timeout,
+      onTimeout: () => new CliFailure({ message: `the running daemon did not answer within ${Duration.format(timeout)}` })
+    }),
     Effect.scoped,
     Effect.provide(NodeHttpClient.layerUndici)
   )

@@ -31,7 +31,9 @@ const lintMappingFiles = (app: AppConfig) =>
       const issues = describeIssues(read.right)
       errors += issues.length
       for (const issue of issues) yield* Console.log(issue)
-      yield* Console.log(`${store.key}: ${store.mappings}: ${read.right.table.rows.length} rows${issues.length > 0 ? `, ${issues.length} issue(s)` : " OK"}`)
+      yield* Console.log(
+        `${store.key}: ${store.mappings}: ${read.right.table.rows.length} rows${issues.length > 0 ? `, ${issues.length} issue(s)` : " OK"}`
+      )
     }
     return { parsed, errors }
   })
@@ -69,7 +71,9 @@ const reportCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, 
         yield* Console.log(`${problem.severity === "warning" ? "warning: " : ""}${problem.text}`)
       }
     }
-    yield* Console.log(`Catalog: ${variants} mapped POD variant(s) checked against ${app.pod.baseUrl}${errors > 0 ? `, ${errors} problem(s)` : " OK"}`)
+    yield* Console.log(
+      `Catalog: ${variants} mapped POD variant(s) checked against ${app.pod.baseUrl}${errors > 0 ? `, ${errors} problem(s)` : " OK"}`
+    )
     return errors
   })
 
@@ -108,7 +112,11 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
       }
       tried.push(describeAuthHeaders(pair))
       if (other.left._tag !== "PodUnauthorizedError") {
-        yield* Console.log(`Catalog: ${at} refused ${refused} (401); trying ${describeAuthHeaders(pair)} failed too (${other.left._tag}), so it is not known whether those header names would work`)
+        yield* Console.log(
+          `Catalog: ${at} refused ${refused} (401); trying ${
+            describeAuthHeaders(pair)
+          } failed too (${other.left._tag}), so it is not known whether those header names would work`
+        )
         return { errors: 1 } satisfies CatalogOutcome
       }
     }
@@ -122,12 +130,16 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
     Effect.catchTags({
       DataDirLockedError: () =>
         Effect.as(
-          Console.log("Catalog: not checked here: a running daemon holds the embedded database and the POD rate budget; it checks the catalog on its own schedule"),
+          Console.log(
+            "Catalog: not checked here: a running daemon holds the embedded database and the POD rate budget; it checks the catalog on its own schedule"
+          ),
           { errors: 0 } satisfies CatalogOutcome
         ),
       DbError: (error) =>
         Effect.as(
-          Console.log(`Catalog: not checked: the database that holds the POD rate budget is not usable (${error.message}); check database.url`),
+          Console.log(
+            `Catalog: not checked: the database that holds the POD rate budget is not usable (${error.message}); check database.url`
+          ),
           { errors: 1 } satisfies CatalogOutcome
         )
     })
@@ -152,16 +164,21 @@ export const checkCommand = Command.make("check", { config: configOption }, ({ c
     switch (catalog.authHeaders?._tag) {
       case "switch":
         return yield* new CliFailure({
-          message: `the POD service takes podsync's credentials under other header names: set ${authHeadersSetting(catalog.authHeaders.pair)} in ${file}, then run podsync check again`
+          message: `the POD service takes podsync's credentials under other header names: set ${
+            authHeadersSetting(catalog.authHeaders.pair)
+          } in ${file}, then run podsync check again`
         })
       case "wrong":
-        return yield* new CliFailure({ message: "the POD service refuses podsync's credentials: fix pod.clientKey and pod.clientSecret, then run podsync check again" })
+        return yield* new CliFailure({
+          message: "the POD service refuses podsync's credentials: fix pod.clientKey and pod.clientSecret, then run podsync check again"
+        })
       default:
         break
     }
     const errors = mappings.errors + catalog.errors
     if (errors > 0) {
-      return yield* new CliFailure({ message: `${errors} problem(s) in the mapping files (listed above): fix them, then run podsync check again` })
+      return yield* new CliFailure({
+        message: `${errors} problem(s) in the mapping files (listed above): fix them, then run podsync check again`
+      })
     }
-  })
-).pipe(Command.withDescription("Validate the configuration, the mapping files, and the mapped POD variants"))
+  })).pipe(Command.withDescription("Validate the configuration, the mapping files, and the mapped POD variants"))

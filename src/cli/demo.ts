@@ -50,7 +50,11 @@ export const demoCommand = Command.make(
     }).pipe(
       Effect.flatMap((outcome) =>
         outcome.ending === "timed_out"
-          ? Effect.fail(new CliFailure({ message: `the demo did not finish: ${outcome.progress.outstanding.length} orders are not where it expects them (listed above)` }))
+          ? Effect.fail(
+            new CliFailure({
+              message: `the demo did not finish: ${outcome.progress.outstanding.length} orders are not where it expects them (listed above)`
+            })
+          )
           : Effect.void
       )
     )

@@ -14,7 +14,15 @@ const StoryBody = Schema.Struct({
   heldMessage: Schema.optional(Schema.NullOr(Schema.String)),
   podDraftId: Schema.NullOr(Schema.String),
   podOrderId: Schema.NullOr(Schema.String),
-  events: Schema.Array(Schema.Struct({ at: Schema.String, actor: Schema.String, from: Schema.NullOr(Schema.String), to: Schema.String, reason: Schema.NullOr(Schema.String) })),
+  events: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      actor: Schema.String,
+      from: Schema.NullOr(Schema.String),
+      to: Schema.String,
+      reason: Schema.NullOr(Schema.String)
+    })
+  ),
   shipments: Schema.Array(Schema.Struct({ trackingNo: Schema.String, carrier: Schema.NullOr(Schema.String), pushState: Schema.String }))
 })
 
@@ -33,7 +41,11 @@ export const explainCommand = Command.make(
         const story: OrderStory | undefined = app.database.url
           ? yield* fromDatabase
           : yield* askDaemon(app, "GET", `/explain?ref=${encodeURIComponent(reference)}`, StoryBody).pipe(Effect.orElse(() => fromDatabase))
-        if (story === undefined) return yield* Effect.fail(new CliFailure({ message: `no order ${reference} (expected <store key>:<store order id>, e.g. acme-shopify:5550001)` }))
+        if (story === undefined) {
+          return yield* Effect.fail(
+            new CliFailure({ message: `no order ${reference} (expected <store key>:<store order id>, e.g. acme-shopify:5550001)` })
+          )
+        }
         yield* Console.log(renderStory(story))
       }))
 ).pipe(Command.withDescription("Tell an order's whole story"))

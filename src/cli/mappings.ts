@@ -40,7 +40,9 @@ const storeNamed = (app: AppConfig, k: string) => {
   const store = app.stores.find((s) => s.key === k)
   return store !== undefined
     ? Effect.succeed(store)
-    : Effect.fail(new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` }))
+    : Effect.fail(
+      new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` })
+    )
 }
 
 const storesOf = (app: AppConfig, key: Option.Option<string>) =>
@@ -61,7 +63,13 @@ const loadIntoDatabase = (stores: AppConfig["stores"]) =>
         const stored = yield* repo.load(store.key)
         const previous = stored !== undefined && stored.sourceFile === store.mappings ? stored.table : undefined
         if (read._tag === "Left") {
-          return { storeKey: store.key, file: store.mappings, outcome: "unreadable", rows: previous?.rows.length ?? 0, issues: [read.left.message] } satisfies Report
+          return {
+            storeKey: store.key,
+            file: store.mappings,
+            outcome: "unreadable",
+            rows: previous?.rows.length ?? 0,
+            issues: [read.left.message]
+          } satisfies Report
         }
         const { outcome, table } = chooseTable(read.right, previous)
         const changed = previous === undefined || !sameRows(previous, table)
@@ -145,14 +153,24 @@ const suggestCommand = Command.make(
           Suggestion,
           "60 seconds"
         )
-        const draft = Option.isSome(fromDaemon) ? fromDaemon.value : yield* Effect.zipRight(migrateToLatest, suggestDraft(target.key, target.mappings)).pipe(
-          Effect.provide(Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PodLive(app.pod).pipe(Layer.provide(NodeHttpClient.layerUndici))).pipe(Layer.provideMerge(dbLayer(app)))),
-          Effect.catchTags({
-            MappingFileError: (error) => Effect.fail(new CliFailure({ message: error.message })),
-            PodTransportError: (error) =>
-              Effect.fail(new CliFailure({ message: `the catalog cache is empty and the POD API at ${app.pod.baseUrl} is not reachable (${error.reason}): start the daemon once, or check pod.baseUrl` }))
-          })
-        )
+        const draft = Option.isSome(fromDaemon) ?
+          fromDaemon.value :
+          yield* Effect.zipRight(migrateToLatest, suggestDraft(target.key, target.mappings)).pipe(
+            Effect.provide(
+              Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, PodLive(app.pod).pipe(Layer.provide(NodeHttpClient.layerUndici)))
+                .pipe(Layer.provideMerge(dbLayer(app)))
+            ),
+            Effect.catchTags({
+              MappingFileError: (error) => Effect.fail(new CliFailure({ message: error.message })),
+              PodTransportError: (error) =>
+                Effect.fail(
+                  new CliFailure({
+                    message:
+                      `the catalog cache is empty and the POD API at ${app.pod.baseUrl} is not reachable (${error.reason}): start the daemon once, or check pod.baseUrl`
+                  })
+                )
+            })
+          )
         if (Option.isSome(out)) yield* Effect.promise(() => fs.writeFile(out.value, draft.csv))
         else yield* Console.log(draft.csv.trimEnd())
         const from = [

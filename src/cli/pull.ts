@@ -10,38 +10,51 @@ const Accepted = Schema.Struct({ accepted: Schema.Unknown })
 const storeOption = Options.text("store").pipe(Options.withDescription("only this store (its key)"), Options.optional)
 
 /** `podsync pull [--store KEY]`: pull new and changed orders now (through the running daemon when there is one). */
-export const pullCommand = Command.make("pull", { config: configOption, store: storeOption }, ({ config, store }) =>
-  withConfig(config, (app) =>
-    Effect.gen(function*() {
-      const keys = store._tag === "Some" ? [store.value] : app.stores.map((s) => s.key)
-      const unknown = keys.filter((k) => !app.stores.some((s) => s.key === k))
-      if (unknown.length > 0) return yield* Effect.fail(new CliFailure({ message: `no store "${unknown[0]}" in the configuration` }))
-      const viaDaemon = yield* askDaemon(app, "POST", store._tag === "Some" ? `/pull?store=${encodeURIComponent(store.value)}` : "/pull", Accepted).pipe(
-        Effect.as(true),
-        Effect.orElseSucceed(() => false)
-      )
-      if (viaDaemon) return yield* Console.log(`The running daemon is pulling ${keys.join(", ")}; podsync status shows the result.`)
-      for (const key of keys) {
-        const result = yield* pullStore(key)
-        yield* Console.log(`${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`)
-      }
-    }).pipe(
-      Effect.provide(CommandLive(app))
-    ))
+export const pullCommand = Command.make(
+  "pull",
+  { config: configOption, store: storeOption },
+  ({ config, store }) =>
+    withConfig(config, (app) =>
+      Effect.gen(function*() {
+        const keys = store._tag === "Some" ? [store.value] : app.stores.map((s) => s.key)
+        const unknown = keys.filter((k) => !app.stores.some((s) => s.key === k))
+        if (unknown.length > 0) return yield* Effect.fail(new CliFailure({ message: `no store "${unknown[0]}" in the configuration` }))
+        const viaDaemon = yield* askDaemon(
+          app,
+          "POST",
+          store._tag === "Some" ? `/pull?store=${encodeURIComponent(store.value)}` : "/pull",
+          Accepted
+        ).pipe(
+          Effect.as(true),
+          Effect.orElseSucceed(() => false)
+        )
+        if (viaDaemon) return yield* Console.log(`The running daemon is pulling ${keys.join(", ")}; podsync status shows the result.`)
+        for (const key of keys) {
+          const result = yield* pullStore(key)
+          yield* Console.log(
+            `${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`
+          )
+        }
+      }).pipe(
+        Effect.provide(CommandLive(app))
+      ))
 ).pipe(Command.withDescription("Pull new and changed store orders now"))
 
 /** `podsync reconcile`: follow every order with a draft at the POD service now. */
-export const reconcileCommand = Command.make("reconcile", { config: configOption }, ({ config }) =>
-  withConfig(config, (app) =>
-    Effect.gen(function*() {
-      const viaDaemon = yield* askDaemon(app, "POST", "/reconcile", Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
-      if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
-      const totals = yield* reconcileAll("cli")
-      const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
-        ? ""
-        : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
-      yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
-    }).pipe(
-      Effect.provide(CommandLive(app))
-    ))
+export const reconcileCommand = Command.make(
+  "reconcile",
+  { config: configOption },
+  ({ config }) =>
+    withConfig(config, (app) =>
+      Effect.gen(function*() {
+        const viaDaemon = yield* askDaemon(app, "POST", "/reconcile", Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+        if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
+        const totals = yield* reconcileAll("cli")
+        const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
+          ? ""
+          : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
+        yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
+      }).pipe(
+        Effect.provide(CommandLive(app))
+      ))
 ).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))

@@ -22,7 +22,12 @@ const DAEMON_REPORT_TIMEOUT = "10 minutes"
 const askDaemon = (app: AppConfig, request: ReportRequest) => {
   const params = new URLSearchParams(Object.entries(request).filter((e): e is [string, string] => e[1] !== undefined))
   const path = `/reports/run${params.size > 0 ? `?${params}` : ""}`
-  return askEmbeddedDaemon(app, HttpClientRequest.post(daemonUrl(app, path)), Schema.Struct({ summary: ReportSummary }), DAEMON_REPORT_TIMEOUT).pipe(
+  return askEmbeddedDaemon(
+    app,
+    HttpClientRequest.post(daemonUrl(app, path)),
+    Schema.Struct({ summary: ReportSummary }),
+    DAEMON_REPORT_TIMEOUT
+  ).pipe(
     Effect.map(Option.map((answer) => answer.summary))
   )
 }
@@ -31,11 +36,13 @@ const askDaemon = (app: AppConfig, request: ReportRequest) => {
 const writeHere = (app: AppConfig, request: ReportRequest) =>
   Effect.zipRight(migrateToLatest, Effect.flatMap(ReportService, (reports) => reports.run(request))).pipe(
     Effect.map(({ summary }) => summary),
-    Effect.provide(ReportService.Default(reportServiceConfigOf(app)).pipe(
-      Layer.provideMerge(ExternalApisLive(app)),
-      Layer.provideMerge(NodeHttpClient.layerUndici),
-      Layer.provideMerge(dbLayer(app))
-    )),
+    Effect.provide(
+      ReportService.Default(reportServiceConfigOf(app)).pipe(
+        Layer.provideMerge(ExternalApisLive(app)),
+        Layer.provideMerge(NodeHttpClient.layerUndici),
+        Layer.provideMerge(dbLayer(app))
+      )
+    ),
     Effect.catchTags({
       ReportPeriodError: (error) => Effect.fail(new CliFailure({ message: error.message })),
       UnknownReportStoreError: (error) => Effect.fail(new CliFailure({ message: error.message })),
@@ -55,16 +62,28 @@ export const reportCommand = Command.make(
   "report",
   {
     config: configOption,
-    from: text("from", "start of the period: a date (its midnight in reports.timezone) or an ISO-8601 date-time (default: the previous day)"),
-    to: text("to", "end of the period: a date (included, to its end) or an ISO-8601 date-time (excluded); default now when --from is given"),
+    from: text(
+      "from",
+      "start of the period: a date (its midnight in reports.timezone) or an ISO-8601 date-time (default: the previous day)"
+    ),
+    to: text(
+      "to",
+      "end of the period: a date (included, to its end) or an ISO-8601 date-time (excluded); default now when --from is given"
+    ),
     store: text("store", "only this store (its key)")
   },
   ({ config, from, store, to }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const request: ReportRequest = { from: Option.getOrUndefined(from), to: Option.getOrUndefined(to), store: Option.getOrUndefined(store) }
+        const request: ReportRequest = {
+          from: Option.getOrUndefined(from),
+          to: Option.getOrUndefined(to),
+          store: Option.getOrUndefined(store)
+        }
         if (request.store !== undefined && !app.stores.some((s) => s.key === request.store)) {
-          return yield* new CliFailure({ message: `no store "${request.store}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` })
+          return yield* new CliFailure({
+            message: `no store "${request.store}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})`
+          })
         }
         const fromDaemon = yield* askDaemon(app, request)
         const summary = Option.isSome(fromDaemon) ? fromDaemon.value : yield* writeHere(app, request)

@@ -9,7 +9,10 @@ import { runWooCommerceSimulatorStandalone } from "../simulator/woocommerce/inde
 
 // The example config's defaults point at these ports, so `simulate` and the example work together as they are.
 const port = (name: string, description: string, fallback: number) =>
-  Options.integer(name).pipe(Options.withDescription(`${description} (default ${fallback}; 0: any free port)`), Options.withDefault(fallback))
+  Options.integer(name).pipe(
+    Options.withDescription(`${description} (default ${fallback}; 0: any free port)`),
+    Options.withDefault(fallback)
+  )
 
 const hostOption = Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("127.0.0.1"))
 
@@ -32,7 +35,9 @@ export const simulateCommand = Command.make(
     jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront", 9104),
     noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit")),
     podAuthHeaders: Options.choice("pod-auth-headers", ["both", "gearment", "x-api"] as const).pipe(
-      Options.withDescription("the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only"),
+      Options.withDescription(
+        "the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only"
+      ),
       Options.withDefault("both" as const)
     )
   },

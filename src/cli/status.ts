@@ -52,17 +52,21 @@ const budgetLines = (budget: NonNullable<StatusReport["budget"]>) => {
 /** The status report as tables for a person. Pure. */
 export const renderStatus = (status: StatusReport, source: string): string => {
   const lines = [`podsync status (${source}, ${status.generatedAt})`, "", "Orders by store and state:"]
-  lines.push(status.orders.length === 0
-    ? "  no orders yet"
-    : table([["store", "state", "orders"], ...status.orders.map((o) => [o.storeKey, o.state, String(o.count)])]))
+  lines.push(
+    status.orders.length === 0
+      ? "  no orders yet"
+      : table([["store", "state", "orders"], ...status.orders.map((o) => [o.storeKey, o.state, String(o.count)])])
+  )
 
   lines.push("", "Needs a person (podsync explain <reference> tells an order's story):")
-  lines.push(status.attention.length === 0
-    ? "  nothing"
-    : table([
-      ["store", "what", "orders", "oldest", "oldest order", "what to do"],
-      ...status.attention.map((a) => [a.storeKey, a.what, String(a.count), formatAge(a.oldestAgeSeconds), a.oldestReferenceId, a.action])
-    ]))
+  lines.push(
+    status.attention.length === 0
+      ? "  nothing"
+      : table([
+        ["store", "what", "orders", "oldest", "oldest order", "what to do"],
+        ...status.attention.map((a) => [a.storeKey, a.what, String(a.count), formatAge(a.oldestAgeSeconds), a.oldestReferenceId, a.action])
+      ])
+  )
 
   lines.push("", "Queues (orders due now):")
   lines.push(table([
@@ -71,12 +75,14 @@ export const renderStatus = (status: StatusReport, source: string): string => {
   ]))
 
   lines.push("", "Pulls:")
-  lines.push(status.pulls.length === 0
-    ? "  no store configured"
-    : table([
-      ["store", "last pull", "ago"],
-      ...status.pulls.map((p) => [p.storeKey, p.lastPullAt ?? "never", p.ageSeconds === null ? "-" : formatAge(p.ageSeconds)])
-    ]))
+  lines.push(
+    status.pulls.length === 0
+      ? "  no store configured"
+      : table([
+        ["store", "last pull", "ago"],
+        ...status.pulls.map((p) => [p.storeKey, p.lastPullAt ?? "never", p.ageSeconds === null ? "-" : formatAge(p.ageSeconds)])
+      ])
+  )
 
   if (status.budget !== null) lines.push("", ...budgetLines(status.budget))
 
@@ -96,16 +102,19 @@ export const renderStatus = (status: StatusReport, source: string): string => {
 }
 
 /** `podsync status`: orders per state per store, what needs a person, queues, pulls and the rate budget. */
-export const statusCommand = Command.make("status", { config: configOption }, ({ config }) =>
-  withConfig(config, (app) =>
-    Effect.gen(function*() {
-      // The daemon adds what only it knows (who waits for the budget, traffic since start).
-      const status = yield* fromDaemon(app).pipe(
-        Effect.map((s) => ({ status: s, source: "running daemon" })),
-        Effect.orElse(() =>
-          Effect.map(fromDatabase(app), (s) => ({ status: s, source: app.database.url ? "database" : "embedded database" }))
+export const statusCommand = Command.make(
+  "status",
+  { config: configOption },
+  ({ config }) =>
+    withConfig(config, (app) =>
+      Effect.gen(function*() {
+        // The daemon adds what only it knows (who waits for the budget, traffic since start).
+        const status = yield* fromDaemon(app).pipe(
+          Effect.map((s) => ({ status: s, source: "running daemon" })),
+          Effect.orElse(() =>
+            Effect.map(fromDatabase(app), (s) => ({ status: s, source: app.database.url ? "database" : "embedded database" }))
+          )
         )
-      )
-      yield* Console.log(renderStatus(status.status, status.source))
-    }))
+        yield* Console.log(renderStatus(status.status, status.source))
+      }))
 ).pipe(Command.withDescription("Show orders by state and store, what needs a person, queues and the rate budget"))

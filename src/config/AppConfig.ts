@@ -109,7 +109,9 @@ const pullWindow = (maxPageSize: number) => ({
 
 const ShopifySection = Schema.Struct({
   shop: Schema.NonEmptyTrimmedString.pipe(
-    Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, { message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com" })
+    Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, {
+      message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com"
+    })
   ),
   accessToken: Secret,
   ...WebhookSecrets,
@@ -214,7 +216,12 @@ export type StoreConfig = typeof StoreConfig.Type
 
 export const AppConfig = Schema.Struct({
   database: withDefault(
-    Schema.Struct({ url: Schema.optionalWith(Schema.Redacted(Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\//, { message: () => "expected a postgres:// URL" }))), { exact: true }) }),
+    Schema.Struct({
+      url: Schema.optionalWith(
+        Schema.Redacted(Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\//, { message: () => "expected a postgres:// URL" }))),
+        { exact: true }
+      )
+    }),
     () => ({})
   ),
   dataDir: withDefault(Schema.NonEmptyTrimmedString, () => "./data"),
@@ -245,7 +252,13 @@ export const AppConfig = Schema.Struct({
       noDraftAfterMinutes: withDefault(IntLike.pipe(Schema.between(1, 10_080)), () => 30),
       notCheckedOutAfterHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 24)
     }),
-    () => ({ dir: "./reports", formats: ["html", "csv", "json"] as const, timezone: "UTC", noDraftAfterMinutes: 30, notCheckedOutAfterHours: 24 })
+    () => ({
+      dir: "./reports",
+      formats: ["html", "csv", "json"] as const,
+      timezone: "UTC",
+      noDraftAfterMinutes: 30,
+      notCheckedOutAfterHours: 24
+    })
   )
 }).pipe(
   Schema.filter((config) => {

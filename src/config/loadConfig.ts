@@ -26,8 +26,7 @@ export const resolveConfigPath = (flag: Option.Option<string>, env: NodeJS.Proce
 
 /** `stores[1].shopify.shop` from ["stores", 1, "shopify", "shop"]. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>((out, key) =>
-    typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`, "")
+  path.reduce<string>((out, key) => typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`, "")
 
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 const ONLY_PLACEHOLDER = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/
@@ -80,10 +79,12 @@ export const parseConfig = (
     // Later YAML errors cascade from the first; the first is the one to fix.
     const position = syntax.linePos ? `line ${syntax.linePos[0].line}, column ${syntax.linePos[0].col}` : ""
     const hint = text.includes("${") ? " (a ${NAME} inside { } or [ ] must be quoted)" : ""
-    return Either.left(new ConfigError({
-      file,
-      issues: [{ path: position, message: `YAML syntax error: ${syntax.message.split(/ at line \d+/)[0] ?? syntax.message}${hint}` }]
-    }))
+    return Either.left(
+      new ConfigError({
+        file,
+        issues: [{ path: position, message: `YAML syntax error: ${syntax.message.split(/ at line \d+/)[0] ?? syntax.message}${hint}` }]
+      })
+    )
   }
   const envIssues: Array<ConfigIssue> = []
   const raw = interpolateEnv(document.toJS() ?? {}, env, envIssues)

@@ -43,8 +43,10 @@ const makeShape = (dialect: DbShape["dialect"], kysely: Kysely<Database>): DbSha
   const current = FiberRef.unsafeMake<Option.Option<Kysely<Database>>>(Option.none())
 
   const use: DbShape["use"] = (f) =>
-    Effect.flatMap(FiberRef.get(current), (trx) =>
-      Effect.tryPromise({ try: () => f(Option.getOrElse(trx, () => kysely)), catch: wrap("query") }))
+    Effect.flatMap(
+      FiberRef.get(current),
+      (trx) => Effect.tryPromise({ try: () => f(Option.getOrElse(trx, () => kysely)), catch: wrap("query") })
+    )
 
   const transaction: DbShape["transaction"] = (effect) =>
     Effect.flatMap(FiberRef.get(current), (outer) =>

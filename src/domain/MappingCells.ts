@@ -22,8 +22,7 @@ const LOCATION_COLUMNS = Object.fromEntries(
   (Object.entries(PRINT_COLUMNS) as Array<[PrintColumn, PrintLocation]>).map(([column, location]) => [location, column])
 ) as Record<PrintLocation, PrintColumn>
 
-export const designCell = (source: DesignSource): string =>
-  source._tag === "Url" ? source.url : `{{attr ${source.name}}}`
+export const designCell = (source: DesignSource): string => source._tag === "Url" ? source.url : `{{attr ${source.name}}}`
 
 /** The inverse of `designCell`: cells were validated when the file was parsed. */
 export const designOfCell = (cell: string): DesignSource => {

@@ -20,7 +20,9 @@ const FORM = /^[a-z0-9-]+:[\s\S]+$/
 
 export const ReferenceId = Schema.String.pipe(
   Schema.filter((text) => FORM.test(text) || "expected <store key>:<store order id>, the store key of [a-z0-9-]+"),
-  Schema.filter((text) => lengthOf(text) <= MAX_LENGTH || `expected at most ${MAX_LENGTH} characters (the POD service's limit), got ${lengthOf(text)}`),
+  Schema.filter((text) =>
+    lengthOf(text) <= MAX_LENGTH || `expected at most ${MAX_LENGTH} characters (the POD service's limit), got ${lengthOf(text)}`
+  ),
   Schema.brand("ReferenceId"),
   Schema.annotations({ identifier: "ReferenceId", description: "a POD draft's reference_id: <store key>:<store order id>" })
 )

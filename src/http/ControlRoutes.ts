@@ -9,27 +9,36 @@ import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
  * [?store=KEY], POST /reconcile, GET /explain?ref=<store key>:<order id>.
  */
 export const ControlRoutes = HttpRouter.empty.pipe(
-  HttpRouter.post("/pull", Effect.gen(function*() {
-    if (!(yield* fromLoopback)) return loopbackOnly("/pull")
-    const store = yield* stringParam("store")
-    const triggers = yield* PipelineTriggers
-    // "*" asks the pull worker for every configured store.
-    yield* triggers.storeChanged(store ?? "*")
-    return HttpServerResponse.unsafeJson({ accepted: store ?? "all stores" }, { status: 202 })
-  })),
-  HttpRouter.post("/reconcile", Effect.gen(function*() {
-    if (!(yield* fromLoopback)) return loopbackOnly("/reconcile")
-    const triggers = yield* PipelineTriggers
-    if (triggers.reconcileNow !== undefined) yield* triggers.reconcileNow
-    return HttpServerResponse.unsafeJson({ accepted: true }, { status: 202 })
-  })),
-  HttpRouter.get("/explain", Effect.gen(function*() {
-    if (!(yield* fromLoopback)) return loopbackOnly("/explain")
-    const ref = yield* stringParam("ref")
-    if (ref === undefined) return HttpServerResponse.unsafeJson({ error: "give ?ref=<store key>:<store order id>" }, { status: 400 })
-    const story = yield* explainOrder(ref)
-    return story === undefined
-      ? HttpServerResponse.unsafeJson({ error: `no order ${ref}` }, { status: 404 })
-      : HttpServerResponse.unsafeJson(story)
-  }))
+  HttpRouter.post(
+    "/pull",
+    Effect.gen(function*() {
+      if (!(yield* fromLoopback)) return loopbackOnly("/pull")
+      const store = yield* stringParam("store")
+      const triggers = yield* PipelineTriggers
+      // "*" asks the pull worker for every configured store.
+      yield* triggers.storeChanged(store ?? "*")
+      return HttpServerResponse.unsafeJson({ accepted: store ?? "all stores" }, { status: 202 })
+    })
+  ),
+  HttpRouter.post(
+    "/reconcile",
+    Effect.gen(function*() {
+      if (!(yield* fromLoopback)) return loopbackOnly("/reconcile")
+      const triggers = yield* PipelineTriggers
+      if (triggers.reconcileNow !== undefined) yield* triggers.reconcileNow
+      return HttpServerResponse.unsafeJson({ accepted: true }, { status: 202 })
+    })
+  ),
+  HttpRouter.get(
+    "/explain",
+    Effect.gen(function*() {
+      if (!(yield* fromLoopback)) return loopbackOnly("/explain")
+      const ref = yield* stringParam("ref")
+      if (ref === undefined) return HttpServerResponse.unsafeJson({ error: "give ?ref=<store key>:<store order id>" }, { status: 400 })
+      const story = yield* explainOrder(ref)
+      return story === undefined
+        ? HttpServerResponse.unsafeJson({ error: `no order ${ref}` }, { status: 404 })
+        : HttpServerResponse.unsafeJson(story)
+    })
+  )
 )

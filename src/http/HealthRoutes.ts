@@ -27,7 +27,15 @@ export const HealthRoutes = HttpRouter.empty.pipe(
         ready,
         database,
         ...(troubles.length > 0
-          ? { failing: troubles.map((t) => ({ dependency: t.dependency, operation: t.operation, since: t.since.toISOString(), failures: t.failures, message: t.message })) }
+          ? {
+            failing: troubles.map((t) => ({
+              dependency: t.dependency,
+              operation: t.operation,
+              since: t.since.toISOString(),
+              failures: t.failures,
+              message: t.message
+            }))
+          }
           : {})
       }, { status: ok ? 200 : 503 })
     })

@@ -7,8 +7,10 @@ import { Effect, Option } from "effect"
  */
 const isLoopback = (address: string) => address === "::1" || /^(::ffff:)?127\./.test(address)
 
-export const fromLoopback = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-  Option.match(request.remoteAddress, { onNone: () => false, onSome: isLoopback }))
+export const fromLoopback = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => Option.match(request.remoteAddress, { onNone: () => false, onSome: isLoopback })
+)
 
 export const loopbackOnly = (what: string) =>
   HttpServerResponse.unsafeJson({ error: `only callers on this machine may use ${what}` }, { status: 403 })

@@ -22,7 +22,10 @@ export const MappingRoutes = HttpRouter.empty.pipe(
       const mappings = yield* MappingStore
       return yield* mappings.reload(store).pipe(
         Effect.map((reports) => HttpServerResponse.unsafeJson({ reports })),
-        Effect.catchTag("UnknownStoreError", (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 404 })))
+        Effect.catchTag(
+          "UnknownStoreError",
+          (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 404 }))
+        )
       )
     })
   ),

@@ -49,7 +49,9 @@ export const statusResponse = Effect.gen(function*() {
   Effect.catchTags({
     DbError: (error) =>
       Effect.logWarning("GET /status: the database did not answer", error.message).pipe(
-        Effect.as(HttpServerResponse.unsafeJson({ error: "unavailable", detail: "the database did not answer; retry shortly" }, { status: 503 }))
+        Effect.as(
+          HttpServerResponse.unsafeJson({ error: "unavailable", detail: "the database did not answer; retry shortly" }, { status: 503 })
+        )
       ),
     ParseError: (error) => Effect.die(error)
   })

@@ -40,7 +40,9 @@ export interface PodWebhookVerification {
  * `pod.clientKey` (the service sends the key of the credential that signed); a configuration with
  * its own signing key and no client key checks no client key, as before.
  */
-export const podWebhookVerification = (pod: Pick<AppConfig["pod"], "clientKey" | "clientSecret" | "webhooks">): Option.Option<PodWebhookVerification> => {
+export const podWebhookVerification = (
+  pod: Pick<AppConfig["pod"], "clientKey" | "clientSecret" | "webhooks">
+): Option.Option<PodWebhookVerification> => {
   const webhooks = pod.webhooks
   if (webhooks === undefined) return Option.none()
   const clientKey = webhooks.clientKey ?? (webhooks.signingKey === undefined ? pod.clientKey : undefined)
@@ -64,16 +66,21 @@ export class PodWebhookSettings extends Context.Tag("podsync/PodWebhookSettings"
 const outcomes = new WeakMap<HttpServerResponse.HttpServerResponse, WebhookOutcome>()
 const answer = (status: number, body: Readonly<Record<string, unknown>>) => {
   const response = HttpServerResponse.unsafeJson(body, { status })
-  const outcome: WebhookOutcome = status === 413 ? "too_large" : status === 503 ? "unavailable" : status >= 400 ? "rejected"
-    : body.status === "duplicate" ? "duplicate" : body.ignored !== undefined ? "ignored" : "accepted"
+  const outcome: WebhookOutcome = status === 413 ? "too_large" : status === 503 ? "unavailable" : status >= 400 ?
+    "rejected"
+    : body.status === "duplicate"
+    ? "duplicate"
+    : body.ignored !== undefined
+    ? "ignored"
+    : "accepted"
   outcomes.set(response, outcome)
   return response
 }
 
 /** Counts the outcome of one delivery to `source` (a store key, or "pod"). */
-const counted = <RS>(source: Effect.Effect<string, never, RS>) => <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.tap(handler, (response) =>
-    Effect.flatMap(source, (name) => recordWebhookDelivery(name, outcomes.get(response) ?? "accepted")))
+const counted =
+  <RS>(source: Effect.Effect<string, never, RS>) => <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.tap(handler, (response) => Effect.flatMap(source, (name) => recordWebhookDelivery(name, outcomes.get(response) ?? "accepted")))
 
 const tooLarge = answer(413, { error: "payload_too_large", detail: `webhook bodies are limited to ${MAX_WEBHOOK_BODY_BYTES} bytes` })
 
@@ -95,7 +102,9 @@ const readBody = Effect.gen(function*() {
     Effect.map(({ kept, size }) =>
       size > MAX_WEBHOOK_BODY_BYTES ? Either.left(tooLarge) : Either.right(new Uint8Array(Buffer.concat(kept)))
     ),
-    Effect.catchAll(() => Effect.succeed(Either.left(answer(400, { error: "unreadable_body", detail: "the request body could not be read" }))))
+    Effect.catchAll(() =>
+      Effect.succeed(Either.left(answer(400, { error: "unreadable_body", detail: "the request body could not be read" })))
+    )
   )
 })
 
@@ -179,11 +188,16 @@ const withoutApiKey = (payload: unknown): unknown =>
     : payload
 
 /** What to do with a verified POD delivery: tell the pipeline, or why there is nothing to tell it. */
-const podFollowUp = (webhook: VerifiedPodWebhook, triggers: PipelineTriggers["Type"]): { readonly followUp: Effect.Effect<void>; readonly ignored?: string } => {
+const podFollowUp = (
+  webhook: VerifiedPodWebhook,
+  triggers: PipelineTriggers["Type"]
+): { readonly followUp: Effect.Effect<void>; readonly ignored?: string } => {
   const nothing = (ignored: string, message: string) => ({ followUp: Effect.logInfo(message), ignored })
   if (webhook.payload === undefined) return nothing("not_json", "POD webhook body is not JSON; stored, nothing to follow up")
   // Variant events and types podsync does not know: recorded, never refused, not acted on.
-  if (!isActedOn(webhook.event)) return nothing("event_not_acted_on", `POD webhook of type ${webhook.topic ?? "(none)"} is not one podsync acts on; stored`)
+  if (!isActedOn(webhook.event)) {
+    return nothing("event_not_acted_on", `POD webhook of type ${webhook.topic ?? "(none)"} is not one podsync acts on; stored`)
+  }
   if (webhook.podOrderId === undefined && webhook.referenceId === undefined) {
     return nothing("no_order", "POD webhook names no order; stored, nothing to follow up")
   }
@@ -223,5 +237,8 @@ const podWebhook = Effect.gen(function*() {
  */
 export const WebhookRoutes = HttpRouter.empty.pipe(
   HttpRouter.post("/webhooks/pod", counted(Effect.succeed(POD_SOURCE))(podWebhook)),
-  HttpRouter.post("/webhooks/:storeKey", counted(Effect.map(HttpRouter.params, (p) => p.storeKey ?? "unknown").pipe(Effect.orElseSucceed(() => "unknown")))(storeWebhook))
+  HttpRouter.post(
+    "/webhooks/:storeKey",
+    counted(Effect.map(HttpRouter.params, (p) => p.storeKey ?? "unknown").pipe(Effect.orElseSucceed(() => "unknown")))(storeWebhook)
+  )
 )

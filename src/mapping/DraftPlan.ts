@@ -75,8 +75,14 @@ const describeLine = (line: NormalizedLine) =>
 
 const STOCK_HOLDS: Record<string, { code: HoldCode; words: string }> = {
   VENDOR_CATALOG_VARIANT_STOCK_LABEL_DISCONTINUED: { code: "discontinued", words: "is discontinued: map the item to another POD variant" },
-  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK: { code: "out_of_stock", words: "is out of stock; the order is released when it is back" },
-  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D: { code: "out_of_stock", words: "is out of stock (expected back within 5 days); the order is released when it is back" }
+  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK: {
+    code: "out_of_stock",
+    words: "is out of stock; the order is released when it is back"
+  },
+  VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D: {
+    code: "out_of_stock",
+    words: "is out of stock (expected back within 5 days); the order is released when it is back"
+  }
 }
 
 const attributeValue = (line: NormalizedLine, name: string) =>
@@ -97,7 +103,11 @@ const planLine = (
     const entry = catalog(pod)
     const hold = entry === undefined ? undefined : STOCK_HOLDS[entry.stockLabel]
     if (hold !== undefined) {
-      problems.push({ code: hold.code, lineId: line.lineId, message: `${describeLine(line)}: ${podName} (${entry?.name ?? "?"}) ${hold.words}` })
+      problems.push({
+        code: hold.code,
+        lineId: line.lineId,
+        message: `${describeLine(line)}: ${podName} (${entry?.name ?? "?"}) ${hold.words}`
+      })
       return undefined
     }
   }
@@ -109,9 +119,17 @@ const planLine = (
     }
     const value = attributeValue(line, print.source.name)
     if (value === undefined || value === "") {
-      problems.push({ code: "missing_design", lineId: line.lineId, message: `${describeLine(line)} has no "${print.source.name}" custom attribute, which mapping line ${row.line} uses as its design` })
+      problems.push({
+        code: "missing_design",
+        lineId: line.lineId,
+        message: `${describeLine(line)} has no "${print.source.name}" custom attribute, which mapping line ${row.line} uses as its design`
+      })
     } else if (!/^https?:\/\/\S+$/i.test(value)) {
-      problems.push({ code: "missing_design", lineId: line.lineId, message: `${describeLine(line)}: its "${print.source.name}" attribute is not a design URL ("${value.slice(0, 80)}")` })
+      problems.push({
+        code: "missing_design",
+        lineId: line.lineId,
+        message: `${describeLine(line)}: its "${print.source.name}" attribute is not a design URL ("${value.slice(0, 80)}")`
+      })
     } else {
       printing.push({ location_code: print.location, url: value })
     }
@@ -125,9 +143,17 @@ const planLine = (
 }
 
 const ADDRESS_LABELS: Record<string, string> = {
-  first_name: "first name", last_name: "last name", company: "company", street_1: "address line 1", street_2: "address line 2",
-  state_code: "state/province code", state_name: "state/province", city: "city", zip_code: "postal code",
-  country_code: "country code", phone_no: "phone"
+  first_name: "first name",
+  last_name: "last name",
+  company: "company",
+  street_1: "address line 1",
+  street_2: "address line 2",
+  state_code: "state/province code",
+  state_name: "state/province",
+  city: "city",
+  zip_code: "postal code",
+  country_code: "country code",
+  phone_no: "phone"
 }
 
 const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "all" })
@@ -163,12 +189,20 @@ export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem
       const value = (candidate as Record<string, unknown>)[field]
       const label = ADDRESS_LABELS[field] ?? field
       const detail = typeof value === "string" && value !== "" ? ` (it is "${value}", ${value.length} characters)` : " (it is empty)"
-      problems.push({ code: "address", message: `shipping address ${label} (${field}) does not meet the POD service's limit: ${issue.message.split(", actual")[0]}${detail}; fix the address in the store` })
+      problems.push({
+        code: "address",
+        message: `shipping address ${label} (${field}) does not meet the POD service's limit: ${
+          issue.message.split(", actual")[0]
+        }${detail}; fix the address in the store`
+      })
     }
     return undefined
   }
   if (decoded.right.phone_no !== undefined && !PHONE.test(decoded.right.phone_no)) {
-    problems.push({ code: "address", message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; fix it in the store` })
+    problems.push({
+      code: "address",
+      message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; fix it in the store`
+    })
     return undefined
   }
   return decoded.right
@@ -204,19 +238,29 @@ const giftMessageOf = (order: NormalizedOrder) =>
 const referenceProblem = (error: ReferenceId.ReferenceIdError): HoldProblem => ({
   code: "reference_too_long",
   message: error.problem === "too_long"
-    ? `the store's order id is ${ReferenceId.lengthOf(error.storeOrderId)} characters long: with the store key "${error.storeKey}" its reference id ` +
+    ? `the store's order id is ${
+      ReferenceId.lengthOf(error.storeOrderId)
+    } characters long: with the store key "${error.storeKey}" its reference id ` +
       `would be ${error.length} characters, more than the ${ReferenceId.MAX_LENGTH} the POD service accepts, so podsync cannot draft it. Create ` +
       `this order at the POD service by hand; if the store's order ids are often this long, use a shorter store key in the config ` +
       `(only for a new store: a key must not change once its orders have drafts)`
     : `the order has no usable store order id (${error.message}): create it at the POD service by hand`
 })
 
-export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: CatalogLookup | undefined, settings: StoreSettings): DraftPlan => {
+export const planDraft = (
+  order: NormalizedOrder,
+  table: MappingTable,
+  catalog: CatalogLookup | undefined,
+  settings: StoreSettings
+): DraftPlan => {
   if (order.cancelled) return { _tag: "Cancelled" }
   const problems: Array<HoldProblem> = []
   const eligible = settings.eligibleFinancialStatuses.map((s) => s.toLowerCase())
   if (!eligible.includes(order.financialStatus)) {
-    problems.push({ code: "unpaid", message: `financial status is "${order.financialStatus}", not one of ${eligible.join(", ")}: it is drafted once paid` })
+    problems.push({
+      code: "unpaid",
+      message: `financial status is "${order.financialStatus}", not one of ${eligible.join(", ")}: it is drafted once paid`
+    })
   }
 
   const toShip = order.lines.filter((l) => l.fulfillableQuantity > 0 && l.requiresShipping)
@@ -226,7 +270,11 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
   for (const line of toShip) {
     const row = findRow(table, line)
     if (row === undefined) {
-      problems.push({ code: "unmatched", lineId: line.lineId, message: `no mapping row for ${describeLine(line)}: add its variant id or SKU to the store's mapping file` })
+      problems.push({
+        code: "unmatched",
+        lineId: line.lineId,
+        message: `no mapping row for ${describeLine(line)}: add its variant id or SKU to the store's mapping file`
+      })
       continue
     }
     if (row.ignore) {
@@ -243,7 +291,10 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
     }
   }
   if (problems.length === 0 && items.length === 0) {
-    return { _tag: "NotPod", message: toShip.length === 0 ? "nothing left to ship" : `all ${ignored} items are marked ignore in the mapping (fulfilled elsewhere)` }
+    return {
+      _tag: "NotPod",
+      message: toShip.length === 0 ? "nothing left to ship" : `all ${ignored} items are marked ignore in the mapping (fulfilled elsewhere)`
+    }
   }
   const referenceId = ReferenceId.make(settings.storeKey, order.storeOrderId)
   if (Either.isLeft(referenceId)) problems.push(referenceProblem(referenceId.left))
@@ -255,7 +306,9 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
   }
   const first = problems[0]
   if (first !== undefined) {
-    const message = problems.length === 1 ? first.message : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
+    const message = problems.length === 1
+      ? first.message
+      : `${problems.length} problems: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`
     return { _tag: "Held", code: first.code, message, problems }
   }
   if (address === undefined || Either.isLeft(referenceId)) {
@@ -274,7 +327,12 @@ export const planDraft = (order: NormalizedOrder, table: MappingTable, catalog: 
       shipping_method: shippingMethod,
       line_items: items,
       ...(billing?.iossNumber || billing?.taxNumber
-        ? { billing_option: { ...(billing.iossNumber ? { ioss_number: billing.iossNumber } : {}), ...(billing.taxNumber ? { tax_number: billing.taxNumber } : {}) } }
+        ? {
+          billing_option: {
+            ...(billing.iossNumber ? { ioss_number: billing.iossNumber } : {}),
+            ...(billing.taxNumber ? { tax_number: billing.taxNumber } : {})
+          }
+        }
         : {}),
       ...(gift !== undefined ? { gift_message_body: gift } : {})
     }

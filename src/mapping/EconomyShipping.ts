@@ -43,7 +43,9 @@ export const economyDestination = (address: {
 }): EconomyDestination => {
   const country = address.country_code.toUpperCase()
   const state = (address.state_code ?? "").toUpperCase()
-  if (country !== "US") return { _tag: "Refused", why: `it ships to ${country || "an address without a country"}, and Economy ships within the US only` }
+  if (country !== "US") {
+    return { _tag: "Refused", why: `it ships to ${country || "an address without a country"}, and Economy ships within the US only` }
+  }
   if (MILITARY_STATES.has(state)) return { _tag: "Refused", why: `it ships to a military address (${state}), which Economy does not serve` }
   if (OFFSHORE_STATES.has(state)) return { _tag: "Refused", why: `it ships to ${state}, an offshore destination Economy does not serve` }
   const zip5 = zip5Of(address.zip_code)
@@ -51,7 +53,9 @@ export const economyDestination = (address: {
 }
 
 /** Why planning holds an Economy order before any call, in the seller's words; undefined when its ZIP is to be checked. */
-export const economyDestinationProblem = (destination: EconomyDestination): { readonly code: "economy_unavailable" | "address"; readonly message: string } | undefined => {
+export const economyDestinationProblem = (
+  destination: EconomyDestination
+): { readonly code: "economy_unavailable" | "address"; readonly message: string } | undefined => {
   switch (destination._tag) {
     case "Zip":
       return undefined
@@ -100,7 +104,12 @@ export type EconomyDecision =
   /** Not Economy, or Economy to a covered ZIP: draft as planned (`note`: said in the order's story). */
   | { readonly _tag: "AsPlanned"; readonly note?: string }
   /** Uncovered, policy `standard`: draft this instead, and say so in the order's story. */
-  | { readonly _tag: "AsStandard"; readonly draft: CreateDraftInput; readonly reason: string; readonly data: Readonly<Record<string, string>> }
+  | {
+    readonly _tag: "AsStandard"
+    readonly draft: CreateDraftInput
+    readonly reason: string
+    readonly data: Readonly<Record<string, string>>
+  }
   /** Uncovered, policy `hold`. */
   | { readonly _tag: "Hold"; readonly details: EconomyHoldDetails; readonly recheckAt: Date }
   /** The coverage could not be asked, and the policy is `hold`: try again later. */
@@ -129,7 +138,10 @@ export const decideEconomyShipping = (
     const why = `the Economy coverage of ZIP ${zip} could not be checked${coverage === undefined ? "" : ` (${coverage.error})`}`
     return policy === "hold"
       ? { _tag: "Wait", why }
-      : { _tag: "AsPlanned", note: `${why}: sent as Economy; the POD service moves it to Standard itself if its carrier does not serve the ZIP` }
+      : {
+        _tag: "AsPlanned",
+        note: `${why}: sent as Economy; the POD service moves it to Standard itself if its carrier does not serve the ZIP`
+      }
   }
   if (coverage._tag === "Covered") return { _tag: "AsPlanned" }
   if (policy === "standard") {
@@ -173,7 +185,9 @@ export const economyHoldStands = (
   const recheckAt = typeof held?.recheckAt === "string" ? Date.parse(held.recheckAt) : Number.NaN
   const zip = economyZipOfDraft(planned)
   if (zip === undefined || zip !== held?.zip) return { release: "released: the order no longer ships Economy to the ZIP it was held for" }
-  if (policy === "standard") return { release: `released: the store's shipping.economyUncovered is now "standard", so it is sent as Standard` }
+  if (policy === "standard") {
+    return { release: `released: the store's shipping.economyUncovered is now "standard", so it is sent as Standard` }
+  }
   if (Number.isNaN(recheckAt) || nowMs >= recheckAt) return { release: `released to check the Economy coverage of ZIP ${zip} again` }
   return { lookAgainAt: new Date(Math.min(recheckAt, nowMs + ECONOMY_HOLD_LOOK_MS)) }
 }
@@ -191,7 +205,9 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
   METHOD_FAST_SHIP: "Fast Ship",
   METHOD_STAMP: "Stamp"
 }
-const methodName = (method: string | undefined) => (method === undefined || method === "" ? "another method" : METHOD_NAMES[method] ?? method)
+const methodName = (
+  method: string | undefined
+) => (method === undefined || method === "" ? "another method" : METHOD_NAMES[method] ?? method)
 
 /**
  * The `shipping_substitution` a new draft came back with, for its story: the service changed the
@@ -222,5 +238,8 @@ export const draftedShipping = (
   ].filter((part) => part !== undefined).join("; ")
   if (decision._tag === "AsStandard") return { reason, substitution: decision.data }
   if (byService === undefined || substitution === undefined) return { reason }
-  return { reason, substitution: { from: substitution.from ?? "", to: substitution.to ?? "", reason: substitution.reason ?? "", by: "pod" } }
+  return {
+    reason,
+    substitution: { from: substitution.from ?? "", to: substitution.to ?? "", reason: substitution.reason ?? "", by: "pod" }
+  }
 }

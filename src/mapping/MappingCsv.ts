@@ -34,7 +34,13 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   let parsed: Array<{ record: Array<string>; info: { lines: number } }>
   try {
     // `info` gives each record's own line: blank lines are skipped and quoted fields may span lines.
-    parsed = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true, trim: true, info: true }) as unknown as typeof parsed
+    parsed = parse(text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      bom: true,
+      trim: true,
+      info: true
+    }) as unknown as typeof parsed
   } catch (error) {
     const line = (error as { lines?: number }).lines ?? 1
     return { table: buildTable([]), issues: [{ line, column: undefined, message: `CSV syntax: ${(error as Error).message}` }] }
@@ -66,8 +72,9 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
     const podVariant = cell("pod_variant_id")
     const podLegacy = cell("pod_legacy_id")
     let pod: MappingRow["pod"]
-    if (podVariant !== undefined && podLegacy !== undefined) issue("pod_variant_id", "give exactly one of pod_variant_id and pod_legacy_id, not both")
-    else if (podVariant !== undefined) pod = { variantId: podVariant }
+    if (podVariant !== undefined && podLegacy !== undefined) {
+      issue("pod_variant_id", "give exactly one of pod_variant_id and pod_legacy_id, not both")
+    } else if (podVariant !== undefined) pod = { variantId: podVariant }
     else if (podLegacy !== undefined) {
       if (!/^\d+$/.test(podLegacy)) issue("pod_legacy_id", `expected a whole number, got "${podLegacy}"`)
       pod = { legacyId: podLegacy }
@@ -85,7 +92,9 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
       issue("print_front", "a POD item needs a front or a back design (print_front or print_back)")
     }
     const barcodeUrl = cell("barcode_url")
-    if (barcodeUrl !== undefined && !/^https?:\/\/\S+$/i.test(barcodeUrl)) issue("barcode_url", `expected an http(s) URL, got "${barcodeUrl}"`)
+    if (barcodeUrl !== undefined && !/^https?:\/\/\S+$/i.test(barcodeUrl)) {
+      issue("barcode_url", `expected an http(s) URL, got "${barcodeUrl}"`)
+    }
 
     if (rowIssues.length > 0) issues.push(...rowIssues)
     else {
@@ -103,9 +112,19 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   const table = buildTable(rows)
   for (const row of rows) {
     if (row.storeVariantId !== undefined && table.byVariantId.get(row.storeVariantId) !== row) {
-      issues.push({ line: row.line, column: "store_variant_id", message: `variant ${row.storeVariantId} is mapped again (first on line ${table.byVariantId.get(row.storeVariantId)?.line}); the first row wins` })
+      issues.push({
+        line: row.line,
+        column: "store_variant_id",
+        message: `variant ${row.storeVariantId} is mapped again (first on line ${
+          table.byVariantId.get(row.storeVariantId)?.line
+        }); the first row wins`
+      })
     } else if (row.storeVariantId === undefined && row.storeSku !== undefined && table.bySku.get(row.storeSku) !== row) {
-      issues.push({ line: row.line, column: "store_sku", message: `SKU ${row.storeSku} is mapped again (first on line ${table.bySku.get(row.storeSku)?.line}); the first row wins` })
+      issues.push({
+        line: row.line,
+        column: "store_sku",
+        message: `SKU ${row.storeSku} is mapped again (first on line ${table.bySku.get(row.storeSku)?.line}); the first row wins`
+      })
     }
   }
   return { table, issues }

@@ -38,7 +38,15 @@ export interface Suggestions {
 }
 
 const SYNONYMS: Readonly<Record<string, string>> = {
-  gray: "grey", small: "s", medium: "m", large: "l", xlarge: "xl", xxl: "2xl", xxxl: "3xl", xxxxl: "4xl", xxxxxl: "5xl"
+  gray: "grey",
+  small: "s",
+  medium: "m",
+  large: "l",
+  xlarge: "xl",
+  xxl: "2xl",
+  xxxl: "3xl",
+  xxxxl: "4xl",
+  xxxxxl: "5xl"
 }
 const tokens = (text: string | undefined): ReadonlyArray<string> =>
   (text ?? "").toLowerCase().split(/[^a-z0-9]+/).filter((t) => t !== "").map((t) => SYNONYMS[t] ?? t)
@@ -95,7 +103,11 @@ export const matchLine = (line: SuggestLine, catalog: ReadonlyArray<SuggestVaria
 }
 
 const keyOf = (line: SuggestLine) =>
-  line.storeVariantId?.trim() ? `v:${normalizeVariantId(line.storeVariantId)}` : line.storeSku?.trim() ? `s:${line.storeSku.trim()}` : undefined
+  line.storeVariantId?.trim()
+    ? `v:${normalizeVariantId(line.storeVariantId)}`
+    : line.storeSku?.trim()
+    ? `s:${line.storeSku.trim()}`
+    : undefined
 
 export const suggestMappings = (
   existing: ReadonlyArray<MappingCells>,

@@ -20,10 +20,21 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
   effect: Effect.gen(function*() {
     const troubles = yield* Ref.make<ReadonlyMap<string, Trouble>>(new Map())
     const registry = yield* Effect.serviceOption(MetricsRegistry)
-    const errors = Option.map(registry, (metrics) =>
-      metrics.counter("podsync_dependency_errors_total", "Failed round trips to a dependency (database), by dependency and operation", ["dependency", "operation"]))
-    const up = Option.map(registry, (metrics) =>
-      metrics.gauge("podsync_dependency_up", "1 while the dependency answers the daemon's loops, 0 while its failures persist", ["dependency"]))
+    const errors = Option.map(
+      registry,
+      (metrics) =>
+        metrics.counter("podsync_dependency_errors_total", "Failed round trips to a dependency (database), by dependency and operation", [
+          "dependency",
+          "operation"
+        ])
+    )
+    const up = Option.map(
+      registry,
+      (metrics) =>
+        metrics.gauge("podsync_dependency_up", "1 while the dependency answers the daemon's loops, 0 while its failures persist", [
+          "dependency"
+        ])
+    )
     Option.map(up, (gauge) => gauge.set({ dependency: "database" }, 1))
 
     /** One failed round trip: logged with its cause, counted, and remembered until a success clears it. */
@@ -33,7 +44,13 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
         const message = Cause.pretty(cause).split("\n")[0] ?? "failed"
         const next = yield* Ref.modify(troubles, (all) => {
           const previous = all.get(dependency)
-          const trouble: Trouble = { dependency, operation, since: previous?.since ?? now, failures: (previous?.failures ?? 0) + 1, message }
+          const trouble: Trouble = {
+            dependency,
+            operation,
+            since: previous?.since ?? now,
+            failures: (previous?.failures ?? 0) + 1,
+            message
+          }
           return [trouble, new Map(all).set(dependency, trouble)]
         })
         Option.map(errors, (counter) => counter.inc({ dependency, operation }))

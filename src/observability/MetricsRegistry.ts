@@ -19,9 +19,7 @@ export class MetricsRegistry extends Effect.Service<MetricsRegistry>()("podsync/
       Ref.update(refreshers, (all) => [
         ...all,
         refresh.pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logWarning(`metrics: ${name} could not be read for this scrape`, Cause.pretty(cause))
-          )
+          Effect.catchAllCause((cause) => Effect.logWarning(`metrics: ${name} could not be read for this scrape`, Cause.pretty(cause)))
         )
       ])
 

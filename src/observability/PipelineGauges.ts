@@ -12,12 +12,32 @@ export const PipelineGaugesLive: Layer.Layer<never, never, MetricsRegistry | Sta
   Effect.gen(function*() {
     const metrics = yield* MetricsRegistry
     const orders = metrics.gauge("podsync_orders", "Store orders by store and state", ["store", "state"])
-    const needingAPerson = metrics.gauge("podsync_orders_needing_a_person", "Orders a person must look at (held, failed, cancel_pending, pod_on_hold), by store, state and held reason", ["store", "state", "reason"])
-    const needingAPersonAge = metrics.gauge("podsync_orders_needing_a_person_oldest_age_seconds", "How long the oldest such order has been in its state, by store, state and held reason", ["store", "state", "reason"])
-    const refusedTracking = metrics.gauge("podsync_tracking_refused", "Shipments whose tracking the store refused (add them in the store by hand), by store", ["store"])
+    const needingAPerson = metrics.gauge(
+      "podsync_orders_needing_a_person",
+      "Orders a person must look at (held, failed, cancel_pending, pod_on_hold), by store, state and held reason",
+      ["store", "state", "reason"]
+    )
+    const needingAPersonAge = metrics.gauge(
+      "podsync_orders_needing_a_person_oldest_age_seconds",
+      "How long the oldest such order has been in its state, by store, state and held reason",
+      ["store", "state", "reason"]
+    )
+    const refusedTracking = metrics.gauge(
+      "podsync_tracking_refused",
+      "Shipments whose tracking the store refused (add them in the store by hand), by store",
+      ["store"]
+    )
     const queueDepth = metrics.gauge("podsync_queue_depth", "Orders due for a pipeline stage (match, draft, fulfill) now", ["stage"])
-    const lag = metrics.gauge("podsync_pipeline_lag_seconds", "How long the oldest due order of a stage has been waiting (0 when none is due)", ["stage"])
-    const pullAge = metrics.gauge("podsync_store_last_pull_age_seconds", "Time since the last successful pull of a store (stores never pulled are absent)", ["store"])
+    const lag = metrics.gauge(
+      "podsync_pipeline_lag_seconds",
+      "How long the oldest due order of a stage has been waiting (0 when none is due)",
+      ["stage"]
+    )
+    const pullAge = metrics.gauge(
+      "podsync_store_last_pull_age_seconds",
+      "Time since the last successful pull of a store (stores never pulled are absent)",
+      ["store"]
+    )
 
     const show = (figures: PipelineFigures) =>
       Effect.sync(() => {

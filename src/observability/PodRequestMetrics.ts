@@ -1,15 +1,9 @@
 import { Clock, Effect, Layer, Option } from "effect"
-import {
-  PodRequestGate,
-  type PodRequestGateShape,
-  type PodRequestInfo,
-  type PodRequestOutcome
-} from "../pod/PodRequestGate.js"
+import { PodRequestGate, type PodRequestGateShape, type PodRequestInfo, type PodRequestOutcome } from "../pod/PodRequestGate.js"
 import { MetricsRegistry, sumBy } from "./MetricsRegistry.js"
 
 /** The status label of a POD request: the HTTP status, or why there was no answer (`timeout`, `connect`, `reset`, `other`). */
-export const outcomeStatus = (outcome: PodRequestOutcome): string =>
-  outcome._tag === "Answered" ? String(outcome.status) : outcome.reason
+export const outcomeStatus = (outcome: PodRequestOutcome): string => outcome._tag === "Answered" ? String(outcome.status) : outcome.reason
 
 export interface PodRequestCount {
   readonly operation: string
@@ -27,10 +21,27 @@ const storeLabel = (info: PodRequestInfo) => info.storeKey ?? "none"
 export class PodRequestMetrics extends Effect.Service<PodRequestMetrics>()("podsync/PodRequestMetrics", {
   effect: Effect.gen(function*() {
     const metrics = yield* MetricsRegistry
-    const requests = metrics.counter("podsync_pod_requests_total", "POD API requests sent, by operation, lane, store and status (HTTP status, or timeout/connect/reset/other)", ["operation", "lane", "store", "status"])
-    const rateLimited = metrics.counter("podsync_pod_rate_limited_total", "POD API requests answered 429, by operation and lane", ["operation", "lane"])
-    const waited = metrics.histogram("podsync_pod_budget_wait_seconds", "Time a POD request waited for the rate budget before it was sent, per lane", ["lane"], [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
-    const answered = metrics.histogram("podsync_pod_request_duration_seconds", "Time from sending a POD request to its answer (or failure), by operation", ["operation"], [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+    const requests = metrics.counter(
+      "podsync_pod_requests_total",
+      "POD API requests sent, by operation, lane, store and status (HTTP status, or timeout/connect/reset/other)",
+      ["operation", "lane", "store", "status"]
+    )
+    const rateLimited = metrics.counter("podsync_pod_rate_limited_total", "POD API requests answered 429, by operation and lane", [
+      "operation",
+      "lane"
+    ])
+    const waited = metrics.histogram(
+      "podsync_pod_budget_wait_seconds",
+      "Time a POD request waited for the rate budget before it was sent, per lane",
+      ["lane"],
+      [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+    )
+    const answered = metrics.histogram(
+      "podsync_pod_request_duration_seconds",
+      "Time from sending a POD request to its answer (or failure), by operation",
+      ["operation"],
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    )
 
     return {
       /** Counts one request's outcome; a 429 also counts as rate limited. */
@@ -40,11 +51,12 @@ export class PodRequestMetrics extends Effect.Service<PodRequestMetrics>()("pods
           if (outcome._tag === "Answered" && outcome.status === 429) rateLimited.inc({ operation: info.operation, lane: info.lane })
         }),
       waited: (info: PodRequestInfo, ms: number) => Effect.sync(() => waited.observe({ lane: info.lane }, ms / 1000)),
-      answered: (info: PodRequestInfo, ms: number) =>
-        Effect.sync(() => answered.observe({ operation: info.operation }, ms / 1000)),
+      answered: (info: PodRequestInfo, ms: number) => Effect.sync(() => answered.observe({ operation: info.operation }, ms / 1000)),
       /** Requests so far by operation and status (all lanes and stores), for /status. */
       counts: Effect.promise(() => requests.get()).pipe(
-        Effect.map((metric) => sumBy(metric.values, ["operation", "status"]).map(([operation, status, count]) => ({ operation, status, count })))
+        Effect.map((metric) =>
+          sumBy(metric.values, ["operation", "status"]).map(([operation, status, count]) => ({ operation, status, count }))
+        )
       )
     }
   })

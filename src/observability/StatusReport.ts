@@ -59,15 +59,20 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   address: "fix the shipping address in the store",
   unpaid: "nothing: drafted once the order is paid",
   rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes",
-  economy_unavailable: "the destination cannot ship Economy: map the store's shipping rate to another method (shipping.byTitle) or change the order's shipping",
-  economy_uncovered: "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it",
-  reference_too_long: "the store's order id is too long for a POD reference id (255 characters with the store key): create the order at the POD service by hand; for a new store, a shorter store key leaves more room"
+  economy_unavailable:
+    "the destination cannot ship Economy: map the store's shipping rate to another method (shipping.byTitle) or change the order's shipping",
+  economy_uncovered:
+    "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it",
+  reference_too_long:
+    "the store's order id is too long for a POD reference id (255 characters with the store key): create the order at the POD service by hand; for a new store, a shorter store key leaves more room"
 }
 
 /** What to do about an order podsync holds in `pod_on_hold` for a condition the POD service confirmed. */
 const POD_HOLD_ACTIONS: Readonly<Record<string, string>> = {
-  address_unverified: "check the address with the buyer, then correct or confirm it at the POD service; podsync goes on once it is verified",
-  variant_out_of_stock: "wait for the restock, or change the variant at the POD service (and remap it for new orders); podsync goes on once it is in stock"
+  address_unverified:
+    "check the address with the buyer, then correct or confirm it at the POD service; podsync goes on once it is verified",
+  variant_out_of_stock:
+    "wait for the restock, or change the variant at the POD service (and remap it for new orders); podsync goes on once it is in stock"
 }
 
 /** What a person should do about orders of this state (and held reason). */

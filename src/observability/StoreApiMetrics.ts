@@ -15,8 +15,15 @@ export interface StoreApiCall {
 export class StoreApiMetrics extends Effect.Service<StoreApiMetrics>()("podsync/StoreApiMetrics", {
   effect: Effect.gen(function*() {
     const metrics = yield* MetricsRegistry
-    const calls = metrics.counter("podsync_store_api_calls_total", "Store API requests, by store, platform, operation and status (HTTP status, no_answer, interrupted)", ["store", "platform", "operation", "status"])
-    const rateLimited = metrics.counter("podsync_store_rate_limited_total", "Store API requests answered 429, by store and platform", ["store", "platform"])
+    const calls = metrics.counter(
+      "podsync_store_api_calls_total",
+      "Store API requests, by store, platform, operation and status (HTTP status, no_answer, interrupted)",
+      ["store", "platform", "operation", "status"]
+    )
+    const rateLimited = metrics.counter("podsync_store_rate_limited_total", "Store API requests answered 429, by store and platform", [
+      "store",
+      "platform"
+    ])
     return {
       record: (call: StoreApiCall) =>
         Effect.sync(() => {
@@ -47,7 +54,9 @@ export const pathTemplate = (url: string): string => {
 const graphqlOperation = (request: HttpClientRequest.HttpClientRequest): string | undefined => {
   if (request.body._tag !== "Uint8Array") return undefined
   // The operation's name comes first in our documents: look at the head of the body before parsing it all.
-  const head = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(new TextDecoder().decode(request.body.body.subarray(0, 256)).replace(/\\[nrt]/g, " "))?.[1]
+  const head = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(
+    new TextDecoder().decode(request.body.body.subarray(0, 256)).replace(/\\[nrt]/g, " ")
+  )?.[1]
   if (head !== undefined) return `graphql ${head}`
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(request.body.body))

@@ -64,5 +64,7 @@ export const WebhookMetricsLive = (storeKeys: ReadonlyArray<string>): Layer.Laye
  * receivers call it at each answer, e.g. `yield* recordWebhookDelivery(storeKey, "rejected")`.
  */
 export const recordWebhookDelivery = (source: string, outcome: WebhookOutcome): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(WebhookMetrics), (metrics) =>
-    Option.isSome(metrics) ? metrics.value.record(source, outcome) : Effect.void)
+  Effect.flatMap(
+    Effect.serviceOption(WebhookMetrics),
+    (metrics) => Option.isSome(metrics) ? metrics.value.record(source, outcome) : Effect.void
+  )

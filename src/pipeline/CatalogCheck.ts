@@ -34,7 +34,9 @@ export const lintAgainstCatalog = (file: string, table: MappingTable, lookup: Ca
       : ["pod_legacy_id", `POD legacy variant ${row.pod.legacyId}`]
     const at = `${file}:${row.line}: ${column}:`
     const entry = lookup(row.pod)
-    if (entry === undefined) return [{ severity: "error", text: `${at} ${name} is not in the POD catalog: map the item to a variant that exists` }]
+    if (entry === undefined) {
+      return [{ severity: "error", text: `${at} ${name} is not in the POD catalog: map the item to a variant that exists` }]
+    }
     if (/DISCONTINUED$/.test(entry.stockLabel)) {
       return [{ severity: "error", text: `${at} ${name} (${entry.name}) is discontinued: map the item to another POD variant` }]
     }

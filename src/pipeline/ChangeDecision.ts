@@ -11,7 +11,14 @@ import { hasDraft, type OrderState } from "../domain/OrderState.js"
 interface Comparable {
   readonly cancelled: boolean
   readonly shipTo: unknown
-  readonly lines: ReadonlyArray<{ readonly lineId: string; readonly variantId?: string | undefined; readonly sku?: string | undefined; readonly currentQuantity: number }>
+  readonly lines: ReadonlyArray<
+    {
+      readonly lineId: string
+      readonly variantId?: string | undefined
+      readonly sku?: string | undefined
+      readonly currentQuantity: number
+    }
+  >
 }
 
 // The buyer's units (currentQuantity), not what is left to ship: our own fulfillment push changes

@@ -14,7 +14,6 @@ import { matchOrder } from "./Planning.js"
 import { reactToChangeAfterDraft } from "./OrderChanges.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
-
 const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (now) => new Date(now + ms))
 /** An order whose draft was just made (or found): its move to drafted, still to be written. */
 export interface Drafted {
@@ -39,7 +38,10 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
     const connectors = yield* StoreConnectors
     const moved = yield* repo.transitionMany(drafted.map((d) => d.move))
     // Not moved: no longer where it was claimed (changed meanwhile); looked at again at once, by reference id.
-    yield* repo.releaseMany(drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })), owner)
+    yield* repo.releaseMany(
+      drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })),
+      owner
+    )
     const settled = drafted.flatMap((d) => {
       const written = moved.get(d.stored.id)
       return written === undefined ? [] : [{ ...d, written }]
@@ -47,23 +49,29 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
     for (const d of settled) {
       // The store may have changed the order while its draft was being made (a cancel, an edit):
       // the pull stored that version but could not react, the order had no draft yet. React now.
-      if (d.written.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
+      if (d.written.storeUpdatedAt?.getTime() !== d.stored.storeUpdatedAt?.getTime()) {
+        yield* reactToChangeAfterDraft(d.stored.id, d.stored.order)
+      }
     }
-    yield* Effect.forEach(Object.entries(Arr.groupBy(settled, (d) => d.stored.storeKey)), ([storeKey, items]) => {
-      const connector = connectors.get(storeKey)
-      if (connector === undefined) return Effect.void
-      return Effect.flatMap(
-        annotateAll(connector, items.map((d) => ({ storeOrderId: d.stored.storeOrderId, annotation: draftedAnnotation(d.draftId) }))),
-        (results) =>
-          // One result per item, in the items' order.
-          Effect.forEach(Arr.zip(items, results), ([d, result]) =>
-            result._tag === "Right"
-              ? Effect.void
-              : Effect.logWarning("could not annotate the store order").pipe(
-                Effect.annotateLogs({ store: storeKey, order: d.stored.storeOrderId, error: result.left._tag })
-              ), { discard: true })
-      )
-    }, { discard: true })
+    yield* Effect.forEach(
+      Object.entries(Arr.groupBy(settled, (d) => d.stored.storeKey)),
+      ([storeKey, items]) => {
+        const connector = connectors.get(storeKey)
+        if (connector === undefined) return Effect.void
+        return Effect.flatMap(
+          annotateAll(connector, items.map((d) => ({ storeOrderId: d.stored.storeOrderId, annotation: draftedAnnotation(d.draftId) }))),
+          (results) =>
+            // One result per item, in the items' order.
+            Effect.forEach(Arr.zip(items, results), ([d, result]) =>
+              result._tag === "Right"
+                ? Effect.void
+                : Effect.logWarning("could not annotate the store order").pipe(
+                  Effect.annotateLogs({ store: storeKey, order: d.stored.storeOrderId, error: result.left._tag })
+                ), { discard: true })
+        )
+      },
+      { discard: true }
+    )
   })
 
 /**
@@ -86,126 +94,162 @@ export const draftOrder = (
   onDrafted?: (drafted: Drafted) => Effect.Effect<void>,
   coverage?: CoverageBook
 ) =>
-  whileLeased(stored.id, owner, Effect.gen(function*() {
-    const repo = yield* OrdersRepo
-    const client = yield* PodClient
-    const inputs = yield* PlanningInputs
-    const call = { lane: "normal" as const, storeKey: stored.storeKey }
-    let state: OrderState = stored.state
+  whileLeased(
+    stored.id,
+    owner,
+    Effect.gen(function*() {
+      const repo = yield* OrdersRepo
+      const client = yield* PodClient
+      const inputs = yield* PlanningInputs
+      const call = { lane: "normal" as const, storeKey: stored.storeKey }
+      let state: OrderState = stored.state
 
-    const drafted = (
-      draft: DraftSummary,
-      from: OrderState,
-      reason: string,
-      duplicates: ReadonlyArray<string>,
-      lines: StoredOrder["plannedLines"],
-      shipping?: Readonly<Record<string, string>>
-    ) => {
-      const item: Drafted = {
-        stored,
-        draftId: draft.order_id,
-        move: {
-          id: stored.id, from, to: "drafted",
-          change: {
-            actor: owner, reason, podDraftId: draft.order_id, podStatus: draft.status ?? "unknown", plannedLines: lines, nextAttemptAt: null, release: owner,
-            ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
-            data: {
-              ...(duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }),
-              ...(draft.warnings !== undefined && draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
-              ...(shipping === undefined ? {} : { shippingSubstitution: shipping })
+      const drafted = (
+        draft: DraftSummary,
+        from: OrderState,
+        reason: string,
+        duplicates: ReadonlyArray<string>,
+        lines: StoredOrder["plannedLines"],
+        shipping?: Readonly<Record<string, string>>
+      ) => {
+        const item: Drafted = {
+          stored,
+          draftId: draft.order_id,
+          move: {
+            id: stored.id,
+            from,
+            to: "drafted",
+            change: {
+              actor: owner,
+              reason,
+              podDraftId: draft.order_id,
+              podStatus: draft.status ?? "unknown",
+              plannedLines: lines,
+              nextAttemptAt: null,
+              release: owner,
+              ...(draft.origin_order_id ? { podOrderId: draft.origin_order_id } : {}),
+              data: {
+                ...(duplicates.length > 0 ? { duplicateDrafts: duplicates } : { draftId: draft.order_id }),
+                ...(draft.warnings !== undefined && draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
+                ...(shipping === undefined ? {} : { shippingSubstitution: shipping })
+              }
             }
           }
         }
+        return onDrafted !== undefined ? onDrafted(item) : settleDrafted([item], owner)
       }
-      return onDrafted !== undefined ? onDrafted(item) : settleDrafted([item], owner)
-    }
 
-    if (state === "in_doubt" || stored.attempts > 0) {
-      const found = yield* client.findDraftsByReferenceId(stored.referenceId, call).pipe(Effect.either)
-      if (found._tag === "Left") {
-        yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
-        return "lookup_failed" as const
-      }
-      if (Arr.isNonEmptyReadonlyArray(found.right)) {
-        const keep = earliest(found.right)
-        const others = found.right.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
-        const foundSettings = inputs.settingsFor(stored.storeKey)
-        if (foundSettings === undefined) {
-          // Claims are not limited to configured stores: this is a store removed from the configuration.
-          return yield* Effect.dieMessage(`store ${stored.storeKey} is not configured: cannot plan the lines of draft ${keep.order_id} found for order ${stored.id}`)
+      if (state === "in_doubt" || stored.attempts > 0) {
+        const found = yield* client.findDraftsByReferenceId(stored.referenceId, call).pipe(Effect.either)
+        if (found._tag === "Left") {
+          yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
+          return "lookup_failed" as const
         }
-        const planned = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), undefined, foundSettings)
-        yield* drafted(keep, state, others.length > 0
-          ? `found the draft an earlier attempt created (and ${others.length} duplicate(s): ${others.join(", ")})`
-          : "found the draft an earlier attempt created", others, planned._tag === "Ready" ? planned.lines : [])
-        return "found" as const
+        if (Arr.isNonEmptyReadonlyArray(found.right)) {
+          const keep = earliest(found.right)
+          const others = found.right.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
+          const foundSettings = inputs.settingsFor(stored.storeKey)
+          if (foundSettings === undefined) {
+            // Claims are not limited to configured stores: this is a store removed from the configuration.
+            return yield* Effect.dieMessage(
+              `store ${stored.storeKey} is not configured: cannot plan the lines of draft ${keep.order_id} found for order ${stored.id}`
+            )
+          }
+          const planned = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), undefined, foundSettings)
+          yield* drafted(
+            keep,
+            state,
+            others.length > 0
+              ? `found the draft an earlier attempt created (and ${others.length} duplicate(s): ${others.join(", ")})`
+              : "found the draft an earlier attempt created",
+            others,
+            planned._tag === "Ready" ? planned.lines : []
+          )
+          return "found" as const
+        }
+        if (state === "in_doubt") {
+          yield* repo.transition(stored.id, "in_doubt", "ready", {
+            actor: owner,
+            reason: "looked up by reference id: no draft exists, so it is safe to create it"
+          })
+          state = "ready"
+        }
       }
-      if (state === "in_doubt") {
-        yield* repo.transition(stored.id, "in_doubt", "ready", { actor: owner, reason: "looked up by reference id: no draft exists, so it is safe to create it" })
-        state = "ready"
+
+      const settings = inputs.settingsFor(stored.storeKey)
+      if (settings === undefined) return yield* Effect.as(repo.release(stored.id, owner, null), "no_store" as const)
+      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+      if (plan._tag !== "Ready") {
+        // Something changed since the order was matched: the match stage states why.
+        yield* matchOrder({ ...stored, state }, owner)
+        return "replanned" as const
       }
-    }
 
-    const settings = inputs.settingsFor(stored.storeKey)
-    if (settings === undefined) return yield* Effect.as(repo.release(stored.id, owner, null), "no_store" as const)
-    const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
-    if (plan._tag !== "Ready") {
-      // Something changed since the order was matched: the match stage states why.
-      yield* matchOrder({ ...stored, state }, owner)
-      return "replanned" as const
-    }
+      const economyZip = economyZipOfDraft(plan.draft)
+      const zipCoverage = economyZip === undefined
+        ? undefined
+        : coverage?.get(economyZip) ?? (yield* lookUpCoverage([economyZip], stored.storeKey)).get(economyZip)
+      const now = yield* Clock.currentTimeMillis
+      const economy = decideEconomyShipping(plan.draft, zipCoverage, settings.shipping.economyUncovered ?? "standard", now)
+      switch (economy._tag) {
+        case "Wait":
+          yield* Effect.logWarning(`not drafted yet: ${economy.why}`)
+          yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
+          return "coverage_unknown" as const
+        case "Hold":
+          // Nothing was sent: the attempt this claim counted is given back, so no look-up precedes the next one.
+          yield* repo.transition(stored.id, state, "held", {
+            actor: owner,
+            reason: economy.details.message,
+            held: { code: "economy_uncovered", details: economy.details },
+            attempts: stored.attempts,
+            nextAttemptAt: new Date(now + ECONOMY_HOLD_LOOK_MS),
+            release: owner
+          })
+          return "held" as const
+        default:
+          break
+      }
+      const draft = economy._tag === "AsStandard" ? economy.draft : plan.draft
 
-    const economyZip = economyZipOfDraft(plan.draft)
-    const zipCoverage = economyZip === undefined
-      ? undefined
-      : coverage?.get(economyZip) ?? (yield* lookUpCoverage([economyZip], stored.storeKey)).get(economyZip)
-    const now = yield* Clock.currentTimeMillis
-    const economy = decideEconomyShipping(plan.draft, zipCoverage, settings.shipping.economyUncovered ?? "standard", now)
-    switch (economy._tag) {
-      case "Wait":
-        yield* Effect.logWarning(`not drafted yet: ${economy.why}`)
-        yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
-        return "coverage_unknown" as const
-      case "Hold":
-        // Nothing was sent: the attempt this claim counted is given back, so no look-up precedes the next one.
-        yield* repo.transition(stored.id, state, "held", {
-          actor: owner, reason: economy.details.message, held: { code: "economy_uncovered", details: economy.details },
-          attempts: stored.attempts, nextAttemptAt: new Date(now + ECONOMY_HOLD_LOOK_MS), release: owner
-        })
-        return "held" as const
-      default:
-        break
-    }
-    const draft = economy._tag === "AsStandard" ? economy.draft : plan.draft
-
-    // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
-    // "look the draft up before posting again".
-    const created = yield* client.createDraftSummary(draft, call).pipe(Effect.either)
-    if (created._tag === "Right") {
-      const shipping = draftedShipping(economy, created.right.shipping_substitution)
-      yield* drafted(created.right, state, withWarnings(shipping.reason, created.right.warnings), [], plan.lines, shipping.substitution)
-      return "created" as const
-    }
-    const failure = decideDraftFailure(created.left, stored.attempts)
-    switch (failure._tag) {
-      case "Held":
-        yield* repo.transition(stored.id, state, "held", {
-          actor: owner, reason: failure.message, held: { code: "rejected_by_pod", details: { message: failure.message, error: failure.error } }, lastError: failure.error,
-          nextAttemptAt: null, release: owner
-        })
-        return "held" as const
-      case "InDoubt":
-        yield* repo.transition(stored.id, state, "in_doubt", {
-          actor: owner, reason: failure.reason, lastError: failure.error, nextAttemptAt: yield* later(failure.lookUpInMs), release: owner
-        })
-        return "in_doubt" as const
-      case "RetryLater":
-        if (failure.credentialsRefused) yield* Effect.logError("the POD service refuses podsync's credentials: check pod.clientKey and pod.clientSecret")
-        yield* repo.release(stored.id, owner, yield* later(failure.inMs))
-        return "retry_later" as const
-    }
-  })).pipe(
+      // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
+      // "look the draft up before posting again".
+      const created = yield* client.createDraftSummary(draft, call).pipe(Effect.either)
+      if (created._tag === "Right") {
+        const shipping = draftedShipping(economy, created.right.shipping_substitution)
+        yield* drafted(created.right, state, withWarnings(shipping.reason, created.right.warnings), [], plan.lines, shipping.substitution)
+        return "created" as const
+      }
+      const failure = decideDraftFailure(created.left, stored.attempts)
+      switch (failure._tag) {
+        case "Held":
+          yield* repo.transition(stored.id, state, "held", {
+            actor: owner,
+            reason: failure.message,
+            held: { code: "rejected_by_pod", details: { message: failure.message, error: failure.error } },
+            lastError: failure.error,
+            nextAttemptAt: null,
+            release: owner
+          })
+          return "held" as const
+        case "InDoubt":
+          yield* repo.transition(stored.id, state, "in_doubt", {
+            actor: owner,
+            reason: failure.reason,
+            lastError: failure.error,
+            nextAttemptAt: yield* later(failure.lookUpInMs),
+            release: owner
+          })
+          return "in_doubt" as const
+        case "RetryLater":
+          if (failure.credentialsRefused) {
+            yield* Effect.logError("the POD service refuses podsync's credentials: check pod.clientKey and pod.clientSecret")
+          }
+          yield* repo.release(stored.id, owner, yield* later(failure.inMs))
+          return "retry_later" as const
+      }
+    })
+  ).pipe(
     Effect.annotateLogs({ store: stored.storeKey, order: stored.storeOrderId }),
     Effect.withSpan("pipeline.draft")
   )
-

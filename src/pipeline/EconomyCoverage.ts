@@ -25,16 +25,22 @@ export const lookUpCoverage = (zips: ReadonlyArray<string>, storeKey?: string) =
     const unique = [...new Set(zips)]
     for (let i = 0; i < unique.length; i += MAX_COVERAGE_ZIPS) {
       const chunk = unique.slice(i, i + MAX_COVERAGE_ZIPS)
-      const answer = yield* client.checkEconomyCoverage(chunk, { lane: "normal", ...(storeKey === undefined ? {} : { storeKey }) }).pipe(Effect.either)
+      const answer = yield* client.checkEconomyCoverage(chunk, { lane: "normal", ...(storeKey === undefined ? {} : { storeKey }) }).pipe(
+        Effect.either
+      )
       if (answer._tag === "Left") {
-        yield* Effect.logWarning("could not check Economy coverage: orders of stores that hold uncovered ones wait for it, the others go as Economy").pipe(
+        yield* Effect.logWarning(
+          "could not check Economy coverage: orders of stores that hold uncovered ones wait for it, the others go as Economy"
+        ).pipe(
           Effect.annotateLogs({ zips: chunk.length, error: describe(answer.left) })
         )
         for (const zip of chunk) book.set(zip, { _tag: "Unchecked", error: describe(answer.left) })
         continue
       }
       const found = coverageByZip(answer.right.results, answer.right.coverage_version)
-      for (const zip of chunk) book.set(zip, found.get(zip) ?? { _tag: "Unchecked", error: "the service's answer did not mention this ZIP" })
+      for (const zip of chunk) {
+        book.set(zip, found.get(zip) ?? { _tag: "Unchecked", error: "the service's answer did not mention this ZIP" })
+      }
     }
     return book as CoverageBook
   })

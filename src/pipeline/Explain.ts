@@ -11,7 +11,9 @@ export interface OrderStory {
   readonly heldMessage?: string | null | undefined
   readonly podDraftId: string | null
   readonly podOrderId: string | null
-  readonly events: ReadonlyArray<{ readonly at: string; readonly actor: string; readonly from: string | null; readonly to: string; readonly reason: string | null }>
+  readonly events: ReadonlyArray<
+    { readonly at: string; readonly actor: string; readonly from: string | null; readonly to: string; readonly reason: string | null }
+  >
   readonly shipments: ReadonlyArray<{ readonly trackingNo: string; readonly carrier: string | null; readonly pushState: string }>
 }
 
@@ -46,7 +48,9 @@ export const renderStory = (story: OrderStory): string => {
   const head = `${story.referenceId} (${story.name}): ${story.state}${story.heldReason ? ` (${story.heldReason})` : ""}` +
     (story.podDraftId ? `, POD draft ${story.podDraftId}` : "") + (story.podOrderId ? `, POD order ${story.podOrderId}` : "")
   const events = story.events.map((e) =>
-    `  ${e.at.replace("T", " ").slice(0, 19)}  ${e.actor.padEnd(10).slice(0, 10)}  ${(e.from ?? "-").padEnd(14)} -> ${e.to.padEnd(14)} ${e.reason ?? ""}`
+    `  ${e.at.replace("T", " ").slice(0, 19)}  ${e.actor.padEnd(10).slice(0, 10)}  ${(e.from ?? "-").padEnd(14)} -> ${e.to.padEnd(14)} ${
+      e.reason ?? ""
+    }`
   )
   const shipments = story.shipments.map((s) => `  tracking ${s.trackingNo}${s.carrier ? ` (${s.carrier})` : ""}: ${s.pushState}`)
   const why = story.heldMessage ? [`  ${story.heldMessage}`] : []

@@ -31,9 +31,13 @@ export const FollowUpLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     )
     const again = done.filter((h) => (h.deferrals ?? 0) < MAX_DEFERRALS).map((h) => ({ ...h, deferrals: (h.deferrals ?? 0) + 1 }))
     if (done.length > again.length) {
-      yield* Effect.logWarning("a POD webhook about an order whose draft is still being made was put off too often; reconciliation has the last word")
+      yield* Effect.logWarning(
+        "a POD webhook about an order whose draft is still being made was put off too often; reconciliation has the last word"
+      )
     }
-    if (again.length > 0) yield* Effect.sleep(FOLLOW_UP_DEFERRAL).pipe(Effect.zipRight(Queue.offerAll(signals.followUps, again)), Effect.forkScoped)
+    if (again.length > 0) {
+      yield* Effect.sleep(FOLLOW_UP_DEFERRAL).pipe(Effect.zipRight(Queue.offerAll(signals.followUps, again)), Effect.forkScoped)
+    }
     yield* fulfill.kick
   }).pipe(Effect.forever, Effect.forkScoped)
 }))

@@ -6,7 +6,6 @@ import { OPEN_PUSH_STATES, type PushState, type Shipment, type ShipmentMark, Shi
 import { pushAll, type StoreConnector, StoreConnectors } from "../stores/StoreConnector.js"
 import { whileLeasedAll } from "./Lease.js"
 
-
 /** The POD lines a draft was made of; for an order drafted before they were recorded, the lines still to ship. */
 const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
   stored.plannedLines.length > 0
@@ -40,125 +39,157 @@ const retryIn = (turn: Turn, ms: number) => {
  * shipment is settled move in one more.
  */
 export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
-  whileLeasedAll(claimed.map((o) => o.id), owner, Effect.gen(function*() {
-    const repo = yield* OrdersRepo
-    const shipments = yield* ShipmentsRepo
-    const connectors = yield* StoreConnectors
-    const releases: Array<{ readonly id: number; readonly nextAttemptAt: Date | null }> = []
-    const known = yield* shipments.forOrders(claimed.map((o) => o.id))
-    const turns: Array<Turn> = []
-    for (const stored of claimed) {
-      // A store removed from the config: leave its orders alone.
-      const connector = connectors.get(stored.storeKey)
-      if (connector === undefined) {
-        releases.push({ id: stored.id, nextAttemptAt: null })
-        continue
-      }
-      const all = known.get(stored.id) ?? []
-      turns.push({
-        stored,
-        connector,
-        standing: new Map(all.map((s) => [s.id, s.pushState])),
-        queue: all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState)),
-        retryInMs: undefined
-      })
-    }
-    const notes: Array<{ readonly id: number; readonly reason: string; readonly data?: unknown }> = []
-
-    for (;;) {
-      const round = turns.flatMap((turn) => {
-        const shipment = turn.queue.shift()
-        return shipment === undefined ? [] : [{ turn, shipment }]
-      })
-      if (round.length === 0) break
-      const marks: Array<ShipmentMark> = []
-      const settle = (turn: Turn, mark: ShipmentMark) => {
-        marks.push(mark)
-        turn.standing.set(mark.id, mark.state)
-      }
-      const toPush: Array<{ readonly turn: Turn; readonly shipment: Shipment; readonly push: FulfillmentPush }> = []
-      for (const { turn, shipment } of round) {
-        const [first, ...rest] = linesOf(turn.stored, turn.stored.order)
-        if (first === undefined) {
-          settle(turn, { id: shipment.id, state: "skipped" })
-          notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: the order has no POD lines left to fulfil` })
+  whileLeasedAll(
+    claimed.map((o) => o.id),
+    owner,
+    Effect.gen(function*() {
+      const repo = yield* OrdersRepo
+      const shipments = yield* ShipmentsRepo
+      const connectors = yield* StoreConnectors
+      const releases: Array<{ readonly id: number; readonly nextAttemptAt: Date | null }> = []
+      const known = yield* shipments.forOrders(claimed.map((o) => o.id))
+      const turns: Array<Turn> = []
+      for (const stored of claimed) {
+        // A store removed from the config: leave its orders alone.
+        const connector = connectors.get(stored.storeKey)
+        if (connector === undefined) {
+          releases.push({ id: stored.id, nextAttemptAt: null })
           continue
         }
-        const push: FulfillmentPush = {
-          storeOrderId: turn.stored.storeOrderId,
-          lines: [first, ...rest],
-          tracking: { company: shipment.carrier || "Other", number: shipment.trackingNo, ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}) }
-        }
-        toPush.push({ turn, shipment, push })
+        const all = known.get(stored.id) ?? []
+        turns.push({
+          stored,
+          connector,
+          standing: new Map(all.map((s) => [s.id, s.pushState])),
+          queue: all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState)),
+          retryInMs: undefined
+        })
       }
-      for (const items of Object.values(Arr.groupBy(toPush, (i) => i.turn.stored.storeKey))) {
-        const results = yield* pushAll(items[0].turn.connector, items.map((i) => i.push))
-        // One result per push, in the pushes' order.
-        for (const [{ turn, shipment }, outcome] of Arr.zip(items, results)) {
-          if (outcome._tag === "Left") {
-            const error = outcome.left
-            const ambiguous = "ambiguous" in error && error.ambiguous === true
-            settle(turn, { id: shipment.id, state: ambiguous ? "in_doubt" : "pending", detail: { attempt: true, error: { tag: error._tag, message: error.message } } })
-            retryIn(turn, ambiguous ? 2_000 : Math.min(300_000, 5_000 * 2 ** Math.min(shipment.attempts, 6)))
+      const notes: Array<{ readonly id: number; readonly reason: string; readonly data?: unknown }> = []
+
+      for (;;) {
+        const round = turns.flatMap((turn) => {
+          const shipment = turn.queue.shift()
+          return shipment === undefined ? [] : [{ turn, shipment }]
+        })
+        if (round.length === 0) break
+        const marks: Array<ShipmentMark> = []
+        const settle = (turn: Turn, mark: ShipmentMark) => {
+          marks.push(mark)
+          turn.standing.set(mark.id, mark.state)
+        }
+        const toPush: Array<{ readonly turn: Turn; readonly shipment: Shipment; readonly push: FulfillmentPush }> = []
+        for (const { turn, shipment } of round) {
+          const [first, ...rest] = linesOf(turn.stored, turn.stored.order)
+          if (first === undefined) {
+            settle(turn, { id: shipment.id, state: "skipped" })
+            notes.push({
+              id: turn.stored.id,
+              reason: `tracking ${shipment.trackingNo} was not pushed: the order has no POD lines left to fulfil`
+            })
             continue
           }
-          const result = outcome.right
-          switch (result._tag) {
-            case "Created":
-            case "AlreadyPushed":
-              settle(turn, { id: shipment.id, state: "pushed", detail: { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") } })
-              break
-            case "OnHold":
-              settle(turn, { id: shipment.id, state: "on_hold", detail: { attempt: true } })
-              notes.push({
-                id: turn.stored.id,
-                reason: `the store holds this order's fulfillment (${result.holds.map((h) => h.reason ?? h.heldId).join(", ")}): tracking ${shipment.trackingNo} waits until the hold is released`
+          const push: FulfillmentPush = {
+            storeOrderId: turn.stored.storeOrderId,
+            lines: [first, ...rest],
+            tracking: {
+              company: shipment.carrier || "Other",
+              number: shipment.trackingNo,
+              ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {})
+            }
+          }
+          toPush.push({ turn, shipment, push })
+        }
+        for (const items of Object.values(Arr.groupBy(toPush, (i) => i.turn.stored.storeKey))) {
+          const results = yield* pushAll(items[0].turn.connector, items.map((i) => i.push))
+          // One result per push, in the pushes' order.
+          for (const [{ turn, shipment }, outcome] of Arr.zip(items, results)) {
+            if (outcome._tag === "Left") {
+              const error = outcome.left
+              const ambiguous = "ambiguous" in error && error.ambiguous === true
+              settle(turn, {
+                id: shipment.id,
+                state: ambiguous ? "in_doubt" : "pending",
+                detail: { attempt: true, error: { tag: error._tag, message: error.message } }
               })
-              retryIn(turn, 600_000)
-              break
-            case "NothingToFulfil":
-              settle(turn, { id: shipment.id, state: "skipped", detail: { attempt: true, error: { reason: result.reason } } })
-              notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: ${result.reason}` })
-              break
-            case "Rejected":
-              settle(turn, { id: shipment.id, state: "rejected", detail: { attempt: true, error: { reason: result.reason, messages: result.messages } } })
-              notes.push({
-                id: turn.stored.id,
-                reason: `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`,
-                data: { messages: result.messages }
-              })
-              break
+              retryIn(turn, ambiguous ? 2_000 : Math.min(300_000, 5_000 * 2 ** Math.min(shipment.attempts, 6)))
+              continue
+            }
+            const result = outcome.right
+            switch (result._tag) {
+              case "Created":
+              case "AlreadyPushed":
+                settle(turn, {
+                  id: shipment.id,
+                  state: "pushed",
+                  detail: { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") }
+                })
+                break
+              case "OnHold":
+                settle(turn, { id: shipment.id, state: "on_hold", detail: { attempt: true } })
+                notes.push({
+                  id: turn.stored.id,
+                  reason: `the store holds this order's fulfillment (${
+                    result.holds.map((h) => h.reason ?? h.heldId).join(", ")
+                  }): tracking ${shipment.trackingNo} waits until the hold is released`
+                })
+                retryIn(turn, 600_000)
+                break
+              case "NothingToFulfil":
+                settle(turn, { id: shipment.id, state: "skipped", detail: { attempt: true, error: { reason: result.reason } } })
+                notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: ${result.reason}` })
+                break
+              case "Rejected":
+                settle(turn, {
+                  id: shipment.id,
+                  state: "rejected",
+                  detail: { attempt: true, error: { reason: result.reason, messages: result.messages } }
+                })
+                notes.push({
+                  id: turn.stored.id,
+                  reason: `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`,
+                  data: { messages: result.messages }
+                })
+                break
+            }
           }
         }
+        yield* shipments.markMany(marks)
       }
-      yield* shipments.markMany(marks)
-    }
-    yield* Effect.forEach(notes, (n) => repo.note(n.id, owner, n.reason, n.data), { discard: true })
+      yield* Effect.forEach(notes, (n) => repo.note(n.id, owner, n.reason, n.data), { discard: true })
 
-    const now = yield* Clock.currentTimeMillis
-    const moves: Array<Move> = []
-    for (const turn of turns) {
-      const states = [...turn.standing.values()]
-      if (states.some((state) => OPEN_PUSH_STATES.includes(state))) {
-        releases.push({ id: turn.stored.id, nextAttemptAt: new Date(now + (turn.retryInMs ?? 30_000)) })
-        continue
-      }
-      // Nothing reached the buyer: not fulfilled, and a person must act.
-      const failed = states.includes("rejected") && !states.includes("pushed")
-      moves.push({
-        id: turn.stored.id, from: "shipped", to: failed ? "failed" : "fulfilled",
-        change: {
-          actor: owner, nextAttemptAt: null, release: owner, unlessOpenShipments: true,
-          reason: failed ? "the store refused every tracking of this order: add the tracking in the store by hand" : "tracking pushed to the store"
+      const now = yield* Clock.currentTimeMillis
+      const moves: Array<Move> = []
+      for (const turn of turns) {
+        const states = [...turn.standing.values()]
+        if (states.some((state) => OPEN_PUSH_STATES.includes(state))) {
+          releases.push({ id: turn.stored.id, nextAttemptAt: new Date(now + (turn.retryInMs ?? 30_000)) })
+          continue
         }
-      })
-    }
-    const moved = yield* repo.transitionMany(moves)
-    // Not moved: a tracking recorded while this ran (another package) keeps the order shipped, and it comes straight back here.
-    for (const { id } of moves) if (!moved.has(id)) releases.push({ id, nextAttemptAt: new Date(0) })
-    yield* repo.releaseMany(releases, owner)
-    return moved.size
-  })).pipe(Effect.withSpan("pipeline.fulfill"))
+        // Nothing reached the buyer: not fulfilled, and a person must act.
+        const failed = states.includes("rejected") && !states.includes("pushed")
+        moves.push({
+          id: turn.stored.id,
+          from: "shipped",
+          to: failed ? "failed" : "fulfilled",
+          change: {
+            actor: owner,
+            nextAttemptAt: null,
+            release: owner,
+            unlessOpenShipments: true,
+            reason: failed
+              ? "the store refused every tracking of this order: add the tracking in the store by hand"
+              : "tracking pushed to the store"
+          }
+        })
+      }
+      const moved = yield* repo.transitionMany(moves)
+      // Not moved: a tracking recorded while this ran (another package) keeps the order shipped, and it comes straight back here.
+      for (const { id } of moves) if (!moved.has(id)) releases.push({ id, nextAttemptAt: new Date(0) })
+      yield* repo.releaseMany(releases, owner)
+      return moved.size
+    })
+  ).pipe(Effect.withSpan("pipeline.fulfill"))
 
 /** Pushes one claimed order's shipments (see `fulfillMany`). */
 export const fulfillOrder = (stored: StoredOrder, owner: string) => fulfillMany([stored], owner)

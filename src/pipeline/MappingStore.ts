@@ -75,7 +75,9 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
           const rows = before.table?.rows.length ?? 0
           const read = yield* Effect.either(readMappingFile(file))
           if (read._tag === "Left") {
-            yield* Effect.logError(`${read.left.message}; the store keeps its ${rows} loaded rows`).pipe(Effect.annotateLogs({ store: key }))
+            yield* Effect.logError(`${read.left.message}; the store keeps its ${rows} loaded rows`).pipe(
+              Effect.annotateLogs({ store: key })
+            )
             yield* setState(key, { ...before, stamp })
             return { storeKey: key, file, outcome: "unreadable", rows, issues: [read.left.message] } satisfies StoreLoadReport
           }

@@ -58,11 +58,22 @@ export const reactToChangeAfterDraft = (id: number, previous: NormalizedOrder) =
     const change = yield* storeChangeAfterDraft(stored, previous, "pull")
     if (change === "lines_changed" && stored.state === "drafted") {
       yield* patchDraftLines(stored, "pull").pipe(
-        Effect.catchAll((error) => orders.note(id, "pull", `the lines changed in the store after the draft; updating the draft failed (${error._tag}): check the POD draft by hand`))
+        Effect.catchAll((error) =>
+          orders.note(
+            id,
+            "pull",
+            `the lines changed in the store after the draft; updating the draft failed (${error._tag}): check the POD draft by hand`
+          )
+        )
       )
     } else if (change === "address_changed" || change === "lines_changed") {
       const what = change === "address_changed" ? "shipping address" : "line items"
-      yield* orders.note(id, "pull", `the ${what} changed in the store after the POD draft was made (${stored.state}): the POD service cannot change it through the API, fix it there by hand`, { change })
+      yield* orders.note(
+        id,
+        "pull",
+        `the ${what} changed in the store after the POD draft was made (${stored.state}): the POD service cannot change it through the API, fix it there by hand`,
+        { change }
+      )
     }
   })
 
@@ -72,7 +83,9 @@ export const storeChangeAfterDraft = (stored: StoredOrder, previous: NormalizedO
     const change = decideChangeAfterDraft(stored.state, stored.order, previous)
     if (change === "cancel_pending") {
       yield* (yield* OrdersRepo).transition(stored.id, stored.state, "cancel_pending", {
-        actor, reason: "cancelled in the store after the POD draft was made: cancel it at the POD service by hand (the API has no cancel)", nextAttemptAt: null
+        actor,
+        reason: "cancelled in the store after the POD draft was made: cancel it at the POD service by hand (the API has no cancel)",
+        nextAttemptAt: null
       })
     }
     return change
@@ -94,14 +107,20 @@ export const patchDraftLines = (stored: StoredOrder, actor: string) =>
     const flag = (reason: string) => Effect.as(repo.note(stored.id, actor, reason), "flagged" as const)
     const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
     if (plan._tag !== "Ready") {
-      return yield* flag(`the order's lines changed in the store after the draft was made and it can no longer be drafted as it is (${plan._tag === "Held" ? plan.message : plan._tag}): fix the POD draft by hand`)
+      return yield* flag(
+        `the order's lines changed in the store after the draft was made and it can no longer be drafted as it is (${
+          plan._tag === "Held" ? plan.message : plan._tag
+        }): fix the POD draft by hand`
+      )
     }
     const call = { lane: "urgent" as const, storeKey: stored.storeKey }
     const draft = yield* client.getDraft(stored.podDraftId, call)
     const draftLines = draft.line_items ?? []
     const lineItemIds = draftLines.flatMap((l) => (l.line_item_id ? [l.line_item_id] : []))
     if (draftLines.length !== plan.draft.line_items.length || lineItemIds.length !== draftLines.length) {
-      return yield* flag(`the store now has ${plan.draft.line_items.length} POD line(s) where the draft has ${draftLines.length}: lines cannot be added or removed through the API, fix the POD draft by hand`)
+      return yield* flag(
+        `the store now has ${plan.draft.line_items.length} POD line(s) where the draft has ${draftLines.length}: lines cannot be added or removed through the API, fix the POD draft by hand`
+      )
     }
     yield* client.patchDraftLineItems({
       order_id: stored.podDraftId,
@@ -109,7 +128,9 @@ export const patchDraftLines = (stored: StoredOrder, actor: string) =>
       line_items: Arr.zipWith(plan.draft.line_items, lineItemIds, (item, line_item_id) => ({ ...item, line_item_id }))
     }, call)
     yield* repo.transition(stored.id, "drafted", "drafted", {
-      actor, reason: "the store edited the lines before checkout: the draft's lines were updated to match", plannedLines: plan.lines,
+      actor,
+      reason: "the store edited the lines before checkout: the draft's lines were updated to match",
+      plannedLines: plan.lines,
       data: { lines: plan.lines }
     })
     return "patched" as const

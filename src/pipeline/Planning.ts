@@ -39,4 +39,3 @@ export const matchMany = (claimed: ReadonlyArray<StoredOrder>, actor: string) =>
 
 /** Plans one claimed order and moves it (see `matchMany`). */
 export const matchOrder = (stored: StoredOrder, actor: string) => matchMany([stored], actor)
-

@@ -68,16 +68,19 @@ export const draftFacts = (draft: DraftConditionFields): DraftFacts => {
   const address = draft.is_shipping_verification_bypassed === true ||
       status === "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_VERIFIED" || status === "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_VALID"
     ? "verified"
-    : status === "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED" || status === "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_INVALID"
+    : status === "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED" ||
+        status === "VENDOR_SHIPPING_VERIFICATION_STATUS_CONSTRAINT_INVALID"
     ? "unverified"
     : undefined
   const labelled = (draft.line_items ?? []).flatMap((line) => (line.variant?.stock_label === undefined ? [] : [line.variant]))
-  const outOfStock = labelled.length === 0 ? undefined : labelled.filter((v) => CANNOT_PRODUCE.includes(v.stock_label ?? "")).map((v): Shortfall => ({
-    variantId: v.variant_id ?? "(no id)",
-    ...(v.sku === undefined ? {} : { sku: v.sku }),
-    ...(v.name === undefined ? {} : { name: v.name }),
-    ...(v.stock_label === undefined ? {} : { label: v.stock_label })
-  }))
+  const outOfStock = labelled.length === 0 ?
+    undefined :
+    labelled.filter((v) => CANNOT_PRODUCE.includes(v.stock_label ?? "")).map((v): Shortfall => ({
+      variantId: v.variant_id ?? "(no id)",
+      ...(v.sku === undefined ? {} : { sku: v.sku }),
+      ...(v.name === undefined ? {} : { name: v.name }),
+      ...(v.stock_label === undefined ? {} : { label: v.stock_label })
+    }))
   return { address, outOfStock }
 }
 
@@ -102,9 +105,15 @@ export const isConditionEvent = (event: PodWebhookHint["event"]): event is Condi
  * draft read. Only the conditions an event named or already recorded are looked at, unless
  * `everything` (reconciliation's look at a draft waiting for checkout): then whatever the draft says.
  */
-export const conditionsNow = (previous: Conditions, events: ReadonlyArray<PodWebhookHint>, facts: DraftFacts, everything = false): Conditions => {
+export const conditionsNow = (
+  previous: Conditions,
+  events: ReadonlyArray<PodWebhookHint>,
+  facts: DraftFacts,
+  everything = false
+): Conditions => {
   const says = (event: ConditionEvent) => events.some((e) => e.event === event)
-  const saysUnverified = says("shipping_address_unverified") || events.some((e) => e.event === "shipping_address_verified" && e.addressVerified === false)
+  const saysUnverified = says("shipping_address_unverified") ||
+    events.some((e) => e.event === "shipping_address_verified" && e.addressVerified === false)
   const saysVerified = events.some((e) => e.event === "shipping_address_verified" && e.addressVerified !== false)
   let addressUnverified = previous.addressUnverified
   if (everything || saysUnverified || saysVerified || previous.addressUnverified) {
@@ -133,22 +142,29 @@ const sameConditions = (a: Conditions, b: Conditions) =>
 const variantWords = (variants: ReadonlyArray<Shortfall>): string =>
   variants.length === 0
     ? "an item of this order"
-    : variants.map((v) => `${v.name ?? v.sku ?? "variant"}${v.sku !== undefined && v.name !== undefined ? ` (${v.sku})` : ""}` +
-      `${v.label === "VENDOR_STOCK_LABEL_DISCONTINUED" ? ", discontinued" : ""}`).join(", ")
+    : variants.map((v) =>
+      `${v.name ?? v.sku ?? "variant"}${v.sku !== undefined && v.name !== undefined ? ` (${v.sku})` : ""}` +
+      `${v.label === "VENDOR_STOCK_LABEL_DISCONTINUED" ? ", discontinued" : ""}`
+    ).join(", ")
 
 const podIds = (order: Pick<StoredOrder, "podDraftId" | "podOrderId">) =>
-  [order.podOrderId && `POD order ${order.podOrderId}`, order.podDraftId && `draft ${order.podDraftId}`].filter(Boolean).join(", ") || "the POD draft"
+  [order.podOrderId && `POD order ${order.podOrderId}`, order.podDraftId && `draft ${order.podDraftId}`].filter(Boolean).join(", ") ||
+  "the POD draft"
 
 /** What happened and what to do, in the seller's words. */
 export const conditionMessage = (conditions: Conditions, order: Pick<StoredOrder, "podDraftId" | "podOrderId">): string => {
   const parts: Array<string> = []
   if (conditions.addressUnverified) {
-    parts.push(`The POD service could not verify the shipping address (${podIds(order)}). Check it with the buyer, then correct it ` +
-      "(or confirm it as it is) at the POD service: podsync goes on by itself once the service has verified it.")
+    parts.push(
+      `The POD service could not verify the shipping address (${podIds(order)}). Check it with the buyer, then correct it ` +
+        "(or confirm it as it is) at the POD service: podsync goes on by itself once the service has verified it."
+    )
   }
   if (conditions.outOfStock) {
-    parts.push(`The POD service is out of ${variantWords(conditions.variants)} (${podIds(order)}). Wait for the restock, or change the ` +
-      "variant of the order at the POD service (and remap it in the mapping file for new orders): podsync goes on by itself once the service shows it in stock.")
+    parts.push(
+      `The POD service is out of ${variantWords(conditions.variants)} (${podIds(order)}). Wait for the restock, or change the ` +
+        "variant of the order at the POD service (and remap it in the mapping file for new orders): podsync goes on by itself once the service shows it in stock."
+    )
   }
   return parts.join(" ")
 }
@@ -194,7 +210,9 @@ export const decideConditions = (
     const told = events.filter((e) => e.event !== "shipping_address_verified").map((e) => e.topic ?? e.event).filter(Boolean)
     return told.length === 0 ? { kind: "none" } : {
       kind: "note",
-      reason: `the POD service sent ${[...new Set(told)].join(", ")}; the order is ${order.state.replaceAll("_", " ")}, so nothing is held for it`
+      reason: `the POD service sent ${[...new Set(told)].join(", ")}; the order is ${
+        order.state.replaceAll("_", " ")
+      }, so nothing is held for it`
     }
   }
   if (sameConditions(previous, now)) {

@@ -18,13 +18,17 @@ export const PullLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const settings = yield* PipelineSettings
   const { match } = yield* StageWakeups
   const owner = yield* Replica
-  const pullLocks = new Map(yield* Effect.forEach(settings.storeKeys, (key) => Effect.map(Effect.makeSemaphore(1), (lock) => [key, lock] as const)))
+  const pullLocks = new Map(
+    yield* Effect.forEach(settings.storeKeys, (key) => Effect.map(Effect.makeSemaphore(1), (lock) => [key, lock] as const))
+  )
   // The pulls run from other fibers (the scheduler's, the hint loop's): with this layer's services.
   const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()
   const locked = <A, E, R>(storeKey: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
     const lock = pullLocks.get(storeKey)
     // Every configured store has a lock, and hints for other stores are dropped below.
-    return lock === undefined ? Effect.dieMessage(`no pull lock for store ${storeKey}: only configured stores are pulled`) : lock.withPermits(1)(effect)
+    return lock === undefined
+      ? Effect.dieMessage(`no pull lock for store ${storeKey}: only configured stores are pulled`)
+      : lock.withPermits(1)(effect)
   }
   const pull = (storeKey: string) =>
     logFailures(`pull of ${storeKey}`, locked(storeKey, pullStore(storeKey))).pipe(
@@ -35,7 +39,9 @@ export const PullLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   // A webhook that names its order: read that order alone (the pull's schedule stays the backstop).
   const pullNamed = (storeKey: string, ids: ReadonlyArray<string>) =>
     locked(storeKey, pullNamedOrders(storeKey, ids)).pipe(
-      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("reading the orders a webhook named failed; pulling the store", cause), false)),
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("reading the orders a webhook named failed; pulling the store", cause), false)
+      ),
       Effect.provide(context),
       Effect.flatMap((done) => (done ? match.kick : pull(storeKey)))
     )

@@ -59,7 +59,12 @@ export const pullStore = (storeKey: string) =>
             totals.unreadable++
             // Kept in the log with its raw payload: nothing the store sent is silently dropped.
             yield* Effect.logError("a store order could not be read; it is skipped until the store sends a readable version").pipe(
-              Effect.annotateLogs({ store: storeKey, storeOrderId: bad.storeOrderId ?? "unknown", problem: bad.problem, raw: JSON.stringify(bad.raw).slice(0, 4000) })
+              Effect.annotateLogs({
+                store: storeKey,
+                storeOrderId: bad.storeOrderId ?? "unknown",
+                problem: bad.problem,
+                raw: JSON.stringify(bad.raw).slice(0, 4000)
+              })
             )
           }
         })

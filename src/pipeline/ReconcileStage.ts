@@ -14,7 +14,9 @@ export const RECONCILE_BATCH = 100
 /** Every tracking an order answer carries: the full list on a read, the primary one on a list item. */
 const trackingsOf = (order: OrderProgress): ReadonlyArray<TrackingSeen> => {
   const all = (order.order_trackings ?? []).flatMap((t) =>
-    t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED" ? [{ number: t.tracking_no, carrier: t.carrier, url: t.tracking_url }] : []
+    t.tracking_no && t.tracking_type !== "TRACKING_TYPE_OUTDATED"
+      ? [{ number: t.tracking_no, carrier: t.carrier, url: t.tracking_url }]
+      : []
   )
   if (all.length > 0) return all
   const primary = primaryTrackingNumber(order)
@@ -33,13 +35,23 @@ type PodOutcome = "unknown_status" | "more_trackings" | "unchanged" | "awaiting_
  * Statuses only move forward (a late or reordered answer never undoes
  * progress).
  */
-export const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: string, newTrackings: number): { readonly outcome: PodOutcome; readonly move?: Move } => {
+export const decidePodOrder = (
+  stored: FollowedOrder,
+  pod: OrderProgress,
+  actor: string,
+  newTrackings: number
+): { readonly outcome: PodOutcome; readonly move?: Move } => {
   const status = String(pod.order_status ?? "")
   const target = STATE_OF_POD_STATUS[status]
   if (target === undefined) return { outcome: "unknown_status" }
   const change = { actor, podOrderId: pod.order_id, podStatus: status, nextAttemptAt: new Date(0) }
   const from = stored.state
-  const move = (reason: string, data?: unknown): Move => ({ id: stored.id, from, to: target, change: { ...change, reason, ...(data === undefined ? {} : { data }) } })
+  const move = (reason: string, data?: unknown): Move => ({
+    id: stored.id,
+    from,
+    to: target,
+    change: { ...change, reason, ...(data === undefined ? {} : { data }) }
+  })
   if (target === "shipped" && (from === "shipped" || from === "fulfilled")) {
     if (newTrackings > 0 && from === "fulfilled") {
       return { outcome: "more_trackings", move: move(`${newTrackings} more package(s) shipped`, { newTrackings }) }
@@ -69,7 +81,11 @@ export const decidePodOrder = (stored: FollowedOrder, pod: OrderProgress, actor:
 }
 
 const warnUnknownStatus = (pod: OrderProgress) =>
-  pod.order_status ? Effect.logWarning("unknown POD order status; the order is left as it is").pipe(Effect.annotateLogs({ status: String(pod.order_status) })) : Effect.void
+  pod.order_status
+    ? Effect.logWarning("unknown POD order status; the order is left as it is").pipe(
+      Effect.annotateLogs({ status: String(pod.order_status) })
+    )
+    : Effect.void
 
 /**
  * Brings one stored order in line with what the service says about it.
@@ -103,7 +119,9 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
     const shipments = yield* ShipmentsRepo
     const first = new Map<string, OrderProgress>()
     // List items have no created_at: the draft's order_date, then the id, tell which came first.
-    for (const pod of [...found].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))) {
+    for (
+      const pod of [...found].sort((a, b) => (a.order_date ?? "").localeCompare(b.order_date ?? "") || a.order_id.localeCompare(b.order_id))
+    ) {
       if (pod.reference_id && !first.has(pod.reference_id)) first.set(pod.reference_id, pod)
     }
     const recorded = yield* shipments.recordMany(asked.flatMap((stored) => {
@@ -135,7 +153,9 @@ export const reconcileAll = (actor: string) =>
     // First the drafts of orders waiting for checkout or held for an address or stock condition: an order
     // whose condition has cleared is then followed below. A failure here leaves the orders as they are.
     const drafts = yield* checkDrafts(actor).pipe(
-      Effect.catchAll((error) => Effect.as(Effect.logWarning("could not list the drafts of waiting orders; the next reconcile tries again", error), undefined))
+      Effect.catchAll((error) =>
+        Effect.as(Effect.logWarning("could not list the drafts of waiting orders; the next reconcile tries again", error), undefined)
+      )
     )
     let afterId = 0
     const totals = { requests: 0, followed: 0, moved: 0, conditionsHeld: drafts?.held ?? 0, conditionsCleared: drafts?.cleared ?? 0 }
@@ -240,14 +260,18 @@ export const followUp = (hint: FollowUpHint, actor: string) =>
     // A reference id of podsync's form (`<store key>:<store order id>`) that we never made, about no POD order
     // or draft we know: not ours, and nothing to read. Another form may be the seller's own id for one of ours
     // (the published address example names the order by `vendor_id` only): then the order is read, as before.
-    if (stored === undefined && hint.referenceId !== undefined && (Option.isSome(ReferenceId.parse(hint.referenceId)) || hint.podOrderId === undefined)) {
+    if (
+      stored === undefined && hint.referenceId !== undefined &&
+      (Option.isSome(ReferenceId.parse(hint.referenceId)) || hint.podOrderId === undefined)
+    ) {
       yield* Effect.logInfo("POD webhook about an order podsync does not know; recorded, nothing to do").pipe(
         Effect.annotateLogs({ referenceId: hint.referenceId, podOrderId: hint.podOrderId ?? "" })
       )
       return "not_ours" as const
     }
     // An event about a draft not yet checked out names the draft: its order, if any, is found by reference.
-    let podOrderId = stored?.podOrderId ?? (hint.podOrderId !== undefined && hint.podOrderId !== stored?.podDraftId ? hint.podOrderId : undefined)
+    let podOrderId = stored?.podOrderId ??
+      (hint.podOrderId !== undefined && hint.podOrderId !== stored?.podDraftId ? hint.podOrderId : undefined)
     const referenceId = hint.referenceId ?? stored?.referenceId
     if (podOrderId === undefined && referenceId !== undefined) {
       const orders = yield* client.findOrdersByReferenceId(referenceId, { lane: "urgent" })

@@ -84,11 +84,15 @@ export const giveBack = (claimed: ReadonlyArray<StoredOrder>, owner: string, inM
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const repo = yield* OrdersRepo
-    yield* watchDatabase("giving claimed orders back", repo.releaseMany(claimed.map((o) => ({ id: o.id, nextAttemptAt: new Date(now + inMs) })), owner))
+    yield* watchDatabase(
+      "giving claimed orders back",
+      repo.releaseMany(claimed.map((o) => ({ id: o.id, nextAttemptAt: new Date(now + inMs) })), owner)
+    )
   }).pipe(Effect.catchAllCause(() => Effect.void))
 
 /** Work on each claimed order, `concurrency` at a time: a failing order is logged and the others go on. */
-export const eachOrder = <R>(name: string, concurrency: number, work: (order: StoredOrder, owner: string) => Effect.Effect<unknown, unknown, R>) =>
+export const eachOrder =
+  <R>(name: string, concurrency: number, work: (order: StoredOrder, owner: string) => Effect.Effect<unknown, unknown, R>) =>
   (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
     Effect.forEach(claimed, (order) =>
       logFailures(`${name} of ${order.referenceId}`, work(order, owner)).pipe(
@@ -101,7 +105,8 @@ export const eachOrder = <R>(name: string, concurrency: number, work: (order: St
  * fails (the database busy), the batch is given back, due again in a few seconds: every stage's
  * work is safe to repeat.
  */
-export const wholeBatch = <R>(name: string, work: (claimed: ReadonlyArray<StoredOrder>, owner: string) => Effect.Effect<unknown, unknown, R>) =>
+export const wholeBatch =
+  <R>(name: string, work: (claimed: ReadonlyArray<StoredOrder>, owner: string) => Effect.Effect<unknown, unknown, R>) =>
   (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
     work(claimed, owner).pipe(
       Effect.catchAllCause((cause) =>

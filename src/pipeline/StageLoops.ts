@@ -50,7 +50,10 @@ export const DraftLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
       Effect.gen(function*() {
         const drafted: Array<Drafted> = []
         const coverage = yield* coverageForBatch(claimed)
-        yield* eachOrder("draft", draftConcurrency, (o) => draftOrder(o, owner, (d) => Effect.sync(() => drafted.push(d)), coverage))(claimed, owner)
+        yield* eachOrder("draft", draftConcurrency, (o) => draftOrder(o, owner, (d) => Effect.sync(() => drafted.push(d)), coverage))(
+          claimed,
+          owner
+        )
         yield* wholeBatch("recording drafts", () => settleDrafted(drafted, owner))(drafted.map((d) => d.stored), owner)
       })
   })

@@ -33,7 +33,7 @@ export interface LegacyV2ClientConfig {
 
 export class LegacyV2Client extends Effect.Service<LegacyV2Client>()("podsync/LegacyV2Client", {
   effect: (config: LegacyV2ClientConfig) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const http = yield* makePodHttp({
         baseUrl: config.baseUrl,
         authHeaders: [],
@@ -65,10 +65,18 @@ export class LegacyV2Client extends Effect.Service<LegacyV2Client>()("podsync/Le
       const quote = post("v2.orders.price", "read", "/api/v2/orders/price", PriceV2Input, PriceV2Response)
       const draft = post("v2.drafts.create", "mutation", "/api/v2/orders/draft", DraftV2Input, DraftV2Response)
       const labeled = post(
-        "v2.drafts.createLabeled", "mutation", "/api/v2/orders/draft/labeled", LabeledDraftV2Input, DraftV2Response
+        "v2.drafts.createLabeled",
+        "mutation",
+        "/api/v2/orders/draft/labeled",
+        LabeledDraftV2Input,
+        DraftV2Response
       )
       const lines = post(
-        "v2.drafts.updateLineItems", "mutation", "/api/v2/orders/draft/line-items", LineItemsV2Input, LineItemsV2Response
+        "v2.drafts.updateLineItems",
+        "mutation",
+        "/api/v2/orders/draft/line-items",
+        LineItemsV2Input,
+        LineItemsV2Response
       )
 
       /** POST /api/v2/orders/price: amounts as numbers in `currency` (see `legacyAmount`). */

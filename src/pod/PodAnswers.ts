@@ -84,11 +84,14 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
 /** Whether a failure leaves the request's effect at the service unknown. */
 export const isAmbiguousFailure = (
   kind: "read" | "mutation",
-  failure: { readonly _tag: "NoAnswer"; readonly reason: string } | { readonly _tag: "Answered"; readonly status: number; readonly unreadable: boolean }
+  failure: { readonly _tag: "NoAnswer"; readonly reason: string } | {
+    readonly _tag: "Answered"
+    readonly status: number
+    readonly unreadable: boolean
+  }
 ): boolean => {
   if (kind === "read") return false
   if (failure._tag === "NoAnswer") return failure.reason !== "connect"
   if (failure.status >= 500) return true
   return failure.status >= 200 && failure.status < 300 && failure.unreadable
 }
-

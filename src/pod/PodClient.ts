@@ -17,18 +17,9 @@ import { defaultTimeoutMs, makePodHttp, type PodCallOptions, type PodOperation }
 import type { PodError } from "./PodErrors.js"
 import { listQueryParams, streamAllPages } from "./PodPaging.js"
 import type { PodLane } from "./PodRequestGate.js"
-import {
-  CatalogListResponse,
-  CatalogVariantListResponse,
-  type CatalogQuery,
-  type CatalogVariantQuery
-} from "./schemas/Catalog.js"
+import { CatalogListResponse, CatalogVariantListResponse, type CatalogQuery, type CatalogVariantQuery } from "./schemas/Catalog.js"
 import type { Paging, PagingQuery, PodPage } from "./schemas/Common.js"
-import {
-  type EconomyCoverage,
-  EconomyCoverageRequest,
-  EconomyCoverageResponse
-} from "./schemas/Coverage.js"
+import { type EconomyCoverage, EconomyCoverageRequest, EconomyCoverageResponse } from "./schemas/Coverage.js"
 import {
   CreateDraftBody,
   CreateLabeledDraftBody,
@@ -48,21 +39,9 @@ import {
   type Draft,
   type DraftQuery
 } from "./schemas/Drafts.js"
-import {
-  OrderListResponse,
-  OrderProgressListResponse,
-  OrderResponse,
-  type Order,
-  type OrderQuery
-} from "./schemas/Orders.js"
+import { OrderListResponse, OrderProgressListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
-import {
-  CreateWebhookInput,
-  WebhookListResponse,
-  WebhookResponse,
-  type Webhook,
-  type WebhookQuery
-} from "./schemas/Webhooks.js"
+import { CreateWebhookInput, WebhookListResponse, WebhookResponse, type Webhook, type WebhookQuery } from "./schemas/Webhooks.js"
 
 export type { PodCallOptions } from "./PodHttp.js"
 
@@ -92,7 +71,7 @@ type ReferenceQuery = { readonly filter: { readonly reference_ids: ReadonlyArray
 
 export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", {
   effect: (config: PodClientConfig) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const http = yield* makePodHttp({
         baseUrl: config.baseUrl,
         authHeaders: [
@@ -112,56 +91,91 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       ): Effect.Effect<A["data"], PodError> =>
         http.run({ ...op, defaultLane: "normal" }, options).pipe(Effect.map((envelope) => envelope.data))
 
-      const lister =
-        <Q extends ListQuery>() =>
-        <Env extends ListEnvelope, I>(operation: string, path: string, response: Schema.Schema<Env, I>, defaultLane: PodLane, partial = false) =>
-        (query?: Q, options?: PodCallOptions): Effect.Effect<PodPage<Env["data"][number]>, PodError> =>
-          http
-            .run(
-              {
-                operation, kind: "read", method: "GET", path, response, defaultLane, partial,
-                urlParams: listQueryParams(query ?? {})
-              },
-              options
-            )
-            .pipe(Effect.map((envelope) => ({ data: envelope.data, paging: envelope.paging })))
+      const lister = <Q extends ListQuery>() =>
+      <Env extends ListEnvelope, I>(
+        operation: string,
+        path: string,
+        response: Schema.Schema<Env, I>,
+        defaultLane: PodLane,
+        partial = false
+      ) =>
+      (query?: Q, options?: PodCallOptions): Effect.Effect<PodPage<Env["data"][number]>, PodError> =>
+        http
+          .run(
+            {
+              operation,
+              kind: "read",
+              method: "GET",
+              path,
+              response,
+              defaultLane,
+              partial,
+              urlParams: listQueryParams(query ?? {})
+            },
+            options
+          )
+          .pipe(Effect.map((envelope) => ({ data: envelope.data, paging: envelope.paging })))
 
       const streamer =
         <Q extends ListQuery, A>(list: (query?: Q, options?: PodCallOptions) => Effect.Effect<PodPage<A>, PodError>) =>
-        (query?: Q, options?: PodCallOptions): Stream.Stream<A, PodError> =>
-          streamAllPages(query ?? ({} as Q), (q) => list(q, options))
+        (query?: Q, options?: PodCallOptions): Stream.Stream<A, PodError> => streamAllPages(query ?? ({} as Q), (q) => list(q, options))
 
       const listCatalog = lister<CatalogQuery>()(
-        "catalog.list", "/api/v3/catalog", CatalogListResponse, "background"
+        "catalog.list",
+        "/api/v3/catalog",
+        CatalogListResponse,
+        "background"
       )
       const listCatalogVariants = lister<CatalogVariantQuery>()(
-        "catalog.variants", "/api/v3/catalog/variants", CatalogVariantListResponse, "background"
+        "catalog.variants",
+        "/api/v3/catalog/variants",
+        CatalogVariantListResponse,
+        "background"
       )
       const listVariantStock = lister<CatalogVariantQuery>()(
-        "catalog.stock", "/api/v3/catalog/variants/stock", CatalogVariantListResponse, "background"
+        "catalog.stock",
+        "/api/v3/catalog/variants/stock",
+        CatalogVariantListResponse,
+        "background"
       )
       const listWebhooks = lister<WebhookQuery>()(
-        "webhooks.list", "/api/v3/webhooks", WebhookListResponse, "normal"
+        "webhooks.list",
+        "/api/v3/webhooks",
+        WebhookListResponse,
+        "normal"
       )
       const listOrders = lister<OrderQuery>()(
-        "orders.list", "/api/v3/orders", OrderListResponse, "normal"
+        "orders.list",
+        "/api/v3/orders",
+        OrderListResponse,
+        "normal"
       )
       /** Like `listOrders`, with only what following an order needs decoded (`OrderProgress`). */
       const listOrderProgress = lister<OrderQuery>()(
-        "orders.list", "/api/v3/orders", OrderProgressListResponse, "normal", true
+        "orders.list",
+        "/api/v3/orders",
+        OrderProgressListResponse,
+        "normal",
+        true
       )
       const listDrafts = lister<DraftQuery>()(
-        "drafts.list", "/api/v3/orders/draft", DraftListResponse, "normal"
+        "drafts.list",
+        "/api/v3/orders/draft",
+        DraftListResponse,
+        "normal"
       )
 
       type Created<A> = { readonly data: A; readonly warnings?: ReadonlyArray<string> }
       /** The create answer is the short draft plus `warnings[]`, kept on the result (empty when none). */
-      const postDraft = <A, I>(input: CreateDraftInput, response: Schema.Schema<Created<A>, I>, partial: boolean, options?: PodCallOptions) => {
+      const postDraft = <A, I>(
+        input: CreateDraftInput,
+        response: Schema.Schema<Created<A>, I>,
+        partial: boolean,
+        options?: PodCallOptions
+      ) => {
         const ctx = { operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft" } as const
         return http.encodeBody(CreateDraftBody, { data: input }, ctx).pipe(
-          Effect.flatMap((body) =>
-            http.run({ ...ctx, kind: "mutation", body, response, partial, defaultLane: "normal" }, options)
-          ),
+          Effect.flatMap((body) => http.run({ ...ctx, kind: "mutation", body, response, partial, defaultLane: "normal" }, options)),
           Effect.map((envelope) => ({ ...envelope.data, warnings: envelope.warnings ?? [] }))
         )
       }
@@ -178,7 +192,10 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
        * five). A POST that changes nothing: a read, never ambiguous. A covered ZIP means "not excluded by
        * carrier coverage", not "guaranteed Economy" (weight and marketplace are checked on the order).
        */
-      const checkEconomyCoverage = (zipCodes: ReadonlyArray<string>, options?: PodCallOptions): Effect.Effect<EconomyCoverage, PodError> => {
+      const checkEconomyCoverage = (
+        zipCodes: ReadonlyArray<string>,
+        options?: PodCallOptions
+      ): Effect.Effect<EconomyCoverage, PodError> => {
         const ctx = { operation: "shipping.economyCoverage", method: "POST", path: "/api/v3/shipping/economy/coverage/check" } as const
         return http.encodeBody(EconomyCoverageRequest, { zip_codes: zipCodes }, ctx).pipe(
           Effect.flatMap((body) => dataOf({ ...ctx, kind: "read", body, response: EconomyCoverageResponse }, options))
@@ -216,18 +233,30 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const approveDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft | undefined, PodError> =>
         dataOf(
           {
-            operation: "drafts.approve", kind: "mutation", method: "POST",
-            path: `/api/v3/orders/draft/${seg(orderId)}/approve`, body: { order_id: orderId },
+            operation: "drafts.approve",
+            kind: "mutation",
+            method: "POST",
+            path: `/api/v3/orders/draft/${seg(orderId)}/approve`,
+            body: { order_id: orderId },
             response: ApproveDraftResponse
           },
           options
         )
 
       const getDraft = (orderId: string, options?: PodCallOptions): Effect.Effect<Draft, PodError> =>
-        dataOf({ operation: "drafts.get", kind: "read", method: "GET", path: `/api/v3/orders/draft/${seg(orderId)}`, response: DraftResponse }, options)
+        dataOf({
+          operation: "drafts.get",
+          kind: "read",
+          method: "GET",
+          path: `/api/v3/orders/draft/${seg(orderId)}`,
+          response: DraftResponse
+        }, options)
 
       const getOrder = (orderId: string, options?: PodCallOptions): Effect.Effect<Order, PodError> =>
-        dataOf({ operation: "orders.get", kind: "read", method: "GET", path: `/api/v3/orders/${seg(orderId)}`, response: OrderResponse }, options)
+        dataOf(
+          { operation: "orders.get", kind: "read", method: "GET", path: `/api/v3/orders/${seg(orderId)}`, response: OrderResponse },
+          options
+        )
 
       /** A price quote is a POST but changes nothing: never ambiguous. */
       const quotePrice = (input: PriceQuoteInput, options?: PodCallOptions): Effect.Effect<PriceQuote, PodError> => {
@@ -248,8 +277,11 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       const deleteWebhook = (webhookId: string, options?: PodCallOptions): Effect.Effect<Webhook, PodError> =>
         dataOf(
           {
-            operation: "webhooks.delete", kind: "mutation", method: "DELETE",
-            path: `/api/v3/webhooks/${seg(webhookId)}`, response: WebhookResponse
+            operation: "webhooks.delete",
+            kind: "mutation",
+            method: "DELETE",
+            path: `/api/v3/webhooks/${seg(webhookId)}`,
+            response: WebhookResponse
           },
           options
         )
@@ -265,22 +297,21 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
        * service does not deduplicate: more than one record means an earlier
        * duplicate, which the caller must report.
        */
-      const findByReferenceId =
-        <A extends { readonly reference_id?: string | undefined }>(
-          stream: (query: ReferenceQuery, options?: PodCallOptions) => Stream.Stream<A, PodError>
-        ) =>
-        (referenceId: string, options?: ReferenceLookupOptions) =>
-          Stream.runCollect(
-            stream(
-              {
-                filter: {
-                  reference_ids: [referenceId],
-                  ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
-                }
-              },
-              options
-            ).pipe(Stream.filter((record) => record.reference_id === referenceId))
-          ).pipe(Effect.map((chunk): ReadonlyArray<A> => Array.from(chunk)))
+      const findByReferenceId = <A extends { readonly reference_id?: string | undefined }>(
+        stream: (query: ReferenceQuery, options?: PodCallOptions) => Stream.Stream<A, PodError>
+      ) =>
+      (referenceId: string, options?: ReferenceLookupOptions) =>
+        Stream.runCollect(
+          stream(
+            {
+              filter: {
+                reference_ids: [referenceId],
+                ...(options?.createdAtMin === undefined ? {} : { created_at_min: options.createdAtMin })
+              }
+            },
+            options
+          ).pipe(Stream.filter((record) => record.reference_id === referenceId))
+        ).pipe(Effect.map((chunk): ReadonlyArray<A> => Array.from(chunk)))
 
       /** Drafts whose `reference_id` is `referenceId`. */
       const findDraftsByReferenceId = findByReferenceId(streamDrafts)

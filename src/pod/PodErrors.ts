@@ -46,7 +46,9 @@ export class PodForbiddenError extends Schema.TaggedError<PodForbiddenError>()("
 export class PodNotFoundError extends Schema.TaggedError<PodNotFoundError>()("PodNotFoundError", { ...Context, ...Body }) {}
 
 /** 5xx: the service failed. Retry later; on a mutation, look before retrying (ambiguous). */
-export class PodServerError extends Schema.TaggedError<PodServerError>()("PodServerError", { ...Context, status: Schema.Number, ...Body }) {}
+export class PodServerError
+  extends Schema.TaggedError<PodServerError>()("PodServerError", { ...Context, status: Schema.Number, ...Body })
+{}
 
 /** A status the spec does not document (e.g. 409, 3xx). */
 export class PodUnexpectedStatusError extends Schema.TaggedError<PodUnexpectedStatusError>()(

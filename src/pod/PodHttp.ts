@@ -8,15 +8,7 @@ import { Headers, HttpClient, HttpClientRequest, UrlParams } from "@effect/platf
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { EnvelopeHead } from "./schemas/Common.js"
-import {
-  causeText,
-  describeParseError,
-  errorFields,
-  isAmbiguousFailure,
-  keepBody,
-  parseRetryAfter,
-  transportReason
-} from "./PodAnswers.js"
+import { causeText, describeParseError, errorFields, isAmbiguousFailure, keepBody, parseRetryAfter, transportReason } from "./PodAnswers.js"
 import * as Errors from "./PodErrors.js"
 import { PodRequestGate, type PodLane, type PodRequestInfo, type PodRequestOutcome } from "./PodRequestGate.js"
 
@@ -67,7 +59,7 @@ type Ctx = { readonly operation: string; readonly method: string; readonly path:
 const DEFAULT_TIMEOUT_MS = 30_000
 
 export const makePodHttp = (config: PodHttpConfig) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const gate = yield* PodRequestGate
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest(HttpClientRequest.prependUrl(config.baseUrl.replace(/\/+$/, "")))
@@ -79,9 +71,7 @@ export const makePodHttp = (config: PodHttpConfig) =>
 
     const sendRaw = (request: HttpClientRequest.HttpClientRequest, ctx: Ctx, timeoutMs: number) =>
       client.execute(request).pipe(
-        Effect.flatMap((response) =>
-          Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))
-        ),
+        Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, headers: response.headers, text }))),
         Effect.flatMap(({ headers, status, text }) =>
           Effect.map(
             Clock.currentTimeMillis,
@@ -102,31 +92,39 @@ export const makePodHttp = (config: PodHttpConfig) =>
       )
 
     const interpret = <A, I>(op: PodOperation<A, I>, ctx: Ctx, raw: RawAnswer): Effect.Effect<A, Errors.PodError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { status, text } = raw
-        const answered = (unreadable: boolean) =>
-          isAmbiguousFailure(op.kind, { _tag: "Answered", status, unreadable })
+        const answered = (unreadable: boolean) => isAmbiguousFailure(op.kind, { _tag: "Answered", status, unreadable })
         if (status >= 200 && status < 300) {
           let json: unknown
           try {
             json = JSON.parse(text)
           } catch (cause) {
             return yield* new Errors.PodDecodeError({
-              ...ctx, ambiguous: answered(true), httpStatus: status, rawBody: keepBody(text),
+              ...ctx,
+              ambiguous: answered(true),
+              httpStatus: status,
+              rawBody: keepBody(text),
               issue: `body is not JSON: ${causeText(cause)}`
             })
           }
           const head = Schema.decodeUnknownOption(EnvelopeHead)(json)
           if (Option.isSome(head) && (head.value.status === "error" || head.value.status === false)) {
             return yield* new Errors.PodEnvelopeError({
-              ...ctx, ambiguous: false, httpStatus: status, message: head.value.message ?? ""
+              ...ctx,
+              ambiguous: false,
+              httpStatus: status,
+              message: head.value.message ?? ""
             })
           }
           // Decoded as an Effect: the schemas' forward-compatible enums log unknown values through our logger.
           return yield* Schema.decodeUnknown(op.response, op.partial === true ? { errors: "all" } : parseOptions)(json).pipe(
             Effect.mapError((error) =>
               new Errors.PodDecodeError({
-                ...ctx, ambiguous: answered(true), httpStatus: status, rawBody: keepBody(text),
+                ...ctx,
+                ambiguous: answered(true),
+                httpStatus: status,
+                rawBody: keepBody(text),
                 issue: describeParseError(error)
               })
             )
@@ -167,7 +165,7 @@ export const makePodHttp = (config: PodHttpConfig) =>
 
     /** Runs one operation through the gate; the only way requests leave this client. */
     const run = <A, I>(op: PodOperation<A, I>, options?: PodCallOptions): Effect.Effect<A, Errors.PodError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const params = UrlParams.fromInput(op.urlParams ?? [])
         const query = UrlParams.toString(params)
         const ctx: Ctx = { operation: op.operation, method: op.method, path: query === "" ? op.path : `${op.path}?${query}` }

@@ -42,9 +42,9 @@ export const streamAllPages = <Q extends { readonly paging?: PagingQuery }, A, E
   const limit = query.paging?.limit ?? MAX_PAGE_LIMIT
   const first = query.paging?.page ?? 1
   return Stream.paginateChunkEffect(first, (page) =>
-    Effect.map(fetchPage({ ...query, paging: { limit, page } }), (result) => [
-      Chunk.fromIterable(result.data),
-      hasNextPage(page, limit, result) ? Option.some(page + 1) : Option.none()
-    ] as const)
-  )
+    Effect.map(fetchPage({ ...query, paging: { limit, page } }), (result) =>
+      [
+        Chunk.fromIterable(result.data),
+        hasNextPage(page, limit, result) ? Option.some(page + 1) : Option.none()
+      ] as const))
 }

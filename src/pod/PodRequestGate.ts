@@ -39,15 +39,15 @@ export interface PodRequestInfo {
 
 export type PodRequestOutcome =
   | {
-      readonly _tag: "Answered"
-      readonly status: number
-      /** Parsed Retry-After of a 429 (seconds or HTTP date), when the service sent one. */
-      readonly retryAfter?: Duration.Duration
-    }
+    readonly _tag: "Answered"
+    readonly status: number
+    /** Parsed Retry-After of a 429 (seconds or HTTP date), when the service sent one. */
+    readonly retryAfter?: Duration.Duration
+  }
   | {
-      readonly _tag: "NoAnswer"
-      readonly reason: "connect" | "timeout" | "reset" | "other"
-    }
+    readonly _tag: "NoAnswer"
+    readonly reason: "connect" | "timeout" | "reset" | "other"
+  }
 
 export interface PodRequestGateShape {
   readonly around: <A, E, R>(info: PodRequestInfo, send: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>

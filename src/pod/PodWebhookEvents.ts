@@ -125,7 +125,13 @@ export const podWebhookHint = (payload: unknown): PodWebhookHint => {
   const tracking = record(body["tracking"])
   const podOrderId = v3 !== undefined ? first(v3["gearment_id"]) : first(v1?.["gearment_ord_id"])
   const referenceId = v3 !== undefined ? first(v3["reference"], v3["vendor_id"]) : first(v1?.["order_id"])
-  const trackingNumber = first(tracking?.["number"], tracking?.["tracking_number"], v1?.["tracking_number"], v1?.["tracking_no"], record(v1?.["tracking"])?.["number"])
+  const trackingNumber = first(
+    tracking?.["number"],
+    tracking?.["tracking_number"],
+    v1?.["tracking_number"],
+    v1?.["tracking_no"],
+    record(v1?.["tracking"])?.["number"]
+  )
   const event = topic === undefined ? undefined : podEventOf(topic)
   const variantIds = event === "product_out_of_stock" ? variantIdsOf(body, v3, v1) : []
   const addressVerified = event === "shipping_address_verified" || event === "shipping_address_unverified"

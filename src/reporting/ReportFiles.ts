@@ -10,7 +10,6 @@ import { reportCsv } from "../reports/ReportCsv.js"
 import { reportHtml } from "../reports/ReportHtml.js"
 import type { ReconciliationReport, ReportFormat, WrittenFile } from "../reports/ReportOutput.js"
 
-
 export class ReportFilesError extends Data.TaggedError("ReportFilesError")<{ readonly dir: string; readonly cause: unknown }> {
   override get message(): string {
     const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)

@@ -30,8 +30,12 @@ export const catchUpPreviousDay = (owner: string) =>
     const tickAt = new Date(period.from)
     if (!(yield* claim("report-catch-up", tickAt))) return "claimed_elsewhere" as const
     const exit = yield* Effect.exit(reports.runFor(period, null))
-    yield* finish("report-catch-up", tickAt, Exit.isSuccess(exit) ? "done" : "failed",
-      Exit.isSuccess(exit) ? null : Cause.pretty(exit.cause).split("\n")[0] ?? "failed")
+    yield* finish(
+      "report-catch-up",
+      tickAt,
+      Exit.isSuccess(exit) ? "done" : "failed",
+      Exit.isSuccess(exit) ? null : Cause.pretty(exit.cause).split("\n")[0] ?? "failed"
+    )
     return Exit.isSuccess(exit) ? "written" as const : yield* exit
   })
 

@@ -76,14 +76,20 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
       const runFor = (period: ReportPeriod, store: string | null) =>
         oneAtATime.withPermits(1)(Effect.gen(function*() {
           const stores = store === null ? config.stores : config.stores.filter((s) => s.key === store)
-          if (store !== null && stores.length === 0) return yield* new UnknownReportStoreError({ storeKey: store, known: configuredStoreKeys })
+          if (store !== null && stores.length === 0) {
+            return yield* new UnknownReportStoreError({ storeKey: store, known: configuredStoreKeys })
+          }
           const input = yield* gatherReportInput({ period, stores, store, configuredStoreKeys, settings: config.settings })
           const report = buildReport(input)
           const files = yield* writeReportFiles(config.dir, reportFileStem(period, store), report, config.formats)
           const summary = summarize(report, files)
           yield* repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary })
           yield* Effect.logInfo(summaryLine(summary)).pipe(Effect.annotateLogs({
-            report: summary.label, store: store ?? "all", needsAPerson: summary.needsAPerson, findings: summary.findings, dir: config.dir
+            report: summary.label,
+            store: store ?? "all",
+            needsAPerson: summary.needsAPerson,
+            findings: summary.findings,
+            dir: config.dir
           }))
           return { report, summary }
         })).pipe(Effect.provide(context), Effect.withSpan("reports.run"))
@@ -99,18 +105,28 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
       const previousDayPeriod = Effect.flatMap(Clock.currentTimeMillis, (now) => previousDay(now, config.timezone))
       const runPreviousDay = Effect.flatMap(previousDayPeriod, (period) => runFor(period, null))
 
-      const list = repo.list().pipe(Effect.map((rows) => rows.map((row): ListedReport => ({
-        from: row.periodFrom.toISOString(),
-        to: row.periodTo.toISOString(),
-        store: row.storeKey === "" ? null : row.storeKey,
-        createdAt: row.createdAt.toISOString(),
-        summary: Option.getOrNull(decodeSummary(row.summary))
-      }))))
+      const list = repo.list().pipe(Effect.map((rows) =>
+        rows.map((row): ListedReport => ({
+          from: row.periodFrom.toISOString(),
+          to: row.periodTo.toISOString(),
+          store: row.storeKey === "" ? null : row.storeKey,
+          createdAt: row.createdAt.toISOString(),
+          summary: Option.getOrNull(decodeSummary(row.summary))
+        }))
+      ))
 
-      const written = (period: ReportPeriod, store: string | null) =>
-        repo.find(new Date(period.from), new Date(period.to), store ?? "")
+      const written = (period: ReportPeriod, store: string | null) => repo.find(new Date(period.from), new Date(period.to), store ?? "")
 
-      return { run, runFor, runPreviousDay, previousDayPeriod, list, written, file: (name: string) => readReportFile(config.dir, name), config }
+      return {
+        run,
+        runFor,
+        runPreviousDay,
+        previousDayPeriod,
+        list,
+        written,
+        file: (name: string) => readReportFile(config.dir, name),
+        config
+      }
     }),
   dependencies: [ReportsRepo.Default]
 }) {}

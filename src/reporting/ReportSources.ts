@@ -64,8 +64,11 @@ const readPod = (since: number, referencesByStore: ReadonlyMap<string, ReadonlyA
     }
     return { drafts, orders, error: null } satisfies PodSnapshot
   }).pipe(Effect.catchAll((error: PodError) =>
-    Effect.as(Effect.logWarning("the report could not read the POD service").pipe(Effect.annotateLogs({ error: describePodError(error) })),
-      { drafts: [], orders: [], error: describePodError(error) } satisfies PodSnapshot)))
+    Effect.as(
+      Effect.logWarning("the report could not read the POD service").pipe(Effect.annotateLogs({ error: describePodError(error) })),
+      { drafts: [], orders: [], error: describePodError(error) } satisfies PodSnapshot
+    )
+  ))
 
 /** The latest version of every order the store changed since the period began (the store's own listing). */
 const listStore = (storeKey: string, since: number) =>
@@ -74,24 +77,31 @@ const listStore = (storeKey: string, since: number) =>
     if (connector === undefined) return { storeKey, orders: [], unknown: [], error: "no connector for this store" } satisfies StoreSnapshot
     const latest = new Map<string, NormalizedOrder>()
     yield* connector.pull(null, { since: new Date(since).toISOString() }).pipe(
-      Stream.runForEach((page) => Effect.sync(() => {
-        for (const order of page.orders) {
-          const known = latest.get(order.storeOrderId)
-          if (known === undefined || known.updatedAt <= order.updatedAt) latest.set(order.storeOrderId, order)
-        }
-      }))
+      Stream.runForEach((page) =>
+        Effect.sync(() => {
+          for (const order of page.orders) {
+            const known = latest.get(order.storeOrderId)
+            if (known === undefined || known.updatedAt <= order.updatedAt) latest.set(order.storeOrderId, order)
+          }
+        })
+      )
     )
     return { storeKey, orders: [...latest.values()], unknown: [], error: null } satisfies StoreSnapshot
   }).pipe(Effect.catchAll((error: StoreError) =>
-    Effect.as(Effect.logWarning("the report could not list a store's orders").pipe(Effect.annotateLogs({ store: storeKey, error: error.message })),
-      { storeKey, orders: [], unknown: [], error: error.message } satisfies StoreSnapshot)))
+    Effect.as(
+      Effect.logWarning("the report could not list a store's orders").pipe(Effect.annotateLogs({ store: storeKey, error: error.message })),
+      { storeKey, orders: [], unknown: [], error: error.message } satisfies StoreSnapshot
+    )
+  ))
 
 /** Reads single store orders the listing did not return; the store's "no such order" is evidence too. */
 const readStoreOrders = (snapshot: StoreSnapshot, storeOrderIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const connector = (yield* StoreConnectors).get(snapshot.storeKey)
     if (connector === undefined || snapshot.error !== null || storeOrderIds.length === 0) return snapshot
-    const read = yield* Effect.forEach(storeOrderIds, (id) => Effect.map(connector.getOrder(id), (found) => ({ id, found })), { concurrency: STORE_READS })
+    const read = yield* Effect.forEach(storeOrderIds, (id) => Effect.map(connector.getOrder(id), (found) => ({ id, found })), {
+      concurrency: STORE_READS
+    })
     return {
       ...snapshot,
       orders: [...snapshot.orders, ...read.flatMap((r) => Option.toArray(r.found))],
@@ -118,7 +128,11 @@ export const gatherReportInput = (options: GatherOptions) =>
 
     const referencesByStore = new Map(keys.map((key) => [key, new Set<string>()]))
     for (const order of stored) referencesByStore.get(order.storeKey)?.add(order.referenceId)
-    for (const snapshot of listed) for (const order of snapshot.orders) referencesByStore.get(snapshot.storeKey)?.add(ReferenceId.keyOf(snapshot.storeKey, order.storeOrderId))
+    for (const snapshot of listed) {
+      for (const order of snapshot.orders) {
+        referencesByStore.get(snapshot.storeKey)?.add(ReferenceId.keyOf(snapshot.storeKey, order.storeOrderId))
+      }
+    }
     const pod = yield* readPod(period.from, new Map([...referencesByStore].map(([key, set]) => [key, [...set].sort()])))
 
     // POD records of orders outside the report's set (an old order drafted again, say): their stored history too.

@@ -8,7 +8,14 @@ import { toOrderRecord } from "../repos/OrderRows.js"
 
 /** Orders a report always looks at, whatever the period: they need a person, or are still on their way. */
 export const OPEN_STATES: ReadonlyArray<OrderState> = [
-  ...NEEDS_A_PERSON, "pulled", "ready", "in_doubt", "drafted", "checked_out", "in_production", "shipped"
+  ...NEEDS_A_PERSON,
+  "pulled",
+  "ready",
+  "in_doubt",
+  "drafted",
+  "checked_out",
+  "in_production",
+  "shipped"
 ]
 
 /** One written report: its period and store ("" for every store), the files and the summary. */
@@ -43,8 +50,17 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
         Effect.gen(function*() {
           const [rows, events, shipments] = yield* Effect.all([
             db.use((k) => k.selectFrom("store_orders").selectAll().where("id", "in", chunk).orderBy("id").execute()),
-            db.use((k) => k.selectFrom("order_events").select(["order_id", "at", "from_state", "to_state", "reason"]).where("order_id", "in", chunk).orderBy("order_id").orderBy("id").execute()),
-            db.use((k) => k.selectFrom("shipments").select(["order_id", "tracking_no", "carrier", "push_state", "created_at"]).where("order_id", "in", chunk).orderBy("id").execute())
+            db.use((k) =>
+              k.selectFrom("order_events").select(["order_id", "at", "from_state", "to_state", "reason"]).where("order_id", "in", chunk)
+                .orderBy("order_id").orderBy("id").execute()
+            ),
+            db.use((k) =>
+              k.selectFrom("shipments").select(["order_id", "tracking_no", "carrier", "push_state", "created_at"]).where(
+                "order_id",
+                "in",
+                chunk
+              ).orderBy("id").execute()
+            )
           ])
           const eventsOf = groupBy(events, (e) => Number(e.order_id))
           const shipmentsOf = groupBy(shipments, (s) => Number(s.order_id))
@@ -85,31 +101,64 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
       Effect.gen(function*() {
         const found = yield* Effect.forEach(chunks([...new Set(referenceIds)]), (chunk) =>
           db.use((k) => k.selectFrom("store_orders").select("id").where("reference_id", "in", chunk).execute()))
-        return yield* withHistory(found.flat().map((r) => Number(r.id)))
+        return yield* withHistory(
+          found.flat().map((r) =>
+            Number(r.id)
+          )
+        )
       })
 
     /** Records a written report; writing the same period and store again replaces it. */
-    const save = (record: { readonly periodFrom: Date; readonly periodTo: Date; readonly storeKey: string; readonly files: unknown; readonly summary: unknown }) =>
+    const save = (
+      record: {
+        readonly periodFrom: Date
+        readonly periodTo: Date
+        readonly storeKey: string
+        readonly files: unknown
+        readonly summary: unknown
+      }
+    ) =>
       db.use((k) =>
         k.insertInto("reports").values({
-          period_from: record.periodFrom, period_to: record.periodTo, store_key: record.storeKey, files: jsonb(record.files as object), summary: jsonb(record.summary as object)
-        }).onConflict((oc) => oc.columns(["period_from", "period_to", "store_key"]).doUpdateSet((eb) => ({
-          files: eb.ref("excluded.files"), summary: eb.ref("excluded.summary")
-        }))).execute()
+          period_from: record.periodFrom,
+          period_to: record.periodTo,
+          store_key: record.storeKey,
+          files: jsonb(record.files as object),
+          summary: jsonb(record.summary as object)
+        }).onConflict((oc) =>
+          oc.columns(["period_from", "period_to", "store_key"]).doUpdateSet((eb) => ({
+            files: eb.ref("excluded.files"),
+            summary: eb.ref("excluded.summary")
+          }))
+        ).execute()
       ).pipe(Effect.asVoid)
 
-    const toRecord = (row: { period_from: Date; period_to: Date; store_key: string; created_at: Date; files: unknown; summary: unknown }): ReportRecord => ({
-      periodFrom: row.period_from, periodTo: row.period_to, storeKey: row.store_key, createdAt: row.created_at, files: row.files, summary: row.summary
+    const toRecord = (
+      row: { period_from: Date; period_to: Date; store_key: string; created_at: Date; files: unknown; summary: unknown }
+    ): ReportRecord => ({
+      periodFrom: row.period_from,
+      periodTo: row.period_to,
+      storeKey: row.store_key,
+      createdAt: row.created_at,
+      files: row.files,
+      summary: row.summary
     })
 
     /** The latest reports, newest period first. */
     const list = (limit = 100) =>
-      db.use((k) => k.selectFrom("reports").selectAll().orderBy("period_from", "desc").orderBy("period_to", "desc").orderBy("store_key").limit(limit).execute())
+      db.use((k) =>
+        k.selectFrom("reports").selectAll().orderBy("period_from", "desc").orderBy("period_to", "desc").orderBy("store_key").limit(limit)
+          .execute()
+      )
         .pipe(Effect.map((rows) => rows.map(toRecord)))
 
     const find = (periodFrom: Date, periodTo: Date, storeKey: string) =>
       db.use((k) =>
-        k.selectFrom("reports").selectAll().where("period_from", "=", periodFrom).where("period_to", "=", periodTo).where("store_key", "=", storeKey).executeTakeFirst()
+        k.selectFrom("reports").selectAll().where("period_from", "=", periodFrom).where("period_to", "=", periodTo).where(
+          "store_key",
+          "=",
+          storeKey
+        ).executeTakeFirst()
       ).pipe(Effect.map((row) => (row === undefined ? undefined : toRecord(row))))
 
     return { ordersFor, byReferences, save, list, find }

@@ -68,7 +68,10 @@ export const storeOfReference = (ctx: DriftContext, referenceId: string): string
  * one whose store_id at the service it carries. A reference naming another
  * configured store belongs to that store's report.
  */
-export const storeOfPodRecord = (ctx: DriftContext, record: { readonly reference_id?: string | undefined; readonly store_id?: string | undefined }) => {
+export const storeOfPodRecord = (
+  ctx: DriftContext,
+  record: { readonly reference_id?: string | undefined; readonly store_id?: string | undefined }
+) => {
   const parsed = Option.getOrUndefined(ReferenceId.parse(record.reference_id ?? ""))
   if (parsed !== undefined && ctx.stores.has(parsed.storeKey)) return parsed.storeKey
   if (parsed !== undefined && ctx.input.configuredStoreKeys.includes(parsed.storeKey)) return undefined
@@ -86,7 +89,9 @@ export const finding = (
   action: string
 ): Finding => ({ kind, storeKey, referenceId, summary, evidence, action })
 
-const amount = (money: Money.Money | undefined): string | null => (money === undefined ? null : Money.toDecimalString(money) + " " + money.currency)
+const amount = (
+  money: Money.Money | undefined
+): string | null => (money === undefined ? null : Money.toDecimalString(money) + " " + money.currency)
 
 const draftEvidence = (draft: Draft): EvidenceValue => ({
   id: draft.order_id,

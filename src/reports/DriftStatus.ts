@@ -56,14 +56,27 @@ const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefi
     : stuck?.pushState === "on_hold"
     ? `the store holds the fulfilment of tracking ${stuck.trackingNo}: release the hold in the store; podsync then pushes it`
     : stuck !== undefined
-    ? `the push of tracking ${stuck.trackingNo} is ${stuck.pushState.replace("_", " ")}: ${explainHint(v.reference)}, and fulfil it in the store by hand if the store refuses it`
+    ? `the push of tracking ${stuck.trackingNo} is ${stuck.pushState.replace("_", " ")}: ${
+      explainHint(v.reference)
+    }, and fulfil it in the store by hand if the store refuses it`
     : v.ours.state !== "shipped" && v.ours.state !== "fulfilled"
     ? `podsync has not seen the shipment yet (${v.ours.state}): run podsync reconcile; if it stays, ${explainHint(v.reference)}`
-    : `fulfil it in the store with tracking ${tracking ?? "(see the POD order)"}; ${explainHint(v.reference)} shows why the push did not happen`
-  return finding("shipped_not_fulfilled", v.storeKey, v.reference,
+    : `fulfil it in the store with tracking ${tracking ?? "(see the POD order)"}; ${
+      explainHint(v.reference)
+    } shows why the push did not happen`
+  return finding(
+    "shipped_not_fulfilled",
+    v.storeKey,
+    v.reference,
     `POD order ${shipped.order_id} shipped${tracking ? ` (tracking ${tracking})` : ""}, but store order ${store.name} is not fulfilled`,
-    { pod: evidenceOf.order(shipped), store: evidenceOf.store(store, undefined), unfulfilledLines: open, podsync: evidenceOf.podsync(v.ours) },
-    action)
+    {
+      pod: evidenceOf.order(shipped),
+      store: evidenceOf.store(store, undefined),
+      unfulfilledLines: open,
+      podsync: evidenceOf.podsync(v.ours)
+    },
+    action
+  )
 }
 
 const cancelledButActive = (ctx: DriftContext, v: OrderViews): Finding | undefined => {
@@ -78,12 +91,24 @@ const cancelledButActive = (ctx: DriftContext, v: OrderViews): Finding | undefin
     openDrafts.length > 0 ? `delete draft ${ids(openDrafts)} at the POD service` : undefined,
     shipped.length > 0 ? `POD order ${ids(shipped)} has already shipped: settle it with the buyer (a return or a refund)` : undefined
   ].filter((a): a is string => a !== undefined)
-  const what = [live.length + shipped.length > 0 ? `order ${ids(v.orders)}` : undefined, openDrafts.length > 0 ? `draft ${ids(openDrafts)}` : undefined]
+  const what = [
+    live.length + shipped.length > 0 ? `order ${ids(v.orders)}` : undefined,
+    openDrafts.length > 0 ? `draft ${ids(openDrafts)}` : undefined
+  ]
     .filter(Boolean).join(" and ")
-  return finding("cancelled_but_active_at_pod", v.storeKey, v.reference,
+  return finding(
+    "cancelled_but_active_at_pod",
+    v.storeKey,
+    v.reference,
     `store order ${v.store.name} is cancelled, but POD ${what} is still active`,
-    { store: evidenceOf.store(v.store, undefined), drafts: openDrafts.map(evidenceOf.draft), orders: v.orders.map(evidenceOf.order), podsync: evidenceOf.podsync(v.ours) },
-    actions.join("; "))
+    {
+      store: evidenceOf.store(v.store, undefined),
+      drafts: openDrafts.map(evidenceOf.draft),
+      orders: v.orders.map(evidenceOf.order),
+      podsync: evidenceOf.podsync(v.ours)
+    },
+    actions.join("; ")
+  )
 }
 
 /** podsync's state agrees with the state the POD service's records stand for. */
@@ -99,41 +124,80 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
   const followed = followedOrder(v.orders, v.ours?.podOrderId ?? null)
   const expected: OrderState | undefined = followed !== undefined
     ? STATE_OF_POD_STATUS[String(followed.order_status)]
-    : v.drafts.length > 0 ? "drafted" : v.cancelledOrders.length > 0 ? "pod_cancelled" : undefined
+    : v.drafts.length > 0
+    ? "drafted"
+    : v.cancelledOrders.length > 0
+    ? "pod_cancelled"
+    : undefined
   if (followed !== undefined && expected === undefined) return undefined // a status this version does not know
   const podChanged = latest(...[...v.orders, ...v.drafts, ...v.cancelledOrders].map(lastChangeOf))
   if (!pastGrace(ctx, latest(podChanged, v.ours?.events[v.ours.events.length - 1]?.at))) return undefined
   const pod = { drafts: v.drafts.map(evidenceOf.draft), orders: [...v.orders, ...v.cancelledOrders].map(evidenceOf.order) }
   const [firstDraft] = v.drafts
-  const podSays = followed !== undefined ? `order ${followed.order_id} is ${statusWords(followed.order_status)}` : firstDraft !== undefined ? `draft ${firstDraft.order_id} awaits checkout` : "the order is cancelled"
+  const podSays = followed !== undefined
+    ? `order ${followed.order_id} is ${statusWords(followed.order_status)}`
+    : firstDraft !== undefined
+    ? `draft ${firstDraft.order_id} awaits checkout`
+    : "the order is cancelled"
   const evidence = { podsync: evidenceOf.podsync(v.ours), pod, store: evidenceOf.store(v.store, ctx.storeErrors.get(v.storeKey)) }
   const ours = v.ours
   if (ours === undefined) {
     if (expected === undefined || expected === "pod_cancelled" || v.store === undefined) return undefined
-    return finding("status_mismatch", v.storeKey, v.reference, `at the POD service ${podSays} for store order ${v.store.name}, which podsync has no record of`, evidence,
-      `run podsync pull --store ${v.storeKey}: podsync then finds the draft by its reference id instead of making another`)
+    return finding(
+      "status_mismatch",
+      v.storeKey,
+      v.reference,
+      `at the POD service ${podSays} for store order ${v.store.name}, which podsync has no record of`,
+      evidence,
+      `run podsync pull --store ${v.storeKey}: podsync then finds the draft by its reference id instead of making another`
+    )
   }
   if (!recordsDraft(ours.state)) {
     if (expected === undefined || expected === "pod_cancelled") return undefined
     const action = ours.state === "cancelled" || ours.state === "not_pod"
       ? `the store order needs no POD draft (${ours.state}): delete the draft (or cancel the order) at the POD service`
       : ours.state === "held" || ours.state === "failed"
-      ? `podsync has it as ${ours.state} though the POD service has it: delete the draft there if it is wrong, or fix what holds it so podsync adopts it (${explainHint(v.reference)})`
+      ? `podsync has it as ${ours.state} though the POD service has it: delete the draft there if it is wrong, or fix what holds it so podsync adopts it (${
+        explainHint(v.reference)
+      })`
       : `podsync adopts it on its next attempt (look-up by reference id); if this stays, ${explainHint(v.reference)}`
-    return finding("status_mismatch", v.storeKey, v.reference, `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`, evidence, action)
+    return finding(
+      "status_mismatch",
+      v.storeKey,
+      v.reference,
+      `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`,
+      evidence,
+      action
+    )
   }
   if (expected === undefined) {
     if (ours.state === "pod_cancelled") return undefined
-    return finding("status_mismatch", v.storeKey, v.reference,
-      `podsync recorded draft ${ours.podDraftId ?? "(no id)"} for ${v.reference} (${ours.state}), but the POD service has no draft or order with this reference id`, evidence,
-      `look for draft ${ours.podDraftId ?? v.reference} at the POD service (it may have been deleted); ${explainHint(v.reference)}`)
+    return finding(
+      "status_mismatch",
+      v.storeKey,
+      v.reference,
+      `podsync recorded draft ${
+        ours.podDraftId ?? "(no id)"
+      } for ${v.reference} (${ours.state}), but the POD service has no draft or order with this reference id`,
+      evidence,
+      `look for draft ${ours.podDraftId ?? v.reference} at the POD service (it may have been deleted); ${explainHint(v.reference)}`
+    )
   }
   if (agrees(ours.state, expected)) return undefined
-  const behind = podProgress(ours.state) < podProgress(expected) || expected === "pod_cancelled" || expected === "pod_on_hold" || ours.state === "pod_on_hold"
-  return finding("status_mismatch", v.storeKey, v.reference, `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`, evidence,
+  const behind = podProgress(ours.state) < podProgress(expected) || expected === "pod_cancelled" || expected === "pod_on_hold" ||
+    ours.state === "pod_on_hold"
+  return finding(
+    "status_mismatch",
+    v.storeKey,
+    v.reference,
+    `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`,
+    evidence,
     behind
       ? `podsync is behind the POD service: run podsync reconcile; if it stays, ${explainHint(v.reference)}`
-      : `podsync is ahead of the POD service, which should not happen: check ${followed !== undefined ? `order ${followed.order_id}` : "the draft"} there and ${explainHint(v.reference)}`)
+      : `podsync is ahead of the POD service, which should not happen: check ${
+        followed !== undefined ? `order ${followed.order_id}` : "the draft"
+      } there and ${explainHint(v.reference)}`
+  )
 }
 
 export const statusFindings = (ctx: DriftContext): ReadonlyArray<Finding> => {

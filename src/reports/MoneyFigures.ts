@@ -61,7 +61,11 @@ const figures = (revenue: Money.Money, podCost: Money.Money): MarginFigures => {
   return { revenue, podCost, margin, marginPercent: marginPercent(margin, revenue) }
 }
 
-interface PodLine { readonly sku: string; readonly title: string; readonly quantity: number }
+interface PodLine {
+  readonly sku: string
+  readonly title: string
+  readonly quantity: number
+}
 
 /** The order's POD lines: the store lines podsync drafted, else the POD order's own lines. */
 const podLinesOf = (order: ReportOrder, podOrders: ReadonlyArray<Order>): ReadonlyArray<PodLine> => {
@@ -74,7 +78,9 @@ const podLinesOf = (order: ReportOrder, podOrders: ReadonlyArray<Order>): Readon
   if (planned.length > 0) return planned
   const fromPod = podOrders.flatMap((o) => o.line_items ?? []).flatMap((item) => {
     const sku = item.variant?.sku || item.variant?.variant_id || undefined
-    return sku === undefined || (item.quantity ?? 0) <= 0 ? [] : [{ sku, title: item.variant?.variant_name || item.product_name || sku, quantity: item.quantity ?? 0 }]
+    return sku === undefined || (item.quantity ?? 0) <= 0
+      ? []
+      : [{ sku, title: item.variant?.variant_name || item.product_name || sku, quantity: item.quantity ?? 0 }]
   })
   return fromPod.length > 0 ? fromPod : [{ sku: "(unknown SKU)", title: "(lines unknown)", quantity: 1 }]
 }
@@ -89,7 +95,14 @@ const assess = (order: ReportOrder, pod: PodRecords): Outcome | undefined => {
   const revenue = order.order.total
   if (revenue === undefined) return { _tag: "Excluded", reason: "the store gave no order total" }
   const costs = podOrders.flatMap((o) => (o.order_total === undefined ? [] : [o.order_total]))
-  if (costs.length < podOrders.length) return { _tag: "Excluded", reason: `the POD service gave no order total for ${podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")}` }
+  if (costs.length < podOrders.length) {
+    return {
+      _tag: "Excluded",
+      reason: `the POD service gave no order total for ${
+        podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")
+      }`
+    }
+  }
   const currencies = new Set([revenue.currency, ...costs.map((c) => c.currency)])
   if (currencies.size > 1) {
     return { _tag: "Excluded", reason: `amounts in ${[...currencies].join(" and ")}: no margin without an exchange rate` }

@@ -47,8 +47,7 @@ const item = (order: ReportOrder, asOf: number, detail: string): AttentionItem =
   }
 }
 
-const byAgeThenReference = (a: AttentionItem, b: AttentionItem) =>
-  b.ageHours - a.ageHours || a.referenceId.localeCompare(b.referenceId)
+const byAgeThenReference = (a: AttentionItem, b: AttentionItem) => b.ageHours - a.ageHours || a.referenceId.localeCompare(b.referenceId)
 
 const podIds = (order: ReportOrder) =>
   [order.podDraftId && `draft ${order.podDraftId}`, order.podOrderId && `order ${order.podOrderId}`].filter(Boolean).join(", ")
@@ -74,19 +73,36 @@ export const needsAPerson = (orders: ReadonlyArray<ReportOrder>, settings: Repor
         failed.push(item(order, asOf, field(order.lastError, "message") ?? lastReason(order) ?? "failed without a recorded error"))
         break
       case "cancel_pending":
-        cancelPending.push(item(order, asOf,
-          `cancelled in the store after the POD draft was made (${podIds(order) || "no POD id recorded"}): cancel it at the POD service, whose API has no cancel call`))
+        cancelPending.push(
+          item(
+            order,
+            asOf,
+            `cancelled in the store after the POD draft was made (${
+              podIds(order) || "no POD id recorded"
+            }): cancel it at the POD service, whose API has no cancel call`
+          )
+        )
         break
       case "pod_on_hold": {
         // Held by podsync for a condition the service confirmed (an unverified address, a variant out of stock): its message says what to do.
         const message = field(order.heldDetails, "message")
-        podOnHold.push(order.heldReason === null || message === undefined
-          ? item(order, asOf, `on hold at the POD service (${podIds(order) || "no POD id recorded"}): see why there and release or cancel it`)
-          : { ...item(order, asOf, message), reason: order.heldReason })
+        podOnHold.push(
+          order.heldReason === null || message === undefined
+            ? item(
+              order,
+              asOf,
+              `on hold at the POD service (${podIds(order) || "no POD id recorded"}): see why there and release or cancel it`
+            )
+            : { ...item(order, asOf, message), reason: order.heldReason }
+        )
         break
       }
       case "drafted": {
-        const entry = item(order, asOf, `draft ${order.podDraftId ?? "(id not recorded)"} is not checked out: check it out (pay for it) at the POD service, or delete it`)
+        const entry = item(
+          order,
+          asOf,
+          `draft ${order.podDraftId ?? "(id not recorded)"} is not checked out: check it out (pay for it) at the POD service, or delete it`
+        )
         if (asOf - enteredCurrentState(order) >= settings.notCheckedOutAfterHours * HOUR) notCheckedOut.push(entry)
         break
       }

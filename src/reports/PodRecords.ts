@@ -31,7 +31,9 @@ export const lastChangeOf = (record: {
   readonly paid_at?: string | undefined
   readonly shipped_at?: string | undefined
 }): number | undefined => {
-  const known = [record.order_date, record.approved_at, record.paid_at, record.shipped_at].map(timeOf).filter((t): t is number => t !== undefined)
+  const known = [record.order_date, record.approved_at, record.paid_at, record.shipped_at].map(timeOf).filter((t): t is number =>
+    t !== undefined
+  )
   return known.length === 0 ? undefined : Math.max(...known)
 }
 
@@ -53,7 +55,9 @@ export interface PodRecords {
   readonly references: ReadonlyArray<string>
 }
 
-const group = <R extends { readonly order_id: string; readonly order_date?: string | undefined; readonly reference_id?: string | undefined }>(
+const group = <
+  R extends { readonly order_id: string; readonly order_date?: string | undefined; readonly reference_id?: string | undefined }
+>(
   records: ReadonlyArray<R>
 ) => {
   const map = new Map<string, Array<R>>()

@@ -13,7 +13,9 @@ const NOTED_DRAFT = /^draft created(?:; | )(.+)$/
 
 export const podWarnings = (orders: ReadonlyArray<ReportOrder>, period: ReportPeriod, asOf: number): ReadonlyArray<AttentionItem> =>
   orders.flatMap((order) => {
-    const event = order.events.find((e) => e.to === "drafted" && e.at >= period.from && e.at < period.to && NOTED_DRAFT.test(e.reason ?? ""))
+    const event = order.events.find((e) =>
+      e.to === "drafted" && e.at >= period.from && e.at < period.to && NOTED_DRAFT.test(e.reason ?? "")
+    )
     const detail = event === undefined ? undefined : NOTED_DRAFT.exec(event.reason ?? "")?.[1]
     if (event === undefined || detail === undefined) return []
     return [{

@@ -7,7 +7,18 @@ import { stringify } from "csv-stringify/sync"
 import type { AttentionItem, ReconciliationReport } from "./ReportOutput.js"
 
 export const CSV_COLUMNS = [
-  "section", "kind", "reason", "store", "reference_id", "order", "state", "since", "age_hours", "summary", "evidence", "action"
+  "section",
+  "kind",
+  "reason",
+  "store",
+  "reference_id",
+  "order",
+  "state",
+  "since",
+  "age_hours",
+  "summary",
+  "evidence",
+  "action"
 ] as const
 
 const ATTENTION_ACTIONS = {
@@ -22,7 +33,18 @@ const ATTENTION_ACTIONS = {
 type AttentionKind = keyof typeof ATTENTION_ACTIONS
 
 const attentionRow = (kind: AttentionKind, reason: string, item: AttentionItem) => [
-  "needs_a_person", kind, reason, item.storeKey, item.referenceId, item.name, item.state, item.since, String(item.ageHours), item.detail, "", ATTENTION_ACTIONS[kind]
+  "needs_a_person",
+  kind,
+  reason,
+  item.storeKey,
+  item.referenceId,
+  item.name,
+  item.state,
+  item.since,
+  String(item.ageHours),
+  item.detail,
+  "",
+  ATTENTION_ACTIONS[kind]
 ]
 
 export const reportCsv = (report: ReconciliationReport): string => {
@@ -33,9 +55,35 @@ export const reportCsv = (report: ReconciliationReport): string => {
     ...people.cancelPending.map((item) => attentionRow("cancel_pending", "", item)),
     ...people.podOnHold.map((item) => attentionRow("pod_on_hold", item.reason ?? "", item)),
     ...people.notCheckedOut.map((item) => attentionRow("not_checked_out", "", item)),
-    ...report.podWarnings.map((item) => ["pod_warning", "pod_warning", "", item.storeKey, item.referenceId, item.name, item.state, item.since, String(item.ageHours), item.detail, "", ATTENTION_ACTIONS.pod_warning]),
+    ...report.podWarnings.map((
+      item
+    ) => [
+      "pod_warning",
+      "pod_warning",
+      "",
+      item.storeKey,
+      item.referenceId,
+      item.name,
+      item.state,
+      item.since,
+      String(item.ageHours),
+      item.detail,
+      "",
+      ATTENTION_ACTIONS.pod_warning
+    ]),
     ...report.drift.findings.map((f) => [
-      "drift", f.kind, "", f.storeKey ?? "", f.referenceId ?? "", "", "", "", "", f.summary, JSON.stringify(f.evidence), f.action
+      "drift",
+      f.kind,
+      "",
+      f.storeKey ?? "",
+      f.referenceId ?? "",
+      "",
+      "",
+      "",
+      "",
+      f.summary,
+      JSON.stringify(f.evidence),
+      f.action
     ])
   ]
   return stringify(rows.map((r) => [...r]), { header: true, columns: [...CSV_COLUMNS] })

@@ -14,7 +14,8 @@ export const formatDuration = (seconds: number | null): string => {
   if (seconds === null) return "–"
   if (seconds < 60) return `${seconds}s`
   const minutes = Math.floor(seconds / 60)
-  const pair = (big: number, bigUnit: string, small: number, smallUnit: string) => small === 0 ? `${big}${bigUnit}` : `${big}${bigUnit} ${small}${smallUnit}`
+  const pair = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small === 0 ? `${big}${bigUnit}` : `${big}${bigUnit} ${small}${smallUnit}`
   if (minutes < 60) return pair(minutes, "m", seconds % 60, "s")
   const hours = Math.floor(minutes / 60)
   if (hours < 48) return pair(hours, "h", minutes % 60, "m")
@@ -41,8 +42,15 @@ const FLOW_STEPS: ReadonlyArray<readonly [keyof Omit<FlowFigures, "timings" | "s
 
 const flowChart = (flow: FlowFigures) => {
   const bars: Array<Bar> = [
-    ...(flow.storeOrdersCreated === null ? [] : [{ label: "Created in the store", value: flow.storeOrdersCreated, valueLabel: String(flow.storeOrdersCreated), color: "#8a9bb8" }]),
-    ...FLOW_STEPS.map(([key, label]) => ({ label, value: flow[key], valueLabel: String(flow[key]), color: key === "cancelled" || key === "held" ? CHART_COLORS.cost : CHART_COLORS.flow }))
+    ...(flow.storeOrdersCreated === null
+      ? []
+      : [{ label: "Created in the store", value: flow.storeOrdersCreated, valueLabel: String(flow.storeOrdersCreated), color: "#8a9bb8" }]),
+    ...FLOW_STEPS.map(([key, label]) => ({
+      label,
+      value: flow[key],
+      valueLabel: String(flow[key]),
+      color: key === "cancelled" || key === "held" ? CHART_COLORS.cost : CHART_COLORS.flow
+    }))
   ]
   return horizontalBarChart("Orders through each step in the period", bars)
 }
@@ -54,9 +62,18 @@ const flowSection = (report: ReconciliationReport) => {
   ]
   const counts = table(
     ["Store", "Created in the store", ...FLOW_STEPS.map(([, label]) => label)],
-    rows.map(({ name, flow }) => [e(name), flow.storeOrdersCreated === null ? "not read" : String(flow.storeOrdersCreated), ...FLOW_STEPS.map(([key]) => String(flow[key]))])
+    rows.map((
+      { name, flow }
+    ) => [
+      e(name),
+      flow.storeOrdersCreated === null ? "not read" : String(flow.storeOrdersCreated),
+      ...FLOW_STEPS.map(([key]) => String(flow[key]))
+    ])
   )
-  const timing = (label: string, t: FlowFigures["timings"]["pullToDraft"]) => [e(label), String(t.count), formatDuration(t.p50Seconds), formatDuration(t.p95Seconds)]
+  const timing = (
+    label: string,
+    t: FlowFigures["timings"]["pullToDraft"]
+  ) => [e(label), String(t.count), formatDuration(t.p50Seconds), formatDuration(t.p95Seconds)]
   const timings = table(
     ["Store", "Step", "Orders", "p50", "p95"],
     rows.flatMap(({ name, flow }) => [
@@ -75,15 +92,23 @@ const attentionSection = (report: ReconciliationReport) => {
   const people = report.needsAPerson
   const headers = ["Store", "Reference", "Order", "Age", "Detail"]
   const held = people.held.map((g) =>
-    `<h4>${e(g.storeKey)}: ${e(g.reason)} — ${g.count} order${g.count === 1 ? "" : "s"}, oldest ${g.oldestAgeHours} h</h4>${table(headers, attentionRows(g.orders))}`
+    `<h4>${e(g.storeKey)}: ${e(g.reason)} — ${g.count} order${g.count === 1 ? "" : "s"}, oldest ${g.oldestAgeHours} h</h4>${
+      table(headers, attentionRows(g.orders))
+    }`
   ).join("")
   return `<section id="needs-a-person"><h2>Needs a person (${report.overall.needsAPerson})</h2>` +
     `<h3>Held orders by reason</h3>${held || `<p class="empty">No held orders.</p>`}` +
     `<h3>Failed orders</h3>${table(headers, attentionRows(people.failed), "No failed orders.")}` +
-    `<h3>Cancelled in the store after the draft (cancel at the POD service)</h3>${table(headers, attentionRows(people.cancelPending), "None.")}` +
+    `<h3>Cancelled in the store after the draft (cancel at the POD service)</h3>${
+      table(headers, attentionRows(people.cancelPending), "None.")
+    }` +
     `<h3>On hold at the POD service</h3>${table(headers, attentionRows(people.podOnHold), "None.")}` +
-    `<h3>Drafts not checked out after ${report.settings.notCheckedOutAfterHours} hours</h3>${table(headers, attentionRows(people.notCheckedOut), "None.")}` +
-    `<h3>What the POD service warned about (drafts of the period; they went ahead)</h3>${table(headers, attentionRows(report.podWarnings), "None.")}` +
+    `<h3>Drafts not checked out after ${report.settings.notCheckedOutAfterHours} hours</h3>${
+      table(headers, attentionRows(people.notCheckedOut), "None.")
+    }` +
+    `<h3>What the POD service warned about (drafts of the period; they went ahead)</h3>${
+      table(headers, attentionRows(report.podWarnings), "None.")
+    }` +
     `</section>`
 }
 
@@ -107,42 +132,72 @@ const driftSection = (report: ReconciliationReport) => {
   ])
   const warning = report.drift.complete ? "" : `<p class="warning">Incomplete: an API could not be read (see the notes below).</p>`
   return `<section id="drift"><h2>Drift ledger (${report.drift.findings.length})</h2>${warning}` +
-    table(["Finding", "Store", "Reference", "What", "Evidence", "Suggested action"], rows, "podsync, the stores and the POD service agree.") + `</section>`
+    table(
+      ["Finding", "Store", "Reference", "What", "Evidence", "Suggested action"],
+      rows,
+      "podsync, the stores and the POD service agree."
+    ) + `</section>`
 }
 
 const marginBars = (m: MarginFigures): ReadonlyArray<Bar> => [
   { label: "revenue", value: chartValue(m.revenue), valueLabel: money(m.revenue), color: CHART_COLORS.revenue },
   { label: "POD cost", value: chartValue(m.podCost), valueLabel: money(m.podCost), color: CHART_COLORS.cost },
   {
-    label: "margin", value: chartValue(m.margin), valueLabel: `${money(m.margin)}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`}`,
+    label: "margin",
+    value: chartValue(m.margin),
+    valueLabel: `${money(m.margin)}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`}`,
     color: Money.isNegative(m.margin) ? CHART_COLORS.loss : CHART_COLORS.margin
   }
 ]
 
-const figureCells = (m: MarginFigures) => [money(m.revenue), money(m.podCost), `<span class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</span>`, m.marginPercent === null ? "–" : `${m.marginPercent}%`]
+const figureCells = (
+  m: MarginFigures
+) => [
+  money(m.revenue),
+  money(m.podCost),
+  `<span class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</span>`,
+  m.marginPercent === null ? "–" : `${m.marginPercent}%`
+]
 
 const skuBlock = (store: StoreMoney) => {
   const top = [...store.bySku].sort((a, b) => Number(b.revenue.totalNanos - a.revenue.totalNanos)).slice(0, 12)
-  const chart = groupedBarChart(`${store.storeKey} (${store.currency}): margin per SKU${store.bySku.length > top.length ? `, top ${top.length} by revenue` : ""}`,
-    top.map((s) => ({ label: s.sku, bars: marginBars(s) })))
+  const chart = groupedBarChart(
+    `${store.storeKey} (${store.currency}): margin per SKU${store.bySku.length > top.length ? `, top ${top.length} by revenue` : ""}`,
+    top.map((s) => ({ label: s.sku, bars: marginBars(s) }))
+  )
   const rows = store.bySku.map((s) => [`<code>${e(s.sku)}</code>`, e(s.title), String(s.units), ...figureCells(s)])
-  return `<h3>${e(store.storeKey)} per SKU (${e(store.currency)})</h3>${chart}${table(["SKU", "Item", "Units", "Revenue", "POD cost", "Margin", "Margin %"], rows)}`
+  return `<h3>${e(store.storeKey)} per SKU (${e(store.currency)})</h3>${chart}${
+    table(["SKU", "Item", "Units", "Revenue", "POD cost", "Margin", "Margin %"], rows)
+  }`
 }
 
 const moneySection = (report: ReconciliationReport) => {
   const m = report.money
-  if (m.stores.length === 0 && m.excluded.length === 0) return `<section id="money"><h2>Money</h2><p class="empty">No order of the period has a POD order yet.</p></section>`
+  if (m.stores.length === 0 && m.excluded.length === 0) {
+    return `<section id="money"><h2>Money</h2><p class="empty">No order of the period has a POD order yet.</p></section>`
+  }
   // One chart per currency: bar lengths in different currencies do not compare.
   const currencies = [...new Set(m.stores.map((s) => s.currency))]
   const chart = currencies.map((currency) =>
-    groupedBarChart(`Revenue, POD cost and margin per store (${currency})`, m.stores.filter((s) => s.currency === currency).map((s) => ({ label: s.storeKey, bars: marginBars(s) })))
+    groupedBarChart(
+      `Revenue, POD cost and margin per store (${currency})`,
+      m.stores.filter((s) => s.currency === currency).map((s) => ({ label: s.storeKey, bars: marginBars(s) }))
+    )
   ).join("")
   const rows = [
     ...m.stores.map((s) => [e(s.storeKey), e(s.currency), String(s.orders), ...figureCells(s)]),
-    ...(m.stores.length > 1 ? m.overall.map((o) => ["<strong>all stores</strong>", e(o.currency), String(o.orders), ...figureCells(o)]) : [])
+    ...(m.stores.length > 1
+      ? m.overall.map((o) => ["<strong>all stores</strong>", e(o.currency), String(o.orders), ...figureCells(o)])
+      : [])
   ]
-  const excluded = m.excluded.length === 0 ? "" : `<h3>Left out of the margins</h3>${table(["Store", "Reference", "Why"], m.excluded.map((x) => [e(x.storeKey), `<code>${e(x.referenceId)}</code>`, e(x.reason)]))}`
-  return `<section id="money"><h2>Money</h2>${chart}${table(["Store", "Currency", "Orders", "Revenue", "POD cost", "Margin", "Margin %"], rows)}${m.stores.map(skuBlock).join("")}${excluded}</section>`
+  const excluded = m.excluded.length === 0
+    ? ""
+    : `<h3>Left out of the margins</h3>${
+      table(["Store", "Reference", "Why"], m.excluded.map((x) => [e(x.storeKey), `<code>${e(x.referenceId)}</code>`, e(x.reason)]))
+    }`
+  return `<section id="money"><h2>Money</h2>${chart}${
+    table(["Store", "Currency", "Orders", "Revenue", "POD cost", "Margin", "Margin %"], rows)
+  }${m.stores.map(skuBlock).join("")}${excluded}</section>`
 }
 
 const STYLE = `
@@ -162,13 +217,19 @@ svg text{font-size:12px;fill:#1d2330}svg text.title{font-size:13px;font-weight:6
 
 export const reportHtml = (report: ReconciliationReport): string => {
   const title = `podsync reconciliation report — ${report.period.label}${report.store === null ? "" : ` — ${report.store}`}`
-  const margins = report.overall.money.map((m) => `<div class="card">Margin (${e(m.currency)})<b class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</b>${m.marginPercent === null ? "" : `${m.marginPercent}% of ${money(m.revenue)}`}</div>`).join("")
+  const margins = report.overall.money.map((m) =>
+    `<div class="card">Margin (${e(m.currency)})<b class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</b>${
+      m.marginPercent === null ? "" : `${m.marginPercent}% of ${money(m.revenue)}`
+    }</div>`
+  ).join("")
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${e(title)}</title><style>${STYLE}</style></head>
 <body><main>
 <h1>${e(title)}</h1>
-<p class="meta">${e(report.period.from)} to ${e(report.period.to)} (${e(report.period.timezone)}) · stores: ${e(report.stores.join(", ") || "none")} · generated ${e(report.generatedAt)}</p>
+<p class="meta">${e(report.period.from)} to ${e(report.period.to)} (${e(report.period.timezone)}) · stores: ${
+    e(report.stores.join(", ") || "none")
+  } · generated ${e(report.generatedAt)}</p>
 <div class="cards">
 <div class="card">Orders pulled<b>${report.overall.flow.pulled}</b></div>
 <div class="card">Need a person<b>${report.overall.needsAPerson}</b></div>

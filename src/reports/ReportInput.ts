@@ -88,4 +88,3 @@ export interface ReportInput {
   readonly pod: PodSnapshot
   readonly storeSnapshots: ReadonlyArray<StoreSnapshot>
 }
-

@@ -12,8 +12,13 @@ export class ReportPeriodError extends Data.TaggedError("ReportPeriodError")<{ r
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/
 
 const zoneOf = (timezone: string) =>
-  Either.fromOption(DateTime.zoneMakeNamed(timezone), () =>
-    new ReportPeriodError({ message: `reports.timezone "${timezone}" is not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)` }))
+  Either.fromOption(
+    DateTime.zoneMakeNamed(timezone),
+    () =>
+      new ReportPeriodError({
+        message: `reports.timezone "${timezone}" is not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)`
+      })
+  )
 
 const dayLabel = (day: DateTime.Zoned) => {
   const parts = DateTime.toParts(day)
@@ -53,7 +58,10 @@ const parseBound = (text: string, zone: DateTime.TimeZone, flag: "from" | "to"):
   const date = DATE_ONLY.exec(text.trim())
   if (date !== null) {
     const [, year, month, day] = date
-    const midnight = DateTime.makeZoned({ year: Number(year), month: Number(month), day: Number(day) }, { timeZone: zone, adjustForTimeZone: true })
+    const midnight = DateTime.makeZoned({ year: Number(year), month: Number(month), day: Number(day) }, {
+      timeZone: zone,
+      adjustForTimeZone: true
+    })
     return Option.match(midnight, {
       onNone: () => Either.left(new ReportPeriodError({ message: `--${flag} ${text} is not a date` })),
       onSome: (m) => Either.right(flag === "to" ? DateTime.add(m, { days: 1 }) : m)
@@ -61,7 +69,9 @@ const parseBound = (text: string, zone: DateTime.TimeZone, flag: "from" | "to"):
   }
   const instant = Date.parse(text)
   return Number.isNaN(instant) || !/^\d{4}-\d{2}-\d{2}T/.test(text.trim())
-    ? Either.left(new ReportPeriodError({ message: `--${flag} ${text}: expected a date (2026-11-20) or an ISO-8601 date-time (2026-11-20T06:00:00Z)` }))
+    ? Either.left(
+      new ReportPeriodError({ message: `--${flag} ${text}: expected a date (2026-11-20) or an ISO-8601 date-time (2026-11-20T06:00:00Z)` })
+    )
     : Either.right(DateTime.unsafeMakeZoned(instant, { timeZone: zone }))
 }
 
@@ -76,12 +86,18 @@ export const periodFromFlags = (
 ): Either.Either<ReportPeriod, ReportPeriodError> =>
   Either.gen(function*() {
     if (flags.from === undefined && flags.to === undefined) return yield* previousDay(nowMs, timezone)
-    if (flags.from === undefined) return yield* Either.left(new ReportPeriodError({ message: "--to needs --from (e.g. --from 2026-11-01 --to 2026-11-30)" }))
+    if (flags.from === undefined) {
+      return yield* Either.left(new ReportPeriodError({ message: "--to needs --from (e.g. --from 2026-11-01 --to 2026-11-30)" }))
+    }
     const zone = yield* zoneOf(timezone)
     const from = yield* parseBound(flags.from, zone, "from")
     const to = flags.to === undefined ? DateTime.unsafeMakeZoned(nowMs, { timeZone: zone }) : yield* parseBound(flags.to, zone, "to")
     if (DateTime.toEpochMillis(to) <= DateTime.toEpochMillis(from)) {
-      return yield* Either.left(new ReportPeriodError({ message: `the period is empty: --from ${flags.from} is not before ${flags.to === undefined ? "now" : `--to ${flags.to}`}` }))
+      return yield* Either.left(
+        new ReportPeriodError({
+          message: `the period is empty: --from ${flags.from} is not before ${flags.to === undefined ? "now" : `--to ${flags.to}`}`
+        })
+      )
     }
     return periodOf(from, to, timezone)
   })

@@ -61,12 +61,16 @@ export const summarize = (report: ReconciliationReport, files: ReadonlyArray<Wri
 
 /** One line: what a seller reads first. */
 export const summaryLine = (summary: ReportSummary): string => {
-  const margins = summary.margins.map((m) => `margin ${m.margin} ${m.currency}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`} on ${m.orders} orders`)
+  const margins = summary.margins.map((m) =>
+    `margin ${m.margin} ${m.currency}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`} on ${m.orders} orders`
+  )
   const kinds = Object.entries(summary.findingsByKind).map(([kind, n]) => `${n} ${kind}`).join(", ")
   return [
     `report ${summary.label} (${summary.store ?? "all stores"}, ${summary.timezone}): ${summary.pulled} orders pulled`,
     `${summary.needsAPerson} need a person`,
-    `${summary.findings} drift findings${kinds === "" ? "" : ` (${kinds})`}${summary.driftComplete ? "" : " — incomplete, an API could not be read"}`,
+    `${summary.findings} drift findings${kinds === "" ? "" : ` (${kinds})`}${
+      summary.driftComplete ? "" : " — incomplete, an API could not be read"
+    }`,
     ...(margins.length === 0 ? ["no margin yet"] : margins)
   ].join("; ")
 }

@@ -12,7 +12,7 @@ export const CHART_COLORS = {
   loss: "#d64545"
 } as const
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
+const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c)
 
@@ -42,7 +42,9 @@ export const horizontalBarChart = (title: string, bars: ReadonlyArray<Bar>, widt
     const x = bar.value >= 0 ? zero : zero - length
     return [
       `<text class="label" x="${LABEL_WIDTH - 8}" y="${y + BAR - 3}" text-anchor="end">${escapeHtml(bar.label)}</text>`,
-      `<rect class="bar" x="${x.toFixed(1)}" y="${y}" width="${Math.max(length, bar.value === 0 ? 0 : 1).toFixed(1)}" height="${BAR}" fill="${bar.color}"><title>${escapeHtml(`${bar.label}: ${bar.valueLabel}`)}</title></rect>`,
+      `<rect class="bar" x="${x.toFixed(1)}" y="${y}" width="${
+        Math.max(length, bar.value === 0 ? 0 : 1).toFixed(1)
+      }" height="${BAR}" fill="${bar.color}"><title>${escapeHtml(`${bar.label}: ${bar.valueLabel}`)}</title></rect>`,
       `<text class="value" x="${(bar.value >= 0 ? x + length : zero) + 6}" y="${y + BAR - 3}">${escapeHtml(bar.valueLabel)}</text>`
     ].join("")
   })
@@ -70,7 +72,9 @@ export const groupedBarChart = (title: string, groups: ReadonlyArray<BarGroup>, 
   const zero = LABEL_WIDTH + ((0 - min) / span) * plot
   const series = groups[0]?.bars ?? []
   const legend = series.map((b, i) =>
-    `<rect x="${LABEL_WIDTH + i * 120}" y="26" width="12" height="12" fill="${b.color}" /><text class="legend" x="${LABEL_WIDTH + i * 120 + 16}" y="37">${escapeHtml(b.label)}</text>`
+    `<rect x="${LABEL_WIDTH + i * 120}" y="26" width="12" height="12" fill="${b.color}" /><text class="legend" x="${
+      LABEL_WIDTH + i * 120 + 16
+    }" y="37">${escapeHtml(b.label)}</text>`
   ).join("")
   let y = 50
   const blocks = groups.map((group) => {
@@ -79,7 +83,9 @@ export const groupedBarChart = (title: string, groups: ReadonlyArray<BarGroup>, 
       const by = top + i * (BAR + 2)
       const length = (Math.abs(bar.value) / span) * plot
       const x = bar.value >= 0 ? zero : zero - length
-      return `<rect class="bar" x="${x.toFixed(1)}" y="${by}" width="${Math.max(length, bar.value === 0 ? 0 : 1).toFixed(1)}" height="${BAR}" fill="${bar.color}"><title>${escapeHtml(`${group.label} ${bar.label}: ${bar.valueLabel}`)}</title></rect>` +
+      return `<rect class="bar" x="${x.toFixed(1)}" y="${by}" width="${
+        Math.max(length, bar.value === 0 ? 0 : 1).toFixed(1)
+      }" height="${BAR}" fill="${bar.color}"><title>${escapeHtml(`${group.label} ${bar.label}: ${bar.valueLabel}`)}</title></rect>` +
         `<text class="value" x="${(bar.value >= 0 ? x + length : zero) + 6}" y="${by + BAR - 3}">${escapeHtml(bar.valueLabel)}</text>`
     }).join("")
     y += group.bars.length * (BAR + 2) + 14

@@ -16,12 +16,14 @@ export type OrderLine = Pick<NormalizedLine, "sku" | "variantId" | "title" | "va
 
 // Kept well under PostgreSQL's 65535 bind parameters (16 per row).
 const INSERT_BATCH = 500
-const OrderLines = Schema.Struct({ lines: Schema.Array(Schema.Struct({
-  sku: Schema.optional(Schema.String),
-  variantId: Schema.optional(Schema.String),
-  title: Schema.String,
-  variantTitle: Schema.optional(Schema.String)
-})) })
+const OrderLines = Schema.Struct({
+  lines: Schema.Array(Schema.Struct({
+    sku: Schema.optional(Schema.String),
+    variantId: Schema.optional(Schema.String),
+    title: Schema.String,
+    variantTitle: Schema.optional(Schema.String)
+  }))
+})
 const decodeLines = Schema.decodeUnknownOption(OrderLines)
 
 /** `variant_mappings`: one store's rows are replaced as a whole, in one transaction. */

@@ -86,7 +86,21 @@ export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /** Every column the pipeline reads (not `raw`: the store payload is kept for audit, not read back). */
 export const ORDER_COLUMNS = [
-  "id", "store_key", "store_order_id", "reference_id", "state", "held_reason", "held_details", "normalized", "pod_draft_id",
-  "pod_order_id", "pod_status", "attempts", "last_error", "store_updated_at", "updated_at", "planned_lines"
+  "id",
+  "store_key",
+  "store_order_id",
+  "reference_id",
+  "state",
+  "held_reason",
+  "held_details",
+  "normalized",
+  "pod_draft_id",
+  "pod_order_id",
+  "pod_status",
+  "attempts",
+  "last_error",
+  "store_updated_at",
+  "updated_at",
+  "planned_lines"
 ] as const
 export const json = (value: unknown) => jsonbOrNull(value as object)

@@ -50,12 +50,22 @@ export interface Move {
 const moveRow = ({ id, from, to, change }: Move) => {
   const held = change.held !== undefined ? change.held : to !== "held" ? null : undefined
   return {
-    id, from_state: from, to_state: to, reason: change.reason, actor: change.actor,
+    id,
+    from_state: from,
+    to_state: to,
+    reason: change.reason,
+    actor: change.actor,
     data: change.data === undefined ? null : change.data,
-    set_held: held !== undefined, held_reason: held?.code ?? null, held_details: held ? held.details ?? null : null,
-    pod_draft_id: change.podDraftId ?? null, pod_order_id: change.podOrderId ?? null, pod_status: change.podStatus ?? null,
-    set_last_error: change.lastError !== undefined, last_error: change.lastError ?? null,
-    set_next: change.nextAttemptAt !== undefined, next_attempt_at: change.nextAttemptAt?.toISOString() ?? null,
+    set_held: held !== undefined,
+    held_reason: held?.code ?? null,
+    held_details: held ? held.details ?? null : null,
+    pod_draft_id: change.podDraftId ?? null,
+    pod_order_id: change.podOrderId ?? null,
+    pod_status: change.podStatus ?? null,
+    set_last_error: change.lastError !== undefined,
+    last_error: change.lastError ?? null,
+    set_next: change.nextAttemptAt !== undefined,
+    next_attempt_at: change.nextAttemptAt?.toISOString() ?? null,
     attempts: change.attempts ?? null,
     planned_lines: change.plannedLines?.map((l) => ({ lineId: l.lineId, quantity: l.quantity })) ?? null,
     release_owner: change.release ?? null,
@@ -67,9 +77,18 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
   effect: Effect.gen(function*() {
     const db = yield* Db
 
-    const appendEvent = (orderId: number, at: Date, actor: string, from: OrderState | null, to: OrderState, reason: string, data?: unknown) =>
+    const appendEvent = (
+      orderId: number,
+      at: Date,
+      actor: string,
+      from: OrderState | null,
+      to: OrderState,
+      reason: string,
+      data?: unknown
+    ) =>
       db.use((k) =>
-        k.insertInto("order_events").values({ order_id: orderId, at, actor, from_state: from, to_state: to, reason, data: json(data) }).execute()
+        k.insertInto("order_events").values({ order_id: orderId, at, actor, from_state: from, to_state: to, reason, data: json(data) })
+          .execute()
       )
 
     /** Stores a page of pulled orders (PulledPages.ts). */
@@ -109,7 +128,11 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         const columns = options.countsAttempt === true ? ORDER_COLUMNS.filter((c) => c !== "attempts") : ORDER_COLUMNS
         const rows = yield* db.use((k) =>
           k.updateTable("store_orders")
-            .set((eb) => ({ lease_owner: owner, lease_expires_at: until, ...(options.countsAttempt === true ? { attempts: eb("attempts", "+", 1) } : {}) }))
+            .set((eb) => ({
+              lease_owner: owner,
+              lease_expires_at: until,
+              ...(options.countsAttempt === true ? { attempts: eb("attempts", "+", 1) } : {})
+            }))
             .where("id", "in", (eb) =>
               eb.selectFrom("store_orders").select("id")
                 .where("state", "in", [...states])
@@ -118,8 +141,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<", at)]))
                 .orderBy("next_attempt_at").orderBy("id")
                 .limit(limit)
-                .forUpdate().skipLocked()
-            )
+                .forUpdate().skipLocked())
             .returning([...columns])
             .$if(options.countsAttempt === true, (q) => q.returning(sql<number>`attempts - 1`.as("attempts")))
             .execute()
@@ -188,7 +210,9 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         ? Effect.void
         : db.use((k) =>
           sql`update store_orders as s set lease_owner = null, lease_expires_at = null, next_attempt_at = x.next_attempt_at
-            from jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.id, next_attempt_at: i.nextAttemptAt?.toISOString() ?? null })))}::jsonb)
+            from jsonb_to_recordset(${
+            JSON.stringify(items.map((i) => ({ id: i.id, next_attempt_at: i.nextAttemptAt?.toISOString() ?? null })))
+          }::jsonb)
               as x(id bigint, next_attempt_at timestamptz)
             where s.id = x.id and s.lease_owner = ${owner}`.execute(k)
         ).pipe(Effect.asVoid)
@@ -217,7 +241,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
 
     /** Releases every claim at once: only for a database this process holds alone, where any claim is a dead predecessor's. */
     const releaseAllLeases = db.use((k) =>
-      k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).executeTakeFirst()
+      k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null)
+        .executeTakeFirst()
     ).pipe(Effect.map((r) => Number(r.numUpdatedRows)))
 
     /** Keeps many claims alive at once; answers the ids whose lease was kept. */
@@ -243,11 +268,17 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
     /** Like `pageInStates`, but only what following an order at the service needs (no order body to decode). */
     const followPage = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
       db.use((k) =>
-        k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason"]).where("state", "in", [...states]).where("id", ">", afterId)
+        k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason"]).where("state", "in", [...states]).where(
+          "id",
+          ">",
+          afterId
+        )
           .orderBy("id").limit(limit).execute()
-      ).pipe(Effect.map((rows) =>
-        rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason }))
-      ))
+      ).pipe(
+        Effect.map((rows) =>
+          rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason }))
+        )
+      )
 
     /** The orders named by reference id or by POD order id (webhook hints), as reconciliation follows them. */
     const followByIds = (ids: { readonly referenceIds: ReadonlyArray<string>; readonly podOrderIds: ReadonlyArray<string> }) =>
@@ -261,9 +292,17 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 ...(ids.podOrderIds.length > 0 ? [w("pod_order_id", "in", [...ids.podOrderIds])] : [])
               ])
             ).execute()
-        ).pipe(Effect.map((rows) =>
-          rows.map((r) => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason, podOrderId: r.pod_order_id }))
-        ))
+        ).pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({
+              id: r.id,
+              referenceId: r.reference_id,
+              state: r.state,
+              heldReason: r.held_reason,
+              podOrderId: r.pod_order_id
+            }))
+          )
+        )
 
     const byReference = (referenceId: string) =>
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
@@ -304,6 +343,26 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-    return { storePage, upsertPulled, note, claim, releaseAllLeases, release, releaseMany, renewLeases, pageInStates, followPage, followByIds, transition, transitionMany, byReference, byPodId, byId, story, wake, countByState }
+    return {
+      storePage,
+      upsertPulled,
+      note,
+      claim,
+      releaseAllLeases,
+      release,
+      releaseMany,
+      renewLeases,
+      pageInStates,
+      followPage,
+      followByIds,
+      transition,
+      transitionMany,
+      byReference,
+      byPodId,
+      byId,
+      story,
+      wake,
+      countByState
+    }
   })
 }) {}

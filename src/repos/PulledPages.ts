@@ -14,7 +14,8 @@ import { decodeOrder, encodeOrder, json, now, type PulledOutcome } from "./Order
  * that does not (our own annotation or fulfilment coming back, a tag) is
  * stored quietly. Runs in the caller's transaction when there is one.
  */
-export const makeStorePage = (db: DbShape) => (
+export const makeStorePage = (db: DbShape) =>
+(
   storeKey: string,
   page: ReadonlyArray<{ readonly order: NormalizedOrder; readonly referenceId: string }>,
   matters: (state: OrderState, previous: NormalizedOrderEncoded, current: NormalizedOrderEncoded) => boolean
@@ -24,7 +25,9 @@ export const makeStorePage = (db: DbShape) => (
     const newest = new Map<string, { readonly order: NormalizedOrder; readonly referenceId: string }>()
     for (const item of page) {
       const seen = newest.get(item.order.storeOrderId)
-      if (seen === undefined || Date.parse(seen.order.updatedAt) < Date.parse(item.order.updatedAt)) newest.set(item.order.storeOrderId, item)
+      if (seen === undefined || Date.parse(seen.order.updatedAt) < Date.parse(item.order.updatedAt)) {
+        newest.set(item.order.storeOrderId, item)
+      }
     }
     const outcomes = new Map<string, PulledOutcome>()
     if (newest.size === 0) return outcomes
@@ -35,20 +38,34 @@ export const makeStorePage = (db: DbShape) => (
         .forUpdate().execute()
     )).map((row) => [row.store_order_id, row]))
 
-    const fresh = [...newest.values()].filter((item) => !existing.has(item.order.storeOrderId))
+    const fresh = [...newest.values()].filter((item) =>
+      !existing.has(item.order.storeOrderId)
+    )
     const events: Array<{ order_id: number; from_state: OrderState | null; to_state: OrderState; reason: string; data: unknown }> = []
     if (fresh.length > 0) {
       const inserted = yield* db.use((k) =>
         k.insertInto("store_orders").values(fresh.map(({ order, referenceId }) => ({
-          store_key: storeKey, store_order_id: order.storeOrderId, reference_id: referenceId, state: "pulled",
-          raw: jsonb((order.raw ?? {}) as object), normalized: jsonb(encodeOrder(order) as object),
-          store_updated_at: new Date(order.updatedAt), next_attempt_at: at, updated_at: at
+          store_key: storeKey,
+          store_order_id: order.storeOrderId,
+          reference_id: referenceId,
+          state: "pulled",
+          raw: jsonb((order.raw ?? {}) as object),
+          normalized: jsonb(encodeOrder(order) as object),
+          store_updated_at: new Date(order.updatedAt),
+          next_attempt_at: at,
+          updated_at: at
         }))).onConflict((oc) => oc.doNothing()).returning(["id", "store_order_id"]).execute()
       )
       const names = new Map(fresh.map(({ order }) => [order.storeOrderId, order.name]))
       for (const row of inserted) {
         outcomes.set(row.store_order_id, { id: row.id, outcome: "inserted", state: "pulled" })
-        events.push({ order_id: row.id, from_state: null, to_state: "pulled", reason: `pulled from the store (${names.get(row.store_order_id)})`, data: null })
+        events.push({
+          order_id: row.id,
+          from_state: null,
+          to_state: "pulled",
+          reason: `pulled from the store (${names.get(row.store_order_id)})`,
+          data: null
+        })
       }
       // Not inserted: another replica stored it between our read and insert, and theirs stands.
       for (const { order } of fresh) {
@@ -59,7 +76,11 @@ export const makeStorePage = (db: DbShape) => (
     const updates: Array<{ id: number; raw: unknown; normalized: unknown; store_updated_at: string; due: boolean }> = []
     for (const [storeOrderId, row] of existing) {
       const pulled = newest.get(storeOrderId)
-      if (pulled === undefined) return yield* Effect.dieMessage(`store order ${storeOrderId} was read back though the page does not hold it (rows are selected by the page's ids)`)
+      if (pulled === undefined) {
+        return yield* Effect.dieMessage(
+          `store order ${storeOrderId} was read back though the page does not hold it (rows are selected by the page's ids)`
+        )
+      }
       const { order } = pulled
       const state = row.state
       if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt)) {
@@ -72,7 +93,13 @@ export const makeStorePage = (db: DbShape) => (
       updates.push({ id: row.id, raw: order.raw ?? {}, normalized, store_updated_at: new Date(order.updatedAt).toISOString(), due })
       if (due) {
         outcomes.set(storeOrderId, { id: row.id, outcome: "changed", state, previous: decodeOrder(row.normalized) })
-        events.push({ order_id: row.id, from_state: state, to_state: state, reason: "the order changed in the store", data: { updatedAt: order.updatedAt } })
+        events.push({
+          order_id: row.id,
+          from_state: state,
+          to_state: state,
+          reason: "the order changed in the store",
+          data: { updatedAt: order.updatedAt }
+        })
       } else {
         outcomes.set(storeOrderId, { id: row.id, outcome: "quiet", state })
       }

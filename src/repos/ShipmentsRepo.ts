@@ -41,11 +41,14 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
     const record = (orderId: number, podOrderId: string, tracking: TrackingSeen) =>
       db.use((k) =>
         k.insertInto("shipments").values({
-          order_id: orderId, tracking_no: tracking.number, carrier: tracking.carrier ?? null, tracking_url: tracking.url ?? null,
-          pod_order_id: podOrderId, push_state: "pending"
+          order_id: orderId,
+          tracking_no: tracking.number,
+          carrier: tracking.carrier ?? null,
+          tracking_url: tracking.url ?? null,
+          pod_order_id: podOrderId,
+          push_state: "pending"
         }).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("id").executeTakeFirst()
       ).pipe(Effect.map((row) => row !== undefined))
-
 
     /** Records many trackings in one statement; answers how many were new, by order. */
     const recordMany = (rows: ReadonlyArray<{ readonly orderId: number; readonly podOrderId: string; readonly tracking: TrackingSeen }>) =>
@@ -53,8 +56,12 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
         ? Effect.succeed([])
         : db.use((k) =>
           k.insertInto("shipments").values(rows.map(({ orderId, podOrderId, tracking }) => ({
-            order_id: orderId, tracking_no: tracking.number, carrier: tracking.carrier ?? null, tracking_url: tracking.url ?? null,
-            pod_order_id: podOrderId, push_state: "pending"
+            order_id: orderId,
+            tracking_no: tracking.number,
+            carrier: tracking.carrier ?? null,
+            tracking_url: tracking.url ?? null,
+            pod_order_id: podOrderId,
+            push_state: "pending"
           }))).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("order_id").execute()
         )).pipe(Effect.map((inserted) => {
           const counts = new Map<number, number>()
@@ -72,8 +79,12 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
         : Effect.gen(function*() {
           const at = new Date(yield* Clock.currentTimeMillis)
           const rows = marks.map(({ id, state, detail = {} }) => ({
-            id, push_state: state, fulfillment_id: detail.fulfillmentId ?? null,
-            set_error: detail.error !== undefined, last_error: detail.error ?? null, attempt: detail.attempt === true
+            id,
+            push_state: state,
+            fulfillment_id: detail.fulfillmentId ?? null,
+            set_error: detail.error !== undefined,
+            last_error: detail.error ?? null,
+            attempt: detail.attempt === true
           }))
           yield* db.use((k) =>
             sql`update shipments as s set
@@ -97,8 +108,13 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
             const byOrder = new Map<number, Array<Shipment>>(orderIds.map((id) => [id, []]))
             for (const r of rows) {
               byOrder.get(r.order_id)?.push({
-                id: r.id, orderId: r.order_id, trackingNo: r.tracking_no, carrier: r.carrier, trackingUrl: r.tracking_url,
-                pushState: r.push_state, attempts: r.attempts
+                id: r.id,
+                orderId: r.order_id,
+                trackingNo: r.tracking_no,
+                carrier: r.carrier,
+                trackingUrl: r.tracking_url,
+                pushState: r.push_state,
+                attempts: r.attempts
               })
             }
             return byOrder as ReadonlyMap<number, ReadonlyArray<Shipment>>

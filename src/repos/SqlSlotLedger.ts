@@ -94,12 +94,13 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
       db.transaction().execute(async (trx): Promise<AcquireResult> => {
         // Few round trips while the lock is held: lock, read everything, write everything.
         await sql`select pg_advisory_xact_lock(${sql.lit(lockClass)}, hashtext(${credential}))`.execute(trx)
-        const state = onlyRow((await sql<{
-          now: Millis
-          paused_until_ms: Millis | null
-          slots: ReadonlyArray<readonly [number | null, number]>
-          others_rank: number | null
-        }>`
+        const state = onlyRow(
+          (await sql<{
+            now: Millis
+            paused_until_ms: Millis | null
+            slots: ReadonlyArray<readonly [number | null, number]>
+            others_rank: number | null
+          }>`
           select clock.now,
             (select paused_until_ms from rate_budget_credentials where credential = ${credential}) as paused_until_ms,
             (select coalesce(json_agg(json_build_array(s.answered_at_ms, s.holds_until_ms)), '[]'::json)
@@ -107,7 +108,9 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
             (select max(w.top_lane_rank) from rate_budget_waiters w
               where w.credential = ${credential} and w.replica <> ${replica}
                 and w.seen_at_ms >= clock.now - ${staleAdvertisementMs}) as others_rank
-          from (select ${nowMs} as now) clock`.execute(trx)).rows, "reading the budget's state")
+          from (select ${nowMs} as now) clock`.execute(trx)).rows,
+          "reading the budget's state"
+        )
         const now = ms(state.now)
         const pausedUntil = state.paused_until_ms === null ? null : ms(state.paused_until_ms)
         const slots = state.slots.map(([answeredAt, holdsUntil]) => ({ answeredAt, holdsUntil }))
@@ -138,8 +141,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
         // Waiters of lower lanes wait for the replica with more urgent work to take its slots.
         const retryAt = admission.retryAt ?? (eligible < total ? now + Math.min(refreshMs, priorityPollMs) : null)
         return { now, granted, minLaneRank, retryAt, inUse: admission.inUse, pausedUntil }
-      })
-    )
+      }))
 
   // Gathered writes (see the doc comment at the top). A release is submitted
   // only once answered, so `clock.now` is at or after every answer the statement carries. A
@@ -171,8 +173,7 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
         and answered_at_ms is null`.execute(db)
   )
 
-  const release: SlotLedger["release"] = (slot, details) =>
-    run("release a slot", () => releases.submit({ slot, details }))
+  const release: SlotLedger["release"] = (slot, details) => run("release a slot", () => releases.submit({ slot, details }))
 
   const cancel: SlotLedger["cancel"] = (slot) => run("cancel a slot", () => cancels.submit(slot))
 
@@ -191,10 +192,12 @@ export const makeSqlSlotLedger = (options: SqlLedgerOptions): SlotLedger => {
       return ms(onlyRow(result.rows, "pausing the credential").paused_until_ms)
     })
 
-  const withdraw: SlotLedger["withdraw"] = run("withdraw the waiting advertisement", () =>
-    sql`delete from rate_budget_waiters where credential = ${credential} and replica = ${replica}`.execute(db)).pipe(
-      Effect.asVoid
-    )
+  const withdraw: SlotLedger["withdraw"] = run(
+    "withdraw the waiting advertisement",
+    () => sql`delete from rate_budget_waiters where credential = ${credential} and replica = ${replica}`.execute(db)
+  ).pipe(
+    Effect.asVoid
+  )
 
   const usage: SlotLedger["usage"] = run("read the budget's use", async (): Promise<LedgerUsage> => {
     const result = await sql<{ now: Millis; in_use: Millis; in_flight: Millis; paused_until_ms: Millis | null }>`

@@ -75,7 +75,9 @@ const countAndOldest = (updatedAt: string, referenceId: string, id: string) =>
   ] as const
 
 /** The columns of `countAndOldest`, read. */
-const countAndOldestOf = (r: { readonly n: number | string; readonly oldest_since: Date | string; readonly oldest_reference_id: string }) => ({
+const countAndOldestOf = (
+  r: { readonly n: number | string; readonly oldest_since: Date | string; readonly oldest_reference_id: string }
+) => ({
   count: Number(r.n),
   oldestSince: asDate(r.oldest_since),
   oldestReferenceId: r.oldest_reference_id
@@ -93,9 +95,9 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
         .orderBy("store_key")
         .orderBy("state")
         .execute()
-    ).pipe(Effect.map((rows): ReadonlyArray<StoreStateCount> =>
-      rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) }))
-    ))
+    ).pipe(
+      Effect.map((rows): ReadonlyArray<StoreStateCount> => rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) })))
+    )
 
     /** Orders in `states` by store, state and held reason, each group with its longest-waiting order. */
     const waitingIn = (states: ReadonlyArray<OrderState>): Effect.Effect<ReadonlyArray<WaitingGroup>, DbError> =>
@@ -144,9 +146,7 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
         .groupBy("store_orders.store_key")
         .orderBy("store_orders.store_key")
         .execute()
-    ).pipe(Effect.map((rows) =>
-      rows.map((r): RefusedTrackingGroup => ({ storeKey: r.store_key, ...countAndOldestOf(r) }))
-    ))
+    ).pipe(Effect.map((rows) => rows.map((r): RefusedTrackingGroup => ({ storeKey: r.store_key, ...countAndOldestOf(r) }))))
 
     /**
      * Due orders per stage at `now`: what the stage's next claims will take. An order is due
@@ -177,9 +177,9 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
           oldestDueSince: row.oldest === null ? null : asDate(row.oldest)
         }))))
 
-    const lastPulls = db.use((k) =>
-      k.selectFrom("store_cursors").select(["store_key", "updated_at"]).orderBy("store_key").execute()
-    ).pipe(Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) }))))
+    const lastPulls = db.use((k) => k.selectFrom("store_cursors").select(["store_key", "updated_at"]).orderBy("store_key").execute()).pipe(
+      Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) })))
+    )
 
     return { ordersByStoreAndState, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
   })

@@ -114,8 +114,10 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
       )
 
     /** Forgets deliveries older than INBOX_RETENTION_DAYS (housekeeping on the catalog schedule). */
-    const pruneExpired = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      pruneReceivedBefore(new Date(now - INBOX_RETENTION_DAYS * 86_400_000)))
+    const pruneExpired = Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => pruneReceivedBefore(new Date(now - INBOX_RETENTION_DAYS * 86_400_000))
+    )
 
     return { record, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
   })

@@ -32,7 +32,12 @@ export const makeScheduler = (options: ScheduleOptions) =>
         ).pipe(Effect.annotateLogs({ job }))
       )
     }
-    const loggerFor = (job: string): Logger => ({ info: log(job, "debug"), debug: log(job, "debug"), warn: log(job, "warning"), error: log(job, "error") })
+    const loggerFor = (job: string): Logger => ({
+      info: log(job, "debug"),
+      debug: log(job, "debug"),
+      warn: log(job, "warning"),
+      error: log(job, "error")
+    })
 
     const schedule = (name: string, expression: string, job: Effect.Effect<void, unknown>) =>
       Effect.acquireRelease(

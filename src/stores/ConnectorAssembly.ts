@@ -13,7 +13,11 @@ import { keepBody, StoreResponseError } from "./StoreErrors.js"
 export type ConnectorMaker<Config> = (config: Config) => Effect.Effect<StoreConnector, never, HttpClient.HttpClient>
 
 /** Normalizes one order as the platform sends it; `raw` (as received) is kept on the result. Left: why it cannot be read. */
-export type OrderNormalizer<PlatformOrder> = (storeKey: string, order: PlatformOrder, raw: unknown) => Either.Either<NormalizedOrder, string>
+export type OrderNormalizer<PlatformOrder> = (
+  storeKey: string,
+  order: PlatformOrder,
+  raw: unknown
+) => Either.Either<NormalizedOrder, string>
 /**
  * An order read back by id (`getOrder`): normalized, or, since the store
  * itself answered with it, a `StoreResponseError` a person can diagnose from

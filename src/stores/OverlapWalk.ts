@@ -63,8 +63,8 @@ export const nothingToHandOut: ReadVersion = { updatedAt: undefined, key: undefi
  * Best-effort identity of a raw item from two of its fields, so that an item
  * that cannot be decoded is still reported once per version.
  */
-export const identityFields = (idField: string, updatedAtField: string, timestamp: (text: string) => string | undefined) =>
-  (item: unknown): VersionIdentity => {
+export const identityFields =
+  (idField: string, updatedAtField: string, timestamp: (text: string) => string | undefined) => (item: unknown): VersionIdentity => {
     if (typeof item !== "object" || item === null) return { id: undefined, updatedAt: undefined }
     const record = item as Record<string, unknown>
     const id = record[idField]
@@ -134,7 +134,7 @@ const walkPage = <P extends { readonly seen: ReadonlySet<string> }, Item, Facts>
   driver: WalkDriver<P, Item, Facts>,
   start: P
 ): Effect.Effect<{ readonly page: PulledPage; readonly next: P }, StoreError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { position, items, facts } = yield* driver.list(start)
     const read = yield* Effect.forEach(items, (item) => {
       const identity = driver.identify?.(item)
@@ -160,12 +160,10 @@ export const walkOrders = <P extends { readonly seen: ReadonlySet<string> }, Ite
     Effect.map(Clock.currentTimeMillis, (now) =>
       Stream.unfoldEffect(Option.some(driver.start(cursor, options?.since, now)), (state: Option.Option<P>) =>
         Option.match(state, {
-          onNone: () => Effect.succeedNone,
+          onNone: () =>
+            Effect.succeedNone,
           onSome: (position) =>
             Effect.map(walkPage(driver, position), ({ page, next }) =>
-              Option.some([page, page.done ? Option.none<P>() : Option.some(next)] as const)
-            )
-        })
-      )
-    )
+              Option.some([page, page.done ? Option.none<P>() : Option.some(next)] as const))
+        })))
   )

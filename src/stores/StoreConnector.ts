@@ -130,7 +130,10 @@ export const pushAll = (connector: StoreConnector, pushes: ReadonlyArray<Fulfill
     : Effect.forEach(pushes, (push) => Effect.either(connector.pushFulfillment(push)))
 
 /** Several orders' annotations through one connector: batched where it can, one by one where it cannot. */
-export const annotateAll = (connector: StoreConnector, items: ReadonlyArray<{ readonly storeOrderId: string; readonly annotation: Annotation }>) =>
+export const annotateAll = (
+  connector: StoreConnector,
+  items: ReadonlyArray<{ readonly storeOrderId: string; readonly annotation: Annotation }>
+) =>
   connector.annotateMany !== undefined
     ? connector.annotateMany(items)
     : Effect.forEach(items, (item) => Effect.either(connector.annotate(item.storeOrderId, item.annotation)))

@@ -42,7 +42,10 @@ const hmacMatches = (given: Buffer, body: Uint8Array, secrets: ReadonlyArray<Red
 }
 
 /** The secrets a delivery may be signed with: the current one and, during a rotation, the previous one. */
-export const signingSecrets = <S>(current: S, previous: S | undefined): Array<S> => (previous === undefined ? [current] : [current, previous])
+export const signingSecrets = <S>(
+  current: S,
+  previous: S | undefined
+): Array<S> => (previous === undefined ? [current] : [current, previous])
 
 /** Checks one delivery against a store's secrets: pure, no network, no clock. */
 export type WebhookVerifier<Secrets> = (secrets: Secrets, delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
@@ -62,6 +65,8 @@ export const parseSignedJson = (storeKey: string, body: Uint8Array | string): Ei
 
 /** A payload's field as text (a non-empty string, or a number written out); undefined otherwise. */
 export const payloadText = (payload: unknown, name: string): string | undefined => {
-  const value = typeof payload === "object" && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[name] : undefined
+  const value = typeof payload === "object" && payload !== null && !Array.isArray(payload)
+    ? (payload as Record<string, unknown>)[name]
+    : undefined
   return typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
 }

@@ -36,47 +36,57 @@ const metric = async (port: number, line: RegExp) => {
  * every order, including those the store took during the outage, is fulfilled exactly once.
  */
 describe.each(testDatabases())("a database failure under a running daemon ($name)", (database) => {
-  it.scopedLive("is logged, counted and unready while it lasts; the daemon recovers with nothing lost or doubled", () =>
-    Effect.gen(function*() {
-      const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
-      const port = yield* Effect.promise(() => freePort())
-      const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "*/2 * * * * *" }), {})
-      const lines: Array<string> = []
-      const logged = Layer.merge(
-        Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void lines.push(line))),
-        Logger.minimumLogLevel(LogLevel.Info)
-      )
-      const db = yield* Layer.build(database.layer)
-      const run = <A, E>(statement: string) =>
-        Effect.flatMap(Db, (d) => d.use((k) => sql.raw<A>(statement).execute(k))).pipe(Effect.provide(db)) as Effect.Effect<unknown, E>
-      yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(Effect.provide(logged))
-      yield* until("the daemon to be ready", async () => (await readyz(port)).status === 200)
+  it.scopedLive(
+    "is logged, counted and unready while it lasts; the daemon recovers with nothing lost or doubled",
+    () =>
+      Effect.gen(function*() {
+        const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
+        const port = yield* Effect.promise(() => freePort())
+        const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "*/2 * * * * *" }), {})
+        const lines: Array<string> = []
+        const logged = Layer.merge(
+          Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void lines.push(line))),
+          Logger.minimumLogLevel(LogLevel.Info)
+        )
+        const db = yield* Layer.build(database.layer)
+        const run = <A, E>(statement: string) =>
+          Effect.flatMap(Db, (d) => d.use((k) => sql.raw<A>(statement).execute(k))).pipe(Effect.provide(db)) as Effect.Effect<unknown, E>
+        yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
+          Effect.provide(logged)
+        )
+        yield* until("the daemon to be ready", async () => (await readyz(port)).status === 200)
 
-      yield* Effect.promise(() => createOrders(stack, 5))
-      yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 5, 60_000))
+        yield* Effect.promise(() => createOrders(stack, 5))
+        yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 5, 60_000))
 
-      // The outage: every claim, pull and status read of store_orders now fails.
-      yield* run("alter table store_orders rename to store_orders_offline")
-      yield* Effect.promise(() => createOrders(stack, 5))
-      yield* until("readiness to report the failing database", async () => {
-        const { body, status } = await readyz(port)
-        return status === 503 && (body.failing ?? []).some((f) => f.dependency === "database" && f.failures >= 3)
-      })
-      expect(lines.some((l) => l.includes("database failed during claiming") && l.includes("store_orders"))).toBe(true)
-      expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_up\{dependency="database"\}/))).toBe(0)
-      expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_errors_total\{dependency="database",operation="claiming match work"\}/)))
-        .toBeGreaterThan(0)
+        // The outage: every claim, pull and status read of store_orders now fails.
+        yield* run("alter table store_orders rename to store_orders_offline")
+        yield* Effect.promise(() => createOrders(stack, 5))
+        yield* until("readiness to report the failing database", async () => {
+          const { body, status } = await readyz(port)
+          return status === 503 && (body.failing ?? []).some((f) => f.dependency === "database" && f.failures >= 3)
+        })
+        expect(lines.some((l) => l.includes("database failed during claiming") && l.includes("store_orders"))).toBe(true)
+        expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_up\{dependency="database"\}/))).toBe(0)
+        expect(
+          yield* Effect.promise(() =>
+            metric(port, /^podsync_dependency_errors_total\{dependency="database",operation="claiming match work"\}/)
+          )
+        )
+          .toBeGreaterThan(0)
 
-      // The database is back: the loops find it without a restart.
-      yield* run("alter table store_orders_offline rename to store_orders")
-      yield* until("readiness to come back", async () => (await readyz(port)).status === 200, 30_000)
-      expect(lines.some((l) => l.includes("database is back after"))).toBe(true)
-      expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_up\{dependency="database"\}/))).toBe(1)
+        // The database is back: the loops find it without a restart.
+        yield* run("alter table store_orders_offline rename to store_orders")
+        yield* until("readiness to come back", async () => (await readyz(port)).status === 200, 30_000)
+        expect(lines.some((l) => l.includes("database is back after"))).toBe(true)
+        expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_up\{dependency="database"\}/))).toBe(1)
 
-      const final = yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 10, 90_000))
-      expect(final).toEqual({ fulfilled: 10 })
-      const stats = yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))
-      expect(Object.keys(stats.draftsByReferenceId)).toHaveLength(10)
-      expect(stats.duplicateReferenceIds).toEqual([])
-    }), 240_000)
+        const final = yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 10, 90_000))
+        expect(final).toEqual({ fulfilled: 10 })
+        const stats = yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))
+        expect(Object.keys(stats.draftsByReferenceId)).toHaveLength(10)
+        expect(stats.duplicateReferenceIds).toEqual([])
+      }),
+    240_000
+  )
 })

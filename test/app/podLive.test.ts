@@ -43,7 +43,9 @@ describe.each(testDatabases())("a one-shot command beside a daemon saturating th
       const db = yield* Layer.build(database.layer)
       // 150 orders: about 15 s of drafts at the budget's 97 requests per 10 s.
       yield* Effect.promise(() => createOrders(stack, 150))
-      yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(Effect.provide(quiet))
+      yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
+        Effect.provide(quiet)
+      )
       yield* until("the daemon to draft at full rate", async () => (await draftsAtPod(stack)) >= 40)
 
       const table = parseMappingCsv(fs.readFileSync(stack.mappingFile, "utf8")).table

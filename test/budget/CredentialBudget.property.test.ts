@@ -35,7 +35,7 @@ describe("the in-process rate budget (TestClock)", () => {
     "never lets more than requests × (1 − headroom) arrive in any window, wherever each arrival falls",
     [rateLimitArb, demandArb({ stores: 4, spreadMs: 4000, most: 120 })],
     ([rateLimit, demand]) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { served } = yield* serveDemand(rateLimit, demand)
         expect(served).toHaveLength(demand.length)
         const most = mostArrivalsPossibleInWindow(served, rateLimit.windowSeconds * 1000)
@@ -48,7 +48,7 @@ describe("the in-process rate budget (TestClock)", () => {
     "never serves a lane while a higher lane is waiting",
     [rateLimitArb, demandArb({ stores: 3, spreadMs: 3000, most: 120 })],
     ([rateLimit, demand]) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { served } = yield* serveDemand(rateLimit, demand)
         for (const grant of served) {
           const higherWaiting = served.filter((other) =>
@@ -64,7 +64,7 @@ describe("the in-process rate budget (TestClock)", () => {
     "serves the stores of one lane in turn: while two stores both wait, neither is served twice in a row",
     [rateLimitArb, demandArb({ stores: 4, spreadMs: 2000, most: 120 })],
     ([rateLimit, demand]) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { served } = yield* serveDemand(rateLimit, demand)
         for (const lane of lanesByPriority) {
           const grants = served.filter((s) => s.lane === lane)
@@ -101,7 +101,7 @@ describe("the in-process rate budget (TestClock)", () => {
       fc.array(fc.record({ pick: fc.nat(), seconds: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 3 })
     ],
     ([rateLimit, demand, refusals]) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const withRefusals: Array<Demand> = [...demand]
         for (const refusal of refusals) {
           const index = refusal.pick % withRefusals.length

@@ -18,7 +18,7 @@ const saturated = (count: number, latencyMs: number): Array<Demand> =>
 
 describe("the in-process rate budget, by example (TestClock)", () => {
   it.effect("under saturation costs only the round trip: L requests per (window + latency)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { served } = yield* serveDemand(tenPerSecond, saturated(200, 100))
       // Slots cycle every 1000 ms window + 100 ms answer + 1 ms: 10 requests per 1.101 s.
       const firstSecond = served.filter((s) => s.sentAt < 1000)
@@ -29,21 +29,21 @@ describe("the in-process rate budget, by example (TestClock)", () => {
     }))
 
   it.effect("keeps headroom: with headroom 0.2 only 8 of 10 requests go out per window", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { served } = yield* serveDemand({ ...tenPerSecond, headroom: 0.2 }, saturated(40, 50))
       expect(served.filter((s) => s.sentAt === 0)).toHaveLength(8)
       expect(mostArrivalsPossibleInWindow(served, 1000)).toBe(8)
     }))
 
   it.effect("after a restart treats the first window as full, since a predecessor may have spent it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { served } = yield* serveDemand(tenPerSecond, saturated(3, 10), { startFull: true })
       expect(served.map((s) => s.sentAt)).toEqual([1001, 1001, 1001])
     }))
 
   it.effect("shows use, waiting callers per lane and the pause in its snapshot", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rateLimit: RateLimitSettings = { requests: 2, windowSeconds: 1, blockSeconds: 30, headroom: 0 }
         const ledger = yield* makeInMemorySlotLedger({ limit: 2, windowMs: 1000, startFull: false })
         const budget = yield* makeCredentialBudget(ledger, { credential: "team-a", rateLimit, pauseJitterMs: 0 })
@@ -54,7 +54,8 @@ describe("the in-process rate budget, by example (TestClock)", () => {
         yield* TestClock.adjust(Duration.millis(1))
         const waiting = yield* Effect.forEach(
           [{ lane: "background", storeKey: "a" }, { lane: "urgent", storeKey: "b" }, { lane: "urgent", storeKey: "c" }] as const,
-          (ticket) => Effect.fork(budget.withPermit(ticket, () => Effect.sleep(Duration.millis(10)))),
+          (ticket) =>
+            Effect.fork(budget.withPermit(ticket, () => Effect.sleep(Duration.millis(10)))),
           { concurrency: "unbounded" }
         )
         yield* TestClock.adjust(Duration.millis(199))
@@ -83,12 +84,11 @@ describe("the in-process rate budget, by example (TestClock)", () => {
 
   it.effect("a caller that gives up while waiting leaves its turn to the next one", () =>
     Effect.scoped(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rateLimit: RateLimitSettings = { requests: 1, windowSeconds: 1, blockSeconds: 30, headroom: 0 }
         const ledger = yield* makeInMemorySlotLedger({ limit: 1, windowMs: 1000, startFull: false })
         const budget = yield* makeCredentialBudget(ledger, { credential: "t", rateLimit })
-        const sentAt = (lane: "urgent" | "normal") =>
-          budget.withPermit({ lane }, () => Clock.currentTimeMillis)
+        const sentAt = (lane: "urgent" | "normal") => budget.withPermit({ lane }, () => Clock.currentTimeMillis)
         const first = yield* Effect.fork(sentAt("normal"))
         yield* TestClock.adjust(Duration.millis(1))
         const impatient = yield* Effect.fork(sentAt("urgent"))

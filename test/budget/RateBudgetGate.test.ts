@@ -31,9 +31,9 @@ const lanes: ReadonlyArray<PodLane> = ["urgent", "normal", "background"]
 
 describe("the POD client behind the rate budget (real HTTP to the simulator)", () => {
   it.scopedLive("sends as fast as the simulator's strict limit allows and is never refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* simulator
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const client = yield* PodClient
         yield* Effect.forEach(
           Array.from({ length: 40 }, (_, i) => i),
@@ -48,13 +48,11 @@ describe("the POD client behind the rate budget (real HTTP to the simulator)", (
     }), { timeout: 30_000 })
 
   it.scopedLive("after a 429 sends nothing until Retry-After has passed, then resumes", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* simulator
-      yield* Effect.gen(function* () {
+      yield* Effect.gen(function*() {
         const client = yield* PodClient
-        yield* Effect.promise(() =>
-          simAdmin(sim.url, "POST", "/faults", { kind: "rateLimit429", count: 1, retryAfterSeconds: 3 })
-        )
+        yield* Effect.promise(() => simAdmin(sim.url, "POST", "/faults", { kind: "rateLimit429", count: 1, retryAfterSeconds: 3 }))
         const refused = yield* client.listCatalog({ paging: { limit: 1 } }).pipe(Effect.either)
         expect(Either.isLeft(refused) && refused.left._tag).toBe("PodRateLimitedError")
         const refusedAt = yield* Clock.currentTimeMillis

@@ -13,13 +13,15 @@ const budget = RateBudgetInMemory({
 
 describe("the rate budget on /metrics", () => {
   it.effect("shows use, waiting callers per lane, the pause and the counters", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const registry = new Registry()
       yield* registerRateBudgetMetrics(registry)
       const rateBudget = yield* RateBudget
       const refused = yield* Effect.fork(
-        rateBudget.withPermit({ lane: "normal" }, (permit) =>
-          Effect.zipRight(permit.answered(429), permit.rateLimited(Duration.seconds(30))))
+        rateBudget.withPermit(
+          { lane: "normal" },
+          (permit) => Effect.zipRight(permit.answered(429), permit.rateLimited(Duration.seconds(30)))
+        )
       )
       yield* TestClock.adjust(Duration.millis(1))
       yield* Fiber.join(refused)

@@ -37,12 +37,15 @@ interface SlotRow {
 }
 
 const slotRows = (credential: string) =>
-  Effect.flatMap(Db, (db) =>
-    Effect.promise(() =>
-      sql<SlotRow>`select id::text as id, answered_at_ms::text as answered_at_ms, holds_until_ms::text as holds_until_ms,
+  Effect.flatMap(
+    Db,
+    (db) =>
+      Effect.promise(() =>
+        sql<SlotRow>`select id::text as id, answered_at_ms::text as answered_at_ms, holds_until_ms::text as holds_until_ms,
           lane, store_key, operation, status
         from rate_budget_slots where credential = ${credential} order by rate_budget_slots.id`.execute(db.kysely)
-    )).pipe(Effect.map((result) => result.rows))
+      )
+  ).pipe(Effect.map((result) => result.rows))
 
 /** A second, independent connection to the same database, as another replica would have. */
 const otherReplicaDb = (database: TestDatabase) =>
@@ -55,16 +58,15 @@ for (const database of testDatabases()) {
   describe(`the shared slot ledger on ${database.name}`, () => {
     it.layer(database.layer)((it) => {
       const ledgers = (credential: string, options: { limit: number; windowMs: number; requestTimeoutMs?: number }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const first = yield* Db
           const second = yield* otherReplicaDb(database)
-          const make = (db: Db["Type"], replica: string) =>
-            makeSqlSlotLedger({ db: db.kysely, credential, replica, ...options })
+          const make = (db: Db["Type"], replica: string) => makeSqlSlotLedger({ db: db.kysely, credential, replica, ...options })
           return [make(first, "replica-1"), make(second, "replica-2")] as const
         })
 
       it.scoped("lets two replicas together hold no more than the limit in any window", () =>
-        live(Effect.gen(function* () {
+        live(Effect.gen(function*() {
           const limit = 5
           const windowMs = 300
           const [one, two] = yield* ledgers("shared-window", { limit, windowMs })
@@ -78,7 +80,7 @@ for (const database of testDatabases()) {
             Array.from({ length: 30 }, (_, i) => i),
             (i) =>
               budgets[i % 2]!.withPermit({ lane: "normal", storeKey: `s${i % 3}` }, (permit) =>
-                Effect.gen(function* () {
+                Effect.gen(function*() {
                   yield* Effect.sleep(Duration.millis(5 + (i * 7) % 30))
                   trace.push({ sentAt: permit.sentAt, answeredAt: yield* Clock.currentTimeMillis })
                 })),
@@ -91,7 +93,7 @@ for (const database of testDatabases()) {
         })), { timeout: 30_000 })
 
       it.scoped("makes a replica that starts after a crash wait for the slots its predecessor left", () =>
-        live(Effect.gen(function* () {
+        live(Effect.gen(function*() {
           const [crashed, successor] = yield* ledgers("after-crash", { limit: 3, windowMs: 400, requestTimeoutMs: 1500 })
           const taken = yield* crashed.acquire({ waitingByLane: waiting("normal", 3) })
           expect(taken.granted).toHaveLength(3)
@@ -110,7 +112,7 @@ for (const database of testDatabases()) {
         })), { timeout: 30_000 })
 
       it.scoped("keeps a long request's slot counting while its holder keeps it alive", () =>
-        live(Effect.gen(function* () {
+        live(Effect.gen(function*() {
           const [holder, other] = yield* ledgers("keep-alive", { limit: 1, windowMs: 200, requestTimeoutMs: 2000 })
           const taken = yield* holder.acquire({ waitingByLane: waiting("normal", 1) })
           yield* Effect.sleep(Duration.millis(1000))
@@ -123,7 +125,7 @@ for (const database of testDatabases()) {
         })), { timeout: 30_000 })
 
       it.scoped("pauses every replica when one of them is answered 429", () =>
-        live(Effect.gen(function* () {
+        live(Effect.gen(function*() {
           const [refused, other] = yield* ledgers("paused", { limit: 10, windowMs: 1000 })
           const until = yield* refused.pause(60_000)
           const result = yield* other.acquire({ waitingByLane: waiting("urgent", 1) })
@@ -138,7 +140,7 @@ for (const database of testDatabases()) {
         })))
 
       it.scoped("serves no lower lane on one replica while another waits in a higher lane", () =>
-        live(Effect.gen(function* () {
+        live(Effect.gen(function*() {
           const [urgentReplica, backgroundReplica] = yield* ledgers("lanes", { limit: 2, windowMs: 1000 })
           // Three urgent callers wait there: two are served, one still waits.
           const urgent = yield* urgentReplica.acquire({ waitingByLane: waiting("urgent", 3) })
@@ -163,10 +165,15 @@ for (const database of testDatabases()) {
           return { ledger: makeSqlSlotLedger({ db, credential, replica: "replica-1", ...options }), statements }
         })
       const answered = (i: number) =>
-        ({ lane: i % 2 === 0 ? "urgent" : "normal", storeKey: `store-${i % 3}`, operation: "GET /orders", status: i === 0 ? null : 200 }) as const
+        ({
+          lane: i % 2 === 0 ? "urgent" : "normal",
+          storeKey: `store-${i % 3}`,
+          operation: "GET /orders",
+          status: i === 0 ? null : 200
+        }) as const
 
       it.scoped("records answers that arrive together with one statement, each at the database's time of the write", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const windowMs = 5000
           const { ledger, statements } = yield* countedLedger("gathered", { limit: 40, windowMs })
           const taken = yield* ledger.acquire({ waitingByLane: waiting("normal", 40) })
@@ -196,7 +203,7 @@ for (const database of testDatabases()) {
         }))
 
       it.scoped("fails every release carried by a failing statement, and writes the releases after it", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const { ledger, statements } = yield* countedLedger("failing", { limit: 5, windowMs: 5000 })
           const taken = yield* ledger.acquire({ waitingByLane: waiting("normal", 2) })
           statements.length = 0
@@ -223,7 +230,7 @@ for (const database of testDatabases()) {
         }))
 
       it.scoped("writes the other callers' releases when one caller stops waiting for its own", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const { ledger } = yield* countedLedger("interrupted", { limit: 5, windowMs: 5000 })
           const taken = yield* ledger.acquire({ waitingByLane: waiting("normal", 5) })
           const fibers = yield* Effect.forEach(taken.granted, (slot, i) => Effect.fork(ledger.release(slot, answered(i))))
@@ -236,7 +243,7 @@ for (const database of testDatabases()) {
         }))
 
       it.scoped("cancels slots and renews requests in flight together too, one statement each", () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const requestTimeoutMs = 30_000
           const windowMs = 5000
           const { ledger, statements } = yield* countedLedger("cancel-renew", { limit: 6, windowMs, requestTimeoutMs })

@@ -36,7 +36,7 @@ export const serveDemand = (
   options: { readonly pauseJitterMs?: number; readonly startFull?: boolean } = {}
 ) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ledger = yield* makeInMemorySlotLedger({
         limit: effectiveLimit(rateLimit),
         windowMs: rateLimit.windowSeconds * 1000,
@@ -51,11 +51,11 @@ export const serveDemand = (
       let nextOrder = 0
       const fibers = yield* Effect.forEach(demand, (d, index) =>
         Effect.fork(
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             yield* Effect.sleep(Duration.millis(d.at))
             const requestedAt = yield* Clock.currentTimeMillis
             yield* budget.withPermit({ lane: d.lane, storeKey: d.store }, (permit) =>
-              Effect.gen(function* () {
+              Effect.gen(function*() {
                 const order = nextOrder++
                 yield* Effect.sleep(Duration.millis(d.latencyMs))
                 if (d.rateLimitedFor !== undefined) {
@@ -73,8 +73,7 @@ export const serveDemand = (
                   order,
                   rateLimitedFor: d.rateLimitedFor
                 })
-              })
-            )
+              }))
           })
         ))
       const all = Fiber.joinAll(fibers)

@@ -8,7 +8,10 @@ import { type HttpExchange, makeContract } from "../../conformance/OpenApiContra
 import type { RecordedExchange } from "../../conformance/RecordingProxy.js"
 
 const errors = { "404": { $ref: "#/components/responses/NotFound" } }
-const ok = (schema: string) => ({ description: "ok", content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } } })
+const ok = (schema: string) => ({
+  description: "ok",
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } }
+})
 
 const toy = {
   openapi: "3.1.0",
@@ -65,7 +68,11 @@ const toy = {
         required: ["data"],
         properties: { data: { type: "object", required: ["reference_id"], properties: { reference_id: { type: "string" } } } }
       },
-      ErrorResponse: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } } }
+      ErrorResponse: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "string" }, message: { type: "string" } }
+      }
     },
     responses: {
       NotFound: { description: "missing", content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } } }
@@ -80,7 +87,13 @@ const skips = [
 const contract = makeContract(toy, skips)
 
 const exchange = (over: Partial<HttpExchange>): HttpExchange => ({
-  method: "GET", path: "/api/v3/orders", query: "", requestBody: "", status: 200, responseBody: '{"data":[]}', ...over
+  method: "GET",
+  path: "/api/v3/orders",
+  query: "",
+  requestBody: "",
+  status: 200,
+  responseBody: '{"data":[]}',
+  ...over
 })
 const violations = (over: Partial<HttpExchange>) => {
   const verdict = contract.check(exchange(over))
@@ -108,7 +121,9 @@ describe("query coercion", () => {
       "filter.statuses": { schema: { type: "array" }, items: { type: ["string", "number"] } },
       "paging.limit": { schema: { type: "integer" }, items: undefined }
     }
-    expect(coerceQuery("filter.ids=a&filter.ids=b&filter.statuses=7&filter.statuses=STATUS_SHIPPED&paging.limit=20&other=1", (n) => schemas[n]))
+    expect(
+      coerceQuery("filter.ids=a&filter.ids=b&filter.statuses=7&filter.statuses=STATUS_SHIPPED&paging.limit=20&other=1", (n) => schemas[n])
+    )
       .toEqual({ "filter.ids": ["a", "b"], "filter.statuses": [7, "STATUS_SHIPPED"], "paging.limit": 20, other: "1" })
     expect(coerceQuery("filter.ids=12", (n) => schemas[n])).toEqual({ "filter.ids": ["12"] })
   })
@@ -117,7 +132,8 @@ describe("query coercion", () => {
 describe("judging exchanges", () => {
   it("accepts a conforming list call with repeated array keys and a base path prefix", () => {
     expect(violations({
-      path: "/integration-handler/api/v3/orders", query: "filter.order_ids=a&filter.order_ids=b&filter.statuses=7&paging.limit=5",
+      path: "/integration-handler/api/v3/orders",
+      query: "filter.order_ids=a&filter.order_ids=b&filter.statuses=7&paging.limit=5",
       responseBody: '{"data":[{"order_id":"a","units":"12"}]}'
     })).toEqual([])
   })
@@ -133,7 +149,13 @@ describe("judging exchanges", () => {
   it("names an unexpected answer field and shows its value", () => {
     const verdict = contract.check(exchange({ responseBody: '{"data":[{"order_id":"a","tracking_number":"1Z"}]}' }))
     expect(verdict._tag === "Checked" && verdict.violations).toEqual([
-      expect.objectContaining({ side: "answer", instancePath: "/data/0", keyword: "additionalProperties", message: "must NOT have additional properties 'tracking_number'", value: "1Z" })
+      expect.objectContaining({
+        side: "answer",
+        instancePath: "/data/0",
+        keyword: "additionalProperties",
+        message: "must NOT have additional properties 'tracking_number'",
+        value: "1Z"
+      })
     ])
   })
 
@@ -141,13 +163,18 @@ describe("judging exchanges", () => {
     expect(violations({ method: "POST", path: "/api/v3/orders/draft", requestBody: '{"data":{}}', responseBody: '{"order_id":"d1"}' }))
       .toEqual(["request /data required"])
     expect(violations({ method: "POST", path: "/api/v3/orders/draft", requestBody: "", responseBody: "{}" })).toEqual(["request  required"])
-    expect(violations({ path: "/api/v3/orders/much-too-long", responseBody: '{"data":{"order_id":"x"}}' })).toEqual(["request /path/order_id maxLength"])
+    expect(violations({ path: "/api/v3/orders/much-too-long", responseBody: '{"data":{"order_id":"x"}}' })).toEqual([
+      "request /path/order_id maxLength"
+    ])
     expect(violations({ path: "/api/v3/orders/o1", status: 404, responseBody: '{"code":"NOT_FOUND","message":"no"}' })).toEqual([])
-    expect(violations({ path: "/api/v3/orders/o1", status: 404, responseBody: '{"error":"no"}' })).toEqual(["answer  required", "answer  required"])
+    expect(violations({ path: "/api/v3/orders/o1", status: 404, responseBody: '{"error":"no"}' })).toEqual([
+      "answer  required",
+      "answer  required"
+    ])
     expect(violations({ path: "/api/v3/orders/o1", status: 418, responseBody: "{}" })).toEqual(["answer  status"])
   })
 
-  it("judges 2xx answers against \"200\" and treats OpenAPI 3.0's nullable as the unknown keyword it is in 3.1", () => {
+  it('judges 2xx answers against "200" and treats OpenAPI 3.0\'s nullable as the unknown keyword it is in 3.1', () => {
     expect(contract.droppedNullable).toBe(1)
     expect(violations({ path: "/api/v3/orders/o1", status: 201, responseBody: '{"data":{"channel":{"name":"etsy"}}}' })).toEqual([])
     expect(violations({ path: "/api/v3/orders/o1", responseBody: '{"data":{"channel":null}}' })).toEqual(["answer /data/channel type"])
@@ -163,7 +190,11 @@ describe("judging exchanges", () => {
 
 describe("the run's tally", () => {
   const recorded = (over: Partial<RecordedExchange>): RecordedExchange => ({
-    ...exchange({}), seq: 1, label: "listOrders", requestHeaders: [["X-Gearment-Client-Key", "k"], ["X-Gearment-Client-Secret", "<masked>"]], ...over
+    ...exchange({}),
+    seq: 1,
+    label: "listOrders",
+    requestHeaders: [["X-Gearment-Client-Key", "k"], ["X-Gearment-Client-Secret", "<masked>"]],
+    ...over
   })
 
   it("collapses array indexes and names the auth header pair", () => {
@@ -175,10 +206,15 @@ describe("the run's tally", () => {
   it("fails on a rejected answer and on a client method without a step", () => {
     const bad = recorded({ responseBody: '{"data":[{"extra":1}]}', seq: 2 })
     const judged = [recorded({}), bad].map((e) => ({ exchange: e, verdict: contract.check(e) }))
-    const findings = tally(judged, [], { methods: ["listOrders", "getOrder"], outcomes: [{ label: "listOrders", method: "listOrders", ok: true, clientOperations: ["orders.list"] }] }, undefined)
+    const findings = tally(judged, [], {
+      methods: ["listOrders", "getOrder"],
+      outcomes: [{ label: "listOrders", method: "listOrders", ok: true, clientOperations: ["orders.list"] }]
+    }, undefined)
     expect(findings.requests).toEqual({ checked: 2, rejected: 0 })
     expect(findings.answers).toEqual({ checked: 2, rejected: 1, unchecked: 0 })
-    expect(findings.kinds.map((k) => `${k.operation} ${k.path} ${k.message}`)).toEqual(["VendorListOrder /data/* must NOT have additional properties 'extra'"])
+    expect(findings.kinds.map((k) => `${k.operation} ${k.path} ${k.message}`)).toEqual([
+      "VendorListOrder /data/* must NOT have additional properties 'extra'"
+    ])
     expect(findings.coverage.clientMethods.map((m) => [m.method, m.covered])).toEqual([["listOrders", true], ["getOrder", false]])
     expect(findings.failures).toEqual(["1 of 2 answers rejected by the contract", "client methods with no step in the tour: getOrder"])
     expect(findings.authHeaders).toEqual({ "X-Gearment-Client-Key + X-Gearment-Client-Secret": 2 })

@@ -23,7 +23,9 @@ describe.runIf(url)("migrations on real PostgreSQL", () => {
         expect(new Set(all).size).toBe(all.length)
         expect(all).toContain("2026-11-21T00-00-01_initial")
         const tables = yield* Effect.promise(() =>
-          admin.query(`select count(*)::int as n from information_schema.tables where table_schema = $1 and table_name = 'store_orders'`, [schema])
+          admin.query(`select count(*)::int as n from information_schema.tables where table_schema = $1 and table_name = 'store_orders'`, [
+            schema
+          ])
         )
         expect(tables.rows[0].n).toBe(1)
       } finally {

@@ -64,6 +64,9 @@ describe("deploy/config/mappings/acme-shopify.csv", () => {
   it("is a valid variant-matching table", () => {
     const { table, issues } = parseMappingCsv(readDeploy("config", "mappings", "acme-shopify.csv"))
     expect(issues).toEqual([])
-    expect(table.rows.map((r) => [r.storeVariantId ?? r.storeSku, r.ignore])).toEqual([["44001122", false], ["TEE-BLK-M", false], ["GIFT-CARD", true]])
+    expect(table.rows.map((r) => [r.storeVariantId ?? r.storeSku, r.ignore])).toEqual([["44001122", false], ["TEE-BLK-M", false], [
+      "GIFT-CARD",
+      true
+    ]])
   })
 })

@@ -109,7 +109,9 @@ export interface Container {
   readonly readinessProbe?: Probe
   readonly lifecycle?: { readonly preStop?: { readonly exec?: { readonly command: ReadonlyArray<string> } } }
   readonly securityContext?: Record<string, unknown> & { readonly capabilities?: { readonly drop?: ReadonlyArray<string> } }
-  readonly volumeMounts?: ReadonlyArray<{ readonly name: string; readonly mountPath: string; readonly readOnly?: boolean; readonly subPath?: string }>
+  readonly volumeMounts?: ReadonlyArray<
+    { readonly name: string; readonly mountPath: string; readonly readOnly?: boolean; readonly subPath?: string }
+  >
 }
 export interface Volume {
   readonly name: string

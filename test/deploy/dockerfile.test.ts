@@ -42,11 +42,14 @@ describe("deploy/Dockerfile", () => {
   it("builds with the full install and the project's build script", () => {
     expect(runs(build)).toContainEqual(expect.arrayContaining(["npm", "ci"]))
     expect(runs(build)).toContainEqual(["npm", "run", "build"])
-    const buildScript = (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build"]
+    const buildScript =
+      (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build"]
     expect(buildScript).toBe("tsc -p tsconfig.build.json")
     // What tsc needs is copied: both tsconfigs, the sources and the migrations.
     const copied = copies(build).flatMap((c) => c.sources)
-    expect(copied).toEqual(expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src", "migrations"]))
+    expect(copied).toEqual(
+      expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src", "migrations"])
+    )
   })
 
   it("installs production dependencies only in the runtime stage, without install scripts", () => {
@@ -108,7 +111,12 @@ describe("deploy/Dockerfile", () => {
   })
 
   it("bakes no secret into the image", () => {
-    const declared = [...instructionsOf(runtime, "ENV"), ...instructionsOf(runtime, "ARG"), ...instructionsOf(build, "ENV"), ...instructionsOf(build, "ARG")]
+    const declared = [
+      ...instructionsOf(runtime, "ENV"),
+      ...instructionsOf(runtime, "ARG"),
+      ...instructionsOf(build, "ENV"),
+      ...instructionsOf(build, "ARG")
+    ]
       .map((i) => i.args).join(" ")
     expect(declared).not.toMatch(/KEY|SECRET|TOKEN|PASSWORD|DATABASE_URL/)
   })

@@ -56,10 +56,21 @@ const du = async (target: string) => (await run("du", ["-sh", target])).stdout.s
 beforeAll(async () => {
   dir = tempDir("image-full")
   fs.chmodSync(dir, 0o755)
-  build = await timed("build stage (npm ci, tsc)", () =>
-    replayStage(file, { stage: "build", rootfs: path.join(dir, "build"), context: repoRoot, stages: {}, offline: true }))
-  image = await timed("runtime stage (npm ci --omit=dev)", () =>
-    replayStage(file, { stage: "runtime", rootfs: path.join(dir, "runtime"), context: repoRoot, stages: { build: path.join(dir, "build") }, offline: true }))
+  build = await timed(
+    "build stage (npm ci, tsc)",
+    () => replayStage(file, { stage: "build", rootfs: path.join(dir, "build"), context: repoRoot, stages: {}, offline: true })
+  )
+  image = await timed(
+    "runtime stage (npm ci --omit=dev)",
+    () =>
+      replayStage(file, {
+        stage: "runtime",
+        rootfs: path.join(dir, "runtime"),
+        context: repoRoot,
+        stages: { build: path.join(dir, "build") },
+        offline: true
+      })
+  )
   mountConfig(image.rootfs, fs.readFileSync(deployPath("config", "podsync.yaml"), "utf8"), deployPath("config", "mappings"))
   // Stands in for the Dockerfile's `chown -R podsync:podsync /var/lib/podsync`; the rest stays root's.
   if (asRoot) await run("chown", ["-R", `${uid}:${gid}`, inRootfs(image.rootfs, "/var/lib/podsync")])
@@ -112,7 +123,9 @@ describe("deploy/Dockerfile replayed by hand, both stages", () => {
     url.pathname = `/${database}`
     try {
       const ports = [await freePort(), await freePort()]
-      const envs = ports.map((port) => containerEnv(image, { ...secrets, DATABASE_URL: url.toString(), PODSYNC_HOST: "127.0.0.1", PODSYNC_PORT: String(port) }))
+      const envs = ports.map((port) =>
+        containerEnv(image, { ...secrets, DATABASE_URL: url.toString(), PODSYNC_HOST: "127.0.0.1", PODSYNC_PORT: String(port) })
+      )
       const replicas = envs.map((env) => startPodsync(image, env, options))
       try {
         for (const port of ports) {
@@ -124,7 +137,9 @@ describe("deploy/Dockerfile replayed by hand, both stages", () => {
         await client.connect()
         const applied = await client.query<{ name: string }>("select name from kysely_migration order by name")
         await client.end()
-        const sources = fs.readdirSync(path.join(repoRoot, "migrations")).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""))
+        const sources = fs.readdirSync(path.join(repoRoot, "migrations")).filter((f) => f.endsWith(".ts")).map((f) =>
+          f.replace(/\.ts$/, "")
+        )
         expect(applied.rows.map((r) => r.name)).toEqual(sources.sort())
       } finally {
         for (const replica of replicas) replica.kill("SIGTERM")

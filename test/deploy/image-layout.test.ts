@@ -33,7 +33,13 @@ beforeAll(async () => {
   const buildStage = path.join(dir, "build-stage")
   fs.mkdirSync(buildStage)
   fs.symlinkSync(repoRoot, path.join(buildStage, "app"))
-  image = await replayStage(file, { stage: "runtime", rootfs: path.join(dir, "rootfs"), context: repoRoot, stages: { build: buildStage }, offline: true })
+  image = await replayStage(file, {
+    stage: "runtime",
+    rootfs: path.join(dir, "rootfs"),
+    context: repoRoot,
+    stages: { build: buildStage },
+    offline: true
+  })
   mountConfig(image.rootfs, fs.readFileSync(deployPath("config", "podsync.yaml"), "utf8"), deployPath("config", "mappings"))
 }, 300_000)
 
@@ -88,7 +94,16 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
   it("`podsync check` names every secret that is missing", async () => {
     const result = await runPodsync(image, ["check"], containerEnv(image, {}))
     expect(result.code).toBe(1)
-    for (const name of ["POD_CLIENT_KEY", "POD_CLIENT_SECRET", "POD_WEBHOOK_URL", "ACME_POD_STORE_ID", "ACME_SHOPIFY_TOKEN", "ACME_SHOPIFY_WEBHOOK_SECRET"]) {
+    for (
+      const name of [
+        "POD_CLIENT_KEY",
+        "POD_CLIENT_SECRET",
+        "POD_WEBHOOK_URL",
+        "ACME_POD_STORE_ID",
+        "ACME_SHOPIFY_TOKEN",
+        "ACME_SHOPIFY_WEBHOOK_SECRET"
+      ]
+    ) {
       expect(result.stderr).toContain(`environment variable ${name} is not set`)
     }
   })

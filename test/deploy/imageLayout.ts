@@ -58,8 +58,7 @@ const execute = (program: string, args: ReadonlyArray<string>, cwd: string) =>
     child.stdout.on("data", (d) => (output += d))
     child.stderr.on("data", (d) => (output += d))
     child.once("error", reject)
-    child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${program} ${args.join(" ")} failed (${code}):\n${output}`)))
+    child.once("exit", (code) => code === 0 ? resolve() : reject(new Error(`${program} ${args.join(" ")} failed (${code}):\n${output}`)))
   })
 
 const run = async (command: ReadonlyArray<string>, cwd: string, offline: boolean) => {

@@ -53,7 +53,11 @@ export interface Completed {
 }
 
 /** Runs a program to completion without blocking the event loop (the test runner keeps talking to its workers). */
-export const complete = (program: string, args: ReadonlyArray<string>, options: { readonly cwd?: string; readonly env: Record<string, string> }) =>
+export const complete = (
+  program: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd?: string; readonly env: Record<string, string> }
+) =>
   new Promise<Completed>((resolve, reject) => {
     const child = spawn(program, args, { ...options, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""

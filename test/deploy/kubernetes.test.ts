@@ -2,7 +2,16 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parse } from "yaml"
 import { describe, expect, it } from "vitest"
-import { configPlaceholders, type Container, type Deployment, deployPath, dockerfile, kubernetesDocuments, kubernetesObject, readDeploy } from "./deployFiles.js"
+import {
+  configPlaceholders,
+  type Container,
+  type Deployment,
+  deployPath,
+  dockerfile,
+  kubernetesDocuments,
+  kubernetesObject,
+  readDeploy
+} from "./deployFiles.js"
 import { runtimeMetadata } from "./imageLayout.js"
 
 const kustomization = parse(readDeploy("kubernetes", "kustomization.yaml")) as { namespace: string; resources: ReadonlyArray<string> }
@@ -60,7 +69,13 @@ describe("deploy/kubernetes", () => {
 
   it("runs as the image's non-root user with a read-only root and no privileges", () => {
     const [uid, gid] = (runtimeMetadata(dockerfile(), "runtime").user ?? "").split(":").map(Number)
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, fsGroup: gid, seccompProfile: { type: "RuntimeDefault" } })
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: uid,
+      runAsGroup: gid,
+      fsGroup: gid,
+      seccompProfile: { type: "RuntimeDefault" }
+    })
     expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true })
     expect(container.securityContext?.capabilities?.drop).toEqual(["ALL"])
     expect(pod.automountServiceAccountToken).toBe(false)
@@ -105,7 +120,9 @@ describe("deploy/kubernetes", () => {
   it("keeps reports on a volume both replicas share, and data in an emptyDir (the database is PostgreSQL)", () => {
     expect(mountAt("/var/lib/podsync/reports")?.name).toBe("reports")
     expect(volume("reports")?.persistentVolumeClaim).toEqual({ claimName: "podsync-reports" })
-    const pvc = kubernetesObject("pvc-reports.yaml", "PersistentVolumeClaim", "podsync-reports") as { spec?: { accessModes?: ReadonlyArray<string> } }
+    const pvc = kubernetesObject("pvc-reports.yaml", "PersistentVolumeClaim", "podsync-reports") as {
+      spec?: { accessModes?: ReadonlyArray<string> }
+    }
     expect(pvc.spec?.accessModes).toEqual(["ReadWriteMany"])
     expect(mountAt("/var/lib/podsync/data")?.name).toBe("data")
     expect(volume("data")?.emptyDir).toEqual({})
@@ -119,14 +136,23 @@ describe("deploy/kubernetes", () => {
   })
 
   it("exposes the webhooks through a Service on the pods' http port, published over HTTPS for /webhooks/ only", () => {
-    const service = kubernetesObject("service.yaml", "Service", "podsync") as { spec?: { selector?: unknown; ports?: ReadonlyArray<{ targetPort: string }> } }
+    const service = kubernetesObject("service.yaml", "Service", "podsync") as {
+      spec?: { selector?: unknown; ports?: ReadonlyArray<{ targetPort: string }> }
+    }
     expect(service.spec?.selector).toEqual(deployment.spec.selector.matchLabels)
     expect(service.spec?.ports?.map((p) => p.targetPort)).toEqual(["http"])
     const ingress = kubernetesObject("ingress.yaml", "Ingress", "podsync") as {
-      spec?: { tls?: ReadonlyArray<{ hosts: ReadonlyArray<string> }>; rules?: ReadonlyArray<{ host: string; http: { paths: ReadonlyArray<{ path: string; backend: unknown }> } }> }
+      spec?: {
+        tls?: ReadonlyArray<{ hosts: ReadonlyArray<string> }>
+        rules?: ReadonlyArray<{ host: string; http: { paths: ReadonlyArray<{ path: string; backend: unknown }> } }>
+      }
     }
     const rule = ingress.spec?.rules?.[0]
-    expect(rule?.http.paths).toEqual([{ path: "/webhooks/", pathType: "Prefix", backend: { service: { name: "podsync", port: { name: "http" } } } }])
+    expect(rule?.http.paths).toEqual([{
+      path: "/webhooks/",
+      pathType: "Prefix",
+      backend: { service: { name: "podsync", port: { name: "http" } } }
+    }])
     expect(ingress.spec?.tls?.[0]?.hosts).toEqual([rule?.host])
     expect(new URL(secret.stringData?.["POD_WEBHOOK_URL"] ?? "").host).toBe(rule?.host)
     expect(new URL(secret.stringData?.["POD_WEBHOOK_URL"] ?? "").protocol).toBe("https:")

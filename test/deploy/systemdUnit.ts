@@ -34,12 +34,14 @@ export const value = (unit: Unit, section: string, key: string): string | undefi
 
 /** Environment= assignments, NAME=value, merged in order. */
 export const environment = (unit: Unit): Record<string, string> =>
-  Object.fromEntries(values(unit, "Service", "Environment").flatMap((assignments) =>
-    assignments.split(/\s+/).map((pair) => {
-      const at = pair.indexOf("=")
-      return [pair.slice(0, at), pair.slice(at + 1)] as const
-    })
-  ))
+  Object.fromEntries(
+    values(unit, "Service", "Environment").flatMap((assignments) =>
+      assignments.split(/\s+/).map((pair) => {
+        const at = pair.indexOf("=")
+        return [pair.slice(0, at), pair.slice(at + 1)] as const
+      })
+    )
+  )
 
 /**
  * The directives this unit may use, per section, from systemd.unit(5),
@@ -48,22 +50,92 @@ export const environment = (unit: Unit): Record<string, string> =>
  */
 export const knownKeys: Readonly<Record<string, ReadonlySet<string>>> = {
   Unit: new Set([
-    "Description", "Documentation", "Wants", "Requires", "After", "Before", "BindsTo", "PartOf", "Conflicts",
-    "StartLimitIntervalSec", "StartLimitBurst", "ConditionPathExists", "AssertPathExists"
+    "Description",
+    "Documentation",
+    "Wants",
+    "Requires",
+    "After",
+    "Before",
+    "BindsTo",
+    "PartOf",
+    "Conflicts",
+    "StartLimitIntervalSec",
+    "StartLimitBurst",
+    "ConditionPathExists",
+    "AssertPathExists"
   ]),
   Service: new Set([
-    "Type", "User", "Group", "DynamicUser", "SupplementaryGroups", "WorkingDirectory", "Environment", "EnvironmentFile",
-    "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPost",
-    "Restart", "RestartSec", "RestartPreventExitStatus", "SuccessExitStatus", "TimeoutStartSec", "TimeoutStopSec",
-    "KillSignal", "KillMode", "FinalKillSignal", "SendSIGKILL", "StateDirectory", "StateDirectoryMode",
-    "ConfigurationDirectory", "ConfigurationDirectoryMode", "LogsDirectory", "CacheDirectory", "RuntimeDirectory",
-    "UMask", "LimitNOFILE", "MemoryMax", "MemoryHigh", "CPUQuota", "TasksMax", "NoNewPrivileges",
-    "CapabilityBoundingSet", "AmbientCapabilities", "ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateDevices",
-    "PrivateUsers", "PrivateNetwork", "PrivateMounts", "ProtectKernelTunables", "ProtectKernelModules",
-    "ProtectKernelLogs", "ProtectControlGroups", "ProtectClock", "ProtectHostname", "ProtectProc", "ProcSubset",
-    "RestrictAddressFamilies", "RestrictNamespaces", "RestrictRealtime", "RestrictSUIDSGID", "LockPersonality",
-    "MemoryDenyWriteExecute", "RemoveIPC", "SystemCallArchitectures", "SystemCallFilter", "SystemCallErrorNumber",
-    "ReadWritePaths", "ReadOnlyPaths", "InaccessiblePaths", "StandardOutput", "StandardError", "SyslogIdentifier"
+    "Type",
+    "User",
+    "Group",
+    "DynamicUser",
+    "SupplementaryGroups",
+    "WorkingDirectory",
+    "Environment",
+    "EnvironmentFile",
+    "ExecStartPre",
+    "ExecStart",
+    "ExecStartPost",
+    "ExecReload",
+    "ExecStop",
+    "ExecStopPost",
+    "Restart",
+    "RestartSec",
+    "RestartPreventExitStatus",
+    "SuccessExitStatus",
+    "TimeoutStartSec",
+    "TimeoutStopSec",
+    "KillSignal",
+    "KillMode",
+    "FinalKillSignal",
+    "SendSIGKILL",
+    "StateDirectory",
+    "StateDirectoryMode",
+    "ConfigurationDirectory",
+    "ConfigurationDirectoryMode",
+    "LogsDirectory",
+    "CacheDirectory",
+    "RuntimeDirectory",
+    "UMask",
+    "LimitNOFILE",
+    "MemoryMax",
+    "MemoryHigh",
+    "CPUQuota",
+    "TasksMax",
+    "NoNewPrivileges",
+    "CapabilityBoundingSet",
+    "AmbientCapabilities",
+    "ProtectSystem",
+    "ProtectHome",
+    "PrivateTmp",
+    "PrivateDevices",
+    "PrivateUsers",
+    "PrivateNetwork",
+    "PrivateMounts",
+    "ProtectKernelTunables",
+    "ProtectKernelModules",
+    "ProtectKernelLogs",
+    "ProtectControlGroups",
+    "ProtectClock",
+    "ProtectHostname",
+    "ProtectProc",
+    "ProcSubset",
+    "RestrictAddressFamilies",
+    "RestrictNamespaces",
+    "RestrictRealtime",
+    "RestrictSUIDSGID",
+    "LockPersonality",
+    "MemoryDenyWriteExecute",
+    "RemoveIPC",
+    "SystemCallArchitectures",
+    "SystemCallFilter",
+    "SystemCallErrorNumber",
+    "ReadWritePaths",
+    "ReadOnlyPaths",
+    "InaccessiblePaths",
+    "StandardOutput",
+    "StandardError",
+    "SyslogIdentifier"
   ]),
   Install: new Set(["WantedBy", "RequiredBy", "Alias", "Also"])
 }

@@ -1,6 +1,13 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canTransition, isPodCondition, ORDER_STATES, type OrderState, podProgress, STATE_OF_POD_STATUS } from "../../src/domain/OrderState.js"
+import {
+  canTransition,
+  isPodCondition,
+  ORDER_STATES,
+  type OrderState,
+  podProgress,
+  STATE_OF_POD_STATUS
+} from "../../src/domain/OrderState.js"
 import { type Conditions, decideConditions } from "../../src/pipeline/PodConditions.js"
 import { decidePodOrder } from "../../src/pipeline/ReconcileStage.js"
 import type { OrderProgress } from "../../src/pod/schemas/Orders.js"
@@ -69,12 +76,21 @@ const progressOf = (status: string, trackings: number, id: string): OrderProgres
 const step = (order: Order, event: Event): { readonly from: OrderState; readonly to: OrderState; readonly next: Order } | undefined => {
   if (event._tag === "Answer") {
     const stored = { id: 1, referenceId: "acme:1", state: order.state, heldReason: order.heldReason }
-    const { move } = decidePodOrder(stored, progressOf(event.status, event.trackings, order.podOrderId ?? "ord-1"), "test", event.newTrackings)
+    const { move } = decidePodOrder(
+      stored,
+      progressOf(event.status, event.trackings, order.podOrderId ?? "ord-1"),
+      "test",
+      event.newTrackings
+    )
     return move === undefined ? undefined : { from: move.from, to: move.to, next: applyMove(order, move) }
   }
   const decision = decideConditions(order, [], event.now)
   if (decision.kind !== "move") return undefined
-  return { from: order.state, to: decision.to, next: applyMove(order, { to: decision.to, change: { actor: "test", reason: decision.reason, held: decision.held } }) }
+  return {
+    from: order.state,
+    to: decision.to,
+    next: applyMove(order, { to: decision.to, change: { actor: "test", reason: decision.reason, held: decision.held } })
+  }
 }
 
 /**
@@ -142,17 +158,34 @@ describe("order state machine (property)", () => {
   it("a single answer never lowers progress, except into a side state or for a further package", () => {
     const states = fc.constantFrom(...ORDER_STATES)
     fc.assert(
-      fc.property(states, answer, fc.option(fc.constantFrom("address_unverified", "variant_out_of_stock", "unmatched")), (state, event, heldReason) => {
-        if (event._tag !== "Answer") return
-        const { move } = decidePodOrder({ id: 1, referenceId: "acme:1", state, heldReason }, progressOf(event.status, event.trackings, "ord-1"), "test", event.newTrackings)
-        if (move === undefined) return
-        expect(canTransition(move.from, move.to)).toBe(true)
-        const side = ["pod_cancelled", "pod_on_hold"].includes(move.to) || move.from === "pod_on_hold" || move.from === "cancel_pending"
-        const furtherPackage = move.from === "fulfilled" && move.to === "shipped"
-        if (!side && !furtherPackage) expect(podProgress(move.to)).toBeGreaterThan(podProgress(move.from))
-        // An order podsync holds for a condition is released by production, shipping or a cancel, not by an answer that stops short of them.
-        if (move.from === "pod_on_hold" && isPodCondition(heldReason)) expect(["in_production", "shipped", "pod_cancelled", "cancel_pending"]).toContain(move.to)
-      }),
+      fc.property(
+        states,
+        answer,
+        fc.option(fc.constantFrom("address_unverified", "variant_out_of_stock", "unmatched")),
+        (state, event, heldReason) => {
+          if (event._tag !== "Answer") return
+          const { move } = decidePodOrder(
+            { id: 1, referenceId: "acme:1", state, heldReason },
+            progressOf(event.status, event.trackings, "ord-1"),
+            "test",
+            event.newTrackings
+          )
+          if (move === undefined) return
+          expect(canTransition(move.from, move.to)).toBe(true)
+          const side = ["pod_cancelled", "pod_on_hold"].includes(move.to) || move.from === "pod_on_hold" || move.from === "cancel_pending"
+          const furtherPackage = move.from === "fulfilled" && move.to === "shipped"
+          if (!side && !furtherPackage) expect(podProgress(move.to)).toBeGreaterThan(podProgress(move.from))
+          // An order podsync holds for a condition is released by production, shipping or a cancel, not by an answer that stops short of them.
+          if (move.from === "pod_on_hold" && isPodCondition(heldReason)) {
+            expect([
+              "in_production",
+              "shipped",
+              "pod_cancelled",
+              "cancel_pending"
+            ]).toContain(move.to)
+          }
+        }
+      ),
       { numRuns: 2000 }
     )
   })

@@ -26,18 +26,21 @@ beforeEach(() => simAdmin(sim.url, "POST", "reset"))
 /** A one-store config with the demo mapping file (its variants are in the simulator's catalog). */
 const writeConfig = (name: string, pod: ReadonlyArray<string>) => {
   const file = path.join(dir, `${name}.yaml`)
-  fs.writeFileSync(file, [
-    `dataDir: ${path.join(dir, "data")}`,
-    "pod:",
-    `  baseUrl: ${sim.url}`,
-    ...pod.map((line) => `  ${line}`),
-    "stores:",
-    "  - key: acme-shopify",
-    "    platform: shopify",
-    "    podStoreId: store-acme",
-    "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
-    `    mappings: ${path.resolve("config/mappings/demo-shopify.csv")}`
-  ].join("\n"))
+  fs.writeFileSync(
+    file,
+    [
+      `dataDir: ${path.join(dir, "data")}`,
+      "pod:",
+      `  baseUrl: ${sim.url}`,
+      ...pod.map((line) => `  ${line}`),
+      "stores:",
+      "  - key: acme-shopify",
+      "    platform: shopify",
+      "    podStoreId: store-acme",
+      "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
+      `    mappings: ${path.resolve("config/mappings/demo-shopify.csv")}`
+    ].join("\n")
+  )
   return file
 }
 

@@ -20,21 +20,24 @@ describe("podsync check", () => {
 
   it("rejects a config with several mistakes, naming each by path, without a stack trace", () => {
     const file = path.join(dir, "bad.yaml")
-    fs.writeFileSync(file, [
-      "server:",
-      "  port: eighty",
-      "pod:",
-      "  baseUrl: https://pod.example.com",
-      "  clientKey: ${PODSYNC_TEST_MISSING_KEY}",
-      "  clientSecret: x",
-      "stores:",
-      "  - key: bad-store",
-      "    platform: magento",
-      "    podStoreId: \"2\"",
-      "    mappings: b.csv",
-      "schedules:",
-      "  pull: every five minutes"
-    ].join("\n"))
+    fs.writeFileSync(
+      file,
+      [
+        "server:",
+        "  port: eighty",
+        "pod:",
+        "  baseUrl: https://pod.example.com",
+        "  clientKey: ${PODSYNC_TEST_MISSING_KEY}",
+        "  clientSecret: x",
+        "stores:",
+        "  - key: bad-store",
+        "    platform: magento",
+        '    podStoreId: "2"',
+        "    mappings: b.csv",
+        "schedules:",
+        "  pull: every five minutes"
+      ].join("\n")
+    )
     const result = podsync(["check", "--config", file])
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain("pod.clientKey: environment variable PODSYNC_TEST_MISSING_KEY is not set")

@@ -73,13 +73,26 @@ describe("the all-platforms demo configuration", () => {
       const config = yield* demoConfig({
         setup: "all-platforms",
         podUrl: "http://127.0.0.1:1",
-        storeUrls: { shopify: "http://127.0.0.1:2", woocommerce: "http://127.0.0.1:3", etsy: "http://127.0.0.1:4", jsonfeed: "http://127.0.0.1:5/podsync/v1" },
+        storeUrls: {
+          shopify: "http://127.0.0.1:2",
+          woocommerce: "http://127.0.0.1:3",
+          etsy: "http://127.0.0.1:4",
+          jsonfeed: "http://127.0.0.1:5/podsync/v1"
+        },
         port: 6
       })
       expect(config.stores.map((s) => [s.key, s.platform])).toEqual([
-        ["demo-shopify", "shopify"], ["demo-woocommerce", "woocommerce"], ["demo-etsy", "etsy"], ["demo-jsonfeed", "jsonfeed"]
+        ["demo-shopify", "shopify"],
+        ["demo-woocommerce", "woocommerce"],
+        ["demo-etsy", "etsy"],
+        ["demo-jsonfeed", "jsonfeed"]
       ])
-      expect([config.stores[0]?.shopify?.baseUrl, config.stores[1]?.woocommerce?.url, config.stores[2]?.etsy?.baseUrl, config.stores[3]?.jsonfeed?.baseUrl])
+      expect([
+        config.stores[0]?.shopify?.baseUrl,
+        config.stores[1]?.woocommerce?.url,
+        config.stores[2]?.etsy?.baseUrl,
+        config.stores[3]?.jsonfeed?.baseUrl
+      ])
         .toEqual(["http://127.0.0.1:2", "http://127.0.0.1:3", "http://127.0.0.1:4", "http://127.0.0.1:5/podsync/v1"])
       // Each store's own mapping table, found from the installation wherever the demo is started.
       for (const store of config.stores) {
@@ -152,7 +165,9 @@ describe("podsync demo --all-platforms", () => {
           }
         }
         // The store's webhooks reached the daemon's /webhooks/<store key> and were accepted.
-        const deliveries: ReadonlyArray<{ status: number | null }> = (yield* Effect.promise(() => getJson(`${store.url}/__sim/webhooks`))).deliveries
+        const deliveries: ReadonlyArray<{ status: number | null }> = (yield* Effect.promise(() =>
+          getJson(`${store.url}/__sim/webhooks`)
+        )).deliveries
         expect(deliveries.length, `${store.key} webhook deliveries`).toBeGreaterThan(0)
         expect(deliveries.filter((d) => d.status === null || d.status >= 300), `${store.key} webhook deliveries`).toEqual([])
       }
@@ -167,7 +182,11 @@ describe("podsync demo --all-platforms", () => {
       expect(counts.fulfilled).toBe(5)
 
       // The report of the demo's period, and a summary that names each store.
-      expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([".csv", ".html", ".json"])
+      expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([
+        ".csv",
+        ".html",
+        ".json"
+      ])
       expect(text).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
       expect(text).toContain(`all ${ORDERS} orders in its 4 stores are where the demo expects them`)
       for (const key of STORES) expect(text).toMatch(new RegExp(`^ {2}${key}\\s+2 orders, 2 where expected: `, "m"))
@@ -175,20 +194,28 @@ describe("podsync demo --all-platforms", () => {
     })).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))))
   }, 90_000)
 
-  it("`podsync demo --all-platforms` (the compiled CLI, what `npm start -- --all-platforms` runs) ends by itself, store by store", async () => {
-    const cwd = tempDir("demo-all-cli")
-    const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--all-platforms", "--orders", "8", "--speed", "fast"], 80_000, { PODSYNC_DEMO_PORT: "" })
-    try {
-      expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
-      expect(stdout).toContain("in 4 stores, one of each platform (demo-shopify, demo-woocommerce, demo-etsy, demo-jsonfeed)")
-      expect(stdout).toMatch(/WooCommerce simulator http:\/\/127\.0\.0\.1:\d+ · Etsy simulator http:\/\/127\.0\.0\.1:\d+ · JSON feed simulator/)
-      expect(stdout).toContain(`all ${ORDERS} orders in its 4 stores are where the demo expects them`)
-      const byStore = stdout.split("By store:\n")[1]?.split("\n\n")[0]?.split("\n") ?? []
-      expect(byStore.map((line) => line.trim().split(/\s+/)[0])).toEqual([...STORES])
-      expect(stdout.match(/^ {2}demo-\S+ #\d+ +unmatched: no mapping row/gm)).toHaveLength(2)
-      expect(fs.readdirSync(path.join(cwd, "reports", "demo")).filter((f) => /^report-.*\.(html|csv|json)$/.test(f))).toHaveLength(3)
-    } finally {
-      fs.rmSync(cwd, { recursive: true, force: true })
-    }
-  }, 90_000)
+  it(
+    "`podsync demo --all-platforms` (the compiled CLI, what `npm start -- --all-platforms` runs) ends by itself, store by store",
+    async () => {
+      const cwd = tempDir("demo-all-cli")
+      const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--all-platforms", "--orders", "8", "--speed", "fast"], 80_000, {
+        PODSYNC_DEMO_PORT: ""
+      })
+      try {
+        expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
+        expect(stdout).toContain("in 4 stores, one of each platform (demo-shopify, demo-woocommerce, demo-etsy, demo-jsonfeed)")
+        expect(stdout).toMatch(
+          /WooCommerce simulator http:\/\/127\.0\.0\.1:\d+ · Etsy simulator http:\/\/127\.0\.0\.1:\d+ · JSON feed simulator/
+        )
+        expect(stdout).toContain(`all ${ORDERS} orders in its 4 stores are where the demo expects them`)
+        const byStore = stdout.split("By store:\n")[1]?.split("\n\n")[0]?.split("\n") ?? []
+        expect(byStore.map((line) => line.trim().split(/\s+/)[0])).toEqual([...STORES])
+        expect(stdout.match(/^ {2}demo-\S+ #\d+ +unmatched: no mapping row/gm)).toHaveLength(2)
+        expect(fs.readdirSync(path.join(cwd, "reports", "demo")).filter((f) => /^report-.*\.(html|csv|json)$/.test(f))).toHaveLength(3)
+      } finally {
+        fs.rmSync(cwd, { recursive: true, force: true })
+      }
+    },
+    90_000
+  )
 })

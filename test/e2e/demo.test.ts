@@ -35,7 +35,9 @@ describe("the demo's order stream", () => {
     }
     const lines = planOrders(24).flatMap((p) => p.spec.lineItems)
     // Every tee carries the design its mapping row takes from the `design_front` attribute.
-    expect(lines.filter((l) => l.sku.startsWith("UTS01-")).every((l) => l.customAttributes.some((a) => a.key === "design_front"))).toBe(true)
+    expect(lines.filter((l) => l.sku.startsWith("UTS01-")).every((l) => l.customAttributes.some((a) => a.key === "design_front"))).toBe(
+      true
+    )
     expect(() => planOrders(3)).toThrow(RangeError)
   })
 
@@ -85,8 +87,14 @@ describe("the demo's order stream", () => {
     ])
     // With several stores, every order is named with its store.
     const summary = renderSummary({
-      ending: "timed_out", elapsedMs: 1000, progress, pod: undefined, podLimit: { requests: 100, windowSeconds: 10 },
-      dataDir: "/tmp/d", report: { notWritten: "test" }, configFile: "config/demo-all.yaml"
+      ending: "timed_out",
+      elapsedMs: 1000,
+      progress,
+      pod: undefined,
+      podLimit: { requests: 100, windowSeconds: 10 },
+      dataDir: "/tmp/d",
+      report: { notWritten: "test" },
+      configFile: "config/demo-all.yaml"
     })
     expect(summary).toContain("demo-jsonfeed #1 unmatched: no mapping row")
     expect(summary).toContain("demo-etsy #7 mapped order, not pulled yet")
@@ -99,7 +107,15 @@ describe("the demo's order stream", () => {
       speed: "24 orders, normal",
       daemonUrl: "http://127.0.0.1:8088",
       progress: progressOf(24, [], []),
-      budget: { limit: 95, windowSeconds: 10, inUse: 40, inFlight: 2, byLane: { urgent: 10, normal: 25, background: 5 }, waiting: undefined, paused: false },
+      budget: {
+        limit: 95,
+        windowSeconds: 10,
+        inUse: 40,
+        inFlight: 2,
+        byLane: { urgent: 10, normal: 25, background: 5 },
+        waiting: undefined,
+        paused: false
+      },
       pod: undefined,
       factory: { checkedOut: 3, inProduction: 1, shipped: 2, heldBack: 0 },
       warnings: ["07:00:01 warning: ".padEnd(200, "x")]
@@ -122,7 +138,15 @@ describe("podsync demo", () => {
       fs.writeFileSync(path.join(dataDir, "PG_VERSION"), "17\n")
       fs.writeFileSync(path.join(dataDir, "stale-file"), "from before")
       const out = captured()
-      const outcome = yield* runDemo({ orders: 8, speed: "fast", keepData: false, dataDir, reportsDir: path.join(dir, "reports"), output: out.output, settleTimeout: "4 minutes" })
+      const outcome = yield* runDemo({
+        orders: 8,
+        speed: "fast",
+        keepData: false,
+        dataDir,
+        reportsDir: path.join(dir, "reports"),
+        output: out.output,
+        settleTimeout: "4 minutes"
+      })
       const text = out.text()
 
       expect(outcome.ending).toBe("finished")
@@ -144,7 +168,11 @@ describe("podsync demo", () => {
       expect(text).toMatch(/#\d+\s+unmatched: no mapping row for .*SKU/)
       expect(text).toContain("Next: point podsync at your own store and POD account")
       // The reconciliation report of the demo's period, by podsync's report service.
-      expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([".csv", ".html", ".json"])
+      expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([
+        ".csv",
+        ".html",
+        ".json"
+      ])
       if ("files" in outcome.report) {
         for (const file of outcome.report.files) expect(path.dirname(file)).toBe(path.join(dir, "reports"))
         expect(text).toContain(outcome.report.files[0])
@@ -155,7 +183,9 @@ describe("podsync demo", () => {
       expect(fs.existsSync(path.join(dataDir, "podsync.lock"))).toBe(false)
 
       // --keep-data keeps the folder, and refuses to mix a fresh store's order ids into the kept orders.
-      const again = yield* Effect.exit(runDemo({ orders: 8, speed: "fast", keepData: true, dataDir, reportsDir: path.join(dir, "reports"), output: captured().output }))
+      const again = yield* Effect.exit(
+        runDemo({ orders: 8, speed: "fast", keepData: true, dataDir, reportsDir: path.join(dir, "reports"), output: captured().output })
+      )
       expect(Exit.isFailure(again) ? Cause.pretty(again.cause) : "no failure").toContain(`${dataDir} holds 8 orders of an earlier demo`)
       expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true)
       fs.rmSync(dir, { recursive: true, force: true })
@@ -171,24 +201,30 @@ describe("podsync demo", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }), 60_000)
 
-  it("`podsync demo --orders 8 --speed fast` (the compiled CLI, as in CI) ends by itself with the final counts and the next steps", async () => {
-    const cwd = tempDir("demo-cli")
-    const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--orders", "8", "--speed", "fast"], 170_000, { PODSYNC_DEMO_PORT: "" })
-    try {
-      expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
-      expect(stdout).toContain("podsync demo finished in")
-      expect(countOf(stdout, "fulfilled")).toBe(5)
-      expect(countOf(stdout, "held")).toBe(2)
-      expect(countOf(stdout, "cancelled") + countOf(stdout, "cancel_pending")).toBe(1)
-      expect(stdout.match(/unmatched: no mapping row/g)).toHaveLength(2)
-      expect(stdout).toContain("npx podsync start")
-      expect(stdout).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
-      expect(fs.readdirSync(path.join(cwd, "reports", "demo")).filter((f) => /^report-.*\.(html|csv|json)$/.test(f))).toHaveLength(3)
-      // Its own data folder, under the directory it was started from.
-      expect(stdout).toContain(path.join(cwd, "data", "demo"))
-      expect(fs.existsSync(path.join(cwd, "data", "demo", "PG_VERSION"))).toBe(true)
-    } finally {
-      fs.rmSync(cwd, { recursive: true, force: true })
-    }
-  }, 180_000)
+  it(
+    "`podsync demo --orders 8 --speed fast` (the compiled CLI, as in CI) ends by itself with the final counts and the next steps",
+    async () => {
+      const cwd = tempDir("demo-cli")
+      const { code, stdout, stderr } = await runPodsyncIn(cwd, ["demo", "--orders", "8", "--speed", "fast"], 170_000, {
+        PODSYNC_DEMO_PORT: ""
+      })
+      try {
+        expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0)
+        expect(stdout).toContain("podsync demo finished in")
+        expect(countOf(stdout, "fulfilled")).toBe(5)
+        expect(countOf(stdout, "held")).toBe(2)
+        expect(countOf(stdout, "cancelled") + countOf(stdout, "cancel_pending")).toBe(1)
+        expect(stdout.match(/unmatched: no mapping row/g)).toHaveLength(2)
+        expect(stdout).toContain("npx podsync start")
+        expect(stdout).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
+        expect(fs.readdirSync(path.join(cwd, "reports", "demo")).filter((f) => /^report-.*\.(html|csv|json)$/.test(f))).toHaveLength(3)
+        // Its own data folder, under the directory it was started from.
+        expect(stdout).toContain(path.join(cwd, "data", "demo"))
+        expect(fs.existsSync(path.join(cwd, "data", "demo", "PG_VERSION"))).toBe(true)
+      } finally {
+        fs.rmSync(cwd, { recursive: true, force: true })
+      }
+    },
+    180_000
+  )
 })

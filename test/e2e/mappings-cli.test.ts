@@ -20,7 +20,8 @@ import { freePort, podsyncAsync, tempDir } from "../support/cli.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
-const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+const HEADER =
+  "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 const FRONT = "https://cdn.example.com/front.png"
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
 
@@ -45,17 +46,20 @@ const writeConfig = (name: string, options: { readonly podUrl?: string; readonly
   fs.mkdirSync(folder, { recursive: true })
   const mappings = path.join(folder, "acme.csv")
   const config = path.join(folder, "podsync.yaml")
-  fs.writeFileSync(config, [
-    `dataDir: ${path.join(folder, "data")}`,
-    `server: { host: 127.0.0.1, port: ${options.port ?? 8080} }`,
-    `pod: { baseUrl: "${options.podUrl ?? sim.url}", clientKey: sim-client-key, clientSecret: sim-client-secret }`,
-    "stores:",
-    "  - key: acme-shopify",
-    "    platform: shopify",
-    "    podStoreId: store-acme",
-    "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
-    `    mappings: ${mappings}`
-  ].join("\n"))
+  fs.writeFileSync(
+    config,
+    [
+      `dataDir: ${path.join(folder, "data")}`,
+      `server: { host: 127.0.0.1, port: ${options.port ?? 8080} }`,
+      `pod: { baseUrl: "${options.podUrl ?? sim.url}", clientKey: sim-client-key, clientSecret: sim-client-secret }`,
+      "stores:",
+      "  - key: acme-shopify",
+      "    platform: shopify",
+      "    podStoreId: store-acme",
+      "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
+      `    mappings: ${mappings}`
+    ].join("\n")
+  )
   const write = (...rows: ReadonlyArray<string>) => fs.writeFileSync(mappings, [HEADER, ...rows].join("\n") + "\n")
   return { config, mappings, write }
 }
@@ -106,7 +110,11 @@ describe("podsync mappings load, on the embedded database", () => {
 describe("podsync check", () => {
   it("names an unknown and a discontinued POD variant by file:line, and warns of one out of stock", async () => {
     const { config, mappings, write } = writeConfig("check")
-    const [inStock, discontinued, outOfStock] = [await variantWithStock("IN_STOCK"), await variantWithStock("DISCONTINUED"), await variantWithStock("OUT_OF_STOCK")]
+    const [inStock, discontinued, outOfStock] = [
+      await variantWithStock("IN_STOCK"),
+      await variantWithStock("DISCONTINUED"),
+      await variantWithStock("OUT_OF_STOCK")
+    ]
     write(
       `,SKU-OK,${inStock.variant_id},,${FRONT},,,,,,,`,
       `,SKU-UNKNOWN,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`,
@@ -116,8 +124,12 @@ describe("podsync check", () => {
     )
     const result = await podsync(["check", "--config", config])
     expect(result.code).toBe(1)
-    expect(result.stdout).toContain(`${mappings}:3: pod_variant_id: POD variant 00000000-0000-4000-8000-000000000000 is not in the POD catalog`)
-    expect(result.stdout).toContain(`${mappings}:4: pod_variant_id: POD variant ${discontinued.variant_id} (${discontinued.product?.product_name}, ${discontinued.name}) is discontinued`)
+    expect(result.stdout).toContain(
+      `${mappings}:3: pod_variant_id: POD variant 00000000-0000-4000-8000-000000000000 is not in the POD catalog`
+    )
+    expect(result.stdout).toContain(
+      `${mappings}:4: pod_variant_id: POD variant ${discontinued.variant_id} (${discontinued.product?.product_name}, ${discontinued.name}) is discontinued`
+    )
     expect(result.stdout).toContain(`warning: ${mappings}:5: pod_legacy_id: POD legacy variant ${outOfStock.legacy_variant_id}`)
     expect(result.stdout).not.toContain(`${mappings}:2:`)
     expect(result.stderr).toContain("2 problem(s) in the mapping files")
@@ -147,7 +159,10 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
       replanHeld: (storeKey) => Effect.sync(() => void replans.push(storeKey ?? "*"))
     })
     const pod = PodClient.Default({
-      baseUrl: sim.url, clientKey: Redacted.make("sim-client-key"), clientSecret: Redacted.make("sim-client-secret"), authHeaders: DEFAULT_AUTH_HEADERS
+      baseUrl: sim.url,
+      clientKey: Redacted.make("sim-client-key"),
+      clientSecret: Redacted.make("sim-client-secret"),
+      authHeaders: DEFAULT_AUTH_HEADERS
     }).pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(PodRequestGate.passThrough))
     const server = HttpRouter.empty.pipe(
       HttpRouter.concat(MappingRoutes),
@@ -161,10 +176,20 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
     ))
     try {
       await daemon.runPromise(Effect.flatMap(OrdersRepo, (orders) =>
-        orders.upsertPulled(sampleOrder({
-          storeOrderId: "9001",
-          lines: [sampleLine({ variantId: "77001", sku: "SHOP-TEE-1", title: "Gildan 5000 Unisex Heavy Cotton Tee", variantTitle: "Forest Green / M" })]
-        }), "acme-shopify:9001")))
+        orders.upsertPulled(
+          sampleOrder({
+            storeOrderId: "9001",
+            lines: [
+              sampleLine({
+                variantId: "77001",
+                sku: "SHOP-TEE-1",
+                title: "Gildan 5000 Unisex Heavy Cotton Tee",
+                variantTitle: "Forest Green / M"
+              })
+            ]
+          }),
+          "acme-shopify:9001"
+        )))
 
       // The daemon polls hourly here: only the command can make it see the edit.
       write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-L,${forestS.variant_id},,${FRONT},,,,,,,`)

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest"
-import { createOrders, driveUntil, exited, freePort, getJson, post, sharedStack, startDaemon, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import {
+  createOrders,
+  driveUntil,
+  exited,
+  freePort,
+  getJson,
+  post,
+  sharedStack,
+  startDaemon,
+  statusOf,
+  writeDaemonConfig
+} from "../support/pipeline.js"
 
 const ORDERS = 60
 const KILLS = 10

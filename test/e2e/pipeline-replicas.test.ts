@@ -1,7 +1,18 @@
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createOrders, driveUntil, exited, freePort, getJson, type Stack, startDaemon, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import {
+  createOrders,
+  driveUntil,
+  exited,
+  freePort,
+  getJson,
+  type Stack,
+  startDaemon,
+  startStack,
+  statusOf,
+  writeDaemonConfig
+} from "../support/pipeline.js"
 
 const url = process.env.TEST_DATABASE_URL
 const ORDERS = 90
@@ -26,7 +37,9 @@ describe.runIf(url)("three replicas on one PostgreSQL", () => {
     const databaseUrl = `${url}?options=-c%20search_path%3D${schema}`
     const ports = [await freePort(), await freePort(), await freePort()]
     const ids = await createOrders(stack, ORDERS)
-    const daemons = await Promise.all(ports.map((port, i) => startDaemon(writeDaemonConfig(stack, port, { databaseUrl, name: `replica-${i}` }), port)))
+    const daemons = await Promise.all(
+      ports.map((port, i) => startDaemon(writeDaemonConfig(stack, port, { databaseUrl, name: `replica-${i}` }), port))
+    )
     try {
       const final = await driveUntil(stack, () => statusOf(ports[0]!), (s) => (s.fulfilled ?? 0) === ORDERS, 300_000)
       expect(final).toEqual({ fulfilled: ORDERS })
@@ -42,7 +55,9 @@ describe.runIf(url)("three replicas on one PostgreSQL", () => {
       // The replicas shared the drafting (leases), and cron ticks were claimed by more than one of them.
       const drafters = await admin.query(`select count(distinct actor)::int as n from "${schema}".order_events where to_state = 'drafted'`)
       expect(drafters.rows[0].n).toBeGreaterThan(1)
-      const ticks = await admin.query(`select job, tick_at, count(*)::int as n from "${schema}".job_runs group by job, tick_at having count(*) > 1`)
+      const ticks = await admin.query(
+        `select job, tick_at, count(*)::int as n from "${schema}".job_runs group by job, tick_at having count(*) > 1`
+      )
       expect(ticks.rows).toEqual([])
       const owners = await admin.query(`select count(distinct owner)::int as n from "${schema}".job_runs where job = 'pull'`)
       expect(owners.rows[0].n).toBeGreaterThan(1)

@@ -1,7 +1,18 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import { createOrders, driveUntil, exited, freePort, getJson, post, sharedStack, startDaemon, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import {
+  createOrders,
+  driveUntil,
+  exited,
+  freePort,
+  getJson,
+  post,
+  sharedStack,
+  startDaemon,
+  statusOf,
+  writeDaemonConfig
+} from "../support/pipeline.js"
 
 const ORDERS = 20
 
@@ -25,22 +36,39 @@ describe("the pipeline driven by webhooks, both directions", () => {
       const forgedStore = await fetch(hook, {
         method: "POST",
         body,
-        headers: { "content-type": "application/json", "X-Shopify-Hmac-Sha256": createHmac("sha256", "not-the-secret").update(body).digest("base64"), "X-Shopify-Topic": "orders/create", "X-Shopify-Webhook-Id": "forged-1", "X-Shopify-Shop-Domain": "acme.myshopify.com" }
+        headers: {
+          "content-type": "application/json",
+          "X-Shopify-Hmac-Sha256": createHmac("sha256", "not-the-secret").update(body).digest("base64"),
+          "X-Shopify-Topic": "orders/create",
+          "X-Shopify-Webhook-Id": "forged-1",
+          "X-Shopify-Shop-Domain": "acme.myshopify.com"
+        }
       })
       expect(forgedStore.status).toBe(401)
       const forgedPod = await fetch(`http://127.0.0.1:${port}/webhooks/pod`, {
         method: "POST",
         body: "{}",
-        headers: { "content-type": "application/json", "X-Connect-Timestamp": String(Math.floor(Date.now() / 1000)), "X-Connect-Nonce": "n-1", "X-Connect-Signature": "00", "X-Connect-Client-Key": "sim-webhook-client-key" }
+        headers: {
+          "content-type": "application/json",
+          "X-Connect-Timestamp": String(Math.floor(Date.now() / 1000)),
+          "X-Connect-Nonce": "n-1",
+          "X-Connect-Signature": "00",
+          "X-Connect-Client-Key": "sim-webhook-client-key"
+        }
       })
       expect(forgedPod.status).toBe(401)
 
       const ids = await createOrders(stack, ORDERS)
       // POD deliveries duplicated and reordered too.
-      const final = await driveUntil(stack, async () => {
-        await post(`${stack.pod.url}/__sim/webhooks/deliver`, { duplicates: 1, reorder: true }).catch(() => undefined)
-        return statusOf(port)
-      }, (s) => (s.fulfilled ?? 0) === ORDERS, 120_000)
+      const final = await driveUntil(
+        stack,
+        async () => {
+          await post(`${stack.pod.url}/__sim/webhooks/deliver`, { duplicates: 1, reorder: true }).catch(() => undefined)
+          return statusOf(port)
+        },
+        (s) => (s.fulfilled ?? 0) === ORDERS,
+        120_000
+      )
       expect(final).toEqual({ fulfilled: ORDERS })
 
       const pod = await getJson(`${stack.pod.url}/__sim/stats`)
@@ -77,7 +105,9 @@ describe("the POD service's address and stock events, end to end", () => {
   const stack = sharedStack({ podRateLimit: false })
 
   const podApi = (path: string) =>
-    fetch(`${stack.pod.url}${path}`, { headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" } })
+    fetch(`${stack.pod.url}${path}`, {
+      headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+    })
       .then((r) => r.json() as Promise<any>)
 
   /** Polls the daemon's story of an order until `check` holds. */
@@ -91,52 +121,65 @@ describe("the POD service's address and stock events, end to end", () => {
     }
   }
 
-  it("an address the service cannot verify and a variant it runs out of make the order need a person, in status and explain, until they clear", async () => {
-    const port = await freePort()
-    // Defaults for the webhook keys: the daemon verifies with pod.clientSecret, as the simulator signs.
-    const config = writeDaemonConfig(stack, port, { pull: "*/2 * * * * *", reconcile: "*/3 * * * * *", podWebhooks: true, name: "conditions" })
-    const daemon = await startDaemon(config, port)
-    try {
-      // An order whose address the service cannot verify (the simulator's rule: zip code 00000), and two others.
-      const [unverifiable] = await createOrders(stack, 1, { shippingAddress: { zip: "00000" } })
-      const [, outOfStock] = await createOrders(stack, 2)
-      const addressRef = `demo-shopify:${unverifiable}`
-      const stockRef = `demo-shopify:${outOfStock}`
+  it(
+    "an address the service cannot verify and a variant it runs out of make the order need a person, in status and explain, until they clear",
+    async () => {
+      const port = await freePort()
+      // Defaults for the webhook keys: the daemon verifies with pod.clientSecret, as the simulator signs.
+      const config = writeDaemonConfig(stack, port, {
+        pull: "*/2 * * * * *",
+        reconcile: "*/3 * * * * *",
+        podWebhooks: true,
+        name: "conditions"
+      })
+      const daemon = await startDaemon(config, port)
+      try {
+        // An order whose address the service cannot verify (the simulator's rule: zip code 00000), and two others.
+        const [unverifiable] = await createOrders(stack, 1, { shippingAddress: { zip: "00000" } })
+        const [, outOfStock] = await createOrders(stack, 2)
+        const addressRef = `demo-shopify:${unverifiable}`
+        const stockRef = `demo-shopify:${outOfStock}`
 
-      // The draft is made, the service says at once it cannot verify the address: the order waits for a person.
-      const addressStory = await storyUntil(config, addressRef, (text) => text.includes("pod_on_hold (address_unverified)"))
-      expect(addressStory).toContain("could not verify the shipping address")
-      expect(addressStory).toContain("correct it (or confirm it as it is) at the POD service")
+        // The draft is made, the service says at once it cannot verify the address: the order waits for a person.
+        const addressStory = await storyUntil(config, addressRef, (text) => text.includes("pod_on_hold (address_unverified)"))
+        expect(addressStory).toContain("could not verify the shipping address")
+        expect(addressStory).toContain("correct it (or confirm it as it is) at the POD service")
 
-      // The second order's variant runs out at the service while its draft waits for checkout.
-      await storyUntil(config, stockRef, (text) => /: drafted, POD draft/.test(text))
-      const drafts = await podApi(`/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(stockRef)}`)
-      const variantId: string = drafts.data[0].line_items[0].variant.variant_id
-      await post(`${stack.pod.url}/__sim/variants/${variantId}/stock`, { label: "OUT_OF_STOCK" })
-      const stockStory = await storyUntil(config, stockRef, (text) => text.includes("pod_on_hold (variant_out_of_stock)"))
-      expect(stockStory).toContain("Wait for the restock")
+        // The second order's variant runs out at the service while its draft waits for checkout.
+        await storyUntil(config, stockRef, (text) => /: drafted, POD draft/.test(text))
+        const drafts = await podApi(`/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(stockRef)}`)
+        const variantId: string = drafts.data[0].line_items[0].variant.variant_id
+        await post(`${stack.pod.url}/__sim/variants/${variantId}/stock`, { label: "OUT_OF_STOCK" })
+        const stockStory = await storyUntil(config, stockRef, (text) => text.includes("pod_on_hold (variant_out_of_stock)"))
+        expect(stockStory).toContain("Wait for the restock")
 
-      const status = podsync(["status", "--config", config])
-      expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: address_unverified\s+1\s/)
-      expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: variant_out_of_stock\s+1\s/)
-      expect(status.stdout).toContain("correct or confirm it at the POD service")
+        const status = podsync(["status", "--config", config])
+        expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: address_unverified\s+1\s/)
+        expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: variant_out_of_stock\s+1\s/)
+        expect(status.stdout).toContain("correct or confirm it at the POD service")
 
-      // Reconciliation (every 3 s) does not undo either while the service still says so.
-      await new Promise((r) => setTimeout(r, 4_000))
-      expect(await statusOf(port)).toMatchObject({ pod_on_hold: 2 })
+        // Reconciliation (every 3 s) does not undo either while the service still says so.
+        await new Promise((r) => setTimeout(r, 4_000))
+        expect(await statusOf(port)).toMatchObject({ pod_on_hold: 2 })
 
-      // The seller fixes the address at the service, the variant is restocked: both go on, and everything ships.
-      const addressDraft = (await podApi(`/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(addressRef)}`)).data[0].order_id
-      await post(`${stack.pod.url}/__sim/drafts/${addressDraft}/address-verification`, { verified: true })
-      await post(`${stack.pod.url}/__sim/variants/${variantId}/stock`, { label: "IN_STOCK" })
-      // The verified event lets the first go; the second has no back-in-stock event: the next reconciliation reads its draft.
-      await storyUntil(config, addressRef, (text) => /pod_on_hold\s+-> drafted\s+the POD service has verified the shipping address/.test(text))
-      await storyUntil(config, stockRef, (text) => /pod_on_hold\s+-> drafted\s+the POD service has the variant in stock again/.test(text))
-      const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 3, 120_000)
-      expect(final).toEqual({ fulfilled: 3 })
-    } finally {
-      daemon.kill("SIGTERM")
-      await exited(daemon)
-    }
-  }, 240_000)
+        // The seller fixes the address at the service, the variant is restocked: both go on, and everything ships.
+        const addressDraft = (await podApi(`/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(addressRef)}`)).data[0].order_id
+        await post(`${stack.pod.url}/__sim/drafts/${addressDraft}/address-verification`, { verified: true })
+        await post(`${stack.pod.url}/__sim/variants/${variantId}/stock`, { label: "IN_STOCK" })
+        // The verified event lets the first go; the second has no back-in-stock event: the next reconciliation reads its draft.
+        await storyUntil(
+          config,
+          addressRef,
+          (text) => /pod_on_hold\s+-> drafted\s+the POD service has verified the shipping address/.test(text)
+        )
+        await storyUntil(config, stockRef, (text) => /pod_on_hold\s+-> drafted\s+the POD service has the variant in stock again/.test(text))
+        const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 3, 120_000)
+        expect(final).toEqual({ fulfilled: 3 })
+      } finally {
+        daemon.kill("SIGTERM")
+        await exited(daemon)
+      }
+    },
+    240_000
+  )
 })

@@ -42,7 +42,8 @@ storeEndToEnd<RunningEtsySimulator, AdminReceipt>({
     })
     return String(receipt.receipt_id)
   },
-  orders: async (etsy) => new Map(((await getJson(`${etsy.url}/__sim/receipts`)).receipts as Array<AdminReceipt>).map((r) => [String(r.receipt_id), r])),
+  orders: async (etsy) =>
+    new Map(((await getJson(`${etsy.url}/__sim/receipts`)).receipts as Array<AdminReceipt>).map((r) => [String(r.receipt_id), r])),
   // Each receipt: shipped, with one shipment carrying the POD's tracking number.
   orderShows: (receipt, tracking, id) => {
     expect({ status: receipt.status, shipped: receipt.is_shipped }, `receipt ${id}`).toEqual({ status: "completed", shipped: true })

@@ -21,7 +21,13 @@ storeEndToEnd<RunningJsonFeedSimulator, AdminOrder>({
   createOrder: async (feed, line) => {
     const order = await post(`${feed.url}/__sim/orders`, {
       financialStatus: "paid",
-      lines: [{ sku: line.sku, title: "Podsync Tee", quantity: line.quantity, unitPrice: "24.00", attributes: [{ key: "design_front", value: line.design }] }]
+      lines: [{
+        sku: line.sku,
+        title: "Podsync Tee",
+        quantity: line.quantity,
+        unitPrice: "24.00",
+        attributes: [{ key: "design_front", value: line.design }]
+      }]
     })
     return String(order.id)
   },

@@ -11,7 +11,9 @@ for (const database of testDatabases()) {
         Effect.gen(function*() {
           const inbox = yield* WebhookInboxRepo
           yield* TestClock.setTime(Date.parse("2026-11-21T12:00:00Z"))
-          expect(yield* inbox.record({ source: "pod", deliveryId: "n-1", topic: "order_completed", payload: { order: { gearment_id: "o1" } } })).toBe("new")
+          expect(
+            yield* inbox.record({ source: "pod", deliveryId: "n-1", topic: "order_completed", payload: { order: { gearment_id: "o1" } } })
+          ).toBe("new")
           expect(yield* inbox.record({ source: "pod", deliveryId: "n-1", topic: "order_completed", payload: {} })).toBe("duplicate")
           // The same key from another source is another delivery.
           expect(yield* inbox.record({ source: "acme-shopify", deliveryId: "n-1", payload: { id: 1 } })).toBe("new")

@@ -33,12 +33,15 @@ const podConfig = (webhooks: { readonly signingKey?: string; readonly clientKey?
     ...(webhooks.signedPath === undefined ? {} : { signedPath: webhooks.signedPath })
   }
 })
-const settingsOf = (webhooks?: Parameters<typeof podConfig>[0]): PodWebhookVerification => Option.getOrThrow(podWebhookVerification(podConfig(webhooks)))
+const settingsOf = (webhooks?: Parameters<typeof podConfig>[0]): PodWebhookVerification =>
+  Option.getOrThrow(podWebhookVerification(podConfig(webhooks)))
 
 type Hint = PodWebhookHint
 
 /** Our routes on 127.0.0.1:0 with these settings; the recorded `podOrderChanged` hints. */
-const serve = (settings: PodWebhookVerification): Effect.Effect<{ url: string; hints: Array<Hint> }, never, Scope.Scope | WebhookInboxRepo> =>
+const serve = (
+  settings: PodWebhookVerification
+): Effect.Effect<{ url: string; hints: Array<Hint> }, never, Scope.Scope | WebhookInboxRepo> =>
   Effect.gen(function*() {
     const hints: Array<Hint> = []
     const triggers = Layer.succeed(PipelineTriggers, {
@@ -87,12 +90,19 @@ const goBase64Url = (bytes: Buffer) => bytes.toString("base64").replaceAll("+", 
 /** Posts a delivery signed as the service signs it (written out here, independently of the code under test); answers status and JSON body. */
 const deliver = (url: string, options: Signed = {}) =>
   Effect.gen(function*() {
-    const body = options.body ?? JSON.stringify({ type: "order_completed", order: { gearment_id: "ord_1", reference: "acme-shopify:1001", vendor_id: "1001" } })
+    const body = options.body ??
+      JSON.stringify({ type: "order_completed", order: { gearment_id: "ord_1", reference: "acme-shopify:1001", vendor_id: "1001" } })
     const timestamp = options.timestamp ?? String(Math.floor((yield* wallNow) / 1000))
     const nonce = options.nonce ?? randomBytes(10).toString("base64")
     const encodedBody = options.bodyPadding === "unpadded" ? Buffer.from(body).toString("base64url") : goBase64Url(Buffer.from(body))
-    const digest = createHmac("sha256", options.key ?? CLIENT_SECRET).update((options.path ?? "/webhooks/pod") + nonce + timestamp + encodedBody).digest()
-    const signature = options.encoding === "hex" ? digest.toString("hex") : options.encoding === "base64url" ? digest.toString("base64url") : goBase64Url(digest)
+    const digest = createHmac("sha256", options.key ?? CLIENT_SECRET).update(
+      (options.path ?? "/webhooks/pod") + nonce + timestamp + encodedBody
+    ).digest()
+    const signature = options.encoding === "hex"
+      ? digest.toString("hex")
+      : options.encoding === "base64url"
+      ? digest.toString("base64url")
+      : goBase64Url(digest)
     return yield* Effect.promise(async () => {
       const response = await fetch(`${url}/webhooks/pod`, {
         method: "POST",
@@ -132,13 +142,22 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
   it("verifies with the API client secret by default and checks the client key; a configured signing key overrides both", () => {
     expect(settingsOf()).toEqual({ signingKey: Redacted.make(CLIENT_SECRET), clientKey: Redacted.make(CLIENT_KEY) })
     const defaults = settingsOf()
-    expect([Redacted.value(defaults.signingKey), defaults.clientKey && Redacted.value(defaults.clientKey)]).toEqual([CLIENT_SECRET, CLIENT_KEY])
+    expect([Redacted.value(defaults.signingKey), defaults.clientKey && Redacted.value(defaults.clientKey)]).toEqual([
+      CLIENT_SECRET,
+      CLIENT_KEY
+    ])
     // An older configuration with its own key and no client key: no client key check, as before.
     const legacy = settingsOf({ signingKey: "legacy-webhook-key" })
     expect([Redacted.value(legacy.signingKey), legacy.clientKey]).toEqual(["legacy-webhook-key", undefined])
     const both = settingsOf({ signingKey: "legacy-webhook-key", clientKey: "legacy-client", signedPath: "/hooks/pod" })
-    expect([Redacted.value(both.signingKey), both.clientKey && Redacted.value(both.clientKey), both.signedPath]).toEqual(["legacy-webhook-key", "legacy-client", "/hooks/pod"])
-    expect(podWebhookVerification({ clientKey: Redacted.make(CLIENT_KEY), clientSecret: Redacted.make(CLIENT_SECRET) })).toEqual(Option.none())
+    expect([Redacted.value(both.signingKey), both.clientKey && Redacted.value(both.clientKey), both.signedPath]).toEqual([
+      "legacy-webhook-key",
+      "legacy-client",
+      "/hooks/pod"
+    ])
+    expect(podWebhookVerification({ clientKey: Redacted.make(CLIENT_KEY), clientSecret: Redacted.make(CLIENT_SECRET) })).toEqual(
+      Option.none()
+    )
   })
 
   it.effect("accepts the published signature, hex and unpadded base64url, and follows the order up", () =>
@@ -227,14 +246,20 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
     Effect.gen(function*() {
       const env = yield* fresh
       const big = JSON.stringify({ type: "order_completed", pad: "x".repeat(2 * 1024 * 1024) })
-      expect(yield* deliver(env.url, { body: big })).toEqual({ status: 413, body: { error: "payload_too_large", detail: expect.any(String) } })
+      expect(yield* deliver(env.url, { body: big })).toEqual({
+        status: 413,
+        body: { error: "payload_too_large", detail: expect.any(String) }
+      })
       expect(yield* podEntries).toEqual([])
     }))
 
   it.effect("stores a correctly signed body that is not JSON and answers 200, following nothing up", () =>
     Effect.gen(function*() {
       const env = yield* fresh
-      expect(yield* deliver(env.url, { body: "type=order_completed&id=7" })).toEqual({ status: 200, body: { status: "accepted", ignored: "not_json" } })
+      expect(yield* deliver(env.url, { body: "type=order_completed&id=7" })).toEqual({
+        status: 200,
+        body: { status: "accepted", ignored: "not_json" }
+      })
       yield* settle
       expect(env.hints).toEqual([])
       expect((yield* podEntries).map((e) => e.payload)).toEqual([{ unreadable: "type=order_completed&id=7" }])
@@ -243,11 +268,27 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
   it.effect("reads V1 payloads", () =>
     Effect.gen(function*() {
       const env = yield* fresh
-      const body = JSON.stringify({ api_key: CLIENT_KEY, type: "shipping_address_verified", data: { gearment_ord_id: "ord_9", gearment_ord_name: "#9", ord_status: "pending", order_id: "acme-shopify:9", verify_address: "verified" } })
+      const body = JSON.stringify({
+        api_key: CLIENT_KEY,
+        type: "shipping_address_verified",
+        data: {
+          gearment_ord_id: "ord_9",
+          gearment_ord_name: "#9",
+          ord_status: "pending",
+          order_id: "acme-shopify:9",
+          verify_address: "verified"
+        }
+      })
       expect((yield* deliver(env.url, { body })).status).toBe(200)
       yield* settle
       expect(env.hints).toEqual([
-        { podOrderId: "ord_9", referenceId: "acme-shopify:9", topic: "shipping_address_verified", event: "shipping_address_verified", addressVerified: true }
+        {
+          podOrderId: "ord_9",
+          referenceId: "acme-shopify:9",
+          topic: "shipping_address_verified",
+          event: "shipping_address_verified",
+          addressVerified: true
+        }
       ])
       // The API key the V1 body carries is held as a secret: not stored with the delivery.
       expect((yield* podEntries)[0]?.payload).toMatchObject({ api_key: "(redacted)", type: "shipping_address_verified" })
@@ -259,14 +300,28 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       const env = yield* fresh
       const variantEvent = JSON.stringify({ type: "variant_updated", variant: { variant_id: "GM0002003147", stock_label: "out_of_stock" } })
       const unknownType = JSON.stringify({ type: "order_in_production", order: { gearment_id: "ord_7", reference: "acme-shopify:7" } })
-      const unknownOrder = JSON.stringify({ type: "order_cancelled", order: { gearment_id: "ord_404", reference: "someone-else:404", status: "cancelled" } })
-      expect(yield* deliver(env.url, { body: variantEvent })).toEqual({ status: 200, body: { status: "accepted", ignored: "event_not_acted_on" } })
-      expect(yield* deliver(env.url, { body: unknownType })).toEqual({ status: 200, body: { status: "accepted", ignored: "event_not_acted_on" } })
+      const unknownOrder = JSON.stringify({
+        type: "order_cancelled",
+        order: { gearment_id: "ord_404", reference: "someone-else:404", status: "cancelled" }
+      })
+      expect(yield* deliver(env.url, { body: variantEvent })).toEqual({
+        status: 200,
+        body: { status: "accepted", ignored: "event_not_acted_on" }
+      })
+      expect(yield* deliver(env.url, { body: unknownType })).toEqual({
+        status: 200,
+        body: { status: "accepted", ignored: "event_not_acted_on" }
+      })
       // Whether podsync knows the order is for the follow-up to find (it reads nothing for a reference it never made).
       expect(yield* deliver(env.url, { body: unknownOrder })).toEqual({ status: 200, body: { status: "accepted" } })
       yield* settle
       expect((yield* podEntries).map((e) => e.topic)).toEqual(["variant_updated", "order_in_production", "order_cancelled"])
-      expect(env.hints).toEqual([{ topic: "order_cancelled", event: "order_cancelled", podOrderId: "ord_404", referenceId: "someone-else:404" }])
+      expect(env.hints).toEqual([{
+        topic: "order_cancelled",
+        event: "order_cancelled",
+        podOrderId: "ord_404",
+        referenceId: "someone-else:404"
+      }])
     }))
 
   it.effect("receives the POD simulator's real deliveries as an order ships, duplicated and reordered too", () =>
@@ -281,13 +336,25 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: `${env.url}/webhooks/pod` })
       }
       // A V1 subscription too (another URL for the same path, so the service takes it).
-      yield* client.createWebhook({ status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V1", delivery_url: `${env.url}/webhooks/pod?v=1` })
-      const variants = yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+      yield* client.createWebhook({
+        status: "STATUS_ACTIVE",
+        topic: "TOPIC_ORDER_COMPLETED",
+        version: "VERSION_V1",
+        delivery_url: `${env.url}/webhooks/pod?v=1`
+      })
+      const variants = yield* client.listCatalogVariants({
+        filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
+        paging: { limit: 1 }
+      })
       const draft = yield* client.createDraft(draftInput(variants.data[0]!.variant_id, "acme-shopify:5610000042"))
 
-      const checkedOut = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))
+      const checkedOut = yield* Effect.promise(() =>
+        admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
+      )
       const shipped = yield* Effect.promise(() =>
-        admin<{ order_status: string }>(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, { trackings: [{ tracking_no: "1Z999AA10123456784", carrier: "UPS" }] })
+        admin<{ order_status: string }>(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, {
+          trackings: [{ tracking_no: "1Z999AA10123456784", carrier: "UPS" }]
+        })
       )
       expect(shipped.order_status).toBe("VENDOR_ORDER_STATUS_SHIPPED")
       type Attempt = { topic: string; status: number | null; duplicate: boolean; nonce: string }
@@ -296,18 +363,37 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
       expect(delivered.map((a) => a.status)).toEqual([200, 200, 200, 200])
       yield* waitFor(Effect.sync(() => env.hints.length), (n) => n === 4)
       const expected = { podOrderId: checkedOut.order_id, referenceId: "acme-shopify:5610000042" }
-      expect(env.hints.map((h) => ({ podOrderId: h.podOrderId, referenceId: h.referenceId }))).toEqual([expected, expected, expected, expected])
-      expect(env.hints.filter((h) => h.event !== "shipping_address_verified").every((h) => h.trackingNumber === "1Z999AA10123456784")).toBe(true)
+      expect(env.hints.map((h) => ({ podOrderId: h.podOrderId, referenceId: h.referenceId }))).toEqual([
+        expected,
+        expected,
+        expected,
+        expected
+      ])
+      expect(env.hints.filter((h) => h.event !== "shipping_address_verified").every((h) => h.trackingNumber === "1Z999AA10123456784")).toBe(
+        true
+      )
       // The event's type travels with the hint: status events can be answered by a list, package events are read whole.
-      expect(env.hints.map((h) => h.topic).sort()).toEqual(["order_completed", "order_completed", "shipping_address_verified", "tracking_order_updated"])
+      expect(env.hints.map((h) => h.topic).sort()).toEqual([
+        "order_completed",
+        "order_completed",
+        "shipping_address_verified",
+        "tracking_order_updated"
+      ])
       expect((yield* podEntries).map((e) => e.topic).sort()).toEqual([
-        "order_completed", "order_completed", "shipping_address_verified", "tracking_order_updated"
+        "order_completed",
+        "order_completed",
+        "shipping_address_verified",
+        "tracking_order_updated"
       ])
 
       // Queued deliveries sent at once, newest first, each twice: every copy answered 200.
       yield* Effect.promise(() => admin(sim.url, "POST", "/webhooks/auto", { enabled: false }))
-      yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, { trackings: [{ tracking_no: "1Z999AA10123456785" }] }))
-      const { sent } = yield* Effect.promise(() => admin<{ sent: number }>(sim.url, "POST", "/webhooks/deliver", { duplicates: 1, reorder: true }))
+      yield* Effect.promise(() =>
+        admin(sim.url, "POST", `/orders/${checkedOut.order_id}/ship`, { trackings: [{ tracking_no: "1Z999AA10123456785" }] })
+      )
+      const { sent } = yield* Effect.promise(() =>
+        admin<{ sent: number }>(sim.url, "POST", "/webhooks/deliver", { duplicates: 1, reorder: true })
+      )
       expect(sent).toBe(2)
       const all = yield* attempts()
       expect(all.slice(4).map((a) => [a.topic, a.status, a.duplicate])).toEqual([
@@ -328,40 +414,69 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
         (running) => Effect.promise(() => running.close())
       )
       const client = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
-      const topics = ["TOPIC_ORDER_COMPLETED", "TOPIC_ORDER_CANCELLED", "TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_ON_HOLD",
-        "TOPIC_SHIPPING_ADDRESS_VERIFIED", "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", "TOPIC_PRODUCT_OUT_OF_STOCK"] as const
+      const topics = [
+        "TOPIC_ORDER_COMPLETED",
+        "TOPIC_ORDER_CANCELLED",
+        "TOPIC_TRACKING_ORDER_UPDATED",
+        "TOPIC_ORDER_ON_HOLD",
+        "TOPIC_SHIPPING_ADDRESS_VERIFIED",
+        "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+        "TOPIC_PRODUCT_OUT_OF_STOCK"
+      ] as const
       for (const topic of topics) {
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: `${env.url}/webhooks/pod` })
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V1", delivery_url: `${env.url}/webhooks/pod?v=1` })
       }
-      const variants = yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+      const variants = yield* client.listCatalogVariants({
+        filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
+        paging: { limit: 1 }
+      })
       const variantId = variants.data[0]!.variant_id
       const input = draftInput(variantId, "acme-shopify:77")
       const draft = yield* client.createDraft({ ...input, address: { ...input.address, zip_code: "00000" } })
       yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${draft.order_id}/address-verification`, { verified: true }))
-      const { order_id: orderId } = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))
+      const { order_id: orderId } = yield* Effect.promise(() =>
+        admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
+      )
       yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${variantId}/stock`, { label: "OUT_OF_STOCK" }))
       yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${orderId}/hold`))
       yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${orderId}/cancel`))
       yield* Effect.promise(() => admin(sim.url, "POST", "/ship-all"))
       const other = yield* client.createDraft(draftInput(variants.data[0]!.variant_id, "acme-shopify:78"))
-      const { order_id: shippedId } = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${other.order_id}/checkout`, { paid: true }))
-      yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${shippedId}/ship`, { trackings: [{ tracking_no: "9400111899223100001234", carrier: "USPS" }] }))
+      const { order_id: shippedId } = yield* Effect.promise(() =>
+        admin<{ order_id: string }>(sim.url, "POST", `/drafts/${other.order_id}/checkout`, { paid: true })
+      )
+      yield* Effect.promise(() =>
+        admin(sim.url, "POST", `/orders/${shippedId}/ship`, { trackings: [{ tracking_no: "9400111899223100001234", carrier: "USPS" }] })
+      )
 
       // unverified, verified (by hand and at checkout), out of stock, on hold, cancelled; verified, tracking, completed: 9 events, twice.
       type Attempt = { type: string; version: string; status: number | null }
       const attempts = () => Effect.promise(() => admin<Array<Attempt>>(sim.url, "GET", "/webhooks/deliveries"))
       const delivered = yield* waitFor(attempts(), (list) => list.length === 18 && list.every((a) => a.status !== null))
       expect(delivered.map((a) => a.status)).toEqual(Array(18).fill(200))
-      expect(new Set(delivered.map((a) => a.type))).toEqual(new Set([
-        "shipping_address_unverified", "shipping_address_verified", "product_out_of_stock", "order_on_hold", "order_cancelled",
-        "tracking_order_updated", "tracking_updated", "order_completed"
-      ]))
+      expect(new Set(delivered.map((a) => a.type))).toEqual(
+        new Set([
+          "shipping_address_unverified",
+          "shipping_address_verified",
+          "product_out_of_stock",
+          "order_on_hold",
+          "order_cancelled",
+          "tracking_order_updated",
+          "tracking_updated",
+          "order_completed"
+        ])
+      )
       yield* waitFor(Effect.sync(() => env.hints.length), (n) => n === 18)
       const count = (event: string) => env.hints.filter((h) => h.event === event).length
       expect([
-        count("shipping_address_unverified"), count("shipping_address_verified"), count("product_out_of_stock"), count("order_on_hold"),
-        count("order_cancelled"), count("tracking_updated"), count("order_completed")
+        count("shipping_address_unverified"),
+        count("shipping_address_verified"),
+        count("product_out_of_stock"),
+        count("order_on_hold"),
+        count("order_cancelled"),
+        count("tracking_updated"),
+        count("order_completed")
       ]).toEqual([2, 6, 2, 2, 2, 2, 2])
       // Every hint names its order both ways: the service's id (the draft's before checkout) and our reference.
       for (const hint of env.hints) {
@@ -369,11 +484,15 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
         expect(["acme-shopify:77", "acme-shopify:78"]).toContain(hint.referenceId)
       }
       expect(env.hints.filter((h) => h.event === "shipping_address_unverified").map((h) => [h.podOrderId, h.addressVerified])).toEqual([
-        [draft.order_id, false], [draft.order_id, false]
+        [draft.order_id, false],
+        [draft.order_id, false]
       ])
       expect(env.hints.filter((h) => h.event === "product_out_of_stock").map((h) => h.variantIds)).toEqual([[variantId], [variantId]])
-      expect(env.hints.filter((h) => h.event === "tracking_updated").map((h) => h.trackingNumber)).toEqual(["9400111899223100001234", "9400111899223100001234"])
-      expect((yield* podEntries)).toHaveLength(18)
+      expect(env.hints.filter((h) => h.event === "tracking_updated").map((h) => h.trackingNumber)).toEqual([
+        "9400111899223100001234",
+        "9400111899223100001234"
+      ])
+      expect(yield* podEntries).toHaveLength(18)
     })))
 
   it.effect("uses the Clock for staleness and the configured signed path (TestClock)", () =>
@@ -418,4 +537,3 @@ const waitFor = <A, E>(probe: Effect.Effect<A, E>, check: (a: A) => boolean, tim
       yield* Effect.sleep("20 millis")
     }
   })
-

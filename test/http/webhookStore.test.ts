@@ -150,7 +150,8 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/<store key>", (it)
       const { deliveries } = yield* admin<Deliveries>(env.sim, "GET", "webhooks")
       expect(deliveries.map((d) => d.status)).toEqual([200])
       const inbox = yield* WebhookInboxRepo
-      const entries = yield* eventually(Effect.orDie(inbox.entries(STORE)), (rows) => rows[0]?.processedAt !== null, "the delivery to be marked processed")
+      const entries = yield* eventually(Effect.orDie(inbox.entries(STORE)), (rows) =>
+        rows[0]?.processedAt !== null, "the delivery to be marked processed")
       expect(entries).toHaveLength(1)
       expect(entries[0]).toMatchObject({ source: STORE, topic: "orders/create", payload: { id: Number(order.legacyResourceId) } })
       expect(entries[0]!.deliveryId).toContain(deliveries[0]!.eventId)

@@ -5,7 +5,8 @@ import { findRow } from "../../src/domain/MappingTable.js"
 import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
-const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+const HEADER =
+  "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 
 const csv = (...rows: Array<string>) => [HEADER, ...rows].join("\n")
 
@@ -31,7 +32,9 @@ const table = parseMappingCsv(csv(
 const inStock = (entries: Record<string, string>) => (pod: { variantId: string } | { legacyId: string }): CatalogEntry | undefined => {
   const id = "variantId" in pod ? pod.variantId : `legacy:${pod.legacyId}`
   const label = entries[id]
-  return label === undefined ? undefined : { variantId: id, legacyId: undefined, name: "Black / M", stockLabel: `VENDOR_CATALOG_VARIANT_STOCK_LABEL_${label}` }
+  return label === undefined
+    ? undefined
+    : { variantId: id, legacyId: undefined, name: "Black / M", stockLabel: `VENDOR_CATALOG_VARIANT_STOCK_LABEL_${label}` }
 }
 
 describe("variant-matching table", () => {
@@ -41,7 +44,11 @@ describe("variant-matching table", () => {
       ",TEE-BLK-M,var-by-sku,,https://x.example/f.png,,,,,,,"
     ))
     // Row 2 carries the SKU too, so row 3 can never match: reported, the first row wins.
-    expect(issues).toEqual([{ line: 3, column: "store_sku", message: "SKU TEE-BLK-M is mapped again (first on line 2); the first row wins" }])
+    expect(issues).toEqual([{
+      line: 3,
+      column: "store_sku",
+      message: "SKU TEE-BLK-M is mapped again (first on line 2); the first row wins"
+    }])
     expect(findRow(t, { variantId: "777", sku: "OTHER" })?.pod).toEqual({ variantId: "var-by-variant" })
     expect(findRow(t, { variantId: "gid://shopify/ProductVariant/777" })?.line).toBe(2)
     expect(findRow(t, { variantId: "123", sku: "TEE-BLK-M" })?.pod).toEqual({ variantId: "var-by-variant" })
@@ -78,9 +85,18 @@ describe("variant-matching table", () => {
 
 describe("planning a draft", () => {
   it("builds the draft: reference id, platform, address, shipping by title, designs from attributes, IOSS", () => {
-    const plan = planDraft(order({
-      lines: [line(), line({ lineId: "L2", sku: "GIFT-CARD", variantId: "1", requiresShipping: true }), line({ lineId: "L3", sku: "HOODIE-L", variantId: "2", fulfillableQuantity: 1 })]
-    }), table, undefined, settings)
+    const plan = planDraft(
+      order({
+        lines: [
+          line(),
+          line({ lineId: "L2", sku: "GIFT-CARD", variantId: "1", requiresShipping: true }),
+          line({ lineId: "L3", sku: "HOODIE-L", variantId: "2", fulfillableQuantity: 1 })
+        ]
+      }),
+      table,
+      undefined,
+      settings
+    )
     expect(plan).toEqual({
       _tag: "Ready",
       lines: [
@@ -92,14 +108,31 @@ describe("planning a draft", () => {
         platform: "MARKETPLACE_PLATFORM_SHOPIFY",
         store_id: "store-acme",
         address: {
-          first_name: "Anna", last_name: "Schmidt", street_1: "Hauptstraße 5", state_code: "BY", state_name: "Bayern",
-          city: "München", zip_code: "80331", country_code: "DE", country_name: "Germany", phone_no: "+49 89 1234567",
-          email: "anna@example.com", type: "TYPE_SHIP_TO"
+          first_name: "Anna",
+          last_name: "Schmidt",
+          street_1: "Hauptstraße 5",
+          state_code: "BY",
+          state_name: "Bayern",
+          city: "München",
+          zip_code: "80331",
+          country_code: "DE",
+          country_name: "Germany",
+          phone_no: "+49 89 1234567",
+          email: "anna@example.com",
+          type: "TYPE_SHIP_TO"
         },
         shipping_method: "METHOD_FAST_SHIP",
         line_items: [
-          { variant_id: "var-black-m", quantity: 2, printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/d/front.png" }] },
-          { legacy_id: 12345, quantity: 1, printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/h.png" }] }
+          {
+            variant_id: "var-black-m",
+            quantity: 2,
+            printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/d/front.png" }]
+          },
+          {
+            legacy_id: 12345,
+            quantity: 1,
+            printing_options: [{ location_code: "PRINT_LOCATION_CODE_FRONT", url: "https://cdn.example.com/h.png" }]
+          }
         ],
         billing_option: { ioss_number: "IM2760000742" }
       }
@@ -107,13 +140,27 @@ describe("planning a draft", () => {
   })
 
   it("drafts only what is still to ship (refunded units are gone)", () => {
-    const plan = planDraft(order({ lines: [line({ quantity: 3, currentQuantity: 1, fulfillableQuantity: 1 })] }), table, undefined, settings)
+    const plan = planDraft(
+      order({ lines: [line({ quantity: 3, currentQuantity: 1, fulfillableQuantity: 1 })] }),
+      table,
+      undefined,
+      settings
+    )
     expect(plan._tag === "Ready" && plan.draft.line_items[0]?.quantity).toBe(1)
   })
 
   it("holds an order with an unmatched SKU, naming the line and what to do", () => {
-    const plan = planDraft(order({ lines: [line({ sku: "MUG-11OZ", variantId: "999", title: "Mug" , variantTitle: undefined })] }), table, undefined, settings)
-    expect(plan).toMatchObject({ _tag: "Held", code: "unmatched", message: 'no mapping row for "Mug" (SKU MUG-11OZ): add its variant id or SKU to the store\'s mapping file' })
+    const plan = planDraft(
+      order({ lines: [line({ sku: "MUG-11OZ", variantId: "999", title: "Mug", variantTitle: undefined })] }),
+      table,
+      undefined,
+      settings
+    )
+    expect(plan).toMatchObject({
+      _tag: "Held",
+      code: "unmatched",
+      message: 'no mapping row for "Mug" (SKU MUG-11OZ): add its variant id or SKU to the store\'s mapping file'
+    })
   })
 
   it("holds an unpaid order until it is paid, and marks a cancelled one cancelled", () => {
@@ -122,8 +169,14 @@ describe("planning a draft", () => {
   })
 
   it("holds for discontinued and out-of-stock catalog variants, and leaves unknown ones to the service", () => {
-    expect(planDraft(order(), table, inStock({ "var-black-m": "DISCONTINUED" }), settings)).toMatchObject({ _tag: "Held", code: "discontinued" })
-    expect(planDraft(order(), table, inStock({ "var-black-m": "OUT_OF_STOCK" }), settings)).toMatchObject({ _tag: "Held", code: "out_of_stock" })
+    expect(planDraft(order(), table, inStock({ "var-black-m": "DISCONTINUED" }), settings)).toMatchObject({
+      _tag: "Held",
+      code: "discontinued"
+    })
+    expect(planDraft(order(), table, inStock({ "var-black-m": "OUT_OF_STOCK" }), settings)).toMatchObject({
+      _tag: "Held",
+      code: "out_of_stock"
+    })
     // Not in the cache: the cache may be partial, so the service decides (a 400 holds the order).
     expect(planDraft(order(), table, inStock({}), settings)._tag).toBe("Ready")
     expect(planDraft(order(), table, inStock({ "var-black-m": "IN_STOCK" }), settings)._tag).toBe("Ready")
@@ -134,11 +187,18 @@ describe("planning a draft", () => {
     expect(plan._tag).toBe("Held")
     if (plan._tag !== "Held") return
     expect(plan.problems.map((p) => p.code)).toEqual(["unpaid", "missing_design"])
-    expect(plan.message).toMatch(/^2 problems: \(1\) financial status is "pending".*\(2\) "Logo Tee \/ Black \/ M" \(SKU TEE-BLK-M\) has no "design_front" custom attribute/)
+    expect(plan.message).toMatch(
+      /^2 problems: \(1\) financial status is "pending".*\(2\) "Logo Tee \/ Black \/ M" \(SKU TEE-BLK-M\) has no "design_front" custom attribute/
+    )
   })
 
   it("holds an address the service would refuse, naming the field and the limit", () => {
-    const plan = planDraft(order({ shipTo: { ...order().shipTo!, city: "Llanfairpwllgwyngyllgogerychwyrndrobwll" } }), table, undefined, settings)
+    const plan = planDraft(
+      order({ shipTo: { ...order().shipTo!, city: "Llanfairpwllgwyngyllgogerychwyrndrobwll" } }),
+      table,
+      undefined,
+      settings
+    )
     expect(plan).toMatchObject({ _tag: "Held", code: "address" })
     expect(plan._tag === "Held" && plan.message).toMatch(/shipping address city \(city\) .*at most 30 character.*39 characters/)
     expect(planDraft(order({ shipTo: null }), table, undefined, settings)).toMatchObject({ message: "the order has no shipping address" })
@@ -149,15 +209,22 @@ describe("planning a draft", () => {
     expect(planDraft(order({ storeOrderId: "7".repeat(242) }), table, undefined, settings)._tag).toBe("Ready")
     const plan = planDraft(order({ storeOrderId: "7".repeat(243) }), table, undefined, settings)
     expect(plan).toMatchObject({ _tag: "Held", code: "reference_too_long", problems: [{ code: "reference_too_long" }] })
-    expect(plan._tag === "Held" && plan.message).toMatch(/order id is 243 characters long.*would be 256 characters, more than the 255 the POD service accepts.*by hand.*shorter store key/)
+    expect(plan._tag === "Held" && plan.message).toMatch(
+      /order id is 243 characters long.*would be 256 characters, more than the 255 the POD service accepts.*by hand.*shorter store key/
+    )
     // Every reason is listed at once, as for any hold.
     const unpaid = planDraft(order({ storeOrderId: "7".repeat(300), financialStatus: "pending" }), table, undefined, settings)
     expect(unpaid._tag === "Held" && unpaid.problems.map((p) => p.code)).toEqual(["unpaid", "reference_too_long"])
   })
 
   it("does not draft an order whose items are all ignored or already shipped", () => {
-    expect(planDraft(order({ lines: [line({ sku: "GIFT-CARD", variantId: "1" })] }), table, undefined, settings)).toMatchObject({ _tag: "NotPod" })
-    expect(planDraft(order({ lines: [line({ fulfillableQuantity: 0 })] }), table, undefined, settings)).toEqual({ _tag: "NotPod", message: "nothing left to ship" })
+    expect(planDraft(order({ lines: [line({ sku: "GIFT-CARD", variantId: "1" })] }), table, undefined, settings)).toMatchObject({
+      _tag: "NotPod"
+    })
+    expect(planDraft(order({ lines: [line({ fulfillableQuantity: 0 })] }), table, undefined, settings)).toEqual({
+      _tag: "NotPod",
+      message: "nothing left to ship"
+    })
   })
 })
 

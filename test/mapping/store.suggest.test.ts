@@ -31,7 +31,10 @@ const catalog: ReadonlyArray<SuggestVariant> = [
 
 describe("mapping suggestions", () => {
   it("matches a line by its SKU first, whatever the case", () => {
-    expect(matchLine({ storeSku: "uts01-forest-m", variantTitle: "Black / S" }, catalog)).toMatchObject({ by: "sku", variant: { sku: "UTS01-FOREST-M" } })
+    expect(matchLine({ storeSku: "uts01-forest-m", variantTitle: "Black / S" }, catalog)).toMatchObject({
+      by: "sku",
+      variant: { sku: "UTS01-FOREST-M" }
+    })
   })
 
   it("matches by the colour and size of the variant title, narrowed to one product by the title's words", () => {
@@ -41,15 +44,27 @@ describe("mapping suggestions", () => {
       .toMatchObject({ variant: { sku: "UTS01-FOREST-2XL" } })
     expect(matchLine({ title: "Jersey tee", variantTitle: "Sport Gray / Large" }, catalog))
       .toMatchObject({ variant: { sku: "UTS02-SPORTG-L" } })
-    expect(matchLine({ title: "Coffee mug", variantTitle: "White / 11oz" }, catalog)).toMatchObject({ variant: { sku: "MUG19-WHITE-11OZ" } })
+    expect(matchLine({ title: "Coffee mug", variantTitle: "White / 11oz" }, catalog)).toMatchObject({
+      variant: { sku: "MUG19-WHITE-11OZ" }
+    })
   })
 
   it("leaves a line unmatched when several products fit, naming them, or when the one that fits is discontinued", () => {
     const ambiguous = matchLine({ title: "Logo Tee", variantTitle: "Black / M" }, catalog)
-    expect(ambiguous).toEqual({ reason: expect.stringMatching(/^2 catalog products have that colour and size \(UTS01-BLACK-M .*UTS02-BLACK-M .*\): choose one by hand$/) })
+    expect(ambiguous).toEqual({
+      reason: expect.stringMatching(
+        /^2 catalog products have that colour and size \(UTS01-BLACK-M .*UTS02-BLACK-M .*\): choose one by hand$/
+      )
+    })
     expect(matchLine({ title: "Heavy Blend Hoodie", variantTitle: "Black / M" }, catalog))
-      .toEqual({ reason: expect.stringMatching(/^its colour and size match HOD12-BLACK-M \(Gildan 18500 Heavy Blend Hoodie, Black \/ M\), which is discontinued/) })
-    expect(matchLine({ title: "Tee", variantTitle: "Purple / M" }, catalog)).toEqual({ reason: expect.stringContaining("no catalog variant") })
+      .toEqual({
+        reason: expect.stringMatching(
+          /^its colour and size match HOD12-BLACK-M \(Gildan 18500 Heavy Blend Hoodie, Black \/ M\), which is discontinued/
+        )
+      })
+    expect(matchLine({ title: "Tee", variantTitle: "Purple / M" }, catalog)).toEqual({
+      reason: expect.stringContaining("no catalog variant")
+    })
   })
 
   it("completes the file's rows in place, keeps mapped and ignored rows, and appends order lines the file lacks", () => {
@@ -89,6 +104,9 @@ describe("mapping suggestions", () => {
     expect(csv).not.toMatch(/^#/m)
     const parsed = parseMappingCsv(csv)
     expect(parsed.issues).toEqual([])
-    expect(parsed.table.bySku.get("A,B")?.prints).toEqual([{ location: "PRINT_LOCATION_CODE_FRONT", source: { _tag: "Attribute", name: "design" } }])
+    expect(parsed.table.bySku.get("A,B")?.prints).toEqual([{
+      location: "PRINT_LOCATION_CODE_FRONT",
+      source: { _tag: "Attribute", name: "design" }
+    }])
   })
 })

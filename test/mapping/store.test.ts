@@ -8,7 +8,8 @@ import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { testDatabases } from "../support/database.js"
 
-const HEADER = "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+const HEADER =
+  "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 const row = (sku: string, pod: string, front = "https://cdn.example.com/front.png") => `,${sku},${pod},,${front},,,,,,,`
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "podsync-mapping-store-"))
@@ -26,18 +27,24 @@ const recordingTriggers = Effect.map(Queue.unbounded<string>(), (replans) => ({
   })
 }))
 
-const storeLayer = (stores: ReadonlyArray<{ key: string; mappings: string }>, triggers: Layer.Layer<PipelineTriggers>, reloadOnSighup = false) =>
-  MappingStore.Default({ stores, reloadOnSighup }).pipe(Layer.provide(triggers), Layer.provideMerge(MappingsRepo.Default))
+const storeLayer = (
+  stores: ReadonlyArray<{ key: string; mappings: string }>,
+  triggers: Layer.Layer<PipelineTriggers>,
+  reloadOnSighup = false
+) => MappingStore.Default({ stores, reloadOnSighup }).pipe(Layer.provide(triggers), Layer.provideMerge(MappingsRepo.Default))
 
 /** Starts a store for the life of the current scope. */
-const startStore = (stores: ReadonlyArray<{ key: string; mappings: string }>, triggers: Layer.Layer<PipelineTriggers>, reloadOnSighup = false) =>
+const startStore = (
+  stores: ReadonlyArray<{ key: string; mappings: string }>,
+  triggers: Layer.Layer<PipelineTriggers>,
+  reloadOnSighup = false
+) =>
   Effect.map(Layer.build(storeLayer(stores, triggers, reloadOnSighup)), (context) => ({
     store: Context.get(context, MappingStore),
     repo: Context.get(context, MappingsRepo)
   }))
 
-const skus = (store: MappingStore, key: string) =>
-  Effect.map(store.tableFor(key), (t) => t.rows.map((r) => `${r.line}:${r.storeSku}`))
+const skus = (store: MappingStore, key: string) => Effect.map(store.tableFor(key), (t) => t.rows.map((r) => `${r.line}:${r.storeSku}`))
 
 let stores = 0
 /** A store key and file of its own: the database is shared by the suite. */
@@ -125,21 +132,24 @@ for (const database of testDatabases()) {
         const a = freshStore()
         writeMappings(a.mappings, row("UTS01-FOREST-S", "v-1"), row("UTS01-FOREST-M", ""), row("UTS01-FOREST-L", "v-3"))
         const { layer } = yield* recordingTriggers
-        const first = yield* Effect.scoped(Effect.flatMap(startStore([a], layer), ({ store }) =>
-          Effect.all([skus(store, a.key), store.reload(a.key)])))
+        const first = yield* Effect.scoped(
+          Effect.flatMap(startStore([a], layer), ({ store }) => Effect.all([skus(store, a.key), store.reload(a.key)]))
+        )
         expect(first[0]).toEqual(["2:UTS01-FOREST-S", "4:UTS01-FOREST-L"])
         expect(first[1][0]?.issues).toEqual([`${a.mappings}:3: pod_variant_id: give pod_variant_id or pod_legacy_id (or set ignore=true)`])
 
         // The daemon restarts after the file was broken: the rows it had stay in force.
         fs.writeFileSync(a.mappings, "sku,variant\nUTS01-FOREST-S,v-1\n")
-        const afterRestart = yield* Effect.scoped(Effect.flatMap(startStore([a], layer), ({ store }) =>
-          Effect.all([skus(store, a.key), store.reload(a.key)])))
+        const afterRestart = yield* Effect.scoped(
+          Effect.flatMap(startStore([a], layer), ({ store }) => Effect.all([skus(store, a.key), store.reload(a.key)]))
+        )
         expect(afterRestart[0]).toEqual(["2:UTS01-FOREST-S", "4:UTS01-FOREST-L"])
         expect(afterRestart[1][0]?.outcome).toBe("kept_previous")
         expect(afterRestart[1][0]?.issues[0]).toContain(`${a.mappings}:1: missing columns: store_variant_id`)
 
-        const missing = yield* Effect.scoped(Effect.flatMap(startStore([a], layer), ({ store }) =>
-          store.reload("not-configured").pipe(Effect.flip)))
+        const missing = yield* Effect.scoped(
+          Effect.flatMap(startStore([a], layer), ({ store }) => store.reload("not-configured").pipe(Effect.flip))
+        )
         expect(missing._tag).toBe("UnknownStoreError")
       }))
 

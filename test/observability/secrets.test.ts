@@ -70,7 +70,11 @@ const giveaways = (): ReadonlyArray<readonly [string, string]> => {
 const leaksIn = (where: string, text: string) =>
   giveaways().filter(([, value]) => text.includes(value)).map(([name]) => `${name} in ${where}`)
 
-const configYaml = (urls: { pod: string; shopify: string; woo: string; etsy: string; jsonfeed: string; shop: string }, port: number, dir: string) => {
+const configYaml = (
+  urls: { pod: string; shopify: string; woo: string; etsy: string; jsonfeed: string; shop: string },
+  port: number,
+  dir: string
+) => {
   const shopifyMap = path.join(dir, "shopify.csv")
   fs.copyFileSync("config/mappings/demo-shopify.csv", shopifyMap)
   const emptyMap = path.join(dir, "empty.csv")
@@ -122,10 +126,29 @@ const simulators = Effect.acquireRelease(
   Effect.promise(async () => {
     const [pod, shopify, woo, etsy, jsonfeed] = await Promise.all([
       // The service knows the key but another secret: every POD request is refused with 401.
-      startPodSimulator({ clientKey: SECRETS.POD_CLIENT_KEY, clientSecret: "the-real-pod-secret", webhookSigningKey: SECRETS.POD_WEBHOOK_KEY, rateLimit: false }),
-      startShopifySimulator({ accessToken: SECRETS.SHOPIFY_TOKEN, webhookSecret: SECRETS.SHOPIFY_WEBHOOK_SECRET, bucket: { maximumAvailable: 1_000_000, restoreRate: 1_000_000 } }),
-      startWooCommerceSimulator({ consumerKey: SECRETS.WOO_CONSUMER_KEY, consumerSecret: SECRETS.WOO_CONSUMER_SECRET, webhookSecret: SECRETS.WOO_WEBHOOK_SECRET }),
-      startEtsySimulator({ userId: ETSY_USER, keystring: SECRETS.ETSY_KEYSTRING, sharedSecret: SECRETS.ETSY_SHARED_SECRET, refreshToken: SECRETS.ETSY_REFRESH_TOKEN, webhookSecret: SECRETS.ETSY_WEBHOOK_SECRET }),
+      startPodSimulator({
+        clientKey: SECRETS.POD_CLIENT_KEY,
+        clientSecret: "the-real-pod-secret",
+        webhookSigningKey: SECRETS.POD_WEBHOOK_KEY,
+        rateLimit: false
+      }),
+      startShopifySimulator({
+        accessToken: SECRETS.SHOPIFY_TOKEN,
+        webhookSecret: SECRETS.SHOPIFY_WEBHOOK_SECRET,
+        bucket: { maximumAvailable: 1_000_000, restoreRate: 1_000_000 }
+      }),
+      startWooCommerceSimulator({
+        consumerKey: SECRETS.WOO_CONSUMER_KEY,
+        consumerSecret: SECRETS.WOO_CONSUMER_SECRET,
+        webhookSecret: SECRETS.WOO_WEBHOOK_SECRET
+      }),
+      startEtsySimulator({
+        userId: ETSY_USER,
+        keystring: SECRETS.ETSY_KEYSTRING,
+        sharedSecret: SECRETS.ETSY_SHARED_SECRET,
+        refreshToken: SECRETS.ETSY_REFRESH_TOKEN,
+        webhookSecret: SECRETS.ETSY_WEBHOOK_SECRET
+      }),
       startJsonFeedSimulator({ token: SECRETS.JSONFEED_TOKEN, webhookSecret: SECRETS.JSONFEED_WEBHOOK_SECRET, rateLimit: false })
     ])
     return { pod, shopify, woo, etsy, jsonfeed }
@@ -157,9 +180,21 @@ describe("secrets", () => {
       yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
       const [port, metricsPort] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
       const file = path.join(dir, "podsync.yaml")
-      fs.writeFileSync(file, configYaml({
-        pod: sims.pod.url, shopify: sims.shopify.url, shop: sims.shopify.shop, woo: sims.woo.url, etsy: sims.etsy.url, jsonfeed: sims.jsonfeed.baseUrl
-      }, port, dir))
+      fs.writeFileSync(
+        file,
+        configYaml(
+          {
+            pod: sims.pod.url,
+            shopify: sims.shopify.url,
+            shop: sims.shopify.shop,
+            woo: sims.woo.url,
+            etsy: sims.etsy.url,
+            jsonfeed: sims.jsonfeed.baseUrl
+          },
+          port,
+          dir
+        )
+      )
       const config = yield* loadConfig(file, { ...SECRETS })
       const daemon = `http://127.0.0.1:${port}`
       const observed = `http://127.0.0.1:${metricsPort}`
@@ -169,7 +204,16 @@ describe("secrets", () => {
         yield* http(`${sims.shopify.url}/__sim/orders`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ financialStatus: "PAID", lineItems: [{ sku, title: "Tee", quantity: 1, price: "24.00", customAttributes: [{ key: "design_front", value: "https://cdn.example.com/d.png" }] }] })
+          body: JSON.stringify({
+            financialStatus: "PAID",
+            lineItems: [{
+              sku,
+              title: "Tee",
+              quantity: 1,
+              price: "24.00",
+              customAttributes: [{ key: "design_front", value: "https://cdn.example.com/d.png" }]
+            }]
+          })
         })
       }
 
@@ -203,11 +247,14 @@ describe("secrets", () => {
 
         yield* until("the daemon to be ready", Effect.map(http(`${daemon}/readyz`), (r) => r.status === 200))
         const podRefusals = Effect.map(http(`${sims.pod.url}/__sim/stats`), (r) => (JSON.parse(r.text).byStatus?.["401"] ?? 0) as number)
-        yield* until("orders pulled and POD requests refused", Effect.gen(function*() {
-          const status = JSON.parse((yield* http(`${observed}/status`)).text) as StatusReport
-          return status.orders.reduce((n, o) => n + o.count, 0) >= 3 && (yield* podRefusals) >= 2 &&
-            lines.some((l) => l.includes("refuses podsync's credentials"))
-        }))
+        yield* until(
+          "orders pulled and POD requests refused",
+          Effect.gen(function*() {
+            const status = JSON.parse((yield* http(`${observed}/status`)).text) as StatusReport
+            return status.orders.reduce((n, o) => n + o.count, 0) >= 3 && (yield* podRefusals) >= 2 &&
+              lines.some((l) => l.includes("refuses podsync's credentials"))
+          })
+        )
 
         // Webhooks: accepted, duplicate, rejected (bad signatures), for the POD service and the stores.
         const shopifyBody = JSON.stringify({ id: 1001, name: "#1001", updated_at: "2026-11-21T10:00:00Z" })
@@ -219,11 +266,35 @@ describe("secrets", () => {
           "x-shopify-event-id": "event-1"
         })
         const shopifyHook = `${daemon}/webhooks/acme-shopify`
-        expect((yield* ask("shopify webhook", shopifyHook, { method: "POST", headers: shopifyHeaders(SECRETS.SHOPIFY_WEBHOOK_SECRET), body: shopifyBody })).status).toBe(200)
-        expect((yield* ask("shopify duplicate", shopifyHook, { method: "POST", headers: shopifyHeaders(SECRETS.SHOPIFY_WEBHOOK_SECRET), body: shopifyBody })).text).toContain("duplicate")
-        expect((yield* ask("shopify forged", shopifyHook, { method: "POST", headers: shopifyHeaders("guessed-secret"), body: shopifyBody })).status).toBe(401)
+        expect(
+          (yield* ask("shopify webhook", shopifyHook, {
+            method: "POST",
+            headers: shopifyHeaders(SECRETS.SHOPIFY_WEBHOOK_SECRET),
+            body: shopifyBody
+          })).status
+        ).toBe(200)
+        expect(
+          (yield* ask("shopify duplicate", shopifyHook, {
+            method: "POST",
+            headers: shopifyHeaders(SECRETS.SHOPIFY_WEBHOOK_SECRET),
+            body: shopifyBody
+          })).text
+        ).toContain("duplicate")
+        expect(
+          (yield* ask("shopify forged", shopifyHook, { method: "POST", headers: shopifyHeaders("guessed-secret"), body: shopifyBody }))
+            .status
+        ).toBe(401)
         for (const store of ["acme-woo", "acme-etsy", "acme-feed"]) {
-          const answer = yield* ask(`${store} forged`, `${daemon}/webhooks/${store}`, { method: "POST", headers: { "content-type": "application/json", "x-wc-webhook-signature": "Zm9yZ2Vk", "webhook-signature": "v1,Zm9yZ2Vk", "x-signature": "forged" }, body: "{}" })
+          const answer = yield* ask(`${store} forged`, `${daemon}/webhooks/${store}`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              "x-wc-webhook-signature": "Zm9yZ2Vk",
+              "webhook-signature": "v1,Zm9yZ2Vk",
+              "x-signature": "forged"
+            },
+            body: "{}"
+          })
           expect([400, 401]).toContain(answer.status)
         }
         const podBody = JSON.stringify({ type: "order_completed", order: { gearment_id: "o-1", vendor_id: "acme-shopify:1" } })
@@ -237,14 +308,32 @@ describe("secrets", () => {
             "x-connect-signature": signPodWebhook(key, "/webhooks/pod", nonce, timestamp, podBody)
           }
         }
-        expect((yield* ask("pod webhook", `${daemon}/webhooks/pod`, { method: "POST", headers: podHeaders(SECRETS.POD_WEBHOOK_KEY, randomUUID()), body: podBody })).status).toBe(200)
-        expect((yield* ask("pod forged", `${daemon}/webhooks/pod`, { method: "POST", headers: podHeaders("guessed-key", randomUUID()), body: podBody })).status).toBe(401)
+        expect(
+          (yield* ask("pod webhook", `${daemon}/webhooks/pod`, {
+            method: "POST",
+            headers: podHeaders(SECRETS.POD_WEBHOOK_KEY, randomUUID()),
+            body: podBody
+          })).status
+        ).toBe(200)
+        expect(
+          (yield* ask("pod forged", `${daemon}/webhooks/pod`, {
+            method: "POST",
+            headers: podHeaders("guessed-key", randomUUID()),
+            body: podBody
+          })).status
+        ).toBe(401)
 
         // What a person and a scraper see.
-        for (const [label, url] of [
-          ["status", `${observed}/status`], ["metrics", `${observed}/metrics`], ["daemon status", `${daemon}/status`],
-          ["daemon metrics", `${daemon}/metrics`], ["readyz", `${daemon}/readyz`], ["healthz", `${daemon}/healthz`]
-        ] as const) yield* ask(label, url)
+        for (
+          const [label, url] of [
+            ["status", `${observed}/status`],
+            ["metrics", `${observed}/metrics`],
+            ["daemon status", `${daemon}/status`],
+            ["daemon metrics", `${daemon}/metrics`],
+            ["readyz", `${daemon}/readyz`],
+            ["healthz", `${daemon}/healthz`]
+          ] as const
+        ) yield* ask(label, url)
         const report = yield* Schema.decodeUnknown(StatusReport)(JSON.parse(answers.find(([l]) => l === "status")![1]))
         const table = renderStatus(report, "running daemon")
         expect(table).toContain("held: unmatched")
@@ -252,10 +341,18 @@ describe("secrets", () => {
 
         // Every row the daemon stored.
         const db = Context.get(context, Db)
-        const tables = yield* db.use((k) => sql<{ tablename: string }>`select tablename from pg_tables where schemaname = current_schema()`.execute(k))
+        const tables = yield* db.use((k) =>
+          sql<{ tablename: string }>`select tablename from pg_tables where schemaname = current_schema()`.execute(k)
+        )
         const rows = yield* Effect.forEach(tables.rows, ({ tablename }) =>
-          db.use((k) => sql<Record<string, unknown>>`select * from ${sql.table(tablename)}`.execute(k)).pipe(Effect.map((r) => [tablename, JSON.stringify(r.rows)] as const)))
-        expect(rows.find(([t]) => t === "order_events")![1]).toContain("pulled from the store")
+          db.use((k) =>
+            sql<Record<string, unknown>>`select * from ${sql.table(tablename)}`.execute(k)
+          ).pipe(
+            Effect.map((r) => [tablename, JSON.stringify(r.rows)] as const)
+          ))
+        expect(
+          rows.find(([t]) => t === "order_events")![1]
+        ).toContain("pulled from the store")
         return { table, rows }
       }))
       expect(lines.some((l) => l.includes("podsync stopped"))).toBe(true)
@@ -281,7 +378,14 @@ describe("secrets", () => {
   it("appear nowhere in the errors of a config that is wrong where they are", () => {
     const dir = tempDir("secrets-config")
     try {
-      const urls = { pod: "http://127.0.0.1:1", shopify: "http://127.0.0.1:2", shop: "acme.myshopify.com", woo: "http://127.0.0.1:3", etsy: "http://127.0.0.1:4", jsonfeed: "http://127.0.0.1:5" }
+      const urls = {
+        pod: "http://127.0.0.1:1",
+        shopify: "http://127.0.0.1:2",
+        shop: "acme.myshopify.com",
+        woo: "http://127.0.0.1:3",
+        etsy: "http://127.0.0.1:4",
+        jsonfeed: "http://127.0.0.1:5"
+      }
       const text = configYaml(urls, 8080, dir)
         .replace("dataDir:", `database: { url: "mysql://podsync:${SECRETS.POD_CLIENT_SECRET}@db/podsync" }\ndataDir:`)
       // Every secret with a stray space around it (a common copy-paste slip): each one is refused, none is shown.
@@ -289,7 +393,9 @@ describe("secrets", () => {
       const result = parseConfig(text, "podsync.yaml", padded)
       expect(Either.isLeft(result)).toBe(true)
       const error = Either.isLeft(result) ? result.left : undefined
-      expect(error?.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["database.url", "pod.clientSecret", "stores[1].woocommerce.consumerSecret"]))
+      expect(error?.issues.map((i) => i.path)).toEqual(
+        expect.arrayContaining(["database.url", "pod.clientSecret", "stores[1].woocommerce.consumerSecret"])
+      )
       expect(leaksIn("the config error", `${error?.message}\n${JSON.stringify(error)}`)).toEqual([])
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })

@@ -46,9 +46,19 @@ const seed = Effect.gen(function*() {
   yield* at(0)
   yield* put("acme", "new-1")
   const held = yield* put("acme", "held-1")
-  yield* orders.transition(held, "pulled", "held", { actor, reason: "no mapping row", held: { code: "unmatched", details: {} }, nextAttemptAt: null })
+  yield* orders.transition(held, "pulled", "held", {
+    actor,
+    reason: "no mapping row",
+    held: { code: "unmatched", details: {} },
+    nextAttemptAt: null
+  })
   const wooHeld = yield* put("woo", "held-2")
-  yield* orders.transition(wooHeld, "pulled", "held", { actor, reason: "city too long", held: { code: "address", details: {} }, nextAttemptAt: null })
+  yield* orders.transition(wooHeld, "pulled", "held", {
+    actor,
+    reason: "city too long",
+    held: { code: "address", details: {} },
+    nextAttemptAt: null
+  })
 
   yield* at(30)
   yield* (yield* CursorsRepo).save("acme", { watermark: "2026-11-21T09:59:00Z" })
@@ -100,7 +110,13 @@ const ServerLive = Layer.effect(
   ),
   Layer.provideMerge(BudgetMetricsLive),
   Layer.provideMerge(ObservabilityLive(["acme", "woo"])),
-  Layer.provideMerge(RateBudgetInMemory({ credential: "pod-test", rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 }, startFull: false })),
+  Layer.provideMerge(
+    RateBudgetInMemory({
+      credential: "pod-test",
+      rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 },
+      startFull: false
+    })
+  ),
   Layer.provideMerge(reposLive),
   Layer.provideMerge(pgliteDatabase().layer)
 )
@@ -181,7 +197,13 @@ describe("observability", () => {
 
           yield* at(3600)
           const report = yield* readStatusReport({ storeKeys: ["acme"], budget: null, traffic: null })
-          expect(report.held).toEqual([{ storeKey: "acme", reason: "unmatched", count: 3, oldestAgeSeconds: 3600, oldestReferenceId: "acme:h-1" }])
+          expect(report.held).toEqual([{
+            storeKey: "acme",
+            reason: "unmatched",
+            count: 3,
+            oldestAgeSeconds: 3600,
+            oldestReferenceId: "acme:h-1"
+          }])
           expect(report.attention).toContainEqual({
             storeKey: "acme",
             what: "tracking refused by the store",
@@ -201,7 +223,10 @@ describe("observability", () => {
           yield* emptyTables
           yield* seed
           // One request went out under the shared budget (the database's send log) a moment ago.
-          const pod = { clientKey: Redacted.make("cli-key"), rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 } }
+          const pod = {
+            clientKey: Redacted.make("cli-key"),
+            rateLimit: { requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 }
+          }
           yield* Effect.scoped(Effect.gen(function*() {
             const budget = yield* Layer.build(RateBudgetSql({ credential: credentialId(pod.clientKey), rateLimit: pod.rateLimit }))
             yield* Context.get(budget, RateBudget).withPermit({ lane: "normal" }, () => Effect.void)
@@ -252,11 +277,18 @@ describe("observability", () => {
           expect(report.queues.find((q) => q.stage === "draft")).toEqual({ stage: "draft", due: 1, oldestAgeSeconds: 540 })
           expect(report.traffic?.webhooks).toContainEqual({ source: "pod", outcome: "accepted", count: 0 })
           expect(report.budget).toEqual({
-        credential: "pod-test", limit: 95, windowSeconds: 10, inUse: 0, inFlight: 0,
-        waiting: { urgent: 0, normal: 0, background: 0 }, pausedUntil: null, sent: 0, rateLimited: 0
-      })
-      expect(sample(text, 'podsync_pod_budget_limit{credential="pod-test"}')).toBe(95)
-      expect(sample(text, 'podsync_pod_budget_waiting{credential="pod-test",lane="normal"}')).toBe(0)
+            credential: "pod-test",
+            limit: 95,
+            windowSeconds: 10,
+            inUse: 0,
+            inFlight: 0,
+            waiting: { urgent: 0, normal: 0, background: 0 },
+            pausedUntil: null,
+            sent: 0,
+            rateLimited: 0
+          })
+          expect(sample(text, 'podsync_pod_budget_limit{credential="pod-test"}')).toBe(95)
+          expect(sample(text, 'podsync_pod_budget_waiting{credential="pod-test",lane="normal"}')).toBe(0)
 
           // The ready order is drafted: the next scrape no longer shows a ready order or a draft queue.
           yield* (yield* OrdersRepo).transition(ready, "ready", "drafted", { actor: "test", reason: "drafted", nextAttemptAt: null })

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { DraftPlan } from "../../src/mapping/DraftPlan.js"
-import { PodBadRequestError, type PodError, PodRateLimitedError, PodServerError, PodTransportError, PodUnauthorizedError } from "../../src/pod/PodErrors.js"
+import {
+  PodBadRequestError,
+  type PodError,
+  PodRateLimitedError,
+  PodServerError,
+  PodTransportError,
+  PodUnauthorizedError
+} from "../../src/pod/PodErrors.js"
 import type { DraftSummary } from "../../src/pod/schemas/Drafts.js"
 import type { StoredOrder } from "../../src/repos/OrdersRepo.js"
 import { changeMatters, decideChangeAfterDraft } from "../../src/pipeline/ChangeDecision.js"
@@ -14,12 +21,24 @@ import { sampleLine, sampleOrder } from "../support/orders.js"
 /** The three pure decisions of the stages, without layers: what happens to an order given what was read. */
 
 const context = { operation: "drafts.create", method: "POST", path: "/api/v3/orders/drafts" }
-const badRequest = new PodBadRequestError({ ...context, ambiguous: false, code: "invalid", message: "bad", details: [{ field: "address.zip", issue: "is required" }] })
+const badRequest = new PodBadRequestError({
+  ...context,
+  ambiguous: false,
+  code: "invalid",
+  message: "bad",
+  details: [{ field: "address.zip", issue: "is required" }]
+})
 const timeout = new PodTransportError({ ...context, ambiguous: true, reason: "timeout", cause: "no answer within 5000 ms" })
 const refused = new PodUnauthorizedError({ ...context, ambiguous: false, code: "unauthorized", message: "no", details: [] })
 const limited = (retryAfterSeconds?: number) =>
-  new PodRateLimitedError({ ...context, ambiguous: false, message: "slow down", ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) })
-const serverError = (ambiguous: boolean) => new PodServerError({ ...context, ambiguous, status: 503, code: "unavailable", message: "down", details: [] })
+  new PodRateLimitedError({
+    ...context,
+    ambiguous: false,
+    message: "slow down",
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds })
+  })
+const serverError = (ambiguous: boolean) =>
+  new PodServerError({ ...context, ambiguous, status: 503, code: "unavailable", message: "down", details: [] })
 
 describe("the draft outcome decision", () => {
   it("holds an order the service refused, in the service's words", () => {
@@ -68,14 +87,16 @@ describe("the change-after-draft decision", () => {
   })
 
   it("tells an address change from a change of the buyer's units, and ignores orders without a draft", () => {
-    expect(decideChangeAfterDraft("checked_out", { ...before, shipTo: { ...before.shipTo!, city: "Elsewhere" } }, before)).toBe("address_changed")
+    expect(decideChangeAfterDraft("checked_out", { ...before, shipTo: { ...before.shipTo!, city: "Elsewhere" } }, before)).toBe(
+      "address_changed"
+    )
     expect(decideChangeAfterDraft("drafted", { ...before, lines: [sampleLine({ currentQuantity: 5 })] }, before)).toBe("lines_changed")
     expect(decideChangeAfterDraft("ready", { ...before, cancelled: true }, before)).toBe("none")
   })
 
   it("a version identical to the stored one never matters, in any state", () => {
     const encoded = Schema.encodeSync(NormalizedOrder)(before)
-    fc.assert(fc.property(fc.constantFrom("pulled", "ready", "drafted", "shipped", "fulfilled") , (state) => {
+    fc.assert(fc.property(fc.constantFrom("pulled", "ready", "drafted", "shipped", "fulfilled"), (state) => {
       expect(changeMatters(state, encoded, encoded)).toBe(false)
     }))
   })
@@ -88,7 +109,9 @@ describe("the match decision", () => {
 
   it("holds with the seller's reason, and looks again in a minute when the catalog decides", () => {
     const decision = decideMatch(stored, held("out_of_stock", "UTS01 is out of stock"), now, "test", "standard")
-    expect(decision).toMatchObject({ move: { id: 7, from: "pulled", to: "held", change: { held: { code: "out_of_stock" }, nextAttemptAt: new Date(now + 60_000) } } })
+    expect(decision).toMatchObject({
+      move: { id: 7, from: "pulled", to: "held", change: { held: { code: "out_of_stock" }, nextAttemptAt: new Date(now + 60_000) } }
+    })
   })
 
   it("leaves an order held for the same reason where it is (no event written)", () => {
@@ -98,6 +121,8 @@ describe("the match decision", () => {
 
   it("cancels before a draft, and marks an order with nothing to print as not a POD order", () => {
     expect(decideMatch(stored, { _tag: "Cancelled" }, now, "test", "standard")).toMatchObject({ move: { to: "cancelled" } })
-    expect(decideMatch(stored, { _tag: "NotPod", message: "no POD lines" }, now, "test", "standard")).toMatchObject({ move: { to: "not_pod" } })
+    expect(decideMatch(stored, { _tag: "NotPod", message: "no POD lines" }, now, "test", "standard")).toMatchObject({
+      move: { to: "not_pod" }
+    })
   })
 })

@@ -40,7 +40,11 @@ const settingsOf = (storeKey: string): StoreSettings => ({
   storeKey,
   platform: "shopify",
   podStoreId: `store-${storeKey}`,
-  shipping: { default: "METHOD_STANDARD", byTitle: { Economy: "METHOD_ECONOMY", Express: "METHOD_FAST_SHIP" }, economyUncovered: policies[storeKey]! },
+  shipping: {
+    default: "METHOD_STANDARD",
+    byTitle: { Economy: "METHOD_ECONOMY", Express: "METHOD_FAST_SHIP" },
+    economyUncovered: policies[storeKey]!
+  },
   eligibleFinancialStatuses: ["PAID"]
 })
 const table = parseMappingCsv(fs.readFileSync("config/mappings/demo-shopify.csv", "utf8")).table
@@ -53,13 +57,26 @@ const inputs = Layer.succeed(PlanningInputs, {
 const connectors = Layer.succeed(StoreConnectors, new Map())
 
 const usAddress = (postalCode: string, regionCode: string) => ({
-  name: "Ada Lovelace", firstName: "Ada", lastName: "Lovelace", line1: "12 Analytical Way", city: "Springfield",
-  region: regionCode, regionCode: `US-${regionCode}`, postalCode, countryCode: "US", country: "United States", phone: "+1 406 555 0100"
+  name: "Ada Lovelace",
+  firstName: "Ada",
+  lastName: "Lovelace",
+  line1: "12 Analytical Way",
+  city: "Springfield",
+  region: regionCode,
+  regionCode: `US-${regionCode}`,
+  postalCode,
+  countryCode: "US",
+  country: "United States",
+  phone: "+1 406 555 0100"
 })
 
 const order = (storeKey: string, id: string, shipTo: NormalizedOrder["shipTo"], title: string): NormalizedOrder =>
   sampleOrder({
-    storeKey, storeOrderId: id, name: `#${id}`, shipTo, shippingMethod: { title, code: title.toUpperCase() },
+    storeKey,
+    storeOrderId: id,
+    name: `#${id}`,
+    shipTo,
+    shippingMethod: { title, code: title.toUpperCase() },
     lines: [sampleLine({ sku: "UTS01-DARKHE-M", variantId: `v-${id}` })]
   })
 
@@ -67,7 +84,8 @@ const order = (storeKey: string, id: string, shipTo: NormalizedOrder["shipTo"], 
 const pulledAndMatched = (orders: ReadonlyArray<NormalizedOrder>) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
-    const ids = yield* Effect.forEach(orders, (o) => Effect.map(repo.upsertPulled(o, ReferenceId.keyOf(o.storeKey, o.storeOrderId)), (r) => r.id))
+    const ids = yield* Effect.forEach(orders, (o) =>
+      Effect.map(repo.upsertPulled(o, ReferenceId.keyOf(o.storeKey, o.storeOrderId)), (r) => r.id))
     yield* matchMany(yield* repo.claim(MATCH_STATES, 50, "match", 60), "match")
     return ids
   })
@@ -84,11 +102,15 @@ const draftTurn = (owner: string, beforeDrafting: Effect.Effect<void> = Effect.v
   })
 
 const simDraft = (draftId: string) =>
-  Effect.flatMap(PodClient, (c) => c.getDraft(draftId)).pipe(Effect.map((d) => d as typeof d & { readonly shipping_substitution?: unknown }))
+  Effect.flatMap(PodClient, (c) => c.getDraft(draftId)).pipe(
+    Effect.map((d) => d as typeof d & { readonly shipping_substitution?: unknown })
+  )
 
 for (const database of testDatabases()) {
   const tag = database.name.slice(0, 2)
-  layer(Layer.mergeAll(OrdersRepo.Default, pod, inputs, connectors).pipe(Layer.provideMerge(database.layer)), { excludeTestServices: true })(
+  layer(Layer.mergeAll(OrdersRepo.Default, pod, inputs, connectors).pipe(Layer.provideMerge(database.layer)), {
+    excludeTestServices: true
+  })(
     `Economy orders on ${database.name}`,
     (it) => {
       it.effect("checks a batch's ZIPs in one call, drafts covered ones as Economy, holds or sends as Standard the uncovered ones", () =>
@@ -122,7 +144,9 @@ for (const database of testDatabases()) {
           expect(heldRow.heldReason).toBe("economy_uncovered")
           expect(heldRow.attempts).toBe(0)
           const heldStory = (yield* repo.story(held!)).map((e) => e.reason ?? "")
-          expect(heldStory.at(-1)).toMatch(/^Economy shipping is not available to ZIP 59001: the POD service's Economy carrier does not deliver there/)
+          expect(heldStory.at(-1)).toMatch(
+            /^Economy shipping is not available to ZIP 59001: the POD service's Economy carrier does not deliver there/
+          )
 
           const standardRow = yield* repo.byId(asStandard!)
           expect(standardRow.state).toBe("drafted")
@@ -130,8 +154,12 @@ for (const database of testDatabases()) {
           expect(standardDraft.shipping_option?.method).toBe("METHOD_STANDARD")
           expect(standardDraft.shipping_substitution).toBeUndefined()
           const standardEvents = yield* repo.story(asStandard!)
-          expect(standardEvents.at(-1)!.reason).toContain("draft created sent as Standard instead of Economy: the Economy carrier does not deliver to ZIP 59002")
-          expect(standardEvents.at(-1)!.data).toMatchObject({ shippingSubstitution: { from: "METHOD_ECONOMY", to: "METHOD_STANDARD", zip: "59002" } })
+          expect(standardEvents.at(-1)!.reason).toContain(
+            "draft created sent as Standard instead of Economy: the Economy carrier does not deliver to ZIP 59002"
+          )
+          expect(standardEvents.at(-1)!.data).toMatchObject({
+            shippingSubstitution: { from: "METHOD_ECONOMY", to: "METHOD_STANDARD", zip: "59002" }
+          })
 
           const expressRow = yield* repo.byId(express!)
           expect((yield* simDraft(expressRow.podDraftId!)).shipping_option?.method).toBe("METHOD_FAST_SHIP")
@@ -163,7 +191,14 @@ for (const database of testDatabases()) {
             order("hold-shop", `${tag}7`, usAddress("10001", "NY"), "Economy"),
             order("std-shop", `${tag}8`, usAddress("10002", "NY"), "Economy")
           ])
-          yield* Effect.promise(() => admin(sim.url, "POST", "/faults", { route: "POST /api/v3/shipping/economy/coverage/check", kind: "error5xx", status: 503, count: 1 }))
+          yield* Effect.promise(() =>
+            admin(sim.url, "POST", "/faults", {
+              route: "POST /api/v3/shipping/economy/coverage/check",
+              kind: "error5xx",
+              status: 503,
+              count: 1
+            })
+          )
           sent.length = 0
           yield* draftTurn("draft-4")
           expect(sent).toEqual(["shipping.economyCoverage", "drafts.create"])
@@ -173,7 +208,9 @@ for (const database of testDatabases()) {
           const drafted = yield* repo.byId(goes!)
           expect(drafted.state).toBe("drafted")
           expect((yield* simDraft(drafted.podDraftId!)).shipping_option?.method).toBe("METHOD_ECONOMY")
-          expect((yield* repo.story(goes!)).at(-1)!.reason).toMatch(/^draft created; the Economy coverage of ZIP 10002 could not be checked \(PodServerError/)
+          expect((yield* repo.story(goes!)).at(-1)!.reason).toMatch(
+            /^draft created; the Economy coverage of ZIP 10002 could not be checked \(PodServerError/
+          )
         }))
 
       it.effect("records a substitution the service made itself (coverage changed between the check and the draft)", () =>
@@ -185,8 +222,12 @@ for (const database of testDatabases()) {
           const row = yield* repo.byId(id!)
           expect(row.state).toBe("drafted")
           const last = (yield* repo.story(id!)).at(-1)!
-          expect(last.reason).toBe("draft created; the POD service changed its shipping from Economy to Standard (uncovered_zip), and charges it as Standard")
-          expect(last.data).toMatchObject({ shippingSubstitution: { from: "METHOD_ECONOMY", to: "METHOD_STANDARD", reason: "uncovered_zip", by: "pod" } })
+          expect(last.reason).toBe(
+            "draft created; the POD service changed its shipping from Economy to Standard (uncovered_zip), and charges it as Standard"
+          )
+          expect(last.data).toMatchObject({
+            shippingSubstitution: { from: "METHOD_ECONOMY", to: "METHOD_STANDARD", reason: "uncovered_zip", by: "pod" }
+          })
         }))
     }
   )

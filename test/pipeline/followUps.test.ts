@@ -28,57 +28,74 @@ const shippedOrder = (id: string) =>
     const client = yield* PodClient
     const reference = ReferenceId.keyOf("acme-shopify", id)
     const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
-    const variant = (yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })).data[0]!
+    const variant = (yield* client.listCatalogVariants({
+      filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
+      paging: { limit: 1 }
+    })).data[0]!
     const draft = yield* client.createDraft(draftInput(variant.variant_id, reference))
-    const order = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))
+    const order = yield* Effect.promise(() =>
+      admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
+    )
     yield* repo.transition(rowId, "pulled", "ready", { actor: "t", reason: "matched" })
     yield* repo.transition(rowId, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: draft.order_id })
     yield* repo.transition(rowId, "drafted", "checked_out", { actor: "t", reason: "checked out", podOrderId: order.order_id })
-    yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${order.order_id}/ship`, { trackings: [{ tracking_no: `1Z${id}A`, carrier: "UPS" }] }))
+    yield* Effect.promise(() =>
+      admin(sim.url, "POST", `/orders/${order.order_id}/ship`, { trackings: [{ tracking_no: `1Z${id}A`, carrier: "UPS" }] })
+    )
     return { rowId, reference, podOrderId: order.order_id }
   })
 
 for (const database of testDatabases()) {
-  layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer).pipe(Layer.provideMerge(database.layer)), { excludeTestServices: true })(
+  layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer).pipe(Layer.provideMerge(database.layer)), {
+    excludeTestServices: true
+  })(
     `followUpMany on ${database.name}`,
     (it) => {
-      it.effect("answers the status events of many orders with one list call, and reads an order whole only for a package event", () =>
-        Effect.gen(function*() {
-          const repo = yield* OrdersRepo
-          const shipments = yield* ShipmentsRepo
-          const suffix = database.name.slice(0, 2)
-          const orders = yield* Effect.forEach([1, 2, 3], (n) => shippedOrder(`${suffix}${n}`))
-          operations.length = 0
+      it.effect(
+        "answers the status events of many orders with one list call, and reads an order whole only for a package event",
+        () =>
+          Effect.gen(function*() {
+            const repo = yield* OrdersRepo
+            const shipments = yield* ShipmentsRepo
+            const suffix = database.name.slice(0, 2)
+            const orders = yield* Effect.forEach([1, 2, 3], (n) => shippedOrder(`${suffix}${n}`))
+            operations.length = 0
 
-          // Completed events for three orders, one of them delivered twice, and the V1 shape (POD id only).
-          const hints = [
-            ...orders.map((o) => ({ podOrderId: o.podOrderId, referenceId: o.reference, topic: "order_completed" })),
-            { podOrderId: orders[0]!.podOrderId, topic: "order_completed" }
-          ]
-          yield* followUpMany(hints, "webhook")
-          expect(operations).toEqual(["orders.list"])
-          for (const o of orders) {
-            expect((yield* repo.byId(o.rowId)).state).toBe("shipped")
-            expect((yield* shipments.forOrder(o.rowId)).map((s) => s.trackingNo)).toHaveLength(1)
-          }
+            // Completed events for three orders, one of them delivered twice, and the V1 shape (POD id only).
+            const hints = [
+              ...orders.map((o) => ({ podOrderId: o.podOrderId, referenceId: o.reference, topic: "order_completed" })),
+              { podOrderId: orders[0]!.podOrderId, topic: "order_completed" }
+            ]
+            yield* followUpMany(hints, "webhook")
+            expect(operations).toEqual(["orders.list"])
+            for (const o of orders) {
+              expect((yield* repo.byId(o.rowId)).state).toBe("shipped")
+              expect((yield* shipments.forOrder(o.rowId)).map((s) => s.trackingNo)).toHaveLength(1)
+            }
 
-          // A second package: the tracking event reads that order whole and records it.
-          const second = orders[1]!
-          yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${second.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}2B`, carrier: "UPS" }] }))
-          operations.length = 0
-          yield* followUpMany([
-            { podOrderId: second.podOrderId, referenceId: second.reference, topic: "tracking_order_updated" },
-            { podOrderId: second.podOrderId, referenceId: second.reference, topic: "order_completed" }
-          ], "webhook")
-          expect(operations).toEqual(["orders.get"])
-          expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
+            // A second package: the tracking event reads that order whole and records it.
+            const second = orders[1]!
+            yield* Effect.promise(() =>
+              admin(sim.url, "POST", `/orders/${second.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}2B`, carrier: "UPS" }] })
+            )
+            operations.length = 0
+            yield* followUpMany([
+              { podOrderId: second.podOrderId, referenceId: second.reference, topic: "tracking_order_updated" },
+              { podOrderId: second.podOrderId, referenceId: second.reference, topic: "order_completed" }
+            ], "webhook")
+            expect(operations).toEqual(["orders.get"])
+            expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
 
-          // An order we do not hold: read whole, found not ours, nothing recorded.
-          operations.length = 0
-          const stranger = yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", "/drafts/none/checkout", { paid: true }).catch(() => ({ order_id: "missing" })))
-          yield* followUpMany([{ podOrderId: stranger.order_id, topic: "order_completed" }], "webhook").pipe(Effect.ignore)
-          expect(operations).toEqual(["orders.get"])
-        }), 30_000)
+            // An order we do not hold: read whole, found not ours, nothing recorded.
+            operations.length = 0
+            const stranger = yield* Effect.promise(() =>
+              admin<{ order_id: string }>(sim.url, "POST", "/drafts/none/checkout", { paid: true }).catch(() => ({ order_id: "missing" }))
+            )
+            yield* followUpMany([{ podOrderId: stranger.order_id, topic: "order_completed" }], "webhook").pipe(Effect.ignore)
+            expect(operations).toEqual(["orders.get"])
+          }),
+        30_000
+      )
     }
   )
 }

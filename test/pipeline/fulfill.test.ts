@@ -34,7 +34,10 @@ const shippedOrder = (trackings: ReadonlyArray<string>) =>
     const shipments = yield* ShipmentsRepo
     const store = (yield* StoreConnectors).get("acme-shopify")!
     const created = yield* Effect.promise(() =>
-      simAdmin(sim.url, "POST", "orders", { financialStatus: "PAID", lineItems: [{ sku: "UTS01-WHITE-S", title: "Tee", quantity: 2, price: "24.00" }] })
+      simAdmin(sim.url, "POST", "orders", {
+        financialStatus: "PAID",
+        lineItems: [{ sku: "UTS01-WHITE-S", title: "Tee", quantity: 2, price: "24.00" }]
+      })
     )
     const order = Option.getOrThrow(yield* store.getOrder(created.legacyResourceId as string))
     const { id } = yield* repo.upsertPulled(order, ReferenceId.keyOf("acme-shopify", order.storeOrderId))
@@ -47,7 +50,9 @@ const shippedOrder = (trackings: ReadonlyArray<string>) =>
   })
 
 for (const database of testDatabases()) {
-  layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, connectors).pipe(Layer.provideMerge(database.layer)), { excludeTestServices: true })(
+  layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, connectors).pipe(Layer.provideMerge(database.layer)), {
+    excludeTestServices: true
+  })(
     `the fulfil stage on ${database.name}`,
     (it) => {
       it.effect("pushes a claimed batch in a few requests, one store fulfilment per tracking, and not again when the batch is repeated", () =>

@@ -37,16 +37,26 @@ const draftedOrder = (id: string, options: { readonly unverifiable?: boolean; re
     const client = yield* PodClient
     const reference = ReferenceId.keyOf("acme-shopify", id)
     const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
-    const variant = (yield* client.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"], sizes: ["L"] }, paging: { limit: 1 } })).data[0]!
+    const variant = (yield* client.listCatalogVariants({
+      filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"], sizes: ["L"] },
+      paging: { limit: 1 }
+    })).data[0]!
     const input = draftInput(variant.variant_id, reference)
-    const draft = yield* client.createDraft(options.unverifiable === true ? { ...input, address: { ...input.address, zip_code: "00000" } } : input)
+    const draft = yield* client.createDraft(
+      options.unverifiable === true ? { ...input, address: { ...input.address, zip_code: "00000" } } : input
+    )
     yield* repo.transition(rowId, "pulled", "ready", { actor: "t", reason: "matched" })
     yield* repo.transition(rowId, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: draft.order_id })
     let podOrderId: string | undefined
     if (options.checkout === true) {
-      podOrderId = (yield* Effect.promise(() => admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true }))).order_id
+      podOrderId = (yield* Effect.promise(() =>
+        admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
+      )).order_id
       yield* repo.transition(rowId, "drafted", "checked_out", {
-        actor: "t", reason: "checked out", podOrderId, podStatus: "VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT"
+        actor: "t",
+        reason: "checked out",
+        podOrderId,
+        podStatus: "VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT"
       })
     }
     return { rowId, reference, draftId: draft.order_id, podOrderId, variantId: variant.variant_id, sku: variant.variant_sku }
@@ -61,105 +71,152 @@ for (const database of testDatabases()) {
   )(`POD address and stock conditions on ${database.name}`, (it) => {
     const suffix = database.name.slice(0, 2)
 
-    it.effect("an address the service cannot verify makes a drafted order need a person until the service verifies it", () =>
-      Effect.gen(function*() {
-        const order = yield* draftedOrder(`${suffix}101`, { unverifiable: true })
-        const unverified: PodWebhookHint = {
-          topic: "shipping_address_unverified", event: "shipping_address_unverified", podOrderId: order.draftId, referenceId: order.reference, addressVerified: false
-        }
-        operations.length = 0
-        yield* followUpMany([unverified, unverified], "webhook")
-        // The hint is checked against the draft: one read, whatever the number of deliveries.
-        expect(operations).toEqual(["drafts.get"])
-        const held = yield* stateOf(order.rowId)
-        expect(held).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified" })
-        const message = (held.heldDetails as { message: string }).message
-        expect(message).toContain("could not verify the shipping address")
-        expect(message).toContain(order.draftId)
-        expect(message).toContain("correct it")
-
-        // explain: the state, the reason and the story.
-        const story = (yield* explainOrder(order.reference))!
-        expect(story).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified", heldMessage: message })
-        expect(story.events.at(-1)).toMatchObject({ actor: "webhook", from: "drafted", to: "pod_on_hold", reason: message })
-        const rendered = renderStory(story)
-        expect(rendered).toContain(`pod_on_hold (address_unverified), POD draft ${order.draftId}\n  ${message}`)
-        // status: what needs a person, and what to do.
-        const status = yield* readStatusReport({ storeKeys: ["acme-shopify"], budget: null, traffic: null })
-        expect(status.attention).toContainEqual(expect.objectContaining({
-          storeKey: "acme-shopify", what: "pod_on_hold: address_unverified", action: expect.stringContaining("correct or confirm it at the POD service")
-        }))
-
-        // Reconciliation does not undo it: the draft is still unverified.
-        yield* reconcileAll("reconcile")
-        expect((yield* stateOf(order.rowId)).state).toBe("pod_on_hold")
-        expect((yield* explainOrder(order.reference))!.events).toHaveLength(story.events.length)
-
-        // Verified at the service: the verified event lets it go, back to drafted.
-        yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/address-verification`, { verified: true }))
-        yield* followUpMany([{ topic: "shipping_address_verified", event: "shipping_address_verified", podOrderId: order.draftId, referenceId: order.reference, addressVerified: true }], "webhook")
-        expect(yield* stateOf(order.rowId)).toMatchObject({ state: "drafted", heldReason: null })
-        expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({
-          from: "pod_on_hold", to: "drafted", reason: expect.stringContaining("has verified the shipping address")
-        })
-        // And the order goes on as usual.
-        yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/checkout`, { paid: true }))
-        yield* reconcileAll("reconcile")
-        expect((yield* stateOf(order.rowId)).state).toBe("checked_out")
-      }), 30_000)
-
-    it.effect("with no event at all, reconciliation reads the waiting drafts and holds the order, then lets it go once verified", () =>
-      Effect.gen(function*() {
-        // The service's event came before podsync's subscription, or was lost.
-        const order = yield* draftedOrder(`${suffix}102`, { unverifiable: true })
-        operations.length = 0
-        yield* reconcileAll("reconcile")
-        // The drafts waiting for checkout are listed by reference id: one request for up to 100 orders.
-        expect(operations.filter((o) => o.startsWith("drafts."))).toEqual(["drafts.list"])
-        expect(yield* stateOf(order.rowId)).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified" })
-        expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({ actor: "reconcile", from: "drafted", to: "pod_on_hold" })
-        yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/address-verification`, { verified: true }))
-        yield* reconcileAll("reconcile")
-        expect(yield* stateOf(order.rowId)).toMatchObject({ state: "drafted", heldReason: null })
-      }), 30_000)
-
-    it.effect("a variant out of stock holds a checked-out order; reconciliation keeps it until the service has it again", () =>
-      Effect.gen(function*() {
-        const order = yield* draftedOrder(`${suffix}103`, { checkout: true })
-        yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "OUT_OF_STOCK" }))
-        try {
-          yield* followUpMany([{
-            topic: "product_out_of_stock", event: "product_out_of_stock", podOrderId: order.podOrderId!, referenceId: order.reference, variantIds: [order.variantId]
-          }], "webhook")
+    it.effect(
+      "an address the service cannot verify makes a drafted order need a person until the service verifies it",
+      () =>
+        Effect.gen(function*() {
+          const order = yield* draftedOrder(`${suffix}101`, { unverifiable: true })
+          const unverified: PodWebhookHint = {
+            topic: "shipping_address_unverified",
+            event: "shipping_address_unverified",
+            podOrderId: order.draftId,
+            referenceId: order.reference,
+            addressVerified: false
+          }
+          operations.length = 0
+          yield* followUpMany([unverified, unverified], "webhook")
+          // The hint is checked against the draft: one read, whatever the number of deliveries.
+          expect(operations).toEqual(["drafts.get"])
           const held = yield* stateOf(order.rowId)
-          expect(held).toMatchObject({ state: "pod_on_hold", heldReason: "variant_out_of_stock" })
+          expect(held).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified" })
           const message = (held.heldDetails as { message: string }).message
-          expect(message).toContain(order.sku)
-          expect(message).toContain("Wait for the restock, or change the variant")
+          expect(message).toContain("could not verify the shipping address")
+          expect(message).toContain(order.draftId)
+          expect(message).toContain("correct it")
+
+          // explain: the state, the reason and the story.
+          const story = (yield* explainOrder(order.reference))!
+          expect(story).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified", heldMessage: message })
+          expect(story.events.at(-1)).toMatchObject({ actor: "webhook", from: "drafted", to: "pod_on_hold", reason: message })
+          const rendered = renderStory(story)
+          expect(rendered).toContain(`pod_on_hold (address_unverified), POD draft ${order.draftId}\n  ${message}`)
+          // status: what needs a person, and what to do.
           const status = yield* readStatusReport({ storeKeys: ["acme-shopify"], budget: null, traffic: null })
-          expect(status.attention).toContainEqual(expect.objectContaining({ what: "pod_on_hold: variant_out_of_stock", action: expect.stringContaining("wait for the restock") }))
+          expect(status.attention).toContainEqual(expect.objectContaining({
+            storeKey: "acme-shopify",
+            what: "pod_on_hold: address_unverified",
+            action: expect.stringContaining("correct or confirm it at the POD service")
+          }))
 
-          // The order's status at the service (awaiting fulfilment) does not show the stock back: it stays held.
+          // Reconciliation does not undo it: the draft is still unverified.
           yield* reconcileAll("reconcile")
-          expect(yield* stateOf(order.rowId)).toMatchObject({ state: "pod_on_hold", heldReason: "variant_out_of_stock" })
+          expect((yield* stateOf(order.rowId)).state).toBe("pod_on_hold")
+          expect((yield* explainOrder(order.reference))!.events).toHaveLength(story.events.length)
 
-          yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "IN_STOCK" }))
-          yield* reconcileAll("reconcile")
-          expect(yield* stateOf(order.rowId)).toMatchObject({ state: "checked_out", heldReason: null })
+          // Verified at the service: the verified event lets it go, back to drafted.
+          yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/address-verification`, { verified: true }))
+          yield* followUpMany([{
+            topic: "shipping_address_verified",
+            event: "shipping_address_verified",
+            podOrderId: order.draftId,
+            referenceId: order.reference,
+            addressVerified: true
+          }], "webhook")
+          expect(yield* stateOf(order.rowId)).toMatchObject({ state: "drafted", heldReason: null })
           expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({
-            actor: "reconcile", from: "pod_on_hold", to: "checked_out", reason: expect.stringContaining("in stock again")
+            from: "pod_on_hold",
+            to: "drafted",
+            reason: expect.stringContaining("has verified the shipping address")
           })
-        } finally {
-          yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "IN_STOCK" }))
-        }
-      }), 30_000)
+          // And the order goes on as usual.
+          yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/checkout`, { paid: true }))
+          yield* reconcileAll("reconcile")
+          expect((yield* stateOf(order.rowId)).state).toBe("checked_out")
+        }),
+      30_000
+    )
+
+    it.effect(
+      "with no event at all, reconciliation reads the waiting drafts and holds the order, then lets it go once verified",
+      () =>
+        Effect.gen(function*() {
+          // The service's event came before podsync's subscription, or was lost.
+          const order = yield* draftedOrder(`${suffix}102`, { unverifiable: true })
+          operations.length = 0
+          yield* reconcileAll("reconcile")
+          // The drafts waiting for checkout are listed by reference id: one request for up to 100 orders.
+          expect(operations.filter((o) => o.startsWith("drafts."))).toEqual(["drafts.list"])
+          expect(yield* stateOf(order.rowId)).toMatchObject({ state: "pod_on_hold", heldReason: "address_unverified" })
+          expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({
+            actor: "reconcile",
+            from: "drafted",
+            to: "pod_on_hold"
+          })
+          yield* Effect.promise(() => admin(sim.url, "POST", `/drafts/${order.draftId}/address-verification`, { verified: true }))
+          yield* reconcileAll("reconcile")
+          expect(yield* stateOf(order.rowId)).toMatchObject({ state: "drafted", heldReason: null })
+        }),
+      30_000
+    )
+
+    it.effect(
+      "a variant out of stock holds a checked-out order; reconciliation keeps it until the service has it again",
+      () =>
+        Effect.gen(function*() {
+          const order = yield* draftedOrder(`${suffix}103`, { checkout: true })
+          yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "OUT_OF_STOCK" }))
+          try {
+            yield* followUpMany([{
+              topic: "product_out_of_stock",
+              event: "product_out_of_stock",
+              podOrderId: order.podOrderId!,
+              referenceId: order.reference,
+              variantIds: [order.variantId]
+            }], "webhook")
+            const held = yield* stateOf(order.rowId)
+            expect(held).toMatchObject({ state: "pod_on_hold", heldReason: "variant_out_of_stock" })
+            const message = (held.heldDetails as { message: string }).message
+            expect(message).toContain(order.sku)
+            expect(message).toContain("Wait for the restock, or change the variant")
+            const status = yield* readStatusReport({ storeKeys: ["acme-shopify"], budget: null, traffic: null })
+            expect(status.attention).toContainEqual(
+              expect.objectContaining({
+                what: "pod_on_hold: variant_out_of_stock",
+                action: expect.stringContaining("wait for the restock")
+              })
+            )
+
+            // The order's status at the service (awaiting fulfilment) does not show the stock back: it stays held.
+            yield* reconcileAll("reconcile")
+            expect(yield* stateOf(order.rowId)).toMatchObject({ state: "pod_on_hold", heldReason: "variant_out_of_stock" })
+
+            yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "IN_STOCK" }))
+            yield* reconcileAll("reconcile")
+            expect(yield* stateOf(order.rowId)).toMatchObject({ state: "checked_out", heldReason: null })
+            expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({
+              actor: "reconcile",
+              from: "pod_on_hold",
+              to: "checked_out",
+              reason: expect.stringContaining("in stock again")
+            })
+          } finally {
+            yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "IN_STOCK" }))
+          }
+        }),
+      30_000
+    )
 
     it.effect("production at the service clears a condition podsync held the order for", () =>
       Effect.gen(function*() {
         const order = yield* draftedOrder(`${suffix}104`, { checkout: true })
         yield* Effect.promise(() => admin(sim.url, "POST", `/variants/${order.variantId}/stock`, { label: "OUT_OF_STOCK" }))
         try {
-          yield* followUpMany([{ topic: "product_out_of_stock", event: "product_out_of_stock", podOrderId: order.podOrderId!, referenceId: order.reference }], "webhook")
+          yield* followUpMany([{
+            topic: "product_out_of_stock",
+            event: "product_out_of_stock",
+            podOrderId: order.podOrderId!,
+            referenceId: order.reference
+          }], "webhook")
           expect((yield* stateOf(order.rowId)).state).toBe("pod_on_hold")
           yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${order.podOrderId}/advance`, { to: "IN_PRODUCTION" }))
           yield* reconcileAll("reconcile")
@@ -173,10 +230,17 @@ for (const database of testDatabases()) {
       Effect.gen(function*() {
         const order = yield* draftedOrder(`${suffix}105`)
         // Deliveries are not ordered: an unverified event may arrive after the address was verified.
-        yield* followUpMany([{ topic: "shipping_address_unverified", event: "shipping_address_unverified", podOrderId: order.draftId, referenceId: order.reference }], "webhook")
+        yield* followUpMany([{
+          topic: "shipping_address_unverified",
+          event: "shipping_address_unverified",
+          podOrderId: order.draftId,
+          referenceId: order.reference
+        }], "webhook")
         expect(yield* stateOf(order.rowId)).toMatchObject({ state: "drafted", heldReason: null })
         expect((yield* explainOrder(order.reference))!.events.at(-1)).toMatchObject({
-          from: "drafted", to: "drafted", reason: expect.stringContaining("shows nothing wrong")
+          from: "drafted",
+          to: "drafted",
+          reason: expect.stringContaining("shows nothing wrong")
         })
       }), 30_000)
 
@@ -187,7 +251,12 @@ for (const database of testDatabases()) {
         const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: `${suffix}106` }), reference)
         yield* repo.transition(id, "pulled", "ready", { actor: "t", reason: "matched" })
         operations.length = 0
-        const hint = { topic: "shipping_address_unverified", event: "shipping_address_unverified" as const, podOrderId: "draft-not-recorded-yet", referenceId: reference }
+        const hint = {
+          topic: "shipping_address_unverified",
+          event: "shipping_address_unverified" as const,
+          podOrderId: "draft-not-recorded-yet",
+          referenceId: reference
+        }
         const result = yield* followUpMany([hint], "webhook")
         expect(result.deferred).toEqual([hint])
         expect(operations).toEqual([])
@@ -199,7 +268,12 @@ for (const database of testDatabases()) {
         operations.length = 0
         yield* followUpMany([
           { topic: "order_cancelled", event: "order_cancelled", podOrderId: "ord-elsewhere", referenceId: "someone-else:1" },
-          { topic: "shipping_address_unverified", event: "shipping_address_unverified", podOrderId: "draft-elsewhere", referenceId: "someone-else:2" },
+          {
+            topic: "shipping_address_unverified",
+            event: "shipping_address_unverified",
+            podOrderId: "draft-elsewhere",
+            referenceId: "someone-else:2"
+          },
           { topic: "product_out_of_stock", event: "product_out_of_stock", referenceId: "someone-else:3" }
         ], "webhook")
         expect(operations).toEqual([])
@@ -208,8 +282,15 @@ for (const database of testDatabases()) {
     it.effect("an event naming one of ours by its POD id, with the seller's own id as its reference, is still followed", () =>
       Effect.gen(function*() {
         const order = yield* draftedOrder(`${suffix}107`, { checkout: true })
-        yield* Effect.promise(() => admin(sim.url, "POST", `/orders/${order.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}107`, carrier: "UPS" }] }))
-        yield* followUpMany([{ topic: "tracking_updated", event: "tracking_updated", podOrderId: order.podOrderId!, referenceId: "EXT-1234567" }], "webhook")
+        yield* Effect.promise(() =>
+          admin(sim.url, "POST", `/orders/${order.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}107`, carrier: "UPS" }] })
+        )
+        yield* followUpMany([{
+          topic: "tracking_updated",
+          event: "tracking_updated",
+          podOrderId: order.podOrderId!,
+          referenceId: "EXT-1234567"
+        }], "webhook")
         expect((yield* stateOf(order.rowId)).state).toBe("shipped")
       }))
   })
@@ -235,30 +316,66 @@ describe("the decision (pure)", () => {
 
   plainIt("holds drafted and checked-out orders, notes the others, and lets go where the order stands at the service", () => {
     const now = { addressUnverified: true, outOfStock: false, variants: [] }
-    expect(decideConditions(drafted, [unverified], now)).toMatchObject({ kind: "move", to: "pod_on_hold", held: { code: "address_unverified" } })
+    expect(decideConditions(drafted, [unverified], now)).toMatchObject({
+      kind: "move",
+      to: "pod_on_hold",
+      held: { code: "address_unverified" }
+    })
     expect(decideConditions({ ...drafted, state: "in_production" }, [unverified], now)).toMatchObject({ kind: "note" })
     expect(decideConditions({ ...drafted, state: "shipped" }, [verified], NO_CONDITIONS)).toEqual({ kind: "none" })
-    const held = { ...drafted, state: "pod_on_hold" as const, heldReason: "address_unverified", heldDetails: { message: "m", conditions: now } }
+    const held = {
+      ...drafted,
+      state: "pod_on_hold" as const,
+      heldReason: "address_unverified",
+      heldDetails: { message: "m", conditions: now }
+    }
     expect(decideConditions(held, [unverified], now)).toEqual({ kind: "none" })
     expect(decideConditions(held, [verified], NO_CONDITIONS)).toMatchObject({ kind: "move", to: "drafted", held: null })
-    expect(decideConditions({ ...held, podOrderId: "o-1", podStatus: "VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT" }, [], NO_CONDITIONS)).toMatchObject({ to: "checked_out" })
+    expect(decideConditions({ ...held, podOrderId: "o-1", podStatus: "VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT" }, [], NO_CONDITIONS))
+      .toMatchObject({ to: "checked_out" })
     // The service holds the order itself as well: it stays on hold, without podsync's reason.
-    expect(decideConditions({ ...held, podOrderId: "o-1", podStatus: "VENDOR_ORDER_STATUS_ON_HOLD" }, [], NO_CONDITIONS)).toMatchObject({ to: "pod_on_hold", held: null })
+    expect(decideConditions({ ...held, podOrderId: "o-1", podStatus: "VENDOR_ORDER_STATUS_ON_HOLD" }, [], NO_CONDITIONS)).toMatchObject({
+      to: "pod_on_hold",
+      held: null
+    })
     // Both at once: one hold naming both.
-    const both = decideConditions(drafted, [unverified], { addressUnverified: true, outOfStock: true, variants: [{ variantId: "v-1", sku: "UTS01-BLACK-L" }] })
+    const both = decideConditions(drafted, [unverified], {
+      addressUnverified: true,
+      outOfStock: true,
+      variants: [{ variantId: "v-1", sku: "UTS01-BLACK-L" }]
+    })
     expect(both).toMatchObject({ kind: "move", held: { code: "address_unverified" } })
     expect(both.kind === "move" ? both.reason : "").toMatch(/shipping address.*out of UTS01-BLACK-L/s)
   })
 
   plainIt("the report lists an order podsync holds with its reason and what to do", () => {
-    const message = "The POD service could not verify the shipping address (draft d-1). Check it with the buyer, then correct it at the POD service."
+    const message =
+      "The POD service could not verify the shipping address (draft d-1). Check it with the buyer, then correct it at the POD service."
     const order: ReportOrder = {
-      id: 1, storeKey: "acme-shopify", storeOrderId: "1", referenceId: "acme-shopify:1", state: "pod_on_hold",
-      heldReason: "address_unverified", heldDetails: { message }, lastError: null, podDraftId: "d-1", podOrderId: null, podStatus: null,
-      plannedLines: [], order: sampleOrder({ storeOrderId: "1" }), shipments: [],
+      id: 1,
+      storeKey: "acme-shopify",
+      storeOrderId: "1",
+      referenceId: "acme-shopify:1",
+      state: "pod_on_hold",
+      heldReason: "address_unverified",
+      heldDetails: { message },
+      lastError: null,
+      podDraftId: "d-1",
+      podOrderId: null,
+      podStatus: null,
+      plannedLines: [],
+      order: sampleOrder({ storeOrderId: "1" }),
+      shipments: [],
       events: [{ at: 0, from: "drafted", to: "pod_on_hold", reason: message }]
     }
-    const serviceHold: ReportOrder = { ...order, id: 2, referenceId: "acme-shopify:2", heldReason: null, heldDetails: null, podOrderId: "o-2" }
+    const serviceHold: ReportOrder = {
+      ...order,
+      id: 2,
+      referenceId: "acme-shopify:2",
+      heldReason: null,
+      heldDetails: null,
+      podOrderId: "o-2"
+    }
     const section = needsAPerson([order, serviceHold], DEFAULT_REPORT_SETTINGS, 3_600_000)
     expect(section.podOnHold.map((i) => [i.referenceId, i.reason, i.detail])).toEqual([
       ["acme-shopify:1", "address_unverified", message],

@@ -29,8 +29,10 @@ const setup = (config: SubscriptionTarget | undefined) =>
   })
 
 const listAll = (pod: PodClient) =>
-  Effect.map(pod.listWebhooks({ paging: { limit: 100 } }), (page) =>
-    page.data.map((w) => ({ id: w.webhook_id, topic: w.topic, version: w.version, url: w.delivery_url, status: w.status })))
+  Effect.map(
+    pod.listWebhooks({ paging: { limit: 100 } }),
+    (page) => page.data.map((w) => ({ id: w.webhook_id, topic: w.topic, version: w.version, url: w.delivery_url, status: w.status }))
+  )
 
 const webhookRequests = async (url: string) => {
   const { requests } = await stats(url)
@@ -41,12 +43,21 @@ describe("PodWebhookSubscriptions.ensure", () => {
   it.scopedLive("creates what is missing, keeps what is right, deletes our stale ones, and leaves others alone", () =>
     Effect.gen(function*() {
       const { sim, pod, keeper } = yield* setup(target)
-      const create = (topic: "TOPIC_ORDER_COMPLETED" | "TOPIC_PRODUCT_OUT_OF_STOCK" | "TOPIC_ORDER_CANCELLED" | "TOPIC_TRACKING_ORDER_UPDATED", version: "VERSION_V1" | "VERSION_V3", url: string, status: "STATUS_ACTIVE" | "STATUS_INACTIVE" = "STATUS_ACTIVE") =>
-        Effect.map(pod.createWebhook({ status, topic, version, delivery_url: url }), (w) => w.webhook_id)
+      const create = (
+        topic: "TOPIC_ORDER_COMPLETED" | "TOPIC_PRODUCT_OUT_OF_STOCK" | "TOPIC_ORDER_CANCELLED" | "TOPIC_TRACKING_ORDER_UPDATED",
+        version: "VERSION_V1" | "VERSION_V3",
+        url: string,
+        status: "STATUS_ACTIVE" | "STATUS_INACTIVE" = "STATUS_ACTIVE"
+      ) => Effect.map(pod.createWebhook({ status, topic, version, delivery_url: url }), (w) => w.webhook_id)
       const kept = yield* create("TOPIC_ORDER_COMPLETED", "VERSION_V3", PUBLIC_URL)
       const staleTopic = yield* create("TOPIC_PRODUCT_OUT_OF_STOCK", "VERSION_V3", PUBLIC_URL)
       const staleVersion = yield* create("TOPIC_ORDER_CANCELLED", "VERSION_V1", PUBLIC_URL)
-      const inactive = yield* create("TOPIC_TRACKING_ORDER_UPDATED", "VERSION_V3", "https://PODSYNC.example.com/webhooks/pod/", "STATUS_INACTIVE")
+      const inactive = yield* create(
+        "TOPIC_TRACKING_ORDER_UPDATED",
+        "VERSION_V3",
+        "https://PODSYNC.example.com/webhooks/pod/",
+        "STATUS_INACTIVE"
+      )
       const foreign = yield* create("TOPIC_PRODUCT_OUT_OF_STOCK", "VERSION_V1", "https://erp.example.com/hooks/pod")
       const foreignSameHost = yield* create("TOPIC_ORDER_COMPLETED", "VERSION_V1", "https://podsync.example.com/other-app")
 
@@ -80,7 +91,10 @@ describe("PodWebhookSubscriptions.ensure", () => {
     Effect.gen(function*() {
       // The defaults as the configuration decodes them.
       const pod = Schema.decodeUnknownSync(PodConfig)({
-        baseUrl: "https://pod.example.com", clientKey: "k", clientSecret: "s", webhooks: { publicUrl: PUBLIC_URL }
+        baseUrl: "https://pod.example.com",
+        clientKey: "k",
+        clientSecret: "s",
+        webhooks: { publicUrl: PUBLIC_URL }
       })
       const defaults = PodWebhookSubscriptions.targetFromConfig(pod.webhooks)!
       expect(defaults.topics).toEqual(expect.arrayContaining(["TOPIC_SHIPPING_ADDRESS_UNVERIFIED", "TOPIC_PRODUCT_OUT_OF_STOCK"]))
@@ -88,7 +102,9 @@ describe("PodWebhookSubscriptions.ensure", () => {
       const { sim, pod: client, keeper } = yield* setup(defaults)
       // Protobuf JSON leaves the empty list out.
       const empty = yield* Effect.promise(() =>
-        fetch(`${sim.url}/api/v3/webhooks`, { headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" } })
+        fetch(`${sim.url}/api/v3/webhooks`, {
+          headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
+        })
           .then((r) => r.json() as Promise<Record<string, unknown>>)
       )
       expect(empty).not.toHaveProperty("data")
@@ -119,9 +135,11 @@ describe("PodWebhookSubscriptions.ensure", () => {
         Effect.promise(() => startPodSimulator({ rateLimit: false, allowHttpDelivery: false })),
         (running) => Effect.promise(() => running.close())
       )
-      const keeper = yield* Layer.build(PodWebhookSubscriptions.Default({ ...target, publicUrl: "http://podsync.example.com/webhooks/pod" }).pipe(
-        Layer.provide(podClientLayer(sim.url))
-      )).pipe(Effect.map((context) => Context.get(context, PodWebhookSubscriptions)))
+      const keeper = yield* Layer.build(
+        PodWebhookSubscriptions.Default({ ...target, publicUrl: "http://podsync.example.com/webhooks/pod" }).pipe(
+          Layer.provide(podClientLayer(sim.url))
+        )
+      ).pipe(Effect.map((context) => Context.get(context, PodWebhookSubscriptions)))
       const report = yield* keeper.ensure
       expect(report.created).toEqual([])
       expect(report.failed.map((f) => [f.action, f.target])).toEqual(target.topics.map((topic) => ["create", topic]))
@@ -143,14 +161,20 @@ describe("planSubscriptions (pure)", () => {
   })
 
   it("reads the create operation's topic names as the schema's", () => {
-    const plan = planSubscriptions([webhook("a", "VENDOR_WEBHOOK_TOPIC_ORDER_CANCELED"), webhook("b", "VENDOR_WEBHOOK_TOPIC_TRACKING_UPDATED")], target)
+    const plan = planSubscriptions([
+      webhook("a", "VENDOR_WEBHOOK_TOPIC_ORDER_CANCELED"),
+      webhook("b", "VENDOR_WEBHOOK_TOPIC_TRACKING_UPDATED")
+    ], target)
     expect(plan.keep.map((w) => w.webhook_id)).toEqual(["a", "b"])
     expect(plan.create).toEqual(["TOPIC_ORDER_COMPLETED"])
   })
 
   it("treats a store-scoped or differently written URL of ours as stale, and reports unknown topics", () => {
     const plan = planSubscriptions(
-      [webhook("a", "TOPIC_ORDER_COMPLETED", { store_id: "store-1" }), webhook("b", "TOPIC_ORDER_CANCELLED", { delivery_url: `${PUBLIC_URL}?v=1` })],
+      [
+        webhook("a", "TOPIC_ORDER_COMPLETED", { store_id: "store-1" }),
+        webhook("b", "TOPIC_ORDER_CANCELLED", { delivery_url: `${PUBLIC_URL}?v=1` })
+      ],
       { ...target, topics: [...target.topics, "TOPIC_SOMETHING_NEW"] }
     )
     expect(plan.keep).toEqual([])

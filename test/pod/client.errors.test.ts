@@ -25,8 +25,9 @@ beforeAll(async () => {
   layer = podClientLayer(sim.url)
   const page = await run(
     layer,
-    Effect.flatMap(PodClient, (c) =>
-      c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+    Effect.flatMap(
+      PodClient,
+      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
     )
   )
   variantId = page.data[0]!.variant_id
@@ -86,8 +87,15 @@ describe("refusals: the service did not act, never ambiguous", () => {
   it("deleting a webhook twice: the second answer is not found, with the field named", async () => {
     const hook = await run(
       layer,
-      Effect.flatMap(PodClient, (c) =>
-        c.createWebhook({ status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_CANCELLED", version: "VERSION_V3", delivery_url: "https://h.example.com/d" })
+      Effect.flatMap(
+        PodClient,
+        (c) =>
+          c.createWebhook({
+            status: "STATUS_ACTIVE",
+            topic: "TOPIC_ORDER_CANCELLED",
+            version: "VERSION_V3",
+            delivery_url: "https://h.example.com/d"
+          })
       )
     )
     await run(layer, Effect.flatMap(PodClient, (c) => c.deleteWebhook(hook.webhook_id)))
@@ -98,7 +106,12 @@ describe("refusals: the service did not act, never ambiguous", () => {
   })
 
   it("status = error inside a 200 (duplicate webhook) is an envelope error", async () => {
-    const hook = { status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V3", delivery_url: "https://h.example.com/p" } as const
+    const hook = {
+      status: "STATUS_ACTIVE",
+      topic: "TOPIC_ORDER_COMPLETED",
+      version: "VERSION_V3",
+      delivery_url: "https://h.example.com/p"
+    } as const
     await run(layer, Effect.flatMap(PodClient, (c) => c.createWebhook(hook)))
     const error = await failure(Effect.flatMap(PodClient, (c) => c.createWebhook(hook)))
     expect(error._tag).toBe("PodEnvelopeError")
@@ -113,9 +126,12 @@ describe("refusals: the service did not act, never ambiguous", () => {
       Effect.flatMap(PodClient, (c) =>
         c.createDraft({
           ...input,
-          line_items: [{ variant_id: variantId, quantity: 0, printing_options: [{ location_code: "PRINT_LOCATION_CODE_POCKET", url: "https://d/p.png" }] }]
-        })
-      )
+          line_items: [{
+            variant_id: variantId,
+            quantity: 0,
+            printing_options: [{ location_code: "PRINT_LOCATION_CODE_POCKET", url: "https://d/p.png" }]
+          }]
+        }))
     )
     expect(error._tag).toBe("PodInvalidRequestError")
     if (error._tag === "PodInvalidRequestError") {
@@ -261,7 +277,7 @@ describe("timeouts (TestClock)", () => {
 
   /** Forks `effect`, waits until its timeout is scheduled on the TestClock, then moves time past it. */
   const timedOut = <A>(effect: Effect.Effect<A, PodError, PodClient>, after: Duration.DurationInput) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fiber = yield* Effect.fork(Effect.flip(effect))
       while (Chunk.isEmpty(yield* TestClock.sleeps())) yield* Effect.yieldNow()
       yield* TestClock.adjust(after)
@@ -269,17 +285,16 @@ describe("timeouts (TestClock)", () => {
     }).pipe(Effect.provide(slowLayer()))
 
   effectIt.effect("a create with no answer within the timeout is ambiguous", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* Effect.promise(() => addFault(sim.url, { route: DRAFT_ROUTE, kind: "latency", latencyMs: [3000, 3000], count: 1 }))
       const error = yield* timedOut(createDraft("s:timeout"), "6 seconds")
       expect(error._tag).toBe("PodTransportError")
       if (error._tag === "PodTransportError") expect(error.reason).toBe("timeout")
       expect(isAmbiguous(error)).toBe(true)
-    })
-  )
+    }))
 
   effectIt.effect("a per-call timeout overrides the client's, and a timed-out read is not ambiguous", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* Effect.promise(() =>
         addFault(sim.url, { route: "GET /api/v3/orders/draft/:order_id", kind: "latency", latencyMs: [3000, 3000], count: 1 })
       )
@@ -287,6 +302,5 @@ describe("timeouts (TestClock)", () => {
       const error = yield* timedOut(read, "1001 millis")
       expect(error._tag).toBe("PodTransportError")
       expect(isAmbiguous(error)).toBe(false)
-    })
-  )
+    }))
 })

@@ -72,7 +72,9 @@ describe("catalog", () => {
 
 describe("the published wire forms", () => {
   it("reads enums the service sends as numbers as their names", async () => {
-    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => client((c) => c.createDraft(draftInput(inStock[i % 5]!, `num:${i}`)))))
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => client((c) => c.createDraft(draftInput(inStock[i % 5]!, `num:${i}`))))
+    )
     const raw = await fetch(`${sim.url}/api/v3/orders/draft?paging.limit=50`, {
       headers: { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
     }).then((r) => r.json()) as { data: Array<{ status: unknown }> }
@@ -87,7 +89,9 @@ describe("the published wire forms", () => {
   })
 
   it("keeps the warnings of a draft create answer, and reads catalog SKUs under variant_sku", async () => {
-    const risky = await client((c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D"] }, paging: { limit: 1 } }))
+    const risky = await client((c) =>
+      c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_OUT_OF_STOCK_5D"] }, paging: { limit: 1 } })
+    )
     const variant = risky.data[0]!
     expect(variant.variant_sku).toMatch(/^[A-Z]{3}\d{2}-/)
     expect(variant.variant_id).toMatch(/^GM\d{10}$/)
@@ -125,9 +129,7 @@ describe("drafts", () => {
 
   it("creates a draft with a pre-purchased label", async () => {
     const { address: _address, shipping_method: _method, ...rest } = draftInput(inStock[0]!, "shop-a:3000")
-    const d = await client((c) =>
-      c.createLabeledDraft({ ...rest, shipping_label_urls: ["https://labels.example.com/l1.pdf"] })
-    )
+    const d = await client((c) => c.createLabeledDraft({ ...rest, shipping_label_urls: ["https://labels.example.com/l1.pdf"] }))
     expect(d.is_label_attached).toBe(true)
     expect(d.shipping_labels).toEqual(["https://labels.example.com/l1.pdf"])
   })
@@ -217,8 +219,9 @@ describe("orders", () => {
     const fees = Either.getOrThrow(Money.sum("USD", (q.fees ?? []).map((f) => f.amount ?? zero)))
     expect(Money.equals(fees, q.order_fee ?? zero)).toBe(true)
     const total = Either.getOrThrow(
-      Either.flatMap(Money.sum("USD", [q.order_sub_total ?? zero, q.order_shipping_fee ?? zero, q.order_tax ?? zero, fees]), (s) =>
-        Money.subtract(s, q.order_discount ?? zero)
+      Either.flatMap(
+        Money.sum("USD", [q.order_sub_total ?? zero, q.order_shipping_fee ?? zero, q.order_tax ?? zero, fees]),
+        (s) => Money.subtract(s, q.order_discount ?? zero)
       )
     )
     expect(q.line_items?.[0]?.item_quantity).toBe(3)
@@ -239,7 +242,12 @@ describe("webhooks", () => {
       })
     )
     await client((c) =>
-      c.createWebhook({ status: "STATUS_INACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V1", delivery_url: "https://x.example.com/h" })
+      c.createWebhook({
+        status: "STATUS_INACTIVE",
+        topic: "TOPIC_ORDER_COMPLETED",
+        version: "VERSION_V1",
+        delivery_url: "https://x.example.com/h"
+      })
     )
     const active = await client((c) => c.listWebhooks({ filter: { statuses: ["STATUS_ACTIVE"] } }))
     expect(active.data.map((w) => w.webhook_id)).toEqual([hook.webhook_id])

@@ -58,8 +58,9 @@ beforeAll(async () => {
   const lenient = podClientLayer(sim.url)
   const variants = await Effect.runPromise(
     Effect.provide(
-      Effect.flatMap(PodClient, (c) =>
-        c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+      Effect.flatMap(
+        PodClient,
+        (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
       ),
       lenient
     )
@@ -123,7 +124,11 @@ describe("v3 answers name only the spec's fields", () => {
     const summary = await v3((c) => c.createDraftSummary(fullDraft("conf:summary")))
     expect(summary.reference_id).toBe("conf:summary")
     expect(summary.order_id).not.toBe("")
-    expect(Object.keys(summary).every((k) => ["order_id", "reference_id", "status", "order_date", "origin_order_id", "shipping_substitution", "warnings"].includes(k))).toBe(true)
+    expect(
+      Object.keys(summary).every((k) =>
+        ["order_id", "reference_id", "status", "order_date", "origin_order_id", "shipping_substitution", "warnings"].includes(k)
+      )
+    ).toBe(true)
     expect(summary.warnings).toEqual([])
   })
 
@@ -176,7 +181,10 @@ describe("v3 answers name only the spec's fields", () => {
     const [progress] = (await v3((c) => c.listOrderProgress({ filter: { order_ids: [orderId] } }))).data
     const [full] = (await v3((c) => c.listOrders({ filter: { order_ids: [orderId] } }))).data
     expect(progress).toEqual({
-      order_id: full!.order_id, reference_id: full!.reference_id, order_date: full!.order_date, order_status: full!.order_status,
+      order_id: full!.order_id,
+      reference_id: full!.reference_id,
+      order_date: full!.order_date,
+      order_status: full!.order_status,
       ...(full!.tracking_number === undefined ? {} : { tracking_number: full!.tracking_number }),
       ...(full!.tracking_link === undefined ? {} : { tracking_link: full!.tracking_link }),
       ...(full!.tracking_company === undefined ? {} : { tracking_company: full!.tracking_company })
@@ -201,8 +209,12 @@ describe("v3 answers name only the spec's fields", () => {
   it("webhook create (with store), list, delete", async () => {
     const hook = await v3((c) =>
       c.createWebhook({
-        status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_ON_HOLD", version: "VERSION_V3", name: "conf",
-        delivery_url: "https://conf.example.com/h", store_id: "store-1"
+        status: "STATUS_ACTIVE",
+        topic: "TOPIC_ORDER_ON_HOLD",
+        version: "VERSION_V3",
+        name: "conf",
+        delivery_url: "https://conf.example.com/h",
+        store_id: "store-1"
       })
     )
     expect((await v3((c) => c.listWebhooks())).data.length).toBeGreaterThan(0)
@@ -237,7 +249,10 @@ describe("legacy v2 answers name only the spec's fields", () => {
     const order = await lenientV2((c) => c.getOrder(legacyDraftId))
     const items = order.items as ReadonlyArray<{ readonly order_item_id: number }>
     const updated = await v2((c) =>
-      c.updateDraftLineItems({ order_id: legacyDraftId, line_items: [{ order_item_id: items[0]!.order_item_id, quantity: 2, design_link: "https://d.example.com/g.png" }] })
+      c.updateDraftLineItems({
+        order_id: legacyDraftId,
+        line_items: [{ order_item_id: items[0]!.order_item_id, quantity: 2, design_link: "https://d.example.com/g.png" }]
+      })
     )
     expect(updated.id).toBe(legacyDraftId)
   })

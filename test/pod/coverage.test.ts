@@ -46,20 +46,40 @@ describe("checkEconomyCoverage", () => {
 
   it("reports the service's field-level refusal as a bad request, never ambiguous", async () => {
     const error = await run(strict(), Effect.flip(Effect.flatMap(PodClient, (c) => c.checkEconomyCoverage(["ABCDE"]))))
-    expect(error).toMatchObject({ _tag: "PodBadRequestError", ambiguous: false, details: [{ field: "zip_codes[0]", issue: "must be a US ZIP code: five digits, or ZIP+4" }] })
+    expect(error).toMatchObject({
+      _tag: "PodBadRequestError",
+      ambiguous: false,
+      details: [{ field: "zip_codes[0]", issue: "must be a US ZIP code: five digits, or ZIP+4" }]
+    })
   })
 })
 
 describe("createDraftSummary", () => {
   it("keeps the shipping substitution the service applied to an Economy draft", async () => {
     const client = podClientLayer(sim.url, { strictDecoding: true })
-    const variantId = (await run(client, Effect.flatMap(PodClient, (c) =>
-      c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })))).data[0]!.variant_id
+    const variantId = (await run(
+      client,
+      Effect.flatMap(
+        PodClient,
+        (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+      )
+    )).data[0]!.variant_id
     await admin(sim.url, "POST", "/economy/coverage", { uncovered: ["90012"] })
-    const moved = await run(client, Effect.flatMap(PodClient, (c) => c.createDraftSummary(draftInput(variantId, "eco:1", { shipping_method: "METHOD_ECONOMY" }))))
+    const moved = await run(
+      client,
+      Effect.flatMap(PodClient, (c) => c.createDraftSummary(draftInput(variantId, "eco:1", { shipping_method: "METHOD_ECONOMY" })))
+    )
     expect(moved.shipping_substitution).toEqual({ from: "METHOD_ECONOMY", to: "METHOD_STANDARD", reason: "uncovered_zip" })
-    const kept = await run(client, Effect.flatMap(PodClient, (c) =>
-      c.createDraftSummary(draftInput(variantId, "eco:2", { shipping_method: "METHOD_ECONOMY", address: { ...draftInput(variantId, "x").address, zip_code: "10001" } }))))
+    const kept = await run(
+      client,
+      Effect.flatMap(PodClient, (c) =>
+        c.createDraftSummary(
+          draftInput(variantId, "eco:2", {
+            shipping_method: "METHOD_ECONOMY",
+            address: { ...draftInput(variantId, "x").address, zip_code: "10001" }
+          })
+        ))
+    )
     expect(kept.shipping_substitution).toBeUndefined()
   })
 })

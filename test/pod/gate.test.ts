@@ -26,8 +26,9 @@ beforeAll(async () => {
   sim = await startPodSimulator({ rateLimit: false })
   const page = await run(
     podClientLayer(sim.url),
-    Effect.flatMap(PodClient, (c) =>
-      c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+    Effect.flatMap(
+      PodClient,
+      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
     )
   )
   variantId = page.data[0]!.variant_id
@@ -48,8 +49,7 @@ describe("PodRequestGate", () => {
           c.listCatalog({ paging: { limit: 1 } }),
           c.createDraft(draftInput(variantId, "shop-x:1"), { storeKey: "shop-x" }),
           c.findDraftsByReferenceId("shop-x:1", { lane: "urgent", storeKey: "shop-x" })
-        ])
-      )
+        ]))
     )
     expect(recorded.arounds).toEqual([
       { operation: "catalog.list", method: "GET", path: "/api/v3/catalog", lane: "background" },
@@ -64,7 +64,7 @@ describe("PodRequestGate", () => {
   })
 
   it("decides when the request is sent: nothing reaches the service while the gate holds it", async () => {
-    const program = Effect.gen(function* () {
+    const program = Effect.gen(function*() {
       const open = yield* Deferred.make<void>()
       const entered = yield* Deferred.make<void>()
       const holdingGate = Layer.succeed(PodRequestGate, {
@@ -113,14 +113,18 @@ describe("PodRequestGate", () => {
 describe("credentials", () => {
   it("never appear in the logs, even at debug level and on failures", async () => {
     const lines: Array<string> = []
-    const collector = Logger.make((entry) => void lines.push(JSON.stringify({ ...entry, annotations: Object.fromEntries(entry.annotations) })))
+    const collector = Logger.make((entry) =>
+      void lines.push(JSON.stringify({ ...entry, annotations: Object.fromEntries(entry.annotations) }))
+    )
     const capture = Logger.replace(Logger.defaultLogger, collector)
     const ok = podClientLayer(sim.url)
     const bad = podClientLayer(sim.url, { clientKey: Redacted.make("leaky-key-123"), clientSecret: Redacted.make("leaky-secret-456") })
-    const calls = Effect.flatMap(PodClient, (c) =>
-      Effect.all([Effect.either(c.listCatalog({ paging: { limit: 1 } })), Effect.either(c.getDraft("missing"))]).pipe(
-        Effect.tap((results) => Effect.logError("results", ...results))
-      )
+    const calls = Effect.flatMap(
+      PodClient,
+      (c) =>
+        Effect.all([Effect.either(c.listCatalog({ paging: { limit: 1 } })), Effect.either(c.getDraft("missing"))]).pipe(
+          Effect.tap((results) => Effect.logError("results", ...results))
+        )
     ).pipe(Logger.withMinimumLogLevel(LogLevel.All), Effect.provide(capture))
     await run(ok, calls)
     await run(bad, calls)

@@ -33,8 +33,9 @@ beforeAll(async () => {
   sim = await startPodSimulator({ rateLimit: false })
   const page = await run(
     podClientLayer(sim.url),
-    Effect.flatMap(PodClient, (c) =>
-      c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+    Effect.flatMap(
+      PodClient,
+      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
     )
   )
   legacyVariantId = page.data[0]!.legacy_variant_id!

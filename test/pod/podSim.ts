@@ -31,10 +31,14 @@ export const podClientLayer = (
  */
 export const recordingPodClientLayer = (url: () => string, sent: Array<string>) =>
   Layer.suspend(() =>
-    podClientLayer(url(), {}, Layer.succeed(PodRequestGate, {
-      around: (info, send) => Effect.zipRight(Effect.sync(() => sent.push(info.operation)), send),
-      report: () => Effect.void
-    }))
+    podClientLayer(
+      url(),
+      {},
+      Layer.succeed(PodRequestGate, {
+        around: (info, send) => Effect.zipRight(Effect.sync(() => sent.push(info.operation)), send),
+        report: () => Effect.void
+      })
+    )
   )
 
 export const legacyClientLayer = (url: string, options: { readonly apiKey?: string; readonly strictDecoding?: boolean } = {}) =>

@@ -15,7 +15,14 @@ import { signWebhook as simulatorSign } from "../../src/simulator/pod/index.js"
 
 /** The published Go sample, written out independently: base64url WITH padding, of the body and of the digest. */
 const goBase64Url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64").replaceAll("+", "-").replaceAll("/", "_")
-const signAsPublished = (key: string, path: string, nonce: string, timestamp: string, raw: Uint8Array | string, bodyPadding: "padded" | "unpadded") => {
+const signAsPublished = (
+  key: string,
+  path: string,
+  nonce: string,
+  timestamp: string,
+  raw: Uint8Array | string,
+  bodyPadding: "padded" | "unpadded"
+) => {
   const encodedBody = bodyPadding === "padded" ? goBase64Url(raw) : Buffer.from(raw).toString("base64url")
   return goBase64Url(createHmac("sha256", key).update(path + nonce + timestamp + encodedBody).digest())
 }
@@ -31,9 +38,15 @@ const body = JSON.stringify({
   order: { gearment_id: "ord_8812", gearment_name: "#1042", vendor_id: "acme-shopify:5610000042", ord_status: "shipped" }
 })
 
-const sign = (encoding: "hex" | "base64" | "base64url", content: { path?: string; nonce?: string; timestamp?: string; raw?: string; key?: string } = {}) =>
+const sign = (
+  encoding: "hex" | "base64" | "base64url",
+  content: { path?: string; nonce?: string; timestamp?: string; raw?: string; key?: string } = {}
+) =>
   createHmac("sha256", content.key ?? KEY)
-    .update((content.path ?? PATH) + (content.nonce ?? "n-1") + (content.timestamp ?? String(NOW / 1000)) + Buffer.from(content.raw ?? body).toString("base64url"))
+    .update(
+      (content.path ?? PATH) + (content.nonce ?? "n-1") + (content.timestamp ?? String(NOW / 1000)) +
+        Buffer.from(content.raw ?? body).toString("base64url")
+    )
     .digest(encoding)
 
 const delivery = (headers: Record<string, string | undefined>, raw: string = body, path: string = PATH) => ({
@@ -68,7 +81,9 @@ describe("POD webhook signature", () => {
 
   it("agrees with the POD simulator's signer", () => {
     const signature = simulatorSign(KEY, PATH, "n-sim", String(NOW / 1000), body)
-    expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-nonce": "n-sim", "x-connect-signature": signature }), NOW))).toBe("accepted")
+    expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-nonce": "n-sim", "x-connect-signature": signature }), NOW))).toBe(
+      "accepted"
+    )
   })
 
   it("accepts the body's base64url with and without padding, as the Go and NodeJS samples sign it", () => {
@@ -80,8 +95,10 @@ describe("POD webhook signature", () => {
         const signature = signAsPublished(KEY, PATH, nonce, timestamp, raw, padding)
         expect(signature).toMatch(/^[A-Za-z0-9_-]{43}=$/)
         const headers = { "x-connect-nonce": nonce, "x-connect-timestamp": timestamp, "x-connect-signature": signature }
-        expect(verdict(verifyPodWebhook(secrets, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW)), `${raw.length % 3} ${padding}`).toBe("accepted")
-        expect(verdict(verifyPodWebhook({ signingKey: Redacted.make("another") }, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW))).toBe("bad_signature")
+        expect(verdict(verifyPodWebhook(secrets, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW)), `${raw.length % 3} ${padding}`)
+          .toBe("accepted")
+        expect(verdict(verifyPodWebhook({ signingKey: Redacted.make("another") }, { path: PATH, headers, rawBody: Buffer.from(raw) }, NOW)))
+          .toBe("bad_signature")
       }
     }
     // The simulator signs as the Go sample does.
@@ -89,7 +106,9 @@ describe("POD webhook signature", () => {
   })
 
   it("rejects another key, a tampered body, nonce, timestamp or path, and a missing signature", () => {
-    expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-signature": sign("hex", { key: "guessed" }) }), NOW))).toBe("bad_signature")
+    expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-signature": sign("hex", { key: "guessed" }) }), NOW))).toBe(
+      "bad_signature"
+    )
     expect(verdict(verifyPodWebhook(secrets, delivery({}, body.replace("ord_8812", "ord_8813")), NOW))).toBe("bad_signature")
     expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-nonce": "n-2" }), NOW))).toBe("bad_signature")
     expect(verdict(verifyPodWebhook(secrets, delivery({ "x-connect-timestamp": String(NOW / 1000 + 1) }), NOW))).toBe("bad_signature")
@@ -102,7 +121,9 @@ describe("POD webhook signature", () => {
 
   it("reads the timestamp in seconds or milliseconds, and refuses one more than 5 minutes away", () => {
     const at = (timestamp: string, now: number) =>
-      verdict(verifyPodWebhook(secrets, delivery({ "x-connect-timestamp": timestamp, "x-connect-signature": sign("hex", { timestamp }) }), now))
+      verdict(
+        verifyPodWebhook(secrets, delivery({ "x-connect-timestamp": timestamp, "x-connect-signature": sign("hex", { timestamp }) }), now)
+      )
     expect(at(String(NOW / 1000), NOW)).toBe("accepted")
     expect(at(String(NOW), NOW)).toBe("accepted")
     expect(at(String(NOW / 1000), NOW + 300_000)).toBe("accepted")
@@ -144,18 +165,18 @@ describe("POD webhook signature", () => {
         fc.boolean(),
         fc.nat(),
         (bytes, nonce, encoding, padded, flipAt) => {
-        const timestamp = String(NOW)
-        const encodedBody = padded ? goBase64Url(bytes) : Buffer.from(bytes).toString("base64url")
-        const signature = createHmac("sha256", KEY).update(PATH + nonce + timestamp + encodedBody).digest(encoding)
-        const headers = { "x-connect-nonce": nonce, "x-connect-timestamp": timestamp, "x-connect-signature": signature }
-        const ok = verifyPodWebhook(secrets, { path: PATH, headers, rawBody: bytes }, NOW)
-        if (!Either.isRight(ok)) return false
-        if (bytes.length === 0) return true
-        const changed = Uint8Array.from(bytes)
-        const i = flipAt % changed.length
-        changed[i] = (changed[i]! + 1) % 256
-        return Either.isLeft(verifyPodWebhook(secrets, { path: PATH, headers, rawBody: changed }, NOW))
-      }
+          const timestamp = String(NOW)
+          const encodedBody = padded ? goBase64Url(bytes) : Buffer.from(bytes).toString("base64url")
+          const signature = createHmac("sha256", KEY).update(PATH + nonce + timestamp + encodedBody).digest(encoding)
+          const headers = { "x-connect-nonce": nonce, "x-connect-timestamp": timestamp, "x-connect-signature": signature }
+          const ok = verifyPodWebhook(secrets, { path: PATH, headers, rawBody: bytes }, NOW)
+          if (!Either.isRight(ok)) return false
+          if (bytes.length === 0) return true
+          const changed = Uint8Array.from(bytes)
+          const i = flipAt % changed.length
+          changed[i] = (changed[i]! + 1) % 256
+          return Either.isLeft(verifyPodWebhook(secrets, { path: PATH, headers, rawBody: changed }, NOW))
+        }
       ),
       { numRuns: 200 }
     )
@@ -171,10 +192,24 @@ describe("POD webhook signature", () => {
 
 describe("POD webhook payloads", () => {
   it("reads V3 and V1 payloads, and nothing from bodies of another shape", () => {
-    expect(podWebhookHint(JSON.parse(body))).toEqual({ topic: "order_completed", event: "order_completed", podOrderId: "ord_8812", referenceId: "acme-shopify:5610000042" })
+    expect(podWebhookHint(JSON.parse(body))).toEqual({
+      topic: "order_completed",
+      event: "order_completed",
+      podOrderId: "ord_8812",
+      referenceId: "acme-shopify:5610000042"
+    })
     expect(
-      podWebhookHint({ type: "shipping_address_verified", data: { gearment_ord_id: 991, gearment_ord_name: "#7", order_id: "acme-shopify:77", verify_address: "verified" } })
-    ).toEqual({ topic: "shipping_address_verified", event: "shipping_address_verified", podOrderId: "991", referenceId: "acme-shopify:77", addressVerified: true })
+      podWebhookHint({
+        type: "shipping_address_verified",
+        data: { gearment_ord_id: 991, gearment_ord_name: "#7", order_id: "acme-shopify:77", verify_address: "verified" }
+      })
+    ).toEqual({
+      topic: "shipping_address_verified",
+      event: "shipping_address_verified",
+      podOrderId: "991",
+      referenceId: "acme-shopify:77",
+      addressVerified: true
+    })
     expect(podWebhookHint({ type: "order_on_hold", order: { vendor_id: "" } })).toEqual({ topic: "order_on_hold", event: "order_on_hold" })
     expect(podWebhookHint([1, 2])).toEqual({})
     expect(podWebhookHint("text")).toEqual({})
@@ -189,16 +224,57 @@ describe("POD webhook payloads", () => {
       type: "order_completed"
     }
     expect(podWebhookHint(completed)).toEqual({
-      topic: "order_completed", event: "order_completed", podOrderId: "ord_1", referenceId: "acme-shopify:1", trackingNumber: "1Z999AA10123456784"
+      topic: "order_completed",
+      event: "order_completed",
+      podOrderId: "ord_1",
+      referenceId: "acme-shopify:1",
+      trackingNumber: "1Z999AA10123456784"
     })
     // The published V3 address example has no reference: vendor_id stands in.
-    expect(podWebhookHint({ type: "shipping_address_unverified", order: { gearment_id: "ord_2", gearment_name: "#2", vendor_id: "acme-shopify:2", verify_address: "unverified", ord_status: "pending" } }))
-      .toEqual({ topic: "shipping_address_unverified", event: "shipping_address_unverified", podOrderId: "ord_2", referenceId: "acme-shopify:2", addressVerified: false })
-    expect(podWebhookHint({ type: "product_out_of_stock", order: { gearment_id: "ord_3", reference: "acme-shopify:3" }, variant: { variant_id: "GM0002003147" } }))
+    expect(
+      podWebhookHint({
+        type: "shipping_address_unverified",
+        order: {
+          gearment_id: "ord_2",
+          gearment_name: "#2",
+          vendor_id: "acme-shopify:2",
+          verify_address: "unverified",
+          ord_status: "pending"
+        }
+      })
+    )
+      .toEqual({
+        topic: "shipping_address_unverified",
+        event: "shipping_address_unverified",
+        podOrderId: "ord_2",
+        referenceId: "acme-shopify:2",
+        addressVerified: false
+      })
+    expect(
+      podWebhookHint({
+        type: "product_out_of_stock",
+        order: { gearment_id: "ord_3", reference: "acme-shopify:3" },
+        variant: { variant_id: "GM0002003147" }
+      })
+    )
       .toMatchObject({ event: "product_out_of_stock", variantIds: ["GM0002003147"] })
-    expect(podWebhookHint({ type: "product_out_of_stock", order: { gearment_id: "ord_3" }, variants: [{ variant_id: "a" }, "b"] }).variantIds).toEqual(["a", "b"])
-    expect(podWebhookHint({ api_key: "k", type: "product_out_of_stock", data: { gearment_ord_id: "ord_4", order_id: "acme-shopify:4", variant_id: "v-4" } }).variantIds).toEqual(["v-4"])
-    expect(podWebhookHint({ api_key: "k", type: "tracking_updated", data: { gearment_ord_id: "ord_5", order_id: "acme-shopify:5", tracking_number: "9400" } }))
+    expect(
+      podWebhookHint({ type: "product_out_of_stock", order: { gearment_id: "ord_3" }, variants: [{ variant_id: "a" }, "b"] }).variantIds
+    ).toEqual(["a", "b"])
+    expect(
+      podWebhookHint({
+        api_key: "k",
+        type: "product_out_of_stock",
+        data: { gearment_ord_id: "ord_4", order_id: "acme-shopify:4", variant_id: "v-4" }
+      }).variantIds
+    ).toEqual(["v-4"])
+    expect(
+      podWebhookHint({
+        api_key: "k",
+        type: "tracking_updated",
+        data: { gearment_ord_id: "ord_5", order_id: "acme-shopify:5", tracking_number: "9400" }
+      })
+    )
       .toMatchObject({ event: "tracking_updated", trackingNumber: "9400" })
   })
 
@@ -234,7 +310,11 @@ describe("POD webhook payloads", () => {
 
   it("never names the key in a rejection, whichever body padding was tried", () => {
     const raw = `${body}  `
-    const result = verifyPodWebhook(secrets, delivery({ "x-connect-signature": signAsPublished("wrong", PATH, "n-1", String(NOW / 1000), raw, "padded") }, raw), NOW)
+    const result = verifyPodWebhook(
+      secrets,
+      delivery({ "x-connect-signature": signAsPublished("wrong", PATH, "n-1", String(NOW / 1000), raw, "padded") }, raw),
+      NOW
+    )
     if (Either.isRight(result)) throw new Error("expected a rejection")
     expect(`${JSON.stringify(result.left)} ${result.left.message}`).not.toContain(KEY)
   })

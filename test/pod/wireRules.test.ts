@@ -77,7 +77,12 @@ describe("open enums", () => {
       Schema.decodeUnknown(Status)("VENDOR_ORDER_DRAFT_STATUS_DRAFT"),
       Schema.decodeUnknown(Status)("VENDOR_ORDER_DRAFT_STATUS_FROZEN"),
       Schema.decodeUnknown(Status)("VENDOR_ORDER_DRAFT_STATUS_FROZEN")
-    ]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ annotations }) => void logged.push(Object.fromEntries(annotations))))))
+    ]).pipe(
+      Effect.provide(Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ annotations }) => void logged.push(Object.fromEntries(annotations)))
+      ))
+    )
     const [known, unknown, again] = Effect.runSync(decodeTwice)
     expect(isKnownValue(DraftStatuses, known)).toBe(true)
     expect(unknown).toBe("VENDOR_ORDER_DRAFT_STATUS_FROZEN")
@@ -100,13 +105,21 @@ describe("errors as records", () => {
   it("survive being stored as JSON and read back, ambiguity included", () => {
     const errors = [
       new PodRateLimitedError({
-        operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft", ambiguous: false,
-        message: "Rate limit exceeded. Please retry later.", retryAfterSeconds: 60,
+        operation: "drafts.create",
+        method: "POST",
+        path: "/api/v3/orders/draft",
+        ambiguous: false,
+        message: "Rate limit exceeded. Please retry later.",
+        retryAfterSeconds: 60,
         blockedUntil: DateTime.unsafeMake("2026-01-01T12:01:00Z")
       }),
       new PodTransportError({
-        operation: "drafts.create", method: "POST", path: "/api/v3/orders/draft", ambiguous: true,
-        reason: "reset", cause: "ECONNRESET: socket hang up"
+        operation: "drafts.create",
+        method: "POST",
+        path: "/api/v3/orders/draft",
+        ambiguous: true,
+        reason: "reset",
+        cause: "ECONNRESET: socket hang up"
       })
     ]
     for (const error of errors) {

@@ -63,36 +63,84 @@ const listOf = (arb: fc.Arbitrary<Wire>) => fc.array(arb, { maxLength: 3 })
 const when = zeroOr(fc.constant("2026-11-24T12:00:00Z"), "")
 
 const orderLine = fc.record({
-  id: fc.oneof(count, text), line_item_id: text, quantity: count, product_name: text, variant_sku: text,
-  item_price: money, line_tax: money, line_discount: money, line_total: money
+  id: fc.oneof(count, text),
+  line_item_id: text,
+  quantity: count,
+  product_name: text,
+  variant_sku: text,
+  item_price: money,
+  line_tax: money,
+  line_discount: money,
+  line_total: money
 })
 const orderListLine = fc.record({
-  id: text, quantity: count, product_sku: text, item_price: money, line_total: money,
+  id: text,
+  quantity: count,
+  product_sku: text,
+  item_price: money,
+  line_total: money,
   variant: fc.record({ variant_id: text, sku: text, legacy_id: count, stock_label: fc.constantFrom("VENDOR_STOCK_LABEL_IN_STOCK", 1) })
 })
-const tracking = fc.record({ tracking_no: text, carrier: text, tracking_url: text, tracking_type: fc.constantFrom("TRACKING_TYPE_PRIMARY", 2) })
+const tracking = fc.record({
+  tracking_no: text,
+  carrier: text,
+  tracking_url: text,
+  tracking_type: fc.constantFrom("TRACKING_TYPE_PRIMARY", 2)
+})
 
 const order = fc.record({
-  order_id: fc.string({ minLength: 1, maxLength: 8 }), reference_id: text, order_status: fc.constantFrom("VENDOR_ORDER_STATUS_SHIPPED", 5),
-  is_label_attached: flag, tracking_no: text, order_total: money, order_discount: money, order_tax: money, paid_total: money,
-  created_at: when, line_items: listOf(orderLine), order_trackings: listOf(tracking)
+  order_id: fc.string({ minLength: 1, maxLength: 8 }),
+  reference_id: text,
+  order_status: fc.constantFrom("VENDOR_ORDER_STATUS_SHIPPED", 5),
+  is_label_attached: flag,
+  tracking_no: text,
+  order_total: money,
+  order_discount: money,
+  order_tax: money,
+  paid_total: money,
+  created_at: when,
+  line_items: listOf(orderLine),
+  order_trackings: listOf(tracking)
 })
 const orderListItem = fc.record({
-  order_id: fc.string({ minLength: 1, maxLength: 8 }), reference_id: text, order_status: fc.constantFrom("VENDOR_ORDER_STATUS_IN_PRODUCTION", 7),
-  tracking_number: text, tracking_link: text, tracking_company: text, order_total: money, order_tax: money, shipped_at: when,
+  order_id: fc.string({ minLength: 1, maxLength: 8 }),
+  reference_id: text,
+  order_status: fc.constantFrom("VENDOR_ORDER_STATUS_IN_PRODUCTION", 7),
+  tracking_number: text,
+  tracking_link: text,
+  tracking_company: text,
+  order_total: money,
+  order_tax: money,
+  shipped_at: when,
   line_items: listOf(orderListLine)
 })
 const draft = fc.record({
-  order_id: fc.string({ minLength: 1, maxLength: 8 }), reference_id: text, status: fc.constantFrom("VENDOR_ORDER_DRAFT_STATUS_DRAFT", 3),
-  is_approved: flag, auto_approve: flag, origin_order_id: text, order_total: money, order_discount: money,
+  order_id: fc.string({ minLength: 1, maxLength: 8 }),
+  reference_id: text,
+  status: fc.constantFrom("VENDOR_ORDER_DRAFT_STATUS_DRAFT", 3),
+  is_approved: flag,
+  auto_approve: flag,
+  origin_order_id: text,
+  order_total: money,
+  order_discount: money,
   line_items: listOf(fc.record({ id: count, quantity: count, line_total: money }))
 })
 const variant = fc.record({
-  variant_id: fc.string({ minLength: 1, maxLength: 12 }), variant_sku: text, sku: text, color_code: text, legacy_variant_id: count,
-  price: money, extra_price: money, net_price: money, stock_label: fc.constantFrom("VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK", 2)
+  variant_id: fc.string({ minLength: 1, maxLength: 12 }),
+  variant_sku: text,
+  sku: text,
+  color_code: text,
+  legacy_variant_id: count,
+  price: money,
+  extra_price: money,
+  net_price: money,
+  stock_label: fc.constantFrom("VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK", 2)
 })
 const quote = fc.record({
-  order_total: money, order_discount: money, order_tax: money, order_shipping_fee: money,
+  order_total: money,
+  order_discount: money,
+  order_tax: money,
+  order_shipping_fee: money,
   line_items: listOf(fc.record({ id: text, item_quantity: count, line_total: money, item_discount: money })),
   fees: listOf(fc.record({ fee_code: text, amount: money }))
 })
@@ -107,8 +155,11 @@ const cases: ReadonlyArray<readonly [string, Schema.Schema<unknown, unknown>, fc
   ["order progress list", OrderProgressListResponse as unknown as Schema.Schema<unknown, unknown>, list(orderListItem)],
   ["whole draft", DraftResponse as unknown as Schema.Schema<unknown, unknown>, envelope(draft)],
   ["draft list", DraftListResponse as unknown as Schema.Schema<unknown, unknown>, list(draft)],
-  ["draft create", CreatedDraftResponse as unknown as Schema.Schema<unknown, unknown>,
-    fc.record({ status: fc.constant("success"), data: draft, warnings: listOf(fc.string({ minLength: 1 })) })],
+  [
+    "draft create",
+    CreatedDraftResponse as unknown as Schema.Schema<unknown, unknown>,
+    fc.record({ status: fc.constant("success"), data: draft, warnings: listOf(fc.string({ minLength: 1 })) })
+  ],
   ["catalog variants", CatalogVariantListResponse as unknown as Schema.Schema<unknown, unknown>, list(variant)],
   ["price quote", PriceQuoteResponse as unknown as Schema.Schema<unknown, unknown>, envelope(quote)]
 ]
@@ -131,7 +182,9 @@ describe("answers with zero values left out, as protobuf JSON writes them", () =
   }
 
   it("reads a $0.50 and a $0 amount, an empty list answer and a false flag", () => {
-    const decoded = Schema.decodeUnknownSync(OrderResponse)({ data: { order_id: "o1", order_total: { currency_code: "USD", nanos: 500_000_000 }, order_tax: { currency_code: "USD" } } })
+    const decoded = Schema.decodeUnknownSync(OrderResponse)({
+      data: { order_id: "o1", order_total: { currency_code: "USD", nanos: 500_000_000 }, order_tax: { currency_code: "USD" } }
+    })
     expect(Money.toDecimalString(decoded.data.order_total!)).toBe("0.5")
     expect(Money.isZero(decoded.data.order_tax!)).toBe(true)
     expect(Schema.decodeUnknownSync(DraftListResponse)({ status: "success", paging: { page: 1 } }).data).toEqual([])
@@ -139,7 +192,8 @@ describe("answers with zero values left out, as protobuf JSON writes them", () =
   })
 
   it("reads the primary tracking of a list item under either name", () => {
-    const [item] = Schema.decodeUnknownSync(OrderProgressListResponse)({ data: [{ order_id: "o1", tracking_number: "1Z9", order_status: 7 }] }).data
+    const [item] =
+      Schema.decodeUnknownSync(OrderProgressListResponse)({ data: [{ order_id: "o1", tracking_number: "1Z9", order_status: 7 }] }).data
     expect(primaryTrackingNumber(item!)).toBe("1Z9")
     expect(item!.order_status).toBe("VENDOR_ORDER_STATUS_SHIPPED")
     expect(primaryTrackingNumber({ tracking_no: "1Z8" })).toBe("1Z8")

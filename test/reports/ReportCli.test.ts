@@ -12,11 +12,13 @@ import { createOrders, type Stack, startStack, writeDaemonConfig } from "../supp
 const podsyncReport = async (args: ReadonlyArray<string>) => {
   const printed: Array<string> = []
   const cli = Command.run(reportCommand, { name: "podsync", version: "test" })
-  const exit = await Effect.runPromiseExit(Effect.gen(function*() {
-    const console = yield* Effect.console
-    const capture = { ...console, log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(parts.join(" "))) }
-    return yield* Effect.withConsole(cli(["node", "podsync", ...args]), capture)
-  }).pipe(Effect.provide(NodeContext.layer)))
+  const exit = await Effect.runPromiseExit(
+    Effect.gen(function*() {
+      const console = yield* Effect.console
+      const capture = { ...console, log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(parts.join(" "))) }
+      return yield* Effect.withConsole(cli(["node", "podsync", ...args]), capture)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
   return { exit, printed: printed.join("\n") }
 }
 
@@ -39,10 +41,13 @@ describe("podsync report (no daemon running: it opens the embedded database itse
     const from = new Date(Date.now() - 3_600_000).toISOString()
     const { exit, printed } = await podsyncReport(["--config", config, "--from", from, "--store", "demo-shopify"])
     expect(Exit.isSuccess(exit)).toBe(true)
-    expect(printed).toMatch(/^report \d{8}T\d{4,6}Z_\d{8}T\d{4,6}Z \(demo-shopify, UTC\): 0 orders pulled; 0 need a person; 0 drift findings; no margin yet \(written here\)/)
+    expect(printed).toMatch(
+      /^report \d{8}T\d{4,6}Z_\d{8}T\d{4,6}Z \(demo-shopify, UTC\): 0 orders pulled; 0 need a person; 0 drift findings; no margin yet \(written here\)/
+    )
     const files = printed.split("\n").slice(1).map((line) => line.trim())
     expect(files.map((f) => path.extname(f))).toEqual([".html", ".csv", ".json"])
-    expect(files.every((f) => f.startsWith(path.join(stack.dir, "reports", "report-")) && f.endsWith(`-demo-shopify${path.extname(f)}`))).toBe(true)
+    expect(files.every((f) => f.startsWith(path.join(stack.dir, "reports", "report-")) && f.endsWith(`-demo-shopify${path.extname(f)}`)))
+      .toBe(true)
     const json = JSON.parse(fs.readFileSync(files[2]!, "utf8"))
     // The store API was read: its two new orders are there, though podsync has not pulled them yet (too recent to be findings).
     expect(json.overall.flow).toMatchObject({ storeOrdersCreated: 2, pulled: 0 })

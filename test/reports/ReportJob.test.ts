@@ -16,71 +16,94 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
 
 describe("the report job against the simulators", () => {
-  it.effect("writes the seeded day's report with exactly the expected figures and findings, reading the APIs in batches in the background lane", () =>
-    Effect.gen(function*() {
-      const scene = yield* SceneTag
-      const day = yield* seedDay
-      const reports = yield* ReportService
-      yield* TestClock.setTime(day.reportAt)
-      scene.podRequests.length = 0
-      const { report, summary } = yield* reports.run({ from: iso(day.from), to: iso(day.to) })
-      const ref = (key: keyof typeof day.ids) => `shop:${day.ids[key]}`
+  it.effect(
+    "writes the seeded day's report with exactly the expected figures and findings, reading the APIs in batches in the background lane",
+    () =>
+      Effect.gen(function*() {
+        const scene = yield* SceneTag
+        const day = yield* seedDay
+        const reports = yield* ReportService
+        yield* TestClock.setTime(day.reportAt)
+        scene.podRequests.length = 0
+        const { report, summary } = yield* reports.run({ from: iso(day.from), to: iso(day.to) })
+        const ref = (key: keyof typeof day.ids) => `shop:${day.ids[key]}`
 
-      expect(report.overall.flow).toEqual({
-        storeOrdersCreated: 6, pulled: 6, held: 1, drafted: 3, checkedOut: 2, inProduction: 1, shipped: 1, fulfilled: 1, cancelled: 1,
-        timings: {
-          pullToDraft: { count: 3, p50Seconds: 600, p95Seconds: 900 }, // 10, 15 and 10 minutes
-          draftToShipped: { count: 1, p50Seconds: 10_800, p95Seconds: 10_800 },
-          shippedToFulfilled: { count: 1, p50Seconds: 900, p95Seconds: 900 }
-        }
-      })
+        expect(report.overall.flow).toEqual({
+          storeOrdersCreated: 6,
+          pulled: 6,
+          held: 1,
+          drafted: 3,
+          checkedOut: 2,
+          inProduction: 1,
+          shipped: 1,
+          fulfilled: 1,
+          cancelled: 1,
+          timings: {
+            pullToDraft: { count: 3, p50Seconds: 600, p95Seconds: 900 }, // 10, 15 and 10 minutes
+            draftToShipped: { count: 1, p50Seconds: 10_800, p95Seconds: 10_800 },
+            shippedToFulfilled: { count: 1, p50Seconds: 900, p95Seconds: 900 }
+          }
+        })
 
-      expect(report.needsAPerson.held).toEqual([expect.objectContaining({
-        storeKey: "shop", reason: "unmatched", count: 1, oldestAgeHours: 28.3, referenceIds: [ref("held")]
-      })])
-      expect(report.needsAPerson.notCheckedOut.map((i) => [i.referenceId, i.ageHours])).toEqual([[ref("duplicate"), 29.2]])
-      expect(report.overall.needsAPerson).toBe(2)
+        expect(report.needsAPerson.held).toEqual([expect.objectContaining({
+          storeKey: "shop",
+          reason: "unmatched",
+          count: 1,
+          oldestAgeHours: 28.3,
+          referenceIds: [ref("held")]
+        })])
+        expect(report.needsAPerson.notCheckedOut.map((i) => [i.referenceId, i.ageHours])).toEqual([[ref("duplicate"), 29.2]])
+        expect(report.overall.needsAPerson).toBe(2)
 
-      expect(report.drift.complete).toBe(true)
-      expect(report.drift.findings.map((f) => [f.kind, f.referenceId])).toEqual([
-        ["missing_draft", ref("noDraft")],
-        ["orphan_at_pod", "shop:999999999"],
-        ["duplicate_at_pod", ref("duplicate")],
-        ["shipped_not_fulfilled", ref("shippedUnfulfilled")]
-      ])
-      const [, orphan, duplicate, shipped] = report.drift.findings
-      expect(orphan!.evidence).toMatchObject({ store: "the store has no such order", drafts: [{ id: day.drafts.orphan }] })
-      expect(duplicate!.evidence).toMatchObject({ followedDraft: day.drafts.duplicateKept })
-      expect(duplicate!.action).toContain(`delete draft ${day.drafts.duplicateSpare} at the POD service`)
-      expect(shipped!.evidence).toMatchObject({
-        pod: { id: day.podOrders.shippedUnfulfilled, status: "shipped" },
-        store: { fulfillmentStatus: "unfulfilled" },
-        unfulfilledLines: ["UTS01-FOREST-S × 1"],
-        podsync: { state: "checked_out" }
-      })
+        expect(report.drift.complete).toBe(true)
+        expect(report.drift.findings.map((f) => [f.kind, f.referenceId])).toEqual([
+          ["missing_draft", ref("noDraft")],
+          ["orphan_at_pod", "shop:999999999"],
+          ["duplicate_at_pod", ref("duplicate")],
+          ["shipped_not_fulfilled", ref("shippedUnfulfilled")]
+        ])
+        const [, orphan, duplicate, shipped] = report.drift.findings
+        expect(orphan!.evidence).toMatchObject({ store: "the store has no such order", drafts: [{ id: day.drafts.orphan }] })
+        expect(duplicate!.evidence).toMatchObject({ followedDraft: day.drafts.duplicateKept })
+        expect(duplicate!.action).toContain(`delete draft ${day.drafts.duplicateSpare} at the POD service`)
+        expect(shipped!.evidence).toMatchObject({
+          pod: { id: day.podOrders.shippedUnfulfilled, status: "shipped" },
+          store: { fulfillmentStatus: "unfulfilled" },
+          unfulfilledLines: ["UTS01-FOREST-S × 1"],
+          podsync: { state: "checked_out" }
+        })
 
-      // Revenue: 2 × 24.00 + 5.00 and 1 × 24.00 + 5.00; cost: what the POD service bills for the two orders.
-      const cost = Money.fromNanos("USD", (yield* podOrderTotal(scene, day.podOrders.fulfilled)).totalNanos + (yield* podOrderTotal(scene, day.podOrders.shippedUnfulfilled)).totalNanos)
-      const [money] = report.money.stores
-      expect(money).toMatchObject({ storeKey: "shop", currency: "USD", orders: 2 })
-      expect(String(money!.revenue)).toBe("82 USD")
-      expect(Money.equals(money!.podCost, cost)).toBe(true)
-      expect(Money.equals(money!.margin, Either.getOrThrow(Money.subtract(money!.revenue, cost)))).toBe(true)
-      expect(money!.bySku.map((s) => [s.sku, s.units, String(s.revenue)])).toEqual([["UTS01-FOREST-S", 3, "82 USD"]])
+        // Revenue: 2 × 24.00 + 5.00 and 1 × 24.00 + 5.00; cost: what the POD service bills for the two orders.
+        const cost = Money.fromNanos(
+          "USD",
+          (yield* podOrderTotal(scene, day.podOrders.fulfilled)).totalNanos +
+            (yield* podOrderTotal(scene, day.podOrders.shippedUnfulfilled)).totalNanos
+        )
+        const [money] = report.money.stores
+        expect(money).toMatchObject({ storeKey: "shop", currency: "USD", orders: 2 })
+        expect(String(money!.revenue)).toBe("82 USD")
+        expect(Money.equals(money!.podCost, cost)).toBe(true)
+        expect(Money.equals(money!.margin, Either.getOrThrow(Money.subtract(money!.revenue, cost)))).toBe(true)
+        expect(money!.bySku.map((s) => [s.sku, s.units, String(s.revenue)])).toEqual([["UTS01-FOREST-S", 3, "82 USD"]])
 
-      // Four list calls in all, every one in the background lane: created since the day began, then the day's reference ids in one batch.
-      expect(scene.podRequests.map((r) => [r.operation, r.lane])).toEqual([
-        ["drafts.list", "background"], ["orders.list", "background"], ["drafts.list", "background"], ["orders.list", "background"]
-      ])
+        // Four list calls in all, every one in the background lane: created since the day began, then the day's reference ids in one batch.
+        expect(scene.podRequests.map((r) => [r.operation, r.lane])).toEqual([
+          ["drafts.list", "background"],
+          ["orders.list", "background"],
+          ["drafts.list", "background"],
+          ["orders.list", "background"]
+        ])
 
-      const label = report.period.label
-      expect(summary.files.map((f) => f.name)).toEqual([`report-${label}.html`, `report-${label}.csv`, `report-${label}.json`])
-      const json = readJson(summary.files.find((f) => f.format === "json")!.path)
-      expect(json.money.stores[0].revenue).toEqual({ currency: "USD", amount: "82" })
-      expect(json.drift.findings).toHaveLength(4)
-      const csv = fs.readFileSync(summary.files.find((f) => f.format === "csv")!.path, "utf8").trim().split("\n")
-      expect(csv).toHaveLength(1 + 2 + 4)
-    }).pipe(Effect.provide(ReportStackLive)), 40_000)
+        const label = report.period.label
+        expect(summary.files.map((f) => f.name)).toEqual([`report-${label}.html`, `report-${label}.csv`, `report-${label}.json`])
+        const json = readJson(summary.files.find((f) => f.format === "json")!.path)
+        expect(json.money.stores[0].revenue).toEqual({ currency: "USD", amount: "82" })
+        expect(json.drift.findings).toHaveLength(4)
+        const csv = fs.readFileSync(summary.files.find((f) => f.format === "csv")!.path, "utf8").trim().split("\n")
+        expect(csv).toHaveLength(1 + 2 + 4)
+      }).pipe(Effect.provide(ReportStackLive)),
+    40_000
+  )
 
   it.effect("is idempotent per period: a second run replaces the files and the row, it adds nothing", () =>
     Effect.gen(function*() {
@@ -107,28 +130,34 @@ describe("the report job against the simulators", () => {
       expect((yield* repo.list()).map((r) => r.storeKey).sort()).toEqual(["", "shop"])
     }).pipe(Effect.provide(ReportStackLive)), 40_000)
 
-  it.effect("writes the previous day's missing report once, a minute after the daemon starts, on one replica", () =>
-    Effect.gen(function*() {
-      yield* TestClock.setTime(Date.parse("2026-11-21T09:00:00Z"))
-      const repo = yield* ReportsRepo
-      const written = (from: string) => Effect.map(repo.list(), (rows) => rows.some((r) => r.periodFrom.toISOString() === from))
-      // The schedule layer as the daemon runs it: a real cron expression (not due in this test), and the catch-up.
-      yield* Layer.build(ReportScheduleLive({ expression: "0 6 * * *", timezone: "UTC", owner: "replica-a" }))
-      yield* TestClock.adjust("59 seconds")
-      expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(false)
-      yield* TestClock.adjust("1 second")
-      // The catch-up now reads the simulators over real HTTP: wait for it in real time.
-      for (let i = 0; i < 200 && !(yield* written("2026-11-20T00:00:00.000Z")); i++) yield* TestServices.provideLive(Effect.sleep("50 millis"))
-      expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(true)
-      expect(yield* catchUpPreviousDay("replica-b")).toBe("already_written")
+  it.effect(
+    "writes the previous day's missing report once, a minute after the daemon starts, on one replica",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(Date.parse("2026-11-21T09:00:00Z"))
+        const repo = yield* ReportsRepo
+        const written = (from: string) => Effect.map(repo.list(), (rows) => rows.some((r) => r.periodFrom.toISOString() === from))
+        // The schedule layer as the daemon runs it: a real cron expression (not due in this test), and the catch-up.
+        yield* Layer.build(ReportScheduleLive({ expression: "0 6 * * *", timezone: "UTC", owner: "replica-a" }))
+        yield* TestClock.adjust("59 seconds")
+        expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(false)
+        yield* TestClock.adjust("1 second")
+        // The catch-up now reads the simulators over real HTTP: wait for it in real time.
+        for (let i = 0; i < 200 && !(yield* written("2026-11-20T00:00:00.000Z")); i++) {
+          yield* TestServices.provideLive(Effect.sleep("50 millis"))
+        }
+        expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(true)
+        expect(yield* catchUpPreviousDay("replica-b")).toBe("already_written")
 
-      // The next day another replica has claimed the catch-up and is writing it: this one leaves it alone.
-      yield* TestClock.setTime(Date.parse("2026-11-22T09:00:00Z"))
-      const other = yield* makeRunCoordinator("replica-b")
-      expect(yield* other.claim("report-catch-up", new Date("2026-11-21T00:00:00Z"))).toBe(true)
-      expect(yield* catchUpPreviousDay("replica-a")).toBe("claimed_elsewhere")
-      expect(yield* written("2026-11-21T00:00:00.000Z")).toBe(false)
-    }).pipe(Effect.scoped, Effect.provide(ReportStackLive)), 40_000)
+        // The next day another replica has claimed the catch-up and is writing it: this one leaves it alone.
+        yield* TestClock.setTime(Date.parse("2026-11-22T09:00:00Z"))
+        const other = yield* makeRunCoordinator("replica-b")
+        expect(yield* other.claim("report-catch-up", new Date("2026-11-21T00:00:00Z"))).toBe(true)
+        expect(yield* catchUpPreviousDay("replica-a")).toBe("claimed_elsewhere")
+        expect(yield* written("2026-11-21T00:00:00.000Z")).toBe(false)
+      }).pipe(Effect.scoped, Effect.provide(ReportStackLive)),
+    40_000
+  )
 
   it.effect("lists and serves the reports at GET /reports, and writes one at POST /reports/run", () =>
     Effect.gen(function*() {
@@ -145,7 +174,12 @@ describe("the report job against the simulators", () => {
       const fetchJson = (path: string, init?: RequestInit) =>
         Effect.promise(async () => {
           const response = await fetch(`${base}${path}`, init)
-          return { status: response.status, type: response.headers.get("content-type"), csp: response.headers.get("content-security-policy"), body: await response.text() }
+          return {
+            status: response.status,
+            type: response.headers.get("content-type"),
+            csp: response.headers.get("content-security-policy"),
+            body: await response.text()
+          }
         })
 
       const run = yield* fetchJson(`/reports/run?from=${iso(day.from)}&to=${iso(day.to)}`, { method: "POST" })
@@ -155,12 +189,14 @@ describe("the report job against the simulators", () => {
 
       const listed = JSON.parse((yield* fetchJson("/reports")).body)
       expect(listed.reports).toHaveLength(1)
-      expect(listed.reports[0].files.map((f: { url: string }) => f.url)).toEqual(summary.files.map((f: { name: string }) => `/reports/${f.name}`))
+      expect(listed.reports[0].files.map((f: { url: string }) => f.url)).toEqual(
+        summary.files.map((f: { name: string }) => `/reports/${f.name}`)
+      )
 
       const html = yield* fetchJson(listed.reports[0].files[0].url)
       expect(html).toMatchObject({ status: 200, type: "text/html; charset=utf-8" })
       expect(html.csp).toContain("default-src 'none'")
-      expect(html.body).toContain("<svg class=\"chart\"")
+      expect(html.body).toContain('<svg class="chart"')
       expect((yield* fetchJson("/reports/..%2F..%2Fetc%2Fpasswd")).status).toBe(404)
       expect((yield* fetchJson("/reports/report-1999-01-01.json")).status).toBe(404)
       const refused = yield* fetchJson("/reports/run?from=yesterday", { method: "POST" })

@@ -61,7 +61,10 @@ describe("report periods", () => {
 
   it("defaults to the previous local day, DST included", () => {
     expect(right(previousDay(Date.parse("2026-11-21T06:00:00Z"), "UTC"))).toEqual({
-      from: Date.parse("2026-11-20T00:00:00Z"), to: Date.parse("2026-11-21T00:00:00Z"), timezone: "UTC", label: "2026-11-20"
+      from: Date.parse("2026-11-20T00:00:00Z"),
+      to: Date.parse("2026-11-21T00:00:00Z"),
+      timezone: "UTC",
+      label: "2026-11-20"
     })
     // Berlin moved its clocks on 2026-03-29: that day has 23 hours.
     const spring = right(previousDay(Date.parse("2026-03-30T05:00:00Z"), "Europe/Berlin"))
@@ -73,12 +76,18 @@ describe("report periods", () => {
   it("reads --from/--to as local dates (--to included) or instants (--to excluded)", () => {
     const now = Date.parse("2026-11-21T06:00:00Z")
     expect(right(periodFromFlags({ from: "2026-11-01", to: "2026-11-30" }, now, "UTC"))).toMatchObject({
-      from: Date.parse("2026-11-01T00:00:00Z"), to: Date.parse("2026-12-01T00:00:00Z"), label: "2026-11-01_2026-11-30"
+      from: Date.parse("2026-11-01T00:00:00Z"),
+      to: Date.parse("2026-12-01T00:00:00Z"),
+      label: "2026-11-01_2026-11-30"
     })
     expect(right(periodFromFlags({ from: "2026-11-20", to: "2026-11-20" }, now, "Europe/Berlin"))).toMatchObject({
-      from: Date.parse("2026-11-19T23:00:00Z"), to: Date.parse("2026-11-20T23:00:00Z"), label: "2026-11-20"
+      from: Date.parse("2026-11-19T23:00:00Z"),
+      to: Date.parse("2026-11-20T23:00:00Z"),
+      label: "2026-11-20"
     })
-    expect(right(periodFromFlags({ from: "2026-11-20T06:00:00Z", to: "2026-11-20T18:30:00Z" }, now, "UTC")).label).toBe("20261120T0600Z_20261120T1830Z")
+    expect(right(periodFromFlags({ from: "2026-11-20T06:00:00Z", to: "2026-11-20T18:30:00Z" }, now, "UTC")).label).toBe(
+      "20261120T0600Z_20261120T1830Z"
+    )
     expect(right(periodFromFlags({ from: "2026-11-20T06:00:00Z" }, now, "UTC")).to).toBe(now)
   })
 
@@ -100,7 +109,9 @@ describe("report files", () => {
     const rows = parse(reportCsv(report), { columns: true }) as Array<Record<(typeof CSV_COLUMNS)[number], string>>
     expect(Object.keys(rows[0]!)).toEqual([...CSV_COLUMNS])
     expect(rows.filter((r) => r.kind === "held").map((r) => [r.reference_id, r.reason, r.age_hours])).toEqual([
-      ["acme:1004", "unmatched", "26"], ["acme:1005", "unmatched", "20"], ["acme:1006", "unpaid", "19"]
+      ["acme:1004", "unmatched", "26"],
+      ["acme:1005", "unmatched", "20"],
+      ["acme:1006", "unpaid", "19"]
     ])
     expect(rows.filter((r) => r.section === "needs_a_person")).toHaveLength(7)
     const drift = rows.filter((r) => r.section === "drift")
@@ -109,7 +120,9 @@ describe("report files", () => {
   })
 
   it("renders a self-contained page: charts inline, no script, nothing fetched, store text escaped", () => {
-    const hostile = scenarioOrders.map((o) => o.referenceId === "acme:1004" ? { ...o, order: { ...o.order, name: `<img src=x onerror=alert(1)>` } } : o)
+    const hostile = scenarioOrders.map((o) =>
+      o.referenceId === "acme:1004" ? { ...o, order: { ...o.order, name: `<img src=x onerror=alert(1)>` } } : o
+    )
     const html = reportHtml(buildReport(scenarioInput({ orders: hostile })))
     expect(html).not.toMatch(/<script|https?:\/\/|<link |@import|url\(/i)
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;")

@@ -38,7 +38,10 @@ interface Spec {
 
 const currencyOf = (store: Spec["store"]) => (store === "acme" ? "USD" : "EUR")
 
-export const storeOrder = (spec: Pick<Spec, "store" | "id" | "total" | "lines" | "cancelled" | "fulfilled" | "financialStatus">, createdAt: string): NormalizedOrder =>
+export const storeOrder = (
+  spec: Pick<Spec, "store" | "id" | "total" | "lines" | "cancelled" | "fulfilled" | "financialStatus">,
+  createdAt: string
+): NormalizedOrder =>
   sampleOrder({
     storeKey: spec.store,
     storeOrderId: spec.id,
@@ -52,11 +55,26 @@ export const storeOrder = (spec: Pick<Spec, "store" | "id" | "total" | "lines" |
     ...(spec.cancelled ? { cancelledAt: createdAt } : {}),
     total: money(currencyOf(spec.store), spec.total),
     lines: (spec.lines ?? [["TEE-BLK-M", 1]]).map(([sku, quantity], i) =>
-      sampleLine({ lineId: `${spec.id}-l${i}`, sku, variantId: undefined, title: sku, variantTitle: undefined, quantity, currentQuantity: quantity, fulfillableQuantity: spec.fulfilled ? 0 : quantity }))
+      sampleLine({
+        lineId: `${spec.id}-l${i}`,
+        sku,
+        variantId: undefined,
+        title: sku,
+        variantTitle: undefined,
+        quantity,
+        currentQuantity: quantity,
+        fulfillableQuantity: spec.fulfilled ? 0 : quantity
+      })
+    )
   })
 
 const order = (n: number, spec: Spec): ReportOrder => {
-  const events = spec.steps.map(([to, time], i) => ({ at: at(time), from: i === 0 ? null : spec.steps[i - 1]![0], to, reason: to === "held" ? spec.held?.message ?? null : `to ${to}` }))
+  const events = spec.steps.map(([to, time], i) => ({
+    at: at(time),
+    from: i === 0 ? null : spec.steps[i - 1]![0],
+    to,
+    reason: to === "held" ? spec.held?.message ?? null : `to ${to}`
+  }))
   const lines = spec.lines ?? [["TEE-BLK-M", 1]]
   return {
     id: n,
@@ -78,35 +96,127 @@ const order = (n: number, spec: Spec): ReportOrder => {
 }
 
 const draft = (id: string, reference: string, created: string, status: NonNullable<Draft["status"]>, checkedOutAs?: string): Draft => ({
-  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", order_date: created, status,
-  is_label_attached: false, is_shipping_verification_bypassed: false, is_approved: true, auto_approve: true,
+  order_id: id,
+  reference_id: reference,
+  store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme",
+  order_date: created,
+  status,
+  is_label_attached: false,
+  is_shipping_verification_bypassed: false,
+  is_approved: true,
+  auto_approve: true,
   ...(checkedOutAs === undefined ? {} : { origin_order_id: checkedOutAs })
 })
 
-const podOrder = (id: string, reference: string, created: string, status: NonNullable<Order["order_status"]>, total: Money.Money, extra: Partial<Order> = {}): Order => ({
-  order_id: id, reference_id: reference, store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme", order_date: created,
-  order_status: status, order_total: total, ...extra
+const podOrder = (
+  id: string,
+  reference: string,
+  created: string,
+  status: NonNullable<Order["order_status"]>,
+  total: Money.Money,
+  extra: Partial<Order> = {}
+): Order => ({
+  order_id: id,
+  reference_id: reference,
+  store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme",
+  order_date: created,
+  order_status: status,
+  order_total: total,
+  ...extra
 })
 
 const SPECS: ReadonlyArray<Spec> = [
-  { store: "acme", id: "1001", total: "40.00", lines: [["TEE-BLK-M", 2], ["MUG-11OZ", 1]], draftId: "D-1", podOrderId: "O-1", fulfilled: true,
-    steps: [["pulled", "01:00"], ["ready", "01:01"], ["drafted", "01:10"], ["checked_out", "02:00"], ["in_production", "03:00"], ["shipped", "05:00"], ["fulfilled", "05:30"]] },
-  { store: "acme", id: "1002", total: "25.00", draftId: "D-2", podOrderId: "O-2",
-    steps: [["pulled", "02:00"], ["ready", "02:01"], ["drafted", "02:20"], ["checked_out", "03:00"], ["in_production", "04:00"]] },
+  {
+    store: "acme",
+    id: "1001",
+    total: "40.00",
+    lines: [["TEE-BLK-M", 2], ["MUG-11OZ", 1]],
+    draftId: "D-1",
+    podOrderId: "O-1",
+    fulfilled: true,
+    steps: [["pulled", "01:00"], ["ready", "01:01"], ["drafted", "01:10"], ["checked_out", "02:00"], ["in_production", "03:00"], [
+      "shipped",
+      "05:00"
+    ], ["fulfilled", "05:30"]]
+  },
+  {
+    store: "acme",
+    id: "1002",
+    total: "25.00",
+    draftId: "D-2",
+    podOrderId: "O-2",
+    steps: [["pulled", "02:00"], ["ready", "02:01"], ["drafted", "02:20"], ["checked_out", "03:00"], ["in_production", "04:00"]]
+  },
   { store: "acme", id: "1003", total: "31.00", draftId: "D-3a", steps: [["pulled", "03:00"], ["ready", "03:01"], ["drafted", "03:30"]] },
-  { store: "acme", id: "1004", total: "20.00", held: { code: "unmatched", message: "no mapping row for SKU POSTER-A3" }, steps: [["pulled", "04:00"], ["held", "04:00"]] },
-  { store: "acme", id: "1005", total: "20.00", held: { code: "unmatched", message: "no mapping row for SKU POSTER-A2" }, steps: [["pulled", "10:00"], ["held", "10:00"]] },
-  { store: "acme", id: "1006", total: "20.00", held: { code: "unpaid", message: "financial status is pending" }, financialStatus: "pending", steps: [["pulled", "11:00"], ["held", "11:00"]] },
-  { store: "acme", id: "1007", total: "20.00", lastError: { message: "PodBadRequestError: data.address.zip_code: invalid" }, steps: [["pulled", "06:00"], ["ready", "06:01"], ["failed", "06:05"]] },
+  {
+    store: "acme",
+    id: "1004",
+    total: "20.00",
+    held: { code: "unmatched", message: "no mapping row for SKU POSTER-A3" },
+    steps: [["pulled", "04:00"], ["held", "04:00"]]
+  },
+  {
+    store: "acme",
+    id: "1005",
+    total: "20.00",
+    held: { code: "unmatched", message: "no mapping row for SKU POSTER-A2" },
+    steps: [["pulled", "10:00"], ["held", "10:00"]]
+  },
+  {
+    store: "acme",
+    id: "1006",
+    total: "20.00",
+    held: { code: "unpaid", message: "financial status is pending" },
+    financialStatus: "pending",
+    steps: [["pulled", "11:00"], ["held", "11:00"]]
+  },
+  {
+    store: "acme",
+    id: "1007",
+    total: "20.00",
+    lastError: { message: "PodBadRequestError: data.address.zip_code: invalid" },
+    steps: [["pulled", "06:00"], ["ready", "06:01"], ["failed", "06:05"]]
+  },
   { store: "acme", id: "1008", total: "20.00", steps: [["pulled", "07:00"], ["ready", "07:01"]] },
   { store: "acme", id: "1009", total: "20.00", cancelled: true, steps: [["pulled", "08:00"], ["cancelled", "09:00"]] },
-  { store: "acme", id: "1010", total: "20.00", draftId: "D-10", cancelled: true, steps: [["pulled", "09:00"], ["ready", "09:01"], ["drafted", "09:15"], ["cancel_pending", "12:00"]] },
-  { store: "acme", id: "1011", total: "18.00", lines: [["CAP-RED", 1]], draftId: "D-11", podOrderId: "O-11",
-    steps: [["pulled", "12:00"], ["ready", "12:01"], ["drafted", "12:05"], ["checked_out", "13:00"], ["pod_on_hold", "14:00"]] },
-  { store: "beta", id: "2001", total: "30.00", lines: [["HOODIE-GRY-L", 1]], draftId: "D-21", podOrderId: "O-21", fulfilled: true,
-    steps: [["pulled", "05:00"], ["ready", "05:01"], ["drafted", "05:40"], ["checked_out", "06:00"], ["shipped", "10:00"], ["fulfilled", "10:20"]] },
-  { store: "beta", id: "2002", total: "22.00", lines: [["HOODIE-GRY-L", 1], ["CAP-BLU", 2]], draftId: "D-22",
-    steps: [["pulled", "06:00"], ["ready", "06:01"], ["drafted", "06:20"]] }
+  {
+    store: "acme",
+    id: "1010",
+    total: "20.00",
+    draftId: "D-10",
+    cancelled: true,
+    steps: [["pulled", "09:00"], ["ready", "09:01"], ["drafted", "09:15"], ["cancel_pending", "12:00"]]
+  },
+  {
+    store: "acme",
+    id: "1011",
+    total: "18.00",
+    lines: [["CAP-RED", 1]],
+    draftId: "D-11",
+    podOrderId: "O-11",
+    steps: [["pulled", "12:00"], ["ready", "12:01"], ["drafted", "12:05"], ["checked_out", "13:00"], ["pod_on_hold", "14:00"]]
+  },
+  {
+    store: "beta",
+    id: "2001",
+    total: "30.00",
+    lines: [["HOODIE-GRY-L", 1]],
+    draftId: "D-21",
+    podOrderId: "O-21",
+    fulfilled: true,
+    steps: [["pulled", "05:00"], ["ready", "05:01"], ["drafted", "05:40"], ["checked_out", "06:00"], ["shipped", "10:00"], [
+      "fulfilled",
+      "10:20"
+    ]]
+  },
+  {
+    store: "beta",
+    id: "2002",
+    total: "22.00",
+    lines: [["HOODIE-GRY-L", 1], ["CAP-BLU", 2]],
+    draftId: "D-22",
+    steps: [["pulled", "06:00"], ["ready", "06:01"], ["drafted", "06:20"]]
+  }
 ]
 
 export const scenarioOrders: ReadonlyArray<ReportOrder> = SPECS.map((spec, i) => order(i + 1, spec))
@@ -139,17 +249,38 @@ export const scenarioInput = (overrides: Partial<ReportInput> = {}): ReportInput
       draft("D-22", "beta:2002", iso("06:20"), "VENDOR_ORDER_DRAFT_STATUS_CHECKED_OUT", "O-22")
     ],
     orders: [
-      podOrder("O-1", "acme:1001", iso("02:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "21.50"), { shipped_at: iso("05:00"), tracking_no: "1Z001" }),
-      podOrder("O-2", "acme:1002", iso("03:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "12.00"), { shipped_at: iso("08:00"), tracking_no: "1Z002" }),
+      podOrder("O-1", "acme:1001", iso("02:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "21.50"), {
+        shipped_at: iso("05:00"),
+        tracking_no: "1Z001"
+      }),
+      podOrder("O-2", "acme:1002", iso("03:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("USD", "12.00"), {
+        shipped_at: iso("08:00"),
+        tracking_no: "1Z002"
+      }),
       podOrder("O-11", "acme:1011", iso("13:00"), "VENDOR_ORDER_STATUS_ON_HOLD", money("USD", "9.00")),
-      podOrder("O-21", "beta:2001", iso("06:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("EUR", "14.25"), { shipped_at: iso("10:00"), tracking_no: "DHL21" }),
+      podOrder("O-21", "beta:2001", iso("06:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("EUR", "14.25"), {
+        shipped_at: iso("10:00"),
+        tracking_no: "DHL21"
+      }),
       podOrder("O-22", "beta:2002", iso("07:00"), "VENDOR_ORDER_STATUS_IN_PRODUCTION", money("EUR", "10.00"), { paid_at: iso("09:00") })
     ],
     error: null
   },
   storeSnapshots: [
-    { storeKey: "acme", orders: [...SPECS.filter((s) => s.store === "acme").map((s, i) => storeOrder(s, scenarioOrders[i]!.order.createdAt)), neverPulled], unknown: ["999999"], error: null },
-    { storeKey: "beta", orders: SPECS.filter((s) => s.store === "beta").map((s) => storeOrder(s, scenarioOrders.find((o) => o.storeOrderId === s.id)!.order.createdAt)), unknown: [], error: null }
+    {
+      storeKey: "acme",
+      orders: [...SPECS.filter((s) => s.store === "acme").map((s, i) => storeOrder(s, scenarioOrders[i]!.order.createdAt)), neverPulled],
+      unknown: ["999999"],
+      error: null
+    },
+    {
+      storeKey: "beta",
+      orders: SPECS.filter((s) => s.store === "beta").map((s) =>
+        storeOrder(s, scenarioOrders.find((o) => o.storeOrderId === s.id)!.order.createdAt)
+      ),
+      unknown: [],
+      error: null
+    }
   ],
   ...overrides
 })

@@ -27,7 +27,11 @@ import { pgliteDatabase } from "../support/database.js"
 
 export const FOREST = { sku: "UTS01-FOREST-S", variantId: "GM0002010011" }
 export const DARKHE = { sku: "UTS01-DARKHE-M", variantId: "GM0002010020" }
-const POD_HEADERS = { "content-type": "application/json", [DEFAULT_AUTH_HEADERS.key]: "sim-client-key", [DEFAULT_AUTH_HEADERS.secret]: "sim-client-secret" }
+const POD_HEADERS = {
+  "content-type": "application/json",
+  [DEFAULT_AUTH_HEADERS.key]: "sim-client-key",
+  [DEFAULT_AUTH_HEADERS.secret]: "sim-client-secret"
+}
 
 export interface Scene {
   readonly pod: RunningPodSimulator
@@ -38,18 +42,22 @@ export interface Scene {
 }
 export class SceneTag extends Context.Tag("test/ReportScene")<SceneTag, Scene>() {}
 
-const SceneLive = Layer.scoped(SceneTag, Effect.acquireRelease(
-  Effect.promise(async () => ({
-    pod: await startPodSimulator(),
-    shopify: await startShopifySimulator(),
-    dir: fs.mkdtempSync(path.join(os.tmpdir(), "podsync-reports-")),
-    podRequests: [] as Array<PodRequestInfo>
-  })),
-  (scene) => Effect.promise(async () => {
-    await Promise.all([scene.pod.close(), scene.shopify.close()])
-    fs.rmSync(scene.dir, { recursive: true, force: true })
-  })
-))
+const SceneLive = Layer.scoped(
+  SceneTag,
+  Effect.acquireRelease(
+    Effect.promise(async () => ({
+      pod: await startPodSimulator(),
+      shopify: await startShopifySimulator(),
+      dir: fs.mkdtempSync(path.join(os.tmpdir(), "podsync-reports-")),
+      podRequests: [] as Array<PodRequestInfo>
+    })),
+    (scene) =>
+      Effect.promise(async () => {
+        await Promise.all([scene.pod.close(), scene.shopify.close()])
+        fs.rmSync(scene.dir, { recursive: true, force: true })
+      })
+  )
+)
 
 export const serviceConfig = (dir: string): ReportServiceConfig => ({
   dir,
@@ -62,16 +70,27 @@ export const serviceConfig = (dir: string): ReportServiceConfig => ({
 /** The report service over the simulators and a fresh database, as `podsync start` wires it. */
 export const ReportStackLive = Layer.unwrapEffect(Effect.map(SceneTag, (scene) => {
   const store = Schema.decodeUnknownSync(StoreConfig)({
-    key: "shop", platform: "shopify", podStoreId: "store-demo", mappings: path.join(scene.dir, "unused.csv"),
-    shopify: { shop: "acme.myshopify.com", accessToken: "shpat_sim_token", webhookSecret: "shopify-sim-webhook-secret", baseUrl: scene.shopify.url }
+    key: "shop",
+    platform: "shopify",
+    podStoreId: "store-demo",
+    mappings: path.join(scene.dir, "unused.csv"),
+    shopify: {
+      shop: "acme.myshopify.com",
+      accessToken: "shpat_sim_token",
+      webhookSecret: "shopify-sim-webhook-secret",
+      baseUrl: scene.shopify.url
+    }
   })
   const recordingGate = Layer.succeed(PodRequestGate, {
     around: (info, send) => Effect.zipRight(Effect.sync(() => scene.podRequests.push(info)), send),
     report: () => Effect.void
   })
   const pod = PodClient.Default({
-    baseUrl: scene.pod.url, clientKey: Redacted.make("sim-client-key"), clientSecret: Redacted.make("sim-client-secret"),
-    authHeaders: DEFAULT_AUTH_HEADERS, timeoutMs: 10_000
+    baseUrl: scene.pod.url,
+    clientKey: Redacted.make("sim-client-key"),
+    clientSecret: Redacted.make("sim-client-secret"),
+    authHeaders: DEFAULT_AUTH_HEADERS,
+    timeoutMs: 10_000
   }).pipe(Layer.provide(recordingGate))
   return Layer.mergeAll(ReportService.Default(serviceConfig(scene.dir)), OrdersRepo.Default, ReportsRepo.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(pod, StoresLive([store]))),
@@ -92,15 +111,23 @@ const post = (url: string, body: unknown = {}, headers: Record<string, string> =
 
 /** A paid USD Shopify order with one line (24.00 a unit) and 5.00 shipping. */
 const shopOrder = (scene: Scene, item: { readonly sku: string }, quantity: number) =>
-  Effect.map(post(`${scene.shopify.url}/__sim/orders`, {
-    financialStatus: "PAID", currencyCode: "USD",
-    lineItems: [{ sku: item.sku, title: "Podsync Tee", quantity, price: "24.00", customAttributes: [] }],
-    shippingLine: { title: "Standard", code: "STANDARD", price: "5.00" }
-  }), (order) => String(order.legacyResourceId))
+  Effect.map(
+    post(`${scene.shopify.url}/__sim/orders`, {
+      financialStatus: "PAID",
+      currencyCode: "USD",
+      lineItems: [{ sku: item.sku, title: "Podsync Tee", quantity, price: "24.00", customAttributes: [] }],
+      shippingLine: { title: "Standard", code: "STANDARD", price: "5.00" }
+    }),
+    (order) => String(order.legacyResourceId)
+  )
 
 export const podDraft = (scene: Scene, referenceId: string, item: { readonly variantId: string }, quantity = 1) =>
-  Effect.map(post(`${scene.pod.url}/api/v3/orders/draft`, { data: sampleDraftData({ variantId: item.variantId, referenceId, storeId: "store-demo", quantity }) }, POD_HEADERS),
-    (body) => String(body.data.order_id))
+  Effect.map(
+    post(`${scene.pod.url}/api/v3/orders/draft`, {
+      data: sampleDraftData({ variantId: item.variantId, referenceId, storeId: "store-demo", quantity })
+    }, POD_HEADERS),
+    (body) => String(body.data.order_id)
+  )
 
 const checkoutAndShip = (scene: Scene, draftId: string, ship: boolean) =>
   Effect.gen(function*() {
@@ -169,17 +196,29 @@ export const seedDay = Effect.gen(function*() {
   const fulfilledDraft = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.fulfilled), FOREST, 2)
   const fulfilledPod = yield* checkoutAndShip(scene, fulfilledDraft, true)
   const fulfilledOrder = Option.getOrThrow(yield* connector.getOrder(ids.fulfilled))
-  yield* connector.pushFulfillment({ storeOrderId: ids.fulfilled, lines: [lines(fulfilledOrder)[0]!], tracking: { company: "USPS", number: "9400100000000000000001" } })
+  yield* connector.pushFulfillment({
+    storeOrderId: ids.fulfilled,
+    lines: [lines(fulfilledOrder)[0]!],
+    tracking: { company: "USPS", number: "9400100000000000000001" }
+  })
   yield* plant(ids.fulfilled, 10, [
-    ["ready", 11], ["drafted", 20, { podDraftId: fulfilledDraft, plannedLines: lines(fulfilledOrder) }], ["checked_out", 60, { podOrderId: fulfilledPod }],
-    ["in_production", 90], ["shipped", 200], ["fulfilled", 215]
+    ["ready", 11],
+    ["drafted", 20, { podDraftId: fulfilledDraft, plannedLines: lines(fulfilledOrder) }],
+    ["checked_out", 60, { podOrderId: fulfilledPod }],
+    ["in_production", 90],
+    ["shipped", 200],
+    ["fulfilled", 215]
   ])
 
   // Planted: shipped at the POD service, never fulfilled in the store; podsync still has it checked out.
   const shippedDraft = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.shippedUnfulfilled), FOREST, 1)
   const shippedPod = yield* checkoutAndShip(scene, shippedDraft, true)
   const shippedOrder = Option.getOrThrow(yield* connector.getOrder(ids.shippedUnfulfilled))
-  yield* plant(ids.shippedUnfulfilled, 30, [["ready", 31], ["drafted", 45, { podDraftId: shippedDraft, plannedLines: lines(shippedOrder) }], ["checked_out", 70, { podOrderId: shippedPod }]])
+  yield* plant(ids.shippedUnfulfilled, 30, [
+    ["ready", 31],
+    ["drafted", 45, { podDraftId: shippedDraft, plannedLines: lines(shippedOrder) }],
+    ["checked_out", 70, { podOrderId: shippedPod }]
+  ])
 
   // Planted: two drafts for one store order; podsync follows the first.
   const kept = yield* podDraft(scene, ReferenceId.keyOf("shop", ids.duplicate), DARKHE)
@@ -195,7 +234,10 @@ export const seedDay = Effect.gen(function*() {
   const orphan = yield* podDraft(scene, "shop:999999999", FOREST)
 
   return {
-    from, to: from + 24 * 3_600_000, reportAt: from + 30 * 3_600_000, ids,
+    from,
+    to: from + 24 * 3_600_000,
+    reportAt: from + 30 * 3_600_000,
+    ids,
     drafts: { duplicateKept: kept, duplicateSpare: spare, orphan },
     podOrders: { fulfilled: fulfilledPod, shippedUnfulfilled: shippedPod }
   } satisfies SeededDay

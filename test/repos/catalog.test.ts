@@ -67,7 +67,9 @@ for (const database of testDatabases()) {
         expect(new Set(lanes)).toEqual(new Set(["background"]))
         expect(yield* Queue.takeAll(replans)).toHaveLength(1)
 
-        const { variants: [discontinued] } = yield* Effect.promise(() => simVariants(`filter.stock_labels=${STOCK}DISCONTINUED&paging.limit=1`))
+        const { variants: [discontinued] } = yield* Effect.promise(() =>
+          simVariants(`filter.stock_labels=${STOCK}DISCONTINUED&paging.limit=1`)
+        )
         const lookup = (yield* repo.lookup)!
         expect(lookup({ variantId: discontinued!.variant_id })).toEqual({
           variantId: discontinued!.variant_id,
@@ -83,7 +85,8 @@ for (const database of testDatabases()) {
         expect(entry?.sku).toMatch(/^[A-Z]{3}\d{2}-/)
         const db = yield* Db
         const stored = yield* db.use((k) =>
-          k.selectFrom("catalog_variants").select(["price", "hex_color_code"]).where("variant_id", "=", discontinued!.variant_id).executeTakeFirstOrThrow()
+          k.selectFrom("catalog_variants").select(["price", "hex_color_code"]).where("variant_id", "=", discontinued!.variant_id)
+            .executeTakeFirstOrThrow()
         )
         expect(stored.hex_color_code).toBe(discontinued!.hex_color_code)
         expect(stored.price).toMatchObject({ currency_code: discontinued!.price?.currency })

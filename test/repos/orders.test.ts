@@ -7,7 +7,9 @@ import { sampleOrder } from "../support/orders.js"
 
 for (const database of testDatabases()) {
   // A standalone layer per backend: it.layer would share one memo map and build the second suite's services on the first one's database.
-  layer(Layer.provideMerge(Layer.merge(OrdersRepo.Default, ShipmentsRepo.Default), database.layer))(`OrdersRepo on ${database.name}`, (it) => {
+  layer(Layer.provideMerge(Layer.merge(OrdersRepo.Default, ShipmentsRepo.Default), database.layer))(
+    `OrdersRepo on ${database.name}`,
+    (it) => {
       it.effect("stores one row per store order: the same version twice changes nothing, a newer one updates, an older one is ignored", () =>
         Effect.gen(function*() {
           const repo = yield* OrdersRepo
@@ -31,7 +33,9 @@ for (const database of testDatabases()) {
           const repo = yield* OrdersRepo
           yield* TestClock.setTime(Date.parse("2026-11-21T08:00:00Z"))
           for (let i = 0; i < 6; i++) yield* repo.upsertPulled(sampleOrder({ storeOrderId: `c${i}` }), `acme-shopify:c${i}`)
-          const [a, b] = yield* Effect.all([repo.claim(["pulled"], 4, "replica-a", 60), repo.claim(["pulled"], 4, "replica-b", 60)], { concurrency: "unbounded" })
+          const [a, b] = yield* Effect.all([repo.claim(["pulled"], 4, "replica-a", 60), repo.claim(["pulled"], 4, "replica-b", 60)], {
+            concurrency: "unbounded"
+          })
           const ids = [...a!, ...b!].map((o) => o.referenceId).filter((r) => r.startsWith("acme-shopify:c"))
           expect(new Set(ids).size).toBe(ids.length)
           expect(ids.length).toBe(6)
@@ -48,7 +52,12 @@ for (const database of testDatabases()) {
           const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "w1" }), "acme-shopify:w1")
           const [claimed] = (yield* repo.claim(["pulled"], 50, "m", 60)).filter((o) => o.id === id)
           expect(claimed).toBeDefined()
-          yield* repo.transition(id, "pulled", "held", { actor: "match", reason: "no mapping row", held: { code: "unmatched", details: {} }, nextAttemptAt: null })
+          yield* repo.transition(id, "pulled", "held", {
+            actor: "match",
+            reason: "no mapping row",
+            held: { code: "unmatched", details: {} },
+            nextAttemptAt: null
+          })
           yield* repo.release(id, "m", null)
           expect((yield* repo.claim(["held"], 50, "m", 60)).some((o) => o.id === id)).toBe(false)
           expect(yield* repo.wake(["held"], "acme-shopify")).toBeGreaterThan(0)
@@ -59,7 +68,11 @@ for (const database of testDatabases()) {
         Effect.gen(function*() {
           const repo = yield* OrdersRepo
           const { id } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: "t1" }), "acme-shopify:t1")
-          yield* repo.transition(id, "pulled", "held", { actor: "match", reason: "no mapping row", held: { code: "unmatched", details: { sku: "X" } } })
+          yield* repo.transition(id, "pulled", "held", {
+            actor: "match",
+            reason: "no mapping row",
+            held: { code: "unmatched", details: { sku: "X" } }
+          })
           const illegal = yield* repo.transition(id, "held", "shipped", { actor: "test", reason: "skip ahead" }).pipe(Effect.flip)
           expect(illegal._tag).toBe("IllegalTransitionError")
           const stale = yield* repo.transition(id, "pulled", "ready", { actor: "test", reason: "late" }).pipe(Effect.flip)
@@ -67,7 +80,13 @@ for (const database of testDatabases()) {
           yield* repo.transition(id, "held", "ready", { actor: "match", reason: "mapping row added" })
           // Arrays in jsonb columns: node-pg would send a PostgreSQL array literal if they were not sent as JSON text.
           const lines = [{ lineId: "gid://shopify/LineItem/1", quantity: 2 }, { lineId: "gid://shopify/LineItem/2", quantity: 1 }]
-          yield* repo.transition(id, "ready", "drafted", { actor: "draft", reason: "draft created", podDraftId: "d-1", plannedLines: lines, data: ["a", "b"] })
+          yield* repo.transition(id, "ready", "drafted", {
+            actor: "draft",
+            reason: "draft created",
+            podDraftId: "d-1",
+            plannedLines: lines,
+            data: ["a", "b"]
+          })
           const stored = yield* repo.byId(id)
           expect(stored).toMatchObject({ state: "drafted", podDraftId: "d-1", heldReason: null, plannedLines: lines })
           const story = yield* repo.story(id)
@@ -81,12 +100,37 @@ for (const database of testDatabases()) {
           const [a, b, c, d] = ids as [number, number, number, number]
           const claimed = (yield* repo.claim(["pulled"], 50, "owner-1", 60)).filter((o) => ids.includes(o.id))
           expect(claimed.length).toBe(4)
-          yield* repo.transition(d, "pulled", "held", { actor: "test", reason: "held elsewhere", held: { code: "unmatched", details: { sku: "X" } } })
+          yield* repo.transition(d, "pulled", "held", {
+            actor: "test",
+            reason: "held elsewhere",
+            held: { code: "unmatched", details: { sku: "X" } }
+          })
           const moved = yield* repo.transitionMany([
-            { id: a, from: "pulled", to: "ready", change: { actor: "match", reason: "matched every line", release: "owner-1", nextAttemptAt: new Date(0) } },
-            { id: b, from: "pulled", to: "held", change: { actor: "match", reason: "no mapping row", release: "owner-1", nextAttemptAt: null, held: { code: "unmatched", details: { sku: "Y" } } } },
+            {
+              id: a,
+              from: "pulled",
+              to: "ready",
+              change: { actor: "match", reason: "matched every line", release: "owner-1", nextAttemptAt: new Date(0) }
+            },
+            {
+              id: b,
+              from: "pulled",
+              to: "held",
+              change: {
+                actor: "match",
+                reason: "no mapping row",
+                release: "owner-1",
+                nextAttemptAt: null,
+                held: { code: "unmatched", details: { sku: "Y" } }
+              }
+            },
             // Released only by the claim's holder: another owner's release leaves the lease alone.
-            { id: c, from: "pulled", to: "cancelled", change: { actor: "match", reason: "cancelled in the store", release: "someone-else", data: { why: "test" } } },
+            {
+              id: c,
+              from: "pulled",
+              to: "cancelled",
+              change: { actor: "match", reason: "cancelled in the store", release: "someone-else", data: { why: "test" } }
+            },
             // Stale: it is held now, not pulled.
             { id: d, from: "pulled", to: "ready", change: { actor: "match", reason: "late", release: "owner-1" } }
           ])
@@ -106,9 +150,16 @@ for (const database of testDatabases()) {
           // Released with no next attempt: due only when something wakes it.
           expect(third).not.toContain(d)
           const story = yield* repo.story(c)
-          expect(story.at(-1)).toMatchObject({ from: "pulled", to: "cancelled", actor: "match", reason: "cancelled in the store", data: { why: "test" } })
+          expect(story.at(-1)).toMatchObject({
+            from: "pulled",
+            to: "cancelled",
+            actor: "match",
+            reason: "cancelled in the store",
+            data: { why: "test" }
+          })
           expect((yield* repo.story(d)).map((e) => e.reason)).not.toContain("late")
-          const illegal = yield* repo.transitionMany([{ id: a, from: "ready", to: "fulfilled", change: { actor: "t", reason: "skip" } }]).pipe(Effect.flip)
+          const illegal = yield* repo.transitionMany([{ id: a, from: "ready", to: "fulfilled", change: { actor: "t", reason: "skip" } }])
+            .pipe(Effect.flip)
           expect(illegal._tag).toBe("IllegalTransitionError")
         }))
 
@@ -137,12 +188,15 @@ for (const database of testDatabases()) {
           expect([...(yield* repo.renewLeases([...ids, 999_999], "f", 60))].sort()).toEqual([...ids].sort())
           expect((yield* repo.renewLeases(ids, "not-f", 60)).size).toBe(0)
           const moved = yield* repo.transitionMany(ids.map((id) => ({
-            id, from: "shipped" as const, to: "fulfilled" as const,
+            id,
+            from: "shipped" as const,
+            to: "fulfilled" as const,
             change: { actor: "f", reason: "tracking pushed to the store", release: "f", unlessOpenShipments: true, nextAttemptAt: null }
           })))
           expect([...moved.keys()]).toEqual([done])
           expect((yield* repo.byId(open)).state).toBe("shipped")
           expect((yield* repo.byId(done)).state).toBe("fulfilled")
         }))
-  })
+    }
+  )
 }

@@ -11,25 +11,25 @@ const jobRuns = (job: string) =>
 for (const database of testDatabases()) {
   // A standalone layer per backend: it.layer would share one memo map and build the second suite's services on the first one's database.
   layer(database.layer)(`run coordinator on ${database.name}`, (it) => {
-      it.effect("elects exactly one replica per tick and records the outcome", () =>
-        Effect.gen(function*() {
-          yield* TestClock.setTime(Date.parse("2026-11-21T06:00:00Z"))
-          const replicas = yield* Effect.all(["a", "b", "c"].map((owner) => makeRunCoordinator(owner)))
-          const tick = new Date("2026-11-21T06:00:00Z")
-          const elected = yield* Effect.all(replicas.map((r) => r.claim("pull", tick)), { concurrency: "unbounded" })
-          expect(elected.filter(Boolean)).toHaveLength(1)
+    it.effect("elects exactly one replica per tick and records the outcome", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(Date.parse("2026-11-21T06:00:00Z"))
+        const replicas = yield* Effect.all(["a", "b", "c"].map((owner) => makeRunCoordinator(owner)))
+        const tick = new Date("2026-11-21T06:00:00Z")
+        const elected = yield* Effect.all(replicas.map((r) => r.claim("pull", tick)), { concurrency: "unbounded" })
+        expect(elected.filter(Boolean)).toHaveLength(1)
 
-          const winner = replicas[elected.indexOf(true)]!
-          yield* TestClock.adjust("3 seconds")
-          yield* winner.finish("pull", tick, "done", null)
-          const [run] = yield* jobRuns("pull")
-          expect(run).toMatchObject({ status: "done", error: null })
-          expect(run!.finished_at!.getTime() - run!.started_at.getTime()).toBe(3_000)
+        const winner = replicas[elected.indexOf(true)]!
+        yield* TestClock.adjust("3 seconds")
+        yield* winner.finish("pull", tick, "done", null)
+        const [run] = yield* jobRuns("pull")
+        expect(run).toMatchObject({ status: "done", error: null })
+        expect(run!.finished_at!.getTime() - run!.started_at.getTime()).toBe(3_000)
 
-          // The next tick is a new election.
-          const next = yield* Effect.all(replicas.map((r) => r.claim("pull", new Date("2026-11-21T06:02:00Z"))))
-          expect(next.filter(Boolean)).toHaveLength(1)
-        }))
+        // The next tick is a new election.
+        const next = yield* Effect.all(replicas.map((r) => r.claim("pull", new Date("2026-11-21T06:02:00Z"))))
+        expect(next.filter(Boolean)).toHaveLength(1)
+      }))
   })
 }
 

@@ -19,7 +19,11 @@ const start = async (options: Parameters<typeof startEtsySimulator>[0]) => {
 }
 
 const limitHeaders = (response: Response) =>
-  Object.fromEntries(["x-limit-per-second", "x-remaining-this-second", "x-limit-per-day", "x-remaining-today", "retry-after"].map((h) => [h, response.headers.get(h)]))
+  Object.fromEntries(
+    ["x-limit-per-second", "x-remaining-this-second", "x-limit-per-day", "x-remaining-today", "retry-after"].map((
+      h
+    ) => [h, response.headers.get(h)])
+  )
 
 describe("Etsy simulator: quotas", () => {
   it("counts per sliding second and per rolling day, with the limit headers on every accepted answer", async () => {
@@ -28,7 +32,13 @@ describe("Etsy simulator: quotas", () => {
     const token = await accessToken(sim)
     const path = `/shops/${sim.shopId}/receipts`
     const first = await api(sim, token, path)
-    expect(limitHeaders(first)).toEqual({ "x-limit-per-second": "3", "x-remaining-this-second": "2", "x-limit-per-day": "5", "x-remaining-today": "4", "retry-after": null })
+    expect(limitHeaders(first)).toEqual({
+      "x-limit-per-second": "3",
+      "x-remaining-this-second": "2",
+      "x-limit-per-day": "5",
+      "x-remaining-today": "4",
+      "retry-after": null
+    })
     now += 400
     await api(sim, token, path)
     await api(sim, token, path)
@@ -53,12 +63,21 @@ describe("Etsy simulator: quotas", () => {
   })
 
   it("sends the limit headers and a retry-after with a 429 when switched on", async () => {
-    const sim = await start({ quota: { perSecond: 1, perDay: 1000 }, limitHeadersOn429: true, retryAfterOn429: true, now: () => Date.UTC(2026, 2, 1) })
+    const sim = await start({
+      quota: { perSecond: 1, perDay: 1000 },
+      limitHeadersOn429: true,
+      retryAfterOn429: true,
+      now: () => Date.UTC(2026, 2, 1)
+    })
     const token = await accessToken(sim)
     await api(sim, token, `/shops/${sim.shopId}/receipts`)
     const over = await api(sim, token, `/shops/${sim.shopId}/receipts`)
     expect([over.status, limitHeaders(over)]).toEqual([429, {
-      "x-limit-per-second": "1", "x-remaining-this-second": "0", "x-limit-per-day": "1000", "x-remaining-today": "999", "retry-after": "1"
+      "x-limit-per-second": "1",
+      "x-remaining-this-second": "0",
+      "x-limit-per-day": "1000",
+      "x-remaining-today": "999",
+      "retry-after": "1"
     }])
     await adminCall(sim, "POST", "quota", { usedToday: 1000 })
     const spent = await api(sim, token, `/shops/${sim.shopId}/receipts`)
@@ -67,7 +86,10 @@ describe("Etsy simulator: quotas", () => {
   })
 })
 
-interface Received { readonly headers: IncomingHttpHeaders; readonly body: string }
+interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
 
 const receiver = async (status = 200) => {
   const received: Array<Received> = []
@@ -88,7 +110,9 @@ const receiver = async (status = 200) => {
 /** Standard Webhooks verification, written from the spec, independent of the connector. */
 const signatureOk = (secret: string, r: Received): boolean => {
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64")
-  const expected = createHmac("sha256", key).update(`${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`).digest("base64")
+  const expected = createHmac("sha256", key).update(`${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`).digest(
+    "base64"
+  )
   return String(r.headers["webhook-signature"]).split(" ").includes(`v1,${expected}`)
 }
 
@@ -110,10 +134,26 @@ describe("Etsy simulator: webhooks", () => {
     await adminCall(sim, "POST", `receipts/${unpaid.receipt_id}/ship`, {})
     expect((await adminCall(sim, "POST", "webhooks/deliver", {})).sent).toBe(4)
     expect(inbox.received.map((r) => JSON.parse(r.body))).toEqual([
-      { event_type: "order.paid", resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`, shop_id: sim.shopId },
-      { event_type: "order.paid", resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`, shop_id: sim.shopId },
-      { event_type: "order.canceled", resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`, shop_id: sim.shopId },
-      { event_type: "order.shipped", resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`, shop_id: sim.shopId }
+      {
+        event_type: "order.paid",
+        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`,
+        shop_id: sim.shopId
+      },
+      {
+        event_type: "order.paid",
+        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`,
+        shop_id: sim.shopId
+      },
+      {
+        event_type: "order.canceled",
+        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`,
+        shop_id: sim.shopId
+      },
+      {
+        event_type: "order.shipped",
+        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`,
+        shop_id: sim.shopId
+      }
     ])
     expect(inbox.received.every((r) => signatureOk(sim.webhookSecret, r))).toBe(true)
     expect(inbox.received.every((r) => r.headers["webhook-timestamp"] === String(Date.UTC(2026, 2, 1, 10, 30) / 1000))).toBe(true)
@@ -124,7 +164,12 @@ describe("Etsy simulator: webhooks", () => {
     const sim = await start({})
     const inbox = await receiver(500)
     await adminCall(sim, "POST", "webhooks/subscribe", { url: inbox.url, events: ["order.paid"] })
-    await adminCall(sim, "POST", "webhooks/settings", { autoDeliver: false, retries: 1, retryDelayMs: 20, previousSecret: "whsec_b2xkLWtleQ==" })
+    await adminCall(sim, "POST", "webhooks/settings", {
+      autoDeliver: false,
+      retries: 1,
+      retryDelayMs: 20,
+      previousSecret: "whsec_b2xkLWtleQ=="
+    })
     const a = await adminCall(sim, "POST", "receipts", {})
     const b = await adminCall(sim, "POST", "receipts", {})
     await adminCall(sim, "POST", "webhooks/deliver", { duplicates: 1, reorder: true })
@@ -136,7 +181,8 @@ describe("Etsy simulator: webhooks", () => {
       expect(byReceipt(id)).toHaveLength(4)
       expect(new Set(byReceipt(id).map((r) => r.headers["webhook-id"])).size).toBe(1)
     }
-    expect(inbox.received.every((r) => String(r.headers["webhook-signature"]).split(" ").length === 2 && signatureOk(sim.webhookSecret, r))).toBe(true)
+    expect(inbox.received.every((r) => String(r.headers["webhook-signature"]).split(" ").length === 2 && signatureOk(sim.webhookSecret, r)))
+      .toBe(true)
     expect(inbox.received.every((r) => signatureOk("whsec_b2xkLWtleQ==", r))).toBe(true)
   })
 })

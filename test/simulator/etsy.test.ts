@@ -38,7 +38,9 @@ describe("Etsy simulator: credentials", () => {
     expect([bare.status, (await json(bare)).error]).toEqual([403, expect.stringContaining("Shared secret is required")])
     const wrong = await api(sim, token, receipts(), { headers: { "x-api-key": `${sim.keystring}:nope` } })
     expect(wrong.status).toBe(403)
-    const noBearer = await fetch(`${sim.url}/v3/application${receipts()}`, { headers: { "x-api-key": `${sim.keystring}:${sim.sharedSecret}` } })
+    const noBearer = await fetch(`${sim.url}/v3/application${receipts()}`, {
+      headers: { "x-api-key": `${sim.keystring}:${sim.sharedSecret}` }
+    })
     expect(noBearer.status).toBe(401)
     expect((await api(sim, `${sim.userId}.made-up`, receipts())).status).toBe(401)
     expect((await api(sim, token, receipts())).status).toBe(200)
@@ -53,12 +55,18 @@ describe("Etsy simulator: credentials", () => {
     for (const encoding of ["form", "json"] as const) {
       const response = await grant(sim, sim.refreshToken, encoding)
       const body = await json(response)
-      expect(body).toEqual({ access_token: expect.stringMatching(new RegExp(`^${sim.userId}\\.`)), token_type: "Bearer", expires_in: 3600, refresh_token: sim.refreshToken })
+      expect(body).toEqual({
+        access_token: expect.stringMatching(new RegExp(`^${sim.userId}\\.`)),
+        token_type: "Bearer",
+        expires_in: 3600,
+        refresh_token: sim.refreshToken
+      })
     }
     const invalid = await grant(sim, "873421905.unknown")
     expect([invalid.status, (await json(invalid)).error]).toEqual([400, "invalid_grant"])
     const badClient = await fetch(`${sim.url}/v3/public/oauth/token`, {
-      method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" },
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "refresh_token", client_id: "someone-else", refresh_token: sim.refreshToken }).toString()
     })
     expect(badClient.status).toBe(401)
@@ -85,7 +93,9 @@ describe("Etsy simulator: credentials", () => {
       const readToken = await accessToken(readOnly)
       expect((await api(readOnly, readToken, `/shops/${readOnly.shopId}/receipts/${created.receipt_id}`)).status).toBe(200)
       const write = await api(readOnly, readToken, `/shops/${readOnly.shopId}/receipts/${created.receipt_id}/tracking`, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tracking_code: "1Z", carrier_name: "ups" })
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tracking_code: "1Z", carrier_name: "ups" })
       })
       expect([write.status, (await json(write)).error]).toEqual([403, expect.stringContaining("transactions_w")])
     } finally {
@@ -96,15 +106,17 @@ describe("Etsy simulator: credentials", () => {
 
 describe("Etsy simulator: getShopReceipts", () => {
   it("validates its parameters as Etsy does", async () => {
-    for (const [query, message] of [
-      ["limit=101", "limit must be between 1 and 100"],
-      ["limit=0", "limit must be between 1 and 100"],
-      ["min_last_modified=12345", "min_last_modified must be greater than or equal to 946684800"],
-      ["sort_on=price", "sort_on must be one of created, updated, receipt_id"],
-      ["sort_order=sideways", "sort_order must be one of asc, ascending, desc, descending, up, down"],
-      ["was_paid=maybe", "was_paid must be a boolean"],
-      ["offset=-1", "offset must be an integer"]
-    ] as const) {
+    for (
+      const [query, message] of [
+        ["limit=101", "limit must be between 1 and 100"],
+        ["limit=0", "limit must be between 1 and 100"],
+        ["min_last_modified=12345", "min_last_modified must be greater than or equal to 946684800"],
+        ["sort_on=price", "sort_on must be one of created, updated, receipt_id"],
+        ["sort_order=sideways", "sort_order must be one of asc, ascending, desc, descending, up, down"],
+        ["was_paid=maybe", "was_paid must be a boolean"],
+        ["offset=-1", "offset must be an integer"]
+      ] as const
+    ) {
       const response = await api(sim, token, `${receipts()}?${query}`)
       expect([response.status, await json(response)]).toEqual([400, { error: message }])
     }
@@ -120,7 +132,11 @@ describe("Etsy simulator: getShopReceipts", () => {
   })
 
   it("filters by last modified and status, sorting by update with ties by receipt_id", async () => {
-    const [a, b, c] = [await adminCall(sim, "POST", "receipts", {}), await adminCall(sim, "POST", "receipts", {}), await adminCall(sim, "POST", "receipts", { status: "open" })]
+    const [a, b, c] = [
+      await adminCall(sim, "POST", "receipts", {}),
+      await adminCall(sim, "POST", "receipts", {}),
+      await adminCall(sim, "POST", "receipts", { status: "open" })
+    ]
     await adminCall(sim, "POST", "clock/advance", { seconds: 10 })
     const edited = await adminCall(sim, "PATCH", `receipts/${a.receipt_id}`, { message_from_buyer: "changed" })
     expect(edited.updated_timestamp).toBe(a.updated_timestamp + 10)
@@ -140,29 +156,71 @@ describe("Etsy simulator: getShopReceipts", () => {
 
   it("answers with Etsy's field names, HTML-encoded text, money as amount/divisor, and null buyer_email", async () => {
     const created = await adminCall(sim, "POST", "receipts", {
-      name: "Siobhán O'Connell", first_line: "13 O'Connell Street", second_line: null, city: "London", state: null, zip: "SW1A 1AA", country_iso: "GB",
-      currency: "GBP", transactions: [{ title: "Men's Tee", sku: "TEE-BLK-M", quantity: 2, price_cents: 2400, shipping_cents: 450, personalization: "https://d.example.com/x.png?a=1&b=2" }]
+      name: "Siobhán O'Connell",
+      first_line: "13 O'Connell Street",
+      second_line: null,
+      city: "London",
+      state: null,
+      zip: "SW1A 1AA",
+      country_iso: "GB",
+      currency: "GBP",
+      transactions: [{
+        title: "Men's Tee",
+        sku: "TEE-BLK-M",
+        quantity: 2,
+        price_cents: 2400,
+        shipping_cents: 450,
+        personalization: "https://d.example.com/x.png?a=1&b=2"
+      }]
     })
     const receipt = await json(await api(sim, token, `${receipts()}/${created.receipt_id}`))
     expect(receipt).toMatchObject({
-      receipt_id: created.receipt_id, name: "Siobhán O&#39;Connell", first_line: "13 O&#39;Connell Street", second_line: null,
-      country_iso: "GB", status: "paid", is_paid: true, is_shipped: false, buyer_email: null,
-      created_timestamp: receipt.create_timestamp, updated_timestamp: receipt.update_timestamp,
+      receipt_id: created.receipt_id,
+      name: "Siobhán O&#39;Connell",
+      first_line: "13 O&#39;Connell Street",
+      second_line: null,
+      country_iso: "GB",
+      status: "paid",
+      is_paid: true,
+      is_shipped: false,
+      buyer_email: null,
+      created_timestamp: receipt.create_timestamp,
+      updated_timestamp: receipt.update_timestamp,
       grandtotal: { amount: 5250, divisor: 100, currency_code: "GBP" },
       subtotal: { amount: 4800, divisor: 100, currency_code: "GBP" },
       total_shipping_cost: { amount: 450, divisor: 100, currency_code: "GBP" },
-      shipments: [], refunds: []
+      shipments: [],
+      refunds: []
     })
     const [transaction] = receipt.transactions
-    expect(transaction).toMatchObject({ title: "Men&#39;s Tee", sku: "TEE-BLK-M", quantity: 2, price: { amount: 2400, divisor: 100, currency_code: "GBP" } })
+    expect(transaction).toMatchObject({
+      title: "Men&#39;s Tee",
+      sku: "TEE-BLK-M",
+      quantity: 2,
+      price: { amount: 2400, divisor: 100, currency_code: "GBP" }
+    })
     expect(transaction.variations.at(-1)).toEqual({
-      property_id: 54, value_id: null, formatted_name: "Personalization", formatted_value: "https://d.example.com/x.png?a=1&amp;b=2", question_id: 8731
+      property_id: 54,
+      value_id: null,
+      formatted_name: "Personalization",
+      formatted_value: "https://d.example.com/x.png?a=1&amp;b=2",
+      question_id: 8731
     })
     const withheld = await adminCall(sim, "POST", "receipts", { address_withheld: true })
     const hidden = await json(await api(sim, token, `${receipts()}/${withheld.receipt_id}`))
-    expect([hidden.name, hidden.first_line, hidden.city, hidden.zip, hidden.country_iso, hidden.formatted_address]).toEqual([null, null, null, null, null, null])
+    expect([hidden.name, hidden.first_line, hidden.city, hidden.zip, hidden.country_iso, hidden.formatted_address]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null
+    ])
     const missing = await api(sim, token, `${receipts()}/999`)
-    expect([missing.status, (await json(missing)).error]).toEqual([404, `Could not find a Shop Receipt with receipt_id = 999 associated with shop_id = ${sim.shopId}.`])
+    expect([missing.status, (await json(missing)).error]).toEqual([
+      404,
+      `Could not find a Shop Receipt with receipt_id = 999 associated with shop_id = ${sim.shopId}.`
+    ])
   })
 
   it("edits receipts after each answered list when churning (mutate during walk)", async () => {
@@ -236,9 +294,11 @@ describe("Etsy simulator: createReceiptShipment", () => {
   it("updateShopReceipt marks shipped without a shipment or an email", async () => {
     const created = await adminCall(sim, "POST", "receipts", {})
     const response = await api(sim, token, `${receipts()}/${created.receipt_id}`, {
-      method: "PUT", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "was_shipped=true"
+      method: "PUT",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "was_shipped=true"
     })
-    expect((await json(response))).toMatchObject({ is_shipped: true, shipments: [] })
+    expect(await json(response)).toMatchObject({ is_shipped: true, shipments: [] })
     expect((await adminCall(sim, "GET", "stats")).buyerEmailsByReceipt).toEqual({})
   })
 })

@@ -145,7 +145,12 @@ describe("JSON feed simulator: fulfillments", () => {
     expect((await fulfil(order.id, body(line))).json.error.code).toBe("idempotency_key_required")
     const created = await fulfil(order.id, body(line), "key-1")
     expect(created.status).toBe(201)
-    expect(created.json).toMatchObject({ order_id: order.id, status: "success", idempotency_key: "key-1", lines: [{ line_id: line, quantity: 1 }] })
+    expect(created.json).toMatchObject({
+      order_id: order.id,
+      status: "success",
+      idempotency_key: "key-1",
+      lines: [{ line_id: line, quantity: 1 }]
+    })
     // Same key, any body: the first fulfillment again, nothing else happens.
     const repeated = await fulfil(order.id, body(line, 1, "OTHER"), "key-1")
     expect(repeated.status).toBe(200)

@@ -28,7 +28,11 @@ describe("auth and not-found answers", () => {
     for (const path of ["/api/v3/orders/draft/missing", "/api/v3/orders/missing"]) {
       const reply = await pod.api("GET", path)
       expect(reply.status).toBe(404)
-      expect(reply.body).toMatchObject({ code: "NOT_FOUND", message: expect.any(String), details: [{ field: "order_id", issue: expect.any(String) }] })
+      expect(reply.body).toMatchObject({
+        code: "NOT_FOUND",
+        message: expect.any(String),
+        details: [{ field: "order_id", issue: expect.any(String) }]
+      })
     }
     expect((await pod.api("DELETE", "/api/v3/webhooks/missing")).body).toMatchObject({ code: "NOT_FOUND", message: "webhook not found" })
     expect((await pod.api("POST", "/api/v3/orders/draft/missing/approve")).status).toBe(404)
@@ -44,13 +48,18 @@ describe("catalog", () => {
     const catalog = generateCatalog(1)
     expect(catalog.products.length).toBeGreaterThanOrEqual(24)
     expect(catalog.variants.length).toBeGreaterThanOrEqual(300)
-    expect(new Set(catalog.variants.map((v) => v.stockLabel))).toEqual(new Set(["IN_STOCK", "OUT_OF_STOCK", "OUT_OF_STOCK_5D", "DISCONTINUED"]))
+    expect(new Set(catalog.variants.map((v) => v.stockLabel))).toEqual(
+      new Set(["IN_STOCK", "OUT_OF_STOCK", "OUT_OF_STOCK_5D", "DISCONTINUED"])
+    )
     expect(new Set(catalog.variants.map((v) => v.sku)).size).toBe(catalog.variants.length)
     expect(generateCatalog(1).variants.map((v) => v.variantId)).toEqual(catalog.variants.map((v) => v.variantId))
     expect(generateCatalog(2).variants[0]?.variantId).not.toBe(catalog.variants[0]?.variantId)
     const first = (await pod.api("GET", "/api/v3/catalog?paging.limit=1")).body
     expect(first.data[0]).toMatchObject({ product_id: catalog.products[0]?.productId, legacy_product_id: expect.any(Number) })
-    expect(first.data[0].variants[0]).toMatchObject({ hex_color_code: expect.stringMatching(/^#[0-9A-F]{6}$/), legacy_variant_id: expect.any(Number) })
+    expect(first.data[0].variants[0]).toMatchObject({
+      hex_color_code: expect.stringMatching(/^#[0-9A-F]{6}$/),
+      legacy_variant_id: expect.any(Number)
+    })
   })
 
   it("pages with limit default 20, max 100, page from 1, total and total_page", async () => {
@@ -74,7 +83,9 @@ describe("catalog", () => {
     expect((await q(`filter.legacy_variant_ids=${v.legacyVariantId}`)).map((x) => x.variant_id)).toEqual([v.variantId])
     const byProduct = await q(`filter.product_ids=${v.productId}&filter.colors=${encodeURIComponent(v.color)}&filter.sizes=${v.size}`)
     expect(byProduct.map((x) => x.variant_id)).toEqual([v.variantId])
-    const byHex = await q(`filter.product_ids=${v.productId}&filter.color_codes=${encodeURIComponent(v.hex)}&filter.size_codes=${v.sizeCode}`)
+    const byHex = await q(
+      `filter.product_ids=${v.productId}&filter.color_codes=${encodeURIComponent(v.hex)}&filter.size_codes=${v.sizeCode}`
+    )
     expect(byHex.map((x) => x.variant_id)).toEqual([v.variantId])
     const discontinued = await q("filter.stock_labels=VENDOR_CATALOG_VARIANT_STOCK_LABEL_DISCONTINUED")
     expect(discontinued.length).toBeGreaterThan(0)
@@ -94,7 +105,9 @@ describe("catalog", () => {
   it("writes protobuf JSON: zero values are left out, down to a $0 Money's units", async () => {
     const page = (await pod.api("GET", "/api/v3/catalog/variants?paging.limit=100")).body.data as Array<any>
     // No extra charge: `extra_price` is `{ currency_code }`.
-    expect(page.some((v) => v.extra_price !== undefined && v.extra_price.units === undefined && v.extra_price.nanos === undefined)).toBe(true)
+    expect(page.some((v) => v.extra_price !== undefined && v.extra_price.units === undefined && v.extra_price.nanos === undefined)).toBe(
+      true
+    )
     const walk = (value: unknown): void => {
       if (Array.isArray(value)) {
         expect(value.length).toBeGreaterThan(0)
@@ -113,7 +126,10 @@ describe("catalog", () => {
 describe("shipping fees and the standalone runner", () => {
   it("answers first and additional item fees per variant and method", async () => {
     const v = generateCatalog(1).variants[0]!
-    const reply = await pod.api("GET", `/api/v3/catalog/variants/shipping-fee?filter.variant_ids=${v.variantId}&country_code=US&method=METHOD_STANDARD`)
+    const reply = await pod.api(
+      "GET",
+      `/api/v3/catalog/variants/shipping-fee?filter.variant_ids=${v.variantId}&country_code=US&method=METHOD_STANDARD`
+    )
     expect(reply.body.data).toEqual([expect.objectContaining({ variant_id: v.variantId, variant_sku: v.sku })])
     expect(reply.body.data[0].shipping_services).toEqual([expect.objectContaining({ shipping_service: "METHOD_STANDARD" })])
     expect(cents(reply.body.data[0].shipping_services[0].fee_amount)).toBe(469)
@@ -160,9 +176,13 @@ describe("price quotes", () => {
           const q = first.body.data
           const fees = q.fees.reduce((sum: number, f: any) => sum + cents(f.amount), 0)
           expect(cents(q.order_fee)).toBe(fees)
-          expect(cents(q.order_total)).toBe(cents(q.order_sub_total) + cents(q.order_shipping_fee) + cents(q.order_tax) + fees - cents(q.order_discount))
+          expect(cents(q.order_total)).toBe(
+            cents(q.order_sub_total) + cents(q.order_shipping_fee) + cents(q.order_tax) + fees - cents(q.order_discount)
+          )
           for (const line of q.line_items) {
-            expect(cents(line.line_total)).toBe(cents(line.line_sub_total) + cents(line.line_tax) + cents(line.line_fee) - cents(line.line_discount))
+            expect(cents(line.line_total)).toBe(
+              cents(line.line_sub_total) + cents(line.line_tax) + cents(line.line_fee) - cents(line.line_discount)
+            )
           }
           expect(q.fees.some((f: any) => f.fee_code === "GIFT_MESSAGE_FEE")).toBe(gift)
           expect((await pod.api("POST", "/api/v3/orders/price", body)).body).toEqual(first.body)
@@ -207,11 +227,19 @@ describe("legacy v2 operations", () => {
     expect(reply.body).toMatchObject({ status: "success", result: { id: expect.any(Number), name: expect.any(String) } })
     const id = reply.body.result.id
     const read = await pod.api("GET", `/api/v2/orders/${id}?api_key=sim-client-key&api_signature=x`, undefined, {})
-    expect(read.body.result).toMatchObject({ ord_id: id, external_id: "legacy:1", items: [{ quantity: 2, variant_id: variant.legacyVariantId }] })
+    expect(read.body.result).toMatchObject({
+      ord_id: id,
+      external_id: "legacy:1",
+      items: [{ quantity: 2, variant_id: variant.legacyVariantId }]
+    })
     const v3 = (await pod.api("GET", "/api/v3/orders/draft?filter.reference_ids=legacy:1")).body.data
     expect(v3[0].addresses[0]).toMatchObject({ first_name: "Grace", last_name: "Hopper", state_code: "NY" })
     const item = read.body.result.items[0].order_item_id
-    const update = await pod.api("POST", "/api/v2/orders/draft/line-items", { ...creds, order_id: id, line_items: [{ order_item_id: item, variant_id: variant.legacyVariantId, quantity: 5, design_link: "https://d.example.com/f2.png" }] }, {})
+    const update = await pod.api("POST", "/api/v2/orders/draft/line-items", {
+      ...creds,
+      order_id: id,
+      line_items: [{ order_item_id: item, variant_id: variant.legacyVariantId, quantity: 5, design_link: "https://d.example.com/f2.png" }]
+    }, {})
     expect(update.body).toMatchObject({ status: "success", result: { id } })
     await pod.admin("POST", "/__sim/checkout-all", { paid: true })
     const after = (await pod.api("GET", `/api/v2/orders/${id}?api_key=sim-client-key&api_signature=x`, undefined, {})).body.result
@@ -223,14 +251,25 @@ describe("legacy v2 operations", () => {
     expect((await pod.api("POST", "/api/v2/orders/price", { api_key: "sim-client-key", api_signature: "" }, {})).status).toBe(401)
     const bad = await pod.api("POST", "/api/v2/orders/draft", { ...creds, store_id: "s", shipping_country_code: "USA", line_items: [] }, {})
     expect(bad.status).toBe(400)
-    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(["shipping_country_code", "shipping_name", "line_items"]))
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(["shipping_country_code", "shipping_name", "line_items"])
+    )
   })
 
   it("quotes prices as plain numbers", async () => {
     const variant = generateCatalog(1).variants[0]!
-    const reply = await pod.api("POST", "/api/v2/orders/price", { ...creds, shipping_country_code: "US", shipping_province_code: "TX", shipping_method: 2, line_items: [{ variant_id: variant.legacyVariantId, quantity: 1, design_link: "https://d.example.com/f.png" }] }, {})
+    const reply = await pod.api("POST", "/api/v2/orders/price", {
+      ...creds,
+      shipping_country_code: "US",
+      shipping_province_code: "TX",
+      shipping_method: 2,
+      line_items: [{ variant_id: variant.legacyVariantId, quantity: 1, design_link: "https://d.example.com/f.png" }]
+    }, {})
     const data = reply.body.data
     expect(data.currency).toBe("USD")
-    expect(data.total).toBeCloseTo(data.sub_total + data.shipping_fee + data.tax + data.handle_fee + data.gift_message_fee - data.total_discount, 6)
+    expect(data.total).toBeCloseTo(
+      data.sub_total + data.shipping_fee + data.tax + data.handle_fee + data.gift_message_fee - data.total_discount,
+      6
+    )
   })
 })

@@ -12,7 +12,11 @@ const check = (body: unknown, headers?: Record<string, string>) => pod.api("POST
 const economyDraft = async (address: Record<string, string>, referenceId: string) => {
   const [variantId] = await pod.inStockVariantIds(1)
   return pod.api("POST", "/api/v3/orders/draft", {
-    data: { ...sampleDraftData({ variantId: variantId!, referenceId }), address: { ...sampleAddress, ...address }, shipping_method: "METHOD_ECONOMY" }
+    data: {
+      ...sampleDraftData({ variantId: variantId!, referenceId }),
+      address: { ...sampleAddress, ...address },
+      shipping_method: "METHOD_ECONOMY"
+    }
   })
 }
 
@@ -82,14 +86,19 @@ describe("an Economy draft", () => {
   })
 
   it("is refused outside the US, and to military or offshore addresses", async () => {
-    for (const address of [
-      { country_code: "CA", state_code: "ON", zip_code: "M5V 2T6", city: "Toronto" },
-      { state_code: "AE", zip_code: "09021" },
-      { state_code: "HI", zip_code: "96813", city: "Honolulu" }
-    ]) {
+    for (
+      const address of [
+        { country_code: "CA", state_code: "ON", zip_code: "M5V 2T6", city: "Toronto" },
+        { state_code: "AE", zip_code: "09021" },
+        { state_code: "HI", zip_code: "96813", city: "Honolulu" }
+      ]
+    ) {
       const reply = await economyDraft(address, `eco:refused:${address.state_code}`)
       expect(reply.status).toBe(400)
-      expect(reply.body.details).toEqual([{ field: "data.shipping_method", issue: expect.stringContaining("METHOD_ECONOMY is not available for this destination") }])
+      expect(reply.body.details).toEqual([{
+        field: "data.shipping_method",
+        issue: expect.stringContaining("METHOD_ECONOMY is not available for this destination")
+      }])
     }
   })
 })
@@ -104,12 +113,16 @@ describe("v3 credential headers", () => {
     expect((await check({ zip_codes: ["90012"] }, X_API)).status).toBe(200)
     const none = await catalog({})
     expect(none.status).toBe(401)
-    expect(none.body.message).toBe("missing credentials: send X-Gearment-Client-Key and X-Gearment-Client-Secret, or X-API-Key and X-API-Secret")
+    expect(none.body.message).toBe(
+      "missing credentials: send X-Gearment-Client-Key and X-Gearment-Client-Secret, or X-API-Key and X-API-Secret"
+    )
     expect((await catalog({ "X-API-Key": "sim-client-key", "X-API-Secret": "wrong" })).status).toBe(401)
   })
 
   it("takes one pair only when the admin switch says so, until reset", async () => {
-    expect((await pod.admin("POST", "/__sim/auth-headers", { accept: "x-api" })).body).toEqual({ accept: [{ key: "X-API-Key", secret: "X-API-Secret" }] })
+    expect((await pod.admin("POST", "/__sim/auth-headers", { accept: "x-api" })).body).toEqual({
+      accept: [{ key: "X-API-Key", secret: "X-API-Secret" }]
+    })
     expect((await catalog(AUTH)).status).toBe(401)
     expect((await catalog(X_API)).status).toBe(200)
     expect((await pod.admin("POST", "/__sim/auth-headers", { accept: "nope" })).status).toBe(400)

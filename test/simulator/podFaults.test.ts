@@ -65,7 +65,9 @@ describe("fault injection", () => {
     expect(odd.status).toBe("VENDOR_ORDER_DRAFT_STATUS_SIM_FUTURE_VALUE")
     expect(odd.order_platform).toBe("MARKETPLACE_PLATFORM_SIM_FUTURE_VALUE")
     expect(odd.order_id).toBe(draft.order_id)
-    expect((await pod.api("GET", `/api/v3/orders/draft/${draft.order_id}`)).body.data.status).toBe("VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT")
+    expect((await pod.api("GET", `/api/v3/orders/draft/${draft.order_id}`)).body.data.status).toBe(
+      "VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT"
+    )
   })
 
   it("rateLimit429: a storm of 429s with Retry-After for `count` requests, then normal service", async () => {

@@ -60,7 +60,10 @@ export const usePodSimulator = (options: PodSimulatorOptions = {}): PodHarness =
     request(url() + path, method, body, headers)
   const admin = (method: string, path: string, body?: unknown): Promise<Reply> => request(url() + path, method, body)
   const inStockVariantIds = async (count: number): Promise<ReadonlyArray<string>> => {
-    const reply = await api("GET", `/api/v3/catalog/variants?filter.stock_labels=VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK&filter.sizes=M&paging.limit=${count}`)
+    const reply = await api(
+      "GET",
+      `/api/v3/catalog/variants?filter.stock_labels=VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK&filter.sizes=M&paging.limit=${count}`
+    )
     return reply.body.data.map((v: { variant_id: string }) => v.variant_id)
   }
   const createDraft = async (o: { referenceId?: string; autoApprove?: boolean; storeId?: string; quantity?: number }): Promise<any> => {

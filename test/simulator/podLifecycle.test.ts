@@ -20,7 +20,11 @@ describe("draft → order lifecycle driven by admin calls", () => {
     const reply = await pod.api("POST", `/api/v3/orders/draft/${pending.order_id}/approve`, { order_id: pending.order_id })
     // The published approve answer carries no draft.
     expect(reply.body).toEqual({ status: "success", is_approved: true, message: expect.any(String) })
-    expect(await getDraft(pending.order_id)).toMatchObject({ status: "VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT", is_approved: true, approved_at: expect.any(String) })
+    expect(await getDraft(pending.order_id)).toMatchObject({
+      status: "VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT",
+      is_approved: true,
+      approved_at: expect.any(String)
+    })
     expect((await getDraft(pending.order_id)).platform_ref).toBe("acme:2")
   })
 
@@ -42,10 +46,19 @@ describe("draft → order lifecycle driven by admin calls", () => {
       "VENDOR_ORDER_STATUS_SHIPPED"
     ])
     const order = await getOrder(orderId)
-    expect(await listOrder(orderId)).toMatchObject({ payment_status: "VENDOR_ORDER_PAYMENT_STATUS_SUCCESS", shipped_at: expect.any(String) })
+    expect(await listOrder(orderId)).toMatchObject({
+      payment_status: "VENDOR_ORDER_PAYMENT_STATUS_SUCCESS",
+      shipped_at: expect.any(String)
+    })
     expect(order.order_trackings).toHaveLength(1)
     expect(order.order_trackings[0]).toMatchObject({ tracking_type: "TRACKING_TYPE_PRIMARY", tracking_no: order.tracking_no })
-    expect(order.stages.map((s: { stage_name: string }) => s.stage_name)).toEqual(["AWAITING_PAYMENT", "AWAITING_FULFILLMENT", "IN_PRODUCTION", "PACKED", "SHIPPED"])
+    expect(order.stages.map((s: { stage_name: string }) => s.stage_name)).toEqual([
+      "AWAITING_PAYMENT",
+      "AWAITING_FULFILLMENT",
+      "IN_PRODUCTION",
+      "PACKED",
+      "SHIPPED"
+    ])
     expect((await pod.admin("POST", `/__sim/orders/${orderId}/advance`)).status).toBe(409)
     expect((await pod.admin("POST", `/__sim/drafts/${draft.order_id}/checkout`)).status).toBe(409)
   })
@@ -54,8 +67,12 @@ describe("draft → order lifecycle driven by admin calls", () => {
     const draft = await pod.createDraft({ referenceId: "acme:4" })
     const orderId = (await pod.admin("POST", `/__sim/drafts/${draft.order_id}/checkout`, { paid: true })).body.order_id
     expect((await getOrder(orderId)).order_status).toBe("VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT")
-    await pod.admin("POST", `/__sim/orders/${orderId}/ship`, { trackings: [{ tracking_no: "1ZA", carrier: "UPS", tracking_url: "https://ups.example/1ZA" }] })
-    await pod.admin("POST", `/__sim/orders/${orderId}/ship`, { trackings: [{ tracking_no: "1ZB", carrier: "UPS", tracking_url: "https://ups.example/1ZB" }] })
+    await pod.admin("POST", `/__sim/orders/${orderId}/ship`, {
+      trackings: [{ tracking_no: "1ZA", carrier: "UPS", tracking_url: "https://ups.example/1ZA" }]
+    })
+    await pod.admin("POST", `/__sim/orders/${orderId}/ship`, {
+      trackings: [{ tracking_no: "1ZB", carrier: "UPS", tracking_url: "https://ups.example/1ZB" }]
+    })
     const order = await getOrder(orderId)
     expect(order.order_status).toBe("VENDOR_ORDER_STATUS_SHIPPED")
     expect(order.order_trackings.map((t: { tracking_no: string; tracking_type: string }) => [t.tracking_no, t.tracking_type])).toEqual([
@@ -80,7 +97,9 @@ describe("draft → order lifecycle driven by admin calls", () => {
     await pod.admin("POST", `/__sim/orders/${second}/advance`)
     expect((await pod.admin("POST", `/__sim/orders/${second}/hold`)).body.order_status).toBe("VENDOR_ORDER_STATUS_ON_HOLD")
     expect((await pod.admin("POST", `/__sim/orders/${second}/advance`)).body.order_status).toBe("VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT")
-    expect((await pod.admin("POST", `/__sim/orders/${second}/advance`, { to: "PACKED" })).body.order_status).toBe("VENDOR_ORDER_STATUS_PACKED")
+    expect((await pod.admin("POST", `/__sim/orders/${second}/advance`, { to: "PACKED" })).body.order_status).toBe(
+      "VENDOR_ORDER_STATUS_PACKED"
+    )
     expect((await pod.admin("POST", "/__sim/ship-all")).body.order_ids).toEqual([second])
     expect((await pod.admin("POST", `/__sim/orders/${second}/cancel`)).status).toBe(409)
     expect((await pod.admin("POST", "/__sim/orders/nope/advance")).status).toBe(404)
@@ -105,7 +124,10 @@ describe("draft → order lifecycle driven by admin calls", () => {
     const a = await pod.createDraft({ referenceId: "f:1" })
     await pod.createDraft({ referenceId: "f:2" })
     const orderId = (await pod.admin("POST", `/__sim/drafts/${a.order_id}/checkout`, { paid: true })).body.order_id
-    const paid = await pod.api("GET", "/api/v3/orders?filter.payment_status=VENDOR_ORDER_PAYMENT_STATUS_SUCCESS&filter.statuses=VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT")
+    const paid = await pod.api(
+      "GET",
+      "/api/v3/orders?filter.payment_status=VENDOR_ORDER_PAYMENT_STATUS_SUCCESS&filter.statuses=VENDOR_ORDER_STATUS_AWAITING_FULFILLMENT"
+    )
     expect(paid.body.data.map((o: { order_id: string }) => o.order_id)).toEqual([orderId])
     const waiting = await pod.api("GET", "/api/v3/orders/draft?filter.statuses=VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT")
     expect(waiting.body.data.map((d: { reference_id: string }) => d.reference_id)).toEqual(["f:2"])
@@ -117,8 +139,15 @@ describe("draft → order lifecycle driven by admin calls", () => {
   it("advances orders on its own when a clock step is configured", async () => {
     const sim = await startPodSimulator({ autoAdvance: { stepMs: 20 }, rateLimit: false, enumNumbers: false })
     try {
-      const variant = (await request(`${sim.url}/api/v3/catalog/variants?filter.stock_labels=VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK&paging.limit=1`, "GET", undefined, AUTH)).body.data[0]
-      const created = await request(`${sim.url}/api/v3/orders/draft`, "POST", { data: sampleDraftData({ variantId: variant.variant_id, referenceId: "clock:1" }) }, AUTH)
+      const variant = (await request(
+        `${sim.url}/api/v3/catalog/variants?filter.stock_labels=VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK&paging.limit=1`,
+        "GET",
+        undefined,
+        AUTH
+      )).body.data[0]
+      const created = await request(`${sim.url}/api/v3/orders/draft`, "POST", {
+        data: sampleDraftData({ variantId: variant.variant_id, referenceId: "clock:1" })
+      }, AUTH)
       const shipped = await waitFor(async () => {
         const list = (await request(`${sim.url}/api/v3/orders?filter.reference_ids=clock:1`, "GET", undefined, AUTH)).body
         return list.data?.[0]?.order_status === "VENDOR_ORDER_STATUS_SHIPPED" ? list.data[0] : undefined

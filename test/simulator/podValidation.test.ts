@@ -39,7 +39,25 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
   it("accepts each of the 15 marketplace platforms", async () => {
     const catalog = (await pod.api("GET", "/api/v3/catalog?paging.limit=1")).status
     expect(catalog).toBe(200)
-    for (const name of ["EBAY", "AMAZON", "SHOPIFY", "WOOCOMMERCE", "ETSY", "SHOPBASE", "GEARMENT", "ORDERDESK", "TIKTOKSHOP", "POSHMARK", "PRESTASHOP", "INKGO", "WISH", "BIGCOMMERCE", "CUSTOMILY"]) {
+    for (
+      const name of [
+        "EBAY",
+        "AMAZON",
+        "SHOPIFY",
+        "WOOCOMMERCE",
+        "ETSY",
+        "SHOPBASE",
+        "GEARMENT",
+        "ORDERDESK",
+        "TIKTOKSHOP",
+        "POSHMARK",
+        "PRESTASHOP",
+        "INKGO",
+        "WISH",
+        "BIGCOMMERCE",
+        "CUSTOMILY"
+      ]
+    ) {
       expect((await draftWith((d) => (d["platform"] = `MARKETPLACE_PLATFORM_${name}`))).status).toBe(200)
     }
   })
@@ -80,7 +98,19 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
 
   it("accepts every address field at its upper limit", async () => {
     const reply = await draftWith((d) => {
-      d["address"] = { ...sampleAddress, first_name: "F".repeat(50), last_name: "L".repeat(35), company: "C".repeat(50), street_1: "S".repeat(50), street_2: "T".repeat(35), city: "C".repeat(30), state_code: "CAL", state_name: "N".repeat(40), zip_code: "1".repeat(12), phone_no: "+1 213 555 0100 x12" }
+      d["address"] = {
+        ...sampleAddress,
+        first_name: "F".repeat(50),
+        last_name: "L".repeat(35),
+        company: "C".repeat(50),
+        street_1: "S".repeat(50),
+        street_2: "T".repeat(35),
+        city: "C".repeat(30),
+        state_code: "CAL",
+        state_name: "N".repeat(40),
+        zip_code: "1".repeat(12),
+        phone_no: "+1 213 555 0100 x12"
+      }
     })
     expect(reply.status).toBe(200)
   })
@@ -102,9 +132,20 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
   it("takes legacy_id as an integer or a string, and rejects unknown ones", async () => {
     const variant = (await pod.api("GET", "/api/v3/catalog/variants?paging.limit=1")).body.data[0]
     for (const legacy of [variant.legacy_variant_id, String(variant.legacy_variant_id)]) {
-      expect((await draftWith((d) => { delete line(d)["variant_id"]; line(d)["legacy_id"] = legacy })).status).toBe(200)
+      expect(
+        (await draftWith((d) => {
+          delete line(d)["variant_id"]
+          line(d)["legacy_id"] = legacy
+        })).status
+      ).toBe(200)
     }
-    expectInvalid(await draftWith((d) => { delete line(d)["variant_id"]; line(d)["legacy_id"] = 99 }), "data.line_items[0].legacy_id")
+    expectInvalid(
+      await draftWith((d) => {
+        delete line(d)["variant_id"]
+        line(d)["legacy_id"] = 99
+      }),
+      "data.line_items[0].legacy_id"
+    )
   })
 
   it("rejects an unknown variant_id", async () => {
@@ -125,8 +166,14 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
   })
 
   it("requires print location enum names and design URLs", async () => {
-    expectInvalid(await draftWith((d) => (line(d)["printing_options"][0]["location_code"] = "front")), "data.line_items[0].printing_options[0].location_code")
-    expectInvalid(await draftWith((d) => (line(d)["printing_options"][0]["url"] = "not a url")), "data.line_items[0].printing_options[0].url")
+    expectInvalid(
+      await draftWith((d) => (line(d)["printing_options"][0]["location_code"] = "front")),
+      "data.line_items[0].printing_options[0].location_code"
+    )
+    expectInvalid(
+      await draftWith((d) => (line(d)["printing_options"][0]["url"] = "not a url")),
+      "data.line_items[0].printing_options[0].url"
+    )
   })
 
   it("limits the gift message to 1000 characters", async () => {
@@ -139,7 +186,9 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
   })
 
   it("checks Money in the billing option (nanos sign agrees with units)", async () => {
-    const reply = await draftWith((d) => (d["billing_option"] = { ioss_number: "IM1234567890", ioss_value: { currency_code: "EUR", units: "5", nanos: -1 } }))
+    const reply = await draftWith((
+      d
+    ) => (d["billing_option"] = { ioss_number: "IM1234567890", ioss_value: { currency_code: "EUR", units: "5", nanos: -1 } }))
     expectInvalid(reply, "data.billing_option.ioss_value")
   })
 
@@ -147,13 +196,19 @@ describe("draft creation rejects bad bodies with the spec's 400 naming the field
     const [variantId] = await pod.inStockVariantIds(1)
     const { address: _address, ...rest } = sampleDraftData({ variantId: variantId as string })
     expectInvalid(await pod.api("POST", "/api/v3/orders/draft/labeled", { data: rest }), "data.shipping_label_urls")
-    const ok = await pod.api("POST", "/api/v3/orders/draft/labeled", { data: { ...rest, shipping_label_urls: ["https://labels.example.com/1.pdf"] } })
+    const ok = await pod.api("POST", "/api/v3/orders/draft/labeled", {
+      data: { ...rest, shipping_label_urls: ["https://labels.example.com/1.pdf"] }
+    })
     expect(ok.status).toBe(200)
     expect(ok.body.data).toMatchObject({ is_label_attached: true, created_method: "VENDOR_CREATED_METHOD_LABEL" })
   })
 
   it("answers a body that is not JSON with 400", async () => {
-    const reply = await pod.api("POST", "/api/v3/orders/draft", "{not json", { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret", "content-type": "application/json" })
+    const reply = await pod.api("POST", "/api/v3/orders/draft", "{not json", {
+      "X-Gearment-Client-Key": "sim-client-key",
+      "X-Gearment-Client-Secret": "sim-client-secret",
+      "content-type": "application/json"
+    })
     expectInvalid(reply, "body")
   })
 })
@@ -164,7 +219,13 @@ describe("line item updates and price quotes validate too", () => {
     const item = draft.line_items[0]
     const change = (over: Record<string, unknown>) => ({
       order_id: draft.order_id,
-      line_items: [{ line_item_id: item.line_item_id, variant_id: item.variant.variant_id, quantity: 3, printing_options: [{ location_code: "PRINT_LOCATION_CODE_BACK", url: "https://d.example.com/b.png" }], ...over }]
+      line_items: [{
+        line_item_id: item.line_item_id,
+        variant_id: item.variant.variant_id,
+        quantity: 3,
+        printing_options: [{ location_code: "PRINT_LOCATION_CODE_BACK", url: "https://d.example.com/b.png" }],
+        ...over
+      }]
     })
     expectInvalid(await pod.api("PATCH", "/api/v3/orders/draft/line-items", { line_items: change({}).line_items }), "order_id")
     expectInvalid(await pod.api("PATCH", "/api/v3/orders/draft/line-items", change({ line_item_id: "nope" })), "line_items[0].line_item_id")
@@ -178,10 +239,20 @@ describe("line item updates and price quotes validate too", () => {
 
   it("limits quote gift messages to 300 characters and requires the shipping destination", async () => {
     const [variantId] = await pod.inStockVariantIds(1)
-    const base = { order_platform: "etsy", shipping: { address: { country_code: "US", state_code: "NY", method: "ground" } }, line_items: [{ variant_id: variantId, quantity: 1, print_locations: ["front"] }] }
-    expectInvalid(await pod.api("POST", "/api/v3/orders/price", { ...base, gift_messages: [{ gift_message_id: "g", content: "x".repeat(301) }] }), "gift_messages[0].content")
+    const base = {
+      order_platform: "etsy",
+      shipping: { address: { country_code: "US", state_code: "NY", method: "ground" } },
+      line_items: [{ variant_id: variantId, quantity: 1, print_locations: ["front"] }]
+    }
+    expectInvalid(
+      await pod.api("POST", "/api/v3/orders/price", { ...base, gift_messages: [{ gift_message_id: "g", content: "x".repeat(301) }] }),
+      "gift_messages[0].content"
+    )
     expectInvalid(await pod.api("POST", "/api/v3/orders/price", { ...base, shipping: undefined }), "shipping")
     expectInvalid(await pod.api("POST", "/api/v3/orders/price", { ...base, order_platform: "MARKETPLACE_PLATFORM_ETSY" }), "order_platform")
-    expect((await pod.api("POST", "/api/v3/orders/price", { ...base, gift_messages: [{ gift_message_id: "g", content: "x".repeat(300) }] })).status).toBe(200)
+    expect(
+      (await pod.api("POST", "/api/v3/orders/price", { ...base, gift_messages: [{ gift_message_id: "g", content: "x".repeat(300) }] }))
+        .status
+    ).toBe(200)
   })
 })

@@ -58,7 +58,9 @@ const signatureIsValid = (r: Received, key: string): boolean => {
   const timestamp = String(r.headers["x-connect-timestamp"])
   const signature = String(r.headers["x-connect-signature"])
   if (!/^[A-Za-z0-9_-]{43}=$/.test(signature)) return false
-  const expected = createHmac("sha256", key).update(`${new URL(r.path, "http://x").pathname}${nonce}${timestamp}${goBase64Url(Buffer.from(r.raw))}`).digest()
+  const expected = createHmac("sha256", key).update(
+    `${new URL(r.path, "http://x").pathname}${nonce}${timestamp}${goBase64Url(Buffer.from(r.raw))}`
+  ).digest()
   const given = Buffer.from(signature.replaceAll("-", "+").replaceAll("_", "/"), "base64")
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
@@ -72,7 +74,13 @@ const goMapJson = (value: unknown): string =>
     : JSON.stringify(value)
 
 const subscribe = async (topic: string, path: string, extra: Record<string, unknown> = {}) => {
-  const reply = await pod.api("POST", "/api/v3/webhooks", { status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: receiverUrl + path, ...extra })
+  const reply = await pod.api("POST", "/api/v3/webhooks", {
+    status: "STATUS_ACTIVE",
+    topic,
+    version: "VERSION_V3",
+    delivery_url: receiverUrl + path,
+    ...extra
+  })
   expect(reply.status).toBe(200)
   return reply.body
 }
@@ -87,11 +95,31 @@ const shippedOrder = async (referenceId: string, storeId?: string): Promise<stri
 describe("webhook subscriptions", () => {
   it("creates, lists with filters, refuses duplicates and bad URLs, and deletes", async () => {
     const created = await subscribe("TOPIC_ORDER_COMPLETED", "/hooks/a", { name: "done", store_id: "store-1" })
-    expect(created).toMatchObject({ status: "success", data: { topic: "TOPIC_ORDER_COMPLETED", status: "STATUS_ACTIVE", version: "VERSION_V3", store_id: "store-1", webhook_id: expect.any(String) } })
+    expect(created).toMatchObject({
+      status: "success",
+      data: {
+        topic: "TOPIC_ORDER_COMPLETED",
+        status: "STATUS_ACTIVE",
+        version: "VERSION_V3",
+        store_id: "store-1",
+        webhook_id: expect.any(String)
+      }
+    })
     await subscribe("VENDOR_WEBHOOK_TOPIC_ORDER_CANCELED", "/hooks/a")
-    const duplicate = await pod.api("POST", "/api/v3/webhooks", { status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V3", delivery_url: `${receiverUrl}/hooks/a`, store_id: "store-1" })
+    const duplicate = await pod.api("POST", "/api/v3/webhooks", {
+      status: "STATUS_ACTIVE",
+      topic: "TOPIC_ORDER_COMPLETED",
+      version: "VERSION_V3",
+      delivery_url: `${receiverUrl}/hooks/a`,
+      store_id: "store-1"
+    })
     expect(duplicate.body).toMatchObject({ status: "error", message: expect.stringContaining("duplicate webhook") })
-    const badUrl = await pod.api("POST", "/api/v3/webhooks", { status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_COMPLETED", version: "VERSION_V3", delivery_url: "ftp://example.com/x" })
+    const badUrl = await pod.api("POST", "/api/v3/webhooks", {
+      status: "STATUS_ACTIVE",
+      topic: "TOPIC_ORDER_COMPLETED",
+      version: "VERSION_V3",
+      delivery_url: "ftp://example.com/x"
+    })
     expect(badUrl.status).toBe(400)
     expect(badUrl.body.message).toContain("invalid delivery URL")
     const cancelled = (await pod.api("GET", "/api/v3/webhooks?filter.topics=TOPIC_ORDER_CANCELLED")).body.data
@@ -118,16 +146,34 @@ describe("webhook deliveries", () => {
     expect(signatureIsValid(delivery!, "another-key")).toBe(false)
     expect(delivery!.raw).toBe(goMapJson(delivery!.body))
     expect(delivery!.body).toEqual({
-      order: { gearment_id: orderId, gearment_name: expect.stringMatching(/^#\d+$/), reference: "hook:1", status: "shipped", vendor_id: "hook:1" },
+      order: {
+        gearment_id: orderId,
+        gearment_name: expect.stringMatching(/^#\d+$/),
+        reference: "hook:1",
+        status: "shipped",
+        vendor_id: "hook:1"
+      },
       tracking: { company: expect.any(String), number: expect.any(String), url: expect.stringMatching(/^https:/) },
       type: "tracking_order_updated"
     })
     const log = (await pod.admin("GET", "/__sim/webhooks/deliveries")).body
-    expect(log[0]).toMatchObject({ topic: "TOPIC_TRACKING_ORDER_UPDATED", type: "tracking_order_updated", version: "VERSION_V3", order_id: orderId, status: 200 })
+    expect(log[0]).toMatchObject({
+      topic: "TOPIC_TRACKING_ORDER_UPDATED",
+      type: "tracking_order_updated",
+      version: "VERSION_V3",
+      order_id: orderId,
+      status: 200
+    })
   })
 
   it("use the flat v1 payload for VERSION_V1 subscriptions and honour store_id", async () => {
-    await pod.api("POST", "/api/v3/webhooks", { status: "STATUS_ACTIVE", topic: "TOPIC_ORDER_CANCELLED", version: "VERSION_V1", delivery_url: `${receiverUrl}/v1`, store_id: "store-2" })
+    await pod.api("POST", "/api/v3/webhooks", {
+      status: "STATUS_ACTIVE",
+      topic: "TOPIC_ORDER_CANCELLED",
+      version: "VERSION_V1",
+      delivery_url: `${receiverUrl}/v1`,
+      store_id: "store-2"
+    })
     await pod.createDraft({ referenceId: "v1:a", storeId: "store-1" })
     await pod.createDraft({ referenceId: "v1:b", storeId: "store-2" })
     const { order_ids: ids } = (await pod.admin("POST", "/__sim/checkout-all")).body
@@ -138,7 +184,12 @@ describe("webhook deliveries", () => {
     expect(delivery!.body).toEqual({
       api_key: CLIENT_KEY,
       type: "order_cancelled",
-      data: { order_id: "v1:b", gearment_ord_id: expect.any(String), gearment_ord_name: expect.stringMatching(/^#\d+$/), ord_status: "cancelled" }
+      data: {
+        order_id: "v1:b",
+        gearment_ord_id: expect.any(String),
+        gearment_ord_name: expect.stringMatching(/^#\d+$/),
+        ord_status: "cancelled"
+      }
     })
     expect(signatureIsValid(delivery!, CLIENT_SECRET)).toBe(true)
   })
@@ -172,11 +223,23 @@ describe("webhook deliveries", () => {
 
   it("send every published event in both versions, each with its published payload", async () => {
     // One subscription per topic and version; V1 subscribed by the enums' numbers (topic 2..8, version 2).
-    const topics = ["TOPIC_ORDER_COMPLETED", "TOPIC_ORDER_CANCELLED", "TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_ON_HOLD",
-      "TOPIC_SHIPPING_ADDRESS_VERIFIED", "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", "TOPIC_PRODUCT_OUT_OF_STOCK"]
+    const topics = [
+      "TOPIC_ORDER_COMPLETED",
+      "TOPIC_ORDER_CANCELLED",
+      "TOPIC_TRACKING_ORDER_UPDATED",
+      "TOPIC_ORDER_ON_HOLD",
+      "TOPIC_SHIPPING_ADDRESS_VERIFIED",
+      "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+      "TOPIC_PRODUCT_OUT_OF_STOCK"
+    ]
     for (const [index, topic] of topics.entries()) {
       await subscribe(topic, "/v3")
-      const numbered = await pod.api("POST", "/api/v3/webhooks", { status: 2, topic: index + 2, version: 2, delivery_url: `${receiverUrl}/v1` })
+      const numbered = await pod.api("POST", "/api/v3/webhooks", {
+        status: 2,
+        topic: index + 2,
+        version: 2,
+        delivery_url: `${receiverUrl}/v1`
+      })
       expect(numbered.body.data).toMatchObject({ topic, version: "VERSION_V1", status: "STATUS_ACTIVE" })
     }
     // A draft whose address cannot be verified: unverified at once, and it cannot be checked out until verified.
@@ -185,14 +248,20 @@ describe("webhook deliveries", () => {
       data: { ...sampleDraftData({ variantId: variantId!, referenceId: "every:1" }), address: { ...sampleAddress, zip_code: "00000" } }
     })
     const draftId: string = created.body.data.order_id
-    expect((await pod.api("GET", `/api/v3/orders/draft/${draftId}`)).body.data.shipping_verification_status).toBe("VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED")
+    expect((await pod.api("GET", `/api/v3/orders/draft/${draftId}`)).body.data.shipping_verification_status).toBe(
+      "VENDOR_SHIPPING_VERIFICATION_STATUS_ADDRESS_UNVERIFIED"
+    )
     expect((await pod.admin("POST", `/__sim/drafts/${draftId}/checkout`)).status).toBe(409)
-    expect((await pod.admin("POST", `/__sim/drafts/${draftId}/address-verification`, { verified: true })).body).toMatchObject({ address_verified: true })
+    expect((await pod.admin("POST", `/__sim/drafts/${draftId}/address-verification`, { verified: true })).body).toMatchObject({
+      address_verified: true
+    })
     const orderId: string = (await pod.admin("POST", `/__sim/drafts/${draftId}/checkout`, { paid: true })).body.order_id
     // The variant runs out while the order waits for production; the order and its draft show it.
     const stock = await pod.admin("POST", `/__sim/variants/${variantId}/stock`, { label: "OUT_OF_STOCK" })
     expect(stock.body.affected).toEqual([{ draft_id: draftId, order_id: orderId }])
-    expect((await pod.api("GET", `/api/v3/orders/draft/${draftId}`)).body.data.line_items[0].variant.stock_label).toBe("VENDOR_STOCK_LABEL_OUT_OF_STOCK")
+    expect((await pod.api("GET", `/api/v3/orders/draft/${draftId}`)).body.data.line_items[0].variant.stock_label).toBe(
+      "VENDOR_STOCK_LABEL_OUT_OF_STOCK"
+    )
     await pod.admin("POST", `/__sim/variants/${variantId}/stock`, { label: "IN_STOCK" })
     await pod.admin("POST", `/__sim/orders/${orderId}/hold`)
     await pod.admin("POST", `/__sim/orders/${orderId}/advance`)
@@ -227,25 +296,63 @@ describe("webhook deliveries", () => {
     }])
     expect(byType(v3, "order_on_hold")).toEqual([{ type: "order_on_hold", order: { ...order, status: "on_hold" } }])
     const tracking = { company: "UPS", number: "1Z999AA10123456784", url: expect.any(String) }
-    expect(byType(v3, "tracking_order_updated")).toEqual([{ type: "tracking_order_updated", order: { ...order, status: "shipped" }, tracking }])
+    expect(byType(v3, "tracking_order_updated")).toEqual([{
+      type: "tracking_order_updated",
+      order: { ...order, status: "shipped" },
+      tracking
+    }])
     expect(byType(v3, "order_completed")).toEqual([{ type: "order_completed", order: { ...order, status: "shipped" }, tracking }])
     expect(byType(v3, "order_cancelled")).toEqual([
-      { type: "order_cancelled", order: { gearment_id: otherOrder, gearment_name: expect.any(String), reference: "every:2", status: "cancelled", vendor_id: "every:2" } }
+      {
+        type: "order_cancelled",
+        order: {
+          gearment_id: otherOrder,
+          gearment_name: expect.any(String),
+          reference: "every:2",
+          status: "cancelled",
+          vendor_id: "every:2"
+        }
+      }
     ])
 
     // V1: `api_key` and `data`, the tracking event under its documentation path's name.
-    expect(new Set(v1.map((b) => b.type))).toEqual(new Set([
-      "shipping_address_unverified", "shipping_address_verified", "product_out_of_stock", "order_on_hold", "tracking_updated", "order_completed", "order_cancelled"
-    ]))
-    expect(v1.every((b) => b.api_key === CLIENT_KEY && typeof b.data.gearment_ord_id === "string" && typeof b.data.gearment_ord_name === "string")).toBe(true)
+    expect(new Set(v1.map((b) => b.type))).toEqual(
+      new Set([
+        "shipping_address_unverified",
+        "shipping_address_verified",
+        "product_out_of_stock",
+        "order_on_hold",
+        "tracking_updated",
+        "order_completed",
+        "order_cancelled"
+      ])
+    )
+    expect(
+      v1.every((b) =>
+        b.api_key === CLIENT_KEY && typeof b.data.gearment_ord_id === "string" && typeof b.data.gearment_ord_name === "string"
+      )
+    ).toBe(true)
     expect(byType(v1, "shipping_address_unverified")[0].data).toEqual({
-      gearment_ord_id: draftId, gearment_ord_name: expect.any(String), ord_status: "pending", order_id: "every:1", verify_address: "unverified"
+      gearment_ord_id: draftId,
+      gearment_ord_name: expect.any(String),
+      ord_status: "pending",
+      order_id: "every:1",
+      verify_address: "unverified"
     })
     expect(byType(v1, "tracking_updated")[0].data).toEqual({
-      gearment_ord_id: orderId, gearment_ord_name: expect.any(String), ord_status: "shipped", order_id: "every:1",
-      tracking_company: "UPS", tracking_number: "1Z999AA10123456784", tracking_url: expect.any(String)
+      gearment_ord_id: orderId,
+      gearment_ord_name: expect.any(String),
+      ord_status: "shipped",
+      order_id: "every:1",
+      tracking_company: "UPS",
+      tracking_number: "1Z999AA10123456784",
+      tracking_url: expect.any(String)
     })
-    expect(byType(v1, "product_out_of_stock")[0].data).toMatchObject({ gearment_ord_id: orderId, order_id: "every:1", variant_id: variantId })
+    expect(byType(v1, "product_out_of_stock")[0].data).toMatchObject({
+      gearment_ord_id: orderId,
+      order_id: "every:1",
+      variant_id: variantId
+    })
     const log = (await pod.admin("GET", "/__sim/webhooks/deliveries")).body as Array<{ type: string; version: string }>
     expect(log.filter((d) => d.version === "VERSION_V1").map((d) => d.type)).toContain("tracking_updated")
   })

@@ -23,20 +23,31 @@ describe("Shopify simulator: cost of interfaces and nodes(ids:)", () => {
   const perOrder = 1 + 2 + 3 * (1 + 2 + 10 * 1)
 
   it("charges a fragment on a concrete type by that type's fields, once per id", () => {
-    expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${orderSelection} } } }`, { ids: ids(1) }).requested).toBe(perOrder)
-    expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${orderSelection} } } }`, { ids: ids(7) }).requested).toBe(7 * perOrder)
+    expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${orderSelection} } } }`, { ids: ids(1) }).requested).toBe(
+      perOrder
+    )
+    expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { ${orderSelection} } } }`, { ids: ids(7) }).requested).toBe(
+      7 * perOrder
+    )
     expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) { ...O } } fragment O on Order { ${orderSelection} }`, { ids: ids(2) }).requested)
       .toBe(2 * perOrder)
     // The most expensive possible selection: a fulfillment order with 5 lines costs less than the order.
-    expect(cost(`query($ids: [ID!]!) { nodes(ids: $ids) {
+    expect(
+      cost(
+        `query($ids: [ID!]!) { nodes(ids: $ids) {
       ... on Order { ${orderSelection} }
       ... on FulfillmentOrder { lineItems(first: 5) { nodes { id } } }
-    } }`, { ids: ids(1) }).requested).toBe(perOrder)
+    } }`,
+        { ids: ids(1) }
+      ).requested
+    ).toBe(perOrder)
     expect(cost(`{ node(id: "gid://shopify/Order/1") { id } }`).requested).toBe(1)
   })
 
   it("does not charge a fragment on another type to the enclosing one", () => {
-    expect(cost(`{ order(id: "gid://shopify/Order/1") { id ... on FulfillmentOrder { lineItems(first: 50) { nodes { id } } } } }`).requested).toBe(1)
+    expect(
+      cost(`{ order(id: "gid://shopify/Order/1") { id ... on FulfillmentOrder { lineItems(first: 50) { nodes { id } } } } }`).requested
+    ).toBe(1)
   })
 
   it("charges the actual cost of what came back for the type it came back as", () => {
@@ -46,11 +57,16 @@ describe("Shopify simulator: cost of interfaces and nodes(ids:)", () => {
   })
 
   it("charges each aliased mutation field 10", () => {
-    expect(cost(`mutation($a: ID!, $b: ID!) {
+    expect(
+      cost(
+        `mutation($a: ID!, $b: ID!) {
       metafieldsSet(metafields: []) { userErrors { message } }
       t0: tagsAdd(id: $a, tags: ["x"]) { userErrors { message } }
       t1: tagsAdd(id: $b, tags: ["x"]) { userErrors { message } }
-    }`, { a: "gid://shopify/Order/1", b: "gid://shopify/Order/2" }).requested).toBe(30)
+    }`,
+        { a: "gid://shopify/Order/1", b: "gid://shopify/Order/2" }
+      ).requested
+    ).toBe(30)
   })
 })
 
@@ -92,16 +108,22 @@ describe("Shopify simulator: batched documents over HTTP", () => {
       notifyCustomer,
       trackingInfo: { company: "UPS", number }
     })
-    const answer = await graphql(`mutation PodsyncFulfillmentCreateMany($f0: FulfillmentInput!, $f1: FulfillmentInput!, $f2: FulfillmentInput!) {
+    const answer = await graphql(
+      `mutation PodsyncFulfillmentCreateMany($f0: FulfillmentInput!, $f1: FulfillmentInput!, $f2: FulfillmentInput!) {
       f0: fulfillmentCreate(fulfillment: $f0) { fulfillment { id } userErrors { message } }
       f1: fulfillmentCreate(fulfillment: $f1) { fulfillment { id } userErrors { message } }
       f2: fulfillmentCreate(fulfillment: $f2) { fulfillment { id } userErrors { message } }
-    }`, { f0: input(0, "A", true), f1: input(1, "B", false), f2: input(0, "C", false) })
+    }`,
+      { f0: input(0, "A", true), f1: input(1, "B", false), f2: input(0, "C", false) }
+    )
     expect(answer.extensions.cost.requestedQueryCost).toBe(30)
     expect(answer.data.f0.fulfillment.id).toMatch(/^gid:\/\/shopify\/Fulfillment\//)
     expect(answer.data.f1.fulfillment.id).toMatch(/^gid:\/\/shopify\/Fulfillment\//)
     // The first alias took the only unit of line 0: the third is refused.
-    expect(answer.data.f2).toEqual({ fulfillment: null, userErrors: [{ message: "Invalid fulfillment order line item quantity requested." }] })
+    expect(answer.data.f2).toEqual({
+      fulfillment: null,
+      userErrors: [{ message: "Invalid fulfillment order line item quantity requested." }]
+    })
     const stats = await admin("GET", "stats")
     expect(stats.mutations.fulfillmentCreate).toBe(3)
     expect(stats.operations.PodsyncFulfillmentCreateMany).toBe(1)

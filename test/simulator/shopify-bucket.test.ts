@@ -60,16 +60,21 @@ describe("Shopify simulator: query cost calculation", () => {
   it("charges scalars 0, objects 1, connections 2 + first × node, through variables and fragments", () => {
     expect(cost("{ shop { name } }").requested).toBe(1)
     expect(cost("query($n: Int!) { orders(first: $n) { nodes { id } } }", { n: 50 }).requested).toBe(52)
-    expect(cost(`{ orders(first: 10) { edges { cursor node { ...O } } nodes { ...O } pageInfo { hasNextPage } } }
-      fragment O on Order { id fulfillmentOrders(first: 5) { nodes { lineItems(first: 20) { nodes { id lineItem { sku } } } } } }`).requested)
+    expect(
+      cost(`{ orders(first: 10) { edges { cursor node { ...O } } nodes { ...O } pageInfo { hasNextPage } } }
+      fragment O on Order { id fulfillmentOrders(first: 5) { nodes { lineItems(first: 20) { nodes { id lineItem { sku } } } } } }`)
+        .requested
+    )
       .toBe(2 + 10 * (1 + 2 + 5 * (1 + 2 + 20 * (1 + 1))))
   })
 
   it("charges a mutation 10 and computes the actual cost from what came back", () => {
-    expect(cost("mutation { tagsAdd(id: \"gid://shopify/Order/1\", tags: [\"a\"]) { node { id } userErrors { message } } }").requested).toBe(10)
+    expect(cost('mutation { tagsAdd(id: "gid://shopify/Order/1", tags: ["a"]) { node { id } userErrors { message } } }').requested).toBe(10)
     const query = cost("{ orders(first: 50) { nodes { id lineItems(first: 10) { nodes { sku } } } } }")
     expect(query.requested).toBe(2 + 50 * (1 + 2 + 10))
-    const data = { orders: { nodes: [{ id: "a", lineItems: { nodes: [{ sku: "x" }, { sku: "y" }] } }, { id: "b", lineItems: { nodes: [] } }] } }
+    const data = {
+      orders: { nodes: [{ id: "a", lineItems: { nodes: [{ sku: "x" }, { sku: "y" }] } }, { id: "b", lineItems: { nodes: [] } }] }
+    }
     expect(query.actual(data)).toBe(2 + (1 + 2 + 2) + (1 + 2))
   })
 })

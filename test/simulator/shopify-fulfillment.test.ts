@@ -20,7 +20,9 @@ const graphql = async (query: string, variables: Record<string, unknown> = {}): 
 
 const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
   const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method, headers: { "Content-Type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    method,
+    headers: { "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   expect(response.status, `${method} ${path}`).toBe(200)
   return response.json()
@@ -69,13 +71,17 @@ describe("Shopify simulator: fulfillmentCreate", () => {
     const first = await fulfill(foId, [{ id: teeLine, quantity: 1 }])
     expect(first.data.fulfillmentCreate.userErrors).toEqual([])
     expect(first.data.fulfillmentCreate.fulfillment).toMatchObject({
-      status: "SUCCESS", name: `${order.name}.1`,
+      status: "SUCCESS",
+      name: `${order.name}.1`,
       trackingInfo: [{ company: "USPS", number: "9400100000000000000001", url: expect.stringContaining("usps.com") }],
       fulfillmentLineItems: { nodes: [{ quantity: 1, lineItem: { id: order.lineItems[0].id } }] }
     })
     let state = (await graphql(orderState, { id: order.id })).data.order
     expect(state.displayFulfillmentStatus).toBe("PARTIALLY_FULFILLED")
-    expect(state.fulfillmentOrders.nodes[0]).toEqual({ status: "IN_PROGRESS", lineItems: { nodes: [{ remainingQuantity: 1 }, { remainingQuantity: 1 }] } })
+    expect(state.fulfillmentOrders.nodes[0]).toEqual({
+      status: "IN_PROGRESS",
+      lineItems: { nodes: [{ remainingQuantity: 1 }, { remainingQuantity: 1 }] }
+    })
 
     const rest = await fulfill(foId, null, "9400100000000000000002")
     expect(rest.data.fulfillmentCreate.userErrors).toEqual([])
@@ -113,7 +119,10 @@ describe("Shopify simulator: fulfillmentCreate", () => {
     expect(held.data.fulfillmentCreate.userErrors).toEqual([
       { field: ["fulfillment"], message: `Fulfillment order ${foId.split("/").pop()} has an unfulfillable status= on_hold.` }
     ])
-    const release = await graphql(`mutation($id: ID!) { fulfillmentOrderReleaseHold(id: $id) { fulfillmentOrder { status } userErrors { message } } }`, { id: foId })
+    const release = await graphql(
+      `mutation($id: ID!) { fulfillmentOrderReleaseHold(id: $id) { fulfillmentOrder { status } userErrors { message } } }`,
+      { id: foId }
+    )
     expect(release.data.fulfillmentOrderReleaseHold).toEqual({ fulfillmentOrder: { status: "OPEN" }, userErrors: [] })
     expect((await fulfill(foId, [{ id: teeLine, quantity: 1 }])).data.fulfillmentCreate.userErrors).toEqual([])
   })
@@ -132,22 +141,34 @@ describe("Shopify simulator: fulfillmentCreate", () => {
   it("updates tracking, adds tags and sets metafields", async () => {
     const { order, foId } = await twoLineOrder()
     const created = (await fulfill(foId, null)).data.fulfillmentCreate.fulfillment
-    const update = await graphql(`mutation($id: ID!, $t: FulfillmentTrackingInput!) {
+    const update = await graphql(
+      `mutation($id: ID!, $t: FulfillmentTrackingInput!) {
       fulfillmentTrackingInfoUpdate(fulfillmentId: $id, trackingInfoInput: $t, notifyCustomer: false) { fulfillment { trackingInfo { company number url } } userErrors { message } } }`,
-      { id: created.id, t: { company: "UPS", number: "1Z999AA10123456784" } })
-    expect(update.data.fulfillmentTrackingInfoUpdate.fulfillment.trackingInfo[0]).toMatchObject({ company: "UPS", number: "1Z999AA10123456784" })
-    const tags = await graphql(`mutation($id: ID!) { tagsAdd(id: $id, tags: "pod:drafted, pod:shipped") { node { id } userErrors { message } } }`, { id: order.id })
+      { id: created.id, t: { company: "UPS", number: "1Z999AA10123456784" } }
+    )
+    expect(update.data.fulfillmentTrackingInfoUpdate.fulfillment.trackingInfo[0]).toMatchObject({
+      company: "UPS",
+      number: "1Z999AA10123456784"
+    })
+    const tags = await graphql(
+      `mutation($id: ID!) { tagsAdd(id: $id, tags: "pod:drafted, pod:shipped") { node { id } userErrors { message } } }`,
+      { id: order.id }
+    )
     expect(tags.data.tagsAdd).toEqual({ node: { id: order.id }, userErrors: [] })
-    const set = await graphql(`mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { key namespace value } userErrors { field message code } } }`,
-      { m: [{ ownerId: order.id, namespace: "pod", key: "draft", type: "json", value: "{\"draftId\":\"d_1\"}" }] })
-    expect(set.data.metafieldsSet).toEqual({ metafields: [{ key: "draft", namespace: "pod", value: "{\"draftId\":\"d_1\"}" }], userErrors: [] })
-    const invalid = await graphql(`mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { id } userErrors { code } } }`,
-      { m: [{ ownerId: order.id, namespace: "pod", key: "draft", type: "json", value: "{not json" }] })
+    const set = await graphql(
+      `mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { key namespace value } userErrors { field message code } } }`,
+      { m: [{ ownerId: order.id, namespace: "pod", key: "draft", type: "json", value: '{"draftId":"d_1"}' }] }
+    )
+    expect(set.data.metafieldsSet).toEqual({ metafields: [{ key: "draft", namespace: "pod", value: '{"draftId":"d_1"}' }], userErrors: [] })
+    const invalid = await graphql(
+      `mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { id } userErrors { code } } }`,
+      { m: [{ ownerId: order.id, namespace: "pod", key: "draft", type: "json", value: "{not json" }] }
+    )
     expect(invalid.data.metafieldsSet).toEqual({ metafields: null, userErrors: [{ code: "INVALID_VALUE" }] })
     const state = (await graphql(orderState, { id: order.id })).data.order
     expect(state.tags).toEqual(["pod:drafted", "pod:shipped"])
     expect(state.fulfillments[0].trackingInfo).toEqual([{ number: "1Z999AA10123456784" }])
-    expect(state.metafield).toEqual({ type: "json", value: "{\"draftId\":\"d_1\"}", jsonValue: { draftId: "d_1" } })
+    expect(state.metafield).toEqual({ type: "json", value: '{"draftId":"d_1"}', jsonValue: { draftId: "d_1" } })
     expect((await admin("GET", "stats")).tagsByOrder).toEqual({ [order.legacyResourceId]: ["pod:drafted", "pod:shipped"] })
   })
 })
@@ -171,7 +192,8 @@ describe("Shopify simulator: faults", () => {
     const failed = await post(fulfillmentCreate, { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: foId }] } })
     expect(failed.status).toBe(503)
     await admin("POST", "faults", { operation: "fulfillmentCreate", kind: "reset", count: 1 })
-    await expect(post(fulfillmentCreate, { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: foId }] } })).rejects.toThrow()
+    await expect(post(fulfillmentCreate, { fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: foId }] } })).rejects
+      .toThrow()
     expect((await admin("GET", `orders/${order.legacyResourceId}`)).fulfillments).toEqual([])
 
     await admin("POST", "faults", { operation: "orders", kind: "throttle", count: 1 })

@@ -6,7 +6,10 @@ import { startShopifySimulator, type RunningShopifySimulator } from "../../src/s
 
 // Signed webhook deliveries to a real receiver, with duplicates and reordering on demand.
 
-interface Received { headers: IncomingHttpHeaders; raw: Buffer }
+interface Received {
+  headers: IncomingHttpHeaders
+  raw: Buffer
+}
 
 let sim: RunningShopifySimulator
 let receiver: Server
@@ -17,7 +20,9 @@ let answers: number[] = []
 
 const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
   const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method, headers: { "Content-Type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    method,
+    headers: { "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   expect(response.status, `${method} ${path}`).toBe(200)
   return response.json()
@@ -55,27 +60,35 @@ beforeEach(async () => {
   received = []
   answers = []
   await admin("POST", "reset")
-  for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) await admin("POST", "webhooks/subscribe", { topic, address: receiverUrl })
+  for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
+    await admin("POST", "webhooks/subscribe", { topic, address: receiverUrl })
+  }
 })
 
 describe("Shopify simulator: webhooks", () => {
   it("sends REST-shaped orders signed with base64 HMAC-SHA256 of the raw body", async () => {
     await admin("POST", "webhooks/settings", { autoDeliver: false })
-    const order = await admin("POST", "orders", { lineItems: [{ sku: "TEE-BLK-M", quantity: 1, customAttributes: [{ key: "design_front", value: "https://x.test/f.png" }] }] })
+    const order = await admin("POST", "orders", {
+      lineItems: [{ sku: "TEE-BLK-M", quantity: 1, customAttributes: [{ key: "design_front", value: "https://x.test/f.png" }] }]
+    })
     expect(await admin("POST", "webhooks/deliver", {})).toEqual({ sent: 1 })
     expect(received).toHaveLength(1)
     const delivery = received[0]!
     expect(verifies(delivery, "whsec_test")).toBe(true)
     expect(verifies(delivery, "another-secret")).toBe(false)
     expect(delivery.headers).toMatchObject({
-      "x-shopify-topic": "orders/create", "x-shopify-shop-domain": "acme.myshopify.com", "x-shopify-api-version": "2026-10"
+      "x-shopify-topic": "orders/create",
+      "x-shopify-shop-domain": "acme.myshopify.com",
+      "x-shopify-api-version": "2026-10"
     })
     expect(delivery.headers["x-shopify-webhook-id"]).toBeTruthy()
     expect(delivery.headers["x-shopify-event-id"]).toBeTruthy()
     expect(Date.parse(String(delivery.headers["x-shopify-triggered-at"]))).not.toBeNaN()
     const body = JSON.parse(delivery.raw.toString("utf8"))
     expect(body).toMatchObject({
-      id: Number(order.legacyResourceId), admin_graphql_api_id: order.id, name: order.name,
+      id: Number(order.legacyResourceId),
+      admin_graphql_api_id: order.id,
+      name: order.name,
       line_items: [{ sku: "TEE-BLK-M", quantity: 1, properties: [{ name: "design_front", value: "https://x.test/f.png" }] }],
       shipping_address: { country_code: expect.stringMatching(/^[A-Z]{2}$/) }
     })
@@ -94,7 +107,16 @@ describe("Shopify simulator: webhooks", () => {
     await admin("POST", `orders/${order.legacyResourceId}/cancel`, { reason: "customer" })
     expect(await admin("POST", "webhooks/deliver", { reorder: true, duplicates: 1 })).toEqual({ sent: 8 })
     const topics = received.map((r) => summary(r).topic)
-    expect(topics).toEqual(["orders/cancelled", "orders/cancelled", "orders/updated", "orders/updated", "orders/updated", "orders/updated", "orders/create", "orders/create"])
+    expect(topics).toEqual([
+      "orders/cancelled",
+      "orders/cancelled",
+      "orders/updated",
+      "orders/updated",
+      "orders/updated",
+      "orders/updated",
+      "orders/create",
+      "orders/create"
+    ])
     // each pair is one delivery sent twice; every copy verifies
     for (let i = 0; i < received.length; i += 2) {
       expect(summary(received[i]!).webhookId).toBe(summary(received[i + 1]!).webhookId)

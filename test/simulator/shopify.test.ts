@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { simAdmin } from "../support/simAdmin.js"
-import {
-  runShopifySimulatorStandalone, startShopifySimulator, type RunningShopifySimulator
-} from "../../src/simulator/shopify/index.js"
+import { runShopifySimulatorStandalone, startShopifySimulator, type RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
 
 // Orders query, paging, search syntax, auth and query cost, over real HTTP.
 
@@ -13,7 +11,13 @@ interface GraphqlAnswer {
   json: {
     data?: any
     errors?: Array<{ message: string; extensions?: Record<string, unknown> }>
-    extensions?: { cost: { requestedQueryCost: number; actualQueryCost: number | null; throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } } }
+    extensions?: {
+      cost: {
+        requestedQueryCost: number
+        actualQueryCost: number | null
+        throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number }
+      }
+    }
   }
 }
 
@@ -63,7 +67,11 @@ describe("Shopify simulator: auth", () => {
     const wrong = await graphql("{ shop { name } }", {}, "shpat_wrong")
     expect(wrong.status).toBe(401)
     expect(wrong.json).toEqual({ errors: "[API] Invalid API key or access token (unrecognized login or wrong password)" })
-    const missing = await fetch(sim.graphqlUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{\"query\":\"{ shop { name } }\"}" })
+    const missing = await fetch(sim.graphqlUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"query":"{ shop { name } }"}'
+    })
     expect(missing.status).toBe(401)
     const right = await graphql("{ shop { myshopifyDomain } }")
     expect(right.status).toBe(200)
@@ -88,24 +96,33 @@ describe("Shopify simulator: standalone runner", () => {
 
 describe("Shopify simulator: orders", () => {
   it("creates realistic orders through the admin endpoint and serves them with Shopify's field names", async () => {
-    const created = await admin("POST", "orders", { financialStatus: "PAID", lineItems: [{ sku: "TEE-BLK-M", quantity: 2, price: "24.00" }] })
+    const created = await admin("POST", "orders", {
+      financialStatus: "PAID",
+      lineItems: [{ sku: "TEE-BLK-M", quantity: 2, price: "24.00" }]
+    })
     expect(created.id).toMatch(/^gid:\/\/shopify\/Order\/\d+$/)
     expect(created.name).toBe("#1001")
-    const answer = await graphql(`query($id: ID!) { order(id: $id) {
+    const answer = await graphql(
+      `query($id: ID!) { order(id: $id) {
       id legacyResourceId name displayFinancialStatus displayFulfillmentStatus currencyCode
       shippingAddress { firstName lastName address1 city provinceCode countryCodeV2 zip }
       lineItems(first: 5) { nodes { id sku quantity currentQuantity unfulfilledQuantity customAttributes { key value }
         originalUnitPriceSet { shopMoney { amount currencyCode } } } }
       fulfillmentOrders(first: 5) { nodes { id status lineItems(first: 5) { nodes { remainingQuantity totalQuantity lineItem { id } } } } }
       currentTotalPriceSet { shopMoney { amount } }
-    } }`, { id: created.id })
+    } }`,
+      { id: created.id }
+    )
     const order = answer.json.data.order
     expect(order.legacyResourceId).toBe(created.legacyResourceId)
     expect(order.displayFinancialStatus).toBe("PAID")
     expect(order.displayFulfillmentStatus).toBe("UNFULFILLED")
     expect(order.shippingAddress.countryCodeV2).toMatch(/^[A-Z]{2}$/)
     expect(order.lineItems.nodes).toEqual([expect.objectContaining({
-      sku: "TEE-BLK-M", quantity: 2, currentQuantity: 2, unfulfilledQuantity: 2,
+      sku: "TEE-BLK-M",
+      quantity: 2,
+      currentQuantity: 2,
+      unfulfilledQuantity: 2,
       customAttributes: expect.arrayContaining([{ key: "design_front", value: expect.stringMatching(/^https:\/\//) }]),
       originalUnitPriceSet: { shopMoney: { amount: "24.00", currencyCode: order.currencyCode } }
     })])
@@ -115,11 +132,17 @@ describe("Shopify simulator: orders", () => {
   })
 
   it("reflects a refund in currentQuantity and the current total", async () => {
-    const created = await admin("POST", "orders", { lineItems: [{ sku: "MUG-WHT-11OZ", quantity: 3, price: "16.00" }], shippingLine: { title: "Standard", price: "5.00" } })
+    const created = await admin("POST", "orders", {
+      lineItems: [{ sku: "MUG-WHT-11OZ", quantity: 3, price: "16.00" }],
+      shippingLine: { title: "Standard", price: "5.00" }
+    })
     await admin("PATCH", `orders/${created.legacyResourceId}`, { lineItems: [{ id: created.lineItems[0].id, currentQuantity: 1 }] })
-    const answer = await graphql(`query($id: ID!) { order(id: $id) { updatedAt currentTotalPriceSet { shopMoney { amount } }
+    const answer = await graphql(
+      `query($id: ID!) { order(id: $id) { updatedAt currentTotalPriceSet { shopMoney { amount } }
       lineItems(first: 1) { nodes { quantity currentQuantity } }
-      fulfillmentOrders(first: 1) { nodes { lineItems(first: 1) { nodes { remainingQuantity } } } } } }`, { id: created.id })
+      fulfillmentOrders(first: 1) { nodes { lineItems(first: 1) { nodes { remainingQuantity } } } } } }`,
+      { id: created.id }
+    )
     const order = answer.json.data.order
     expect(order.lineItems.nodes[0]).toEqual({ quantity: 3, currentQuantity: 1 })
     expect(order.currentTotalPriceSet.shopMoney.amount).toBe("21.00")
@@ -197,9 +220,13 @@ describe("Shopify simulator: query cost", () => {
     const answer = await graphql("{ orders(first: 10) { nodes { id } } }")
     expect(answer.status).toBe(200)
     expect(answer.json.data).toBeUndefined()
-    expect(answer.json.errors).toEqual([{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }])
+    expect(answer.json.errors).toEqual([{
+      message: "Throttled",
+      extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" }
+    }])
     expect(answer.json.extensions!.cost).toEqual({
-      requestedQueryCost: 12, actualQueryCost: null,
+      requestedQueryCost: 12,
+      actualQueryCost: null,
       throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 1 }
     })
     const stats = await admin("GET", "stats")

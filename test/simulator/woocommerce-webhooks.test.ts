@@ -7,7 +7,10 @@ import { startWooCommerceSimulator, type RunningWooCommerceSimulator } from "../
 // WooCommerce webhook deliveries to a real receiver: the unsigned ping, signatures, Delivery-ID
 // collisions within a second, order.deleted, duplicates, reordering, disabling after failures.
 
-interface Received { headers: IncomingHttpHeaders; raw: Buffer }
+interface Received {
+  headers: IncomingHttpHeaders
+  raw: Buffer
+}
 
 let sim: RunningWooCommerceSimulator
 let receiver: Server
@@ -18,7 +21,9 @@ let simTime = Date.UTC(2026, 2, 2, 15, 0, 0)
 
 const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
   const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method, headers: { "Content-Type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    method,
+    headers: { "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   expect(response.status, `${method} ${path}`).toBe(200)
   return response.json()
@@ -116,7 +121,10 @@ describe("WooCommerce simulator webhooks", () => {
   it("creates webhooks through the REST API, without a secret falling back to WooCommerce's derived one", async () => {
     const response = await fetch(`${sim.url}/wp-json/wc/v3/webhooks`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Basic ${Buffer.from(`${sim.consumerKey}:${sim.consumerSecret}`).toString("base64")}` },
+      headers: {
+        "Content-Type": "application/json",
+        Authorization: `Basic ${Buffer.from(`${sim.consumerKey}:${sim.consumerSecret}`).toString("base64")}`
+      },
       body: JSON.stringify({ name: "podsync", topic: "order.created", delivery_url: receiverUrl })
     })
     expect(response.status).toBe(201)

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { runWooCommerceSimulatorStandalone, startWooCommerceSimulator, type RunningWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
+import {
+  runWooCommerceSimulatorStandalone,
+  startWooCommerceSimulator,
+  type RunningWooCommerceSimulator
+} from "../../src/simulator/woocommerce/index.js"
 
 // REST v3 fidelity of the WooCommerce simulator: auth, listing and its date bounds, updates, notes,
 // refunds, the Shipment Tracking extension on and off, host faults.
@@ -17,18 +21,27 @@ const api = async (method: string, path: string, body?: unknown, headers: Record
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const text = await response.text()
-  return { status: response.status, headers: response.headers, text, json: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as any }
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: (text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : undefined) as any
+  }
 }
 
 const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
   const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method, headers: { "Content-Type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    method,
+    headers: { "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   expect(response.status, `${method} ${path}`).toBe(200)
   return response.json()
 }
 
-const advance = (seconds: number) => { simTime += seconds * 1000 }
+const advance = (seconds: number) => {
+  simTime += seconds * 1000
+}
 
 beforeAll(async () => {
   sim = await startWooCommerceSimulator({ seed: 7, now: () => simTime, gmtOffsetHours: -5 })
@@ -57,10 +70,18 @@ describe("WooCommerce simulator: auth", () => {
     expect((await api("GET", `/wc/v3/orders/${order.id}?${query}`, undefined, {})).status).toBe(200)
     const anonymous = await api("GET", "/wc/v3/orders", undefined, {})
     expect(anonymous.status).toBe(401)
-    expect(anonymous.json).toEqual({ code: "woocommerce_rest_cannot_view", message: "Sorry, you cannot list resources.", data: { status: 401 } })
-    const wrongKey = await api("GET", "/wc/v3/orders", undefined, { Authorization: `Basic ${Buffer.from("ck_wrong:cs_wrong").toString("base64")}` })
+    expect(anonymous.json).toEqual({
+      code: "woocommerce_rest_cannot_view",
+      message: "Sorry, you cannot list resources.",
+      data: { status: 401 }
+    })
+    const wrongKey = await api("GET", "/wc/v3/orders", undefined, {
+      Authorization: `Basic ${Buffer.from("ck_wrong:cs_wrong").toString("base64")}`
+    })
     expect(wrongKey.json).toMatchObject({ code: "woocommerce_rest_authentication_error", message: "Consumer key is invalid." })
-    const wrongSecret = await api("GET", "/wc/v3/orders", undefined, { Authorization: `Basic ${Buffer.from(`${sim.consumerKey}:cs_wrong`).toString("base64")}` })
+    const wrongSecret = await api("GET", "/wc/v3/orders", undefined, {
+      Authorization: `Basic ${Buffer.from(`${sim.consumerKey}:cs_wrong`).toString("base64")}`
+    })
     expect(wrongSecret.json).toMatchObject({ code: "woocommerce_rest_authentication_error", message: "Consumer secret is invalid." })
   })
 
@@ -77,7 +98,16 @@ describe("WooCommerce simulator: orders", () => {
   it("writes orders with REST v3 field names: GMT and local dates without a designator, money as strings", async () => {
     const created = await admin("POST", "orders", {
       currency: "EUR",
-      lineItems: [{ name: "Classic Tee - Black, M", parentName: "Classic Tee", productId: 311, variationId: 318, sku: "TEE-BLA-M", quantity: 2, price: "24.00", meta: [{ key: "pa_size", value: "m" }, { key: "design_front", value: "https://cdn.example.com/f.png" }] }],
+      lineItems: [{
+        name: "Classic Tee - Black, M",
+        parentName: "Classic Tee",
+        productId: 311,
+        variationId: 318,
+        sku: "TEE-BLA-M",
+        quantity: 2,
+        price: "24.00",
+        meta: [{ key: "pa_size", value: "m" }, { key: "design_front", value: "https://cdn.example.com/f.png" }]
+      }],
       shippingLine: { methodTitle: "Express", methodId: "flat_rate", total: "14.90" }
     })
     const { json: order } = await api("GET", `/wc/v3/orders/${created.id}`)
@@ -96,14 +126,33 @@ describe("WooCommerce simulator: orders", () => {
       refunds: []
     })
     expect(order.line_items[0]).toMatchObject({
-      name: "Classic Tee - Black, M", parent_name: "Classic Tee", product_id: 311, variation_id: 318, quantity: 2,
-      subtotal: "48.00", total: "48.00", price: 24, sku: "TEE-BLA-M",
+      name: "Classic Tee - Black, M",
+      parent_name: "Classic Tee",
+      product_id: 311,
+      variation_id: 318,
+      quantity: 2,
+      subtotal: "48.00",
+      total: "48.00",
+      price: 24,
+      sku: "TEE-BLA-M",
       meta_data: [
         { key: "pa_size", value: "m", display_key: "Size", display_value: "M" },
         { key: "design_front", value: "https://cdn.example.com/f.png", display_key: "design_front" }
       ]
     })
-    expect(Object.keys(order.billing).sort()).toEqual(["address_1", "address_2", "city", "company", "country", "email", "first_name", "last_name", "phone", "postcode", "state"])
+    expect(Object.keys(order.billing).sort()).toEqual([
+      "address_1",
+      "address_2",
+      "city",
+      "company",
+      "country",
+      "email",
+      "first_name",
+      "last_name",
+      "phone",
+      "postcode",
+      "state"
+    ])
     expect(order.shipping.email).toBeUndefined()
   })
 
@@ -182,7 +231,10 @@ describe("WooCommerce simulator: orders", () => {
     expect(stored.emails.map((e: any) => e.type)).toEqual(["customer_processing_order", "customer_completed_order"])
     expect(stored.notes.map((n: any) => n.note)).toContain("Order status changed from Processing to Completed.")
     expect((await api("PUT", `/wc/v3/orders/${order.id}`, { status: "shipped" })).status).toBe(400)
-    expect((await api("GET", "/wc/v3/orders/999999")).json).toMatchObject({ code: "woocommerce_rest_shop_order_invalid_id", data: { status: 404 } })
+    expect((await api("GET", "/wc/v3/orders/999999")).json).toMatchObject({
+      code: "woocommerce_rest_shop_order_invalid_id",
+      data: { status: 404 }
+    })
   })
 
   it("lists refunds with negative quantities and _refunded_item_id, and a full refund moves the order to refunded", async () => {
@@ -190,8 +242,15 @@ describe("WooCommerce simulator: orders", () => {
     const lineId = order.line_items[0].id
     await admin("POST", `orders/${order.id}/refund`, { line_items: [{ id: lineId, quantity: 1 }], reason: "damaged" })
     const refunds = await api("GET", `/wc/v3/orders/${order.id}/refunds`)
-    expect(refunds.json[0]).toMatchObject({ amount: "10.00", reason: "damaged", line_items: [{ quantity: -1, meta_data: [{ key: "_refunded_item_id", value: String(lineId) }] }] })
-    expect((await api("GET", `/wc/v3/orders/${order.id}`)).json).toMatchObject({ status: "processing", refunds: [{ reason: "damaged", total: "-10.00" }] })
+    expect(refunds.json[0]).toMatchObject({
+      amount: "10.00",
+      reason: "damaged",
+      line_items: [{ quantity: -1, meta_data: [{ key: "_refunded_item_id", value: String(lineId) }] }]
+    })
+    expect((await api("GET", `/wc/v3/orders/${order.id}`)).json).toMatchObject({
+      status: "processing",
+      refunds: [{ reason: "damaged", total: "-10.00" }]
+    })
     await admin("POST", `orders/${order.id}/refund`, { line_items: [{ id: lineId, quantity: 2 }] })
     expect((await api("GET", `/wc/v3/orders/${order.id}`)).json.status).toBe("refunded")
   })
@@ -200,14 +259,31 @@ describe("WooCommerce simulator: orders", () => {
 describe("WooCommerce simulator: Shipment Tracking extension", () => {
   it("adds tracking items the Completed email then lists; predefined providers get their link", async () => {
     const order = await admin("POST", "orders", {})
-    const created = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, { tracking_provider: "UPS", tracking_number: "1Z999AA10123456784", date_shipped: "2026-03-02" })
+    const created = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, {
+      tracking_provider: "UPS",
+      tracking_number: "1Z999AA10123456784",
+      date_shipped: "2026-03-02"
+    })
     expect(created.status).toBe(201)
-    expect(created.headers.get("location")).toBe(`${sim.url}/wp-json/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings/${created.json.tracking_id}`)
-    expect(created.json).toMatchObject({ tracking_provider: "UPS", tracking_number: "1Z999AA10123456784", date_shipped: "2026-03-02", tracking_link: "https://www.ups.com/track?loc=en_US&tracknum=1Z999AA10123456784" })
-    const custom = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, { custom_tracking_provider: "YunExpress", custom_tracking_link: "https://www.yuntrack.com/track?id=%1$s", tracking_number: "YT123" })
+    expect(created.headers.get("location")).toBe(
+      `${sim.url}/wp-json/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings/${created.json.tracking_id}`
+    )
+    expect(created.json).toMatchObject({
+      tracking_provider: "UPS",
+      tracking_number: "1Z999AA10123456784",
+      date_shipped: "2026-03-02",
+      tracking_link: "https://www.ups.com/track?loc=en_US&tracknum=1Z999AA10123456784"
+    })
+    const custom = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, {
+      custom_tracking_provider: "YunExpress",
+      custom_tracking_link: "https://www.yuntrack.com/track?id=%1$s",
+      tracking_number: "YT123"
+    })
     expect(custom.json).toMatchObject({ tracking_provider: "YunExpress", tracking_link: "https://www.yuntrack.com/track?id=YT123" })
-    expect((await api("GET", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`)).json.map((t: any) => t.tracking_number)).toEqual(["1Z999AA10123456784", "YT123"])
-    expect((await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, { tracking_provider: "UPS" })).json).toMatchObject({ code: "rest_missing_callback_param" })
+    expect((await api("GET", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`)).json.map((t: any) => t.tracking_number))
+      .toEqual(["1Z999AA10123456784", "YT123"])
+    expect((await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, { tracking_provider: "UPS" })).json)
+      .toMatchObject({ code: "rest_missing_callback_param" })
     await api("PUT", `/wc/v3/orders/${order.id}`, { status: "completed" })
     const stored = await admin("GET", `orders/${order.id}`)
     expect(stored.emails[1]).toMatchObject({ type: "customer_completed_order", trackingNumbers: ["1Z999AA10123456784", "YT123"] })
@@ -232,7 +308,11 @@ describe("WooCommerce simulator: host faults", () => {
     const order = await admin("POST", "orders", {})
     await admin("POST", "faults", { operation: "orders.get", kind: "429", retryAfterSeconds: 7, count: 1 })
     const limited = await api("GET", `/wc/v3/orders/${order.id}`)
-    expect([limited.status, limited.headers.get("retry-after"), limited.headers.get("content-type")]).toEqual([429, "7", "text/html; charset=UTF-8"])
+    expect([limited.status, limited.headers.get("retry-after"), limited.headers.get("content-type")]).toEqual([
+      429,
+      "7",
+      "text/html; charset=UTF-8"
+    ])
     await admin("POST", "faults", { operation: "orders.get", kind: "error5xx", status: 503, retryAfterSeconds: 3, count: 1 })
     expect((await api("GET", `/wc/v3/orders/${order.id}`)).status).toBe(503)
     await admin("POST", "faults", { operation: "orders.update", kind: "commitThenDrop", count: 1 })

@@ -16,7 +16,9 @@ export interface Stack {
   readonly close: () => Promise<void>
 }
 
-export interface StackOptions { readonly podRateLimit?: false }
+export interface StackOptions {
+  readonly podRateLimit?: false
+}
 
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   const pod = await startPodSimulator(options.podRateLimit === false ? { rateLimit: false } : {})
@@ -27,7 +29,10 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   const mappingFile = path.join(dir, "mappings.csv")
   fs.copyFileSync("config/mappings/demo-shopify.csv", mappingFile)
   return {
-    pod, shopify, dir, mappingFile,
+    pod,
+    shopify,
+    dir,
+    mappingFile,
     close: async () => {
       await Promise.all([pod.close(), shopify.close()])
       fs.rmSync(dir, { recursive: true, force: true })
@@ -80,44 +85,47 @@ export interface DaemonConfigOptions {
 
 export const writeDaemonConfig = (stack: Stack, port: number, options: DaemonConfigOptions = {}) => {
   const file = path.join(stack.dir, `${options.name ?? "podsync"}.yaml`)
-  fs.writeFileSync(file, [
-    ...(options.databaseUrl ? ["database:", `  url: "${options.databaseUrl}"`] : []),
-    `dataDir: ${path.join(stack.dir, "data")}`,
-    "log:",
-    "  level: ${PODSYNC_LOG_LEVEL:-warning}",
-    "server:",
-    "  host: 127.0.0.1",
-    `  port: ${port}`,
-    "pod:",
-    `  baseUrl: ${stack.pod.url}`,
-    "  clientKey: sim-client-key",
-    "  clientSecret: sim-client-secret",
-    "  timeoutMs: 5000",
-    ...(options.podWebhooks
-      ? [
-        "  webhooks:",
-        // Signed with pod.clientSecret and sent with pod.clientKey, as the service (and the simulator) does.
-        `    publicUrl: http://127.0.0.1:${port}/webhooks/pod`
-      ]
-      : []),
-    "stores:",
-    "  - key: demo-shopify",
-    "    platform: shopify",
-    "    podStoreId: store-demo",
-    "    shopify:",
-    "      shop: acme.myshopify.com",
-    "      accessToken: shpat_sim_token",
-    "      webhookSecret: shopify-sim-webhook-secret",
-    `      baseUrl: ${stack.shopify.url}`,
-    `    mappings: ${stack.mappingFile}`,
-    "schedules:",
-    `  pull: "${options.pull ?? "*/2 * * * * *"}"`,
-    `  reconcile: "${options.reconcile ?? "*/2 * * * * *"}"`,
-    '  catalog: "0 0 * * * *"',
-    '  report: "0 0 6 * * *"',
-    "reports:",
-    `  dir: ${path.join(stack.dir, "reports")}`
-  ].join("\n"))
+  fs.writeFileSync(
+    file,
+    [
+      ...(options.databaseUrl ? ["database:", `  url: "${options.databaseUrl}"`] : []),
+      `dataDir: ${path.join(stack.dir, "data")}`,
+      "log:",
+      "  level: ${PODSYNC_LOG_LEVEL:-warning}",
+      "server:",
+      "  host: 127.0.0.1",
+      `  port: ${port}`,
+      "pod:",
+      `  baseUrl: ${stack.pod.url}`,
+      "  clientKey: sim-client-key",
+      "  clientSecret: sim-client-secret",
+      "  timeoutMs: 5000",
+      ...(options.podWebhooks
+        ? [
+          "  webhooks:",
+          // Signed with pod.clientSecret and sent with pod.clientKey, as the service (and the simulator) does.
+          `    publicUrl: http://127.0.0.1:${port}/webhooks/pod`
+        ]
+        : []),
+      "stores:",
+      "  - key: demo-shopify",
+      "    platform: shopify",
+      "    podStoreId: store-demo",
+      "    shopify:",
+      "      shop: acme.myshopify.com",
+      "      accessToken: shpat_sim_token",
+      "      webhookSecret: shopify-sim-webhook-secret",
+      `      baseUrl: ${stack.shopify.url}`,
+      `    mappings: ${stack.mappingFile}`,
+      "schedules:",
+      `  pull: "${options.pull ?? "*/2 * * * * *"}"`,
+      `  reconcile: "${options.reconcile ?? "*/2 * * * * *"}"`,
+      '  catalog: "0 0 * * * *"',
+      '  report: "0 0 6 * * *"',
+      "reports:",
+      `  dir: ${path.join(stack.dir, "reports")}`
+    ].join("\n")
+  )
   return file
 }
 
@@ -136,7 +144,13 @@ export const createOrders = async (stack: Stack, count: number, extra: Record<st
     const sku = MAPPED_SKUS[i % MAPPED_SKUS.length]!
     const order = await post(`${stack.shopify.url}/__sim/orders`, {
       financialStatus: "PAID",
-      lineItems: [{ sku, title: "Podsync Tee", quantity: 1 + (i % 2), price: "24.00", customAttributes: [{ key: "design_front", value: `https://cdn.example.com/d/${i}.png` }] }],
+      lineItems: [{
+        sku,
+        title: "Podsync Tee",
+        quantity: 1 + (i % 2),
+        price: "24.00",
+        customAttributes: [{ key: "design_front", value: `https://cdn.example.com/d/${i}.png` }]
+      }],
       ...extra
     })
     ids.push(String(order.legacyResourceId))
@@ -144,7 +158,9 @@ export const createOrders = async (stack: Stack, count: number, extra: Record<st
   return ids
 }
 
-export interface StatusCounts { readonly [state: string]: number }
+export interface StatusCounts {
+  readonly [state: string]: number
+}
 
 export const statusOf = async (port: number): Promise<StatusCounts> => {
   const body = await getJson(`http://127.0.0.1:${port}/status`)

@@ -31,7 +31,9 @@ export const startStoreStack = async (prefix: string, rewriteMapping: (csv: stri
   const mappingFile = path.join(dir, "mappings.csv")
   fs.writeFileSync(mappingFile, rewriteMapping(fs.readFileSync("config/mappings/demo-shopify.csv", "utf8")))
   return {
-    pod, dir, mappingFile,
+    pod,
+    dir,
+    mappingFile,
     close: async () => {
       await pod.close()
       fs.rmSync(dir, { recursive: true, force: true })
@@ -55,7 +57,13 @@ export const writeStoreDaemonConfig = (stack: StoreStack, port: number, store: S
     log: { level: "${PODSYNC_LOG_LEVEL:-warning}" },
     server: { host: "127.0.0.1", port },
     pod: { baseUrl: stack.pod.url, clientKey: "sim-client-key", clientSecret: "sim-client-secret", timeoutMs: 5000 },
-    stores: [{ key: store.key, platform: store.platform, podStoreId: store.podStoreId, [store.platform]: store.section, mappings: stack.mappingFile }],
+    stores: [{
+      key: store.key,
+      platform: store.platform,
+      podStoreId: store.podStoreId,
+      [store.platform]: store.section,
+      mappings: stack.mappingFile
+    }],
     schedules: { pull: "*/2 * * * * *", reconcile: "*/2 * * * * *", catalog: "0 0 * * * *", report: "0 0 6 * * *" },
     reports: { dir: path.join(stack.dir, "reports") }
   }
@@ -145,7 +153,9 @@ export const crashThenFinish = async (
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `not all ${options.orders} orders fulfilled within ${options.timeoutMs} ms; last status ${JSON.stringify(last)}; ${timeline.join("; ")}\n${daemon.output().slice(-4000)}`
+          `not all ${options.orders} orders fulfilled within ${options.timeoutMs} ms; last status ${JSON.stringify(last)}; ${
+            timeline.join("; ")
+          }\n${daemon.output().slice(-4000)}`
         )
       }
       await driveOnce(podUrl)
@@ -181,7 +191,7 @@ export const podOutcome = async (pod: RunningPodSimulator): Promise<PodOutcome> 
   const trackingsByReferenceId = new Map<string, ReadonlyArray<string>>()
   const designsByReferenceId = new Map<string, ReadonlyArray<string>>()
   const headers = { "X-Gearment-Client-Key": "sim-client-key", "X-Gearment-Client-Secret": "sim-client-secret" }
-  for (let page = 1; ; page++) {
+  for (let page = 1;; page++) {
     const response = await fetch(`${pod.url}/api/v3/orders?paging.limit=100&paging.page=${page}`, { headers })
     if (!response.ok) throw new Error(`listing POD orders: ${response.status} ${await response.text()}`)
     // An empty list answer has no `data`; a list item carries only the primary tracking, so each order is read whole.
@@ -190,7 +200,10 @@ export const podOutcome = async (pod: RunningPodSimulator): Promise<PodOutcome> 
       const whole = await fetch(`${pod.url}/api/v3/orders/${item.order_id}`, { headers })
       const order = ((await whole.json()) as { data: PodOrderView }).data
       const reference = order.reference_id
-      trackingsByReferenceId.set(reference, [...(trackingsByReferenceId.get(reference) ?? []), ...(order.order_trackings ?? []).map((t) => t.tracking_no)])
+      trackingsByReferenceId.set(reference, [
+        ...(trackingsByReferenceId.get(reference) ?? []),
+        ...(order.order_trackings ?? []).map((t) => t.tracking_no)
+      ])
       const designs = order.line_items.flatMap((l) => l.printing_options.map((o) => o.design_url))
       designsByReferenceId.set(reference, [...(designsByReferenceId.get(reference) ?? []), ...designs])
     }
@@ -265,7 +278,11 @@ export const storeEndToEnd = <Sim extends { readonly url: string; readonly close
       const ids: Array<string> = []
       for (let i = 0; i < E2E_ORDERS; i++) ids.push(await driver.createOrder(sim, demoLine(i)))
 
-      const { final, timeline } = await crashThenFinish(stack.pod.url, config, port, { orders: E2E_ORDERS, kills: E2E_KILLS, timeoutMs: 200_000 })
+      const { final, timeline } = await crashThenFinish(stack.pod.url, config, port, {
+        orders: E2E_ORDERS,
+        kills: E2E_KILLS,
+        timeoutMs: 200_000
+      })
       console.info(`${driver.store.platform}: ${timeline}`)
       expect(final).toEqual({ fulfilled: E2E_ORDERS })
 

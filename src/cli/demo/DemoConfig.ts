@@ -120,9 +120,12 @@ export const wipeDataDir = (dir: string): Effect.Effect<void, CliFailure | DataD
   Effect.gen(function*() {
     if (!fs.existsSync(dir)) return
     if (!looksLikeOurs(dir)) {
-      return yield* Effect.fail(new CliFailure({
-        message: `${dir} holds files that are not a podsync database; the demo wipes its data folder at start, so choose another (--data-dir) or empty it`
-      }))
+      return yield* Effect.fail(
+        new CliFailure({
+          message:
+            `${dir} holds files that are not a podsync database; the demo wipes its data folder at start, so choose another (--data-dir) or empty it`
+        })
+      )
     }
     // Taking the lock (then letting it go) fails when a live podsync holds the folder.
     yield* Effect.scoped(lockDataDir(dir))

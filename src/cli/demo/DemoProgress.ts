@@ -57,7 +57,9 @@ export interface Progress {
   /** Every order generated and settled. */
   readonly done: boolean
   /** Generated orders not (yet) where the demo expects them, with where they are. */
-  readonly outstanding: ReadonlyArray<{ readonly storeKey: string; readonly name: string; readonly kind: OrderKind; readonly state: string }>
+  readonly outstanding: ReadonlyArray<
+    { readonly storeKey: string; readonly name: string; readonly kind: OrderKind; readonly state: string }
+  >
 }
 
 export const NOT_PULLED = "not pulled yet"

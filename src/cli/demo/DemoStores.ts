@@ -46,7 +46,11 @@ export const startStoreSimulators = (setup: DemoSetup) =>
   Effect.gen(function*() {
     const shopify = yield* simulator(() => startShopifySimulator())
     if (setup === "shopify") {
-      return { urls: { shopify: shopify.url }, adminUrls: { shopify: shopify.url }, described: [`Shopify simulator ${shopify.url}`] } satisfies StoreSimulators
+      return {
+        urls: { shopify: shopify.url },
+        adminUrls: { shopify: shopify.url },
+        described: [`Shopify simulator ${shopify.url}`]
+      } satisfies StoreSimulators
     }
     const woo = yield* simulator(() => startWooCommerceSimulator())
     const etsy = yield* simulator(() => startEtsySimulator())
@@ -55,7 +59,9 @@ export const startStoreSimulators = (setup: DemoSetup) =>
     return {
       urls: { shopify: shopify.url, woocommerce: woo.url, etsy: etsy.url, jsonfeed: feed.baseUrl },
       adminUrls,
-      described: (Object.entries(adminUrls) as Array<[Platform, string]>).map(([platform, url]) => `${platformNames[platform]} simulator ${url}`)
+      described: (Object.entries(adminUrls) as Array<[Platform, string]>).map(([platform, url]) =>
+        `${platformNames[platform]} simulator ${url}`
+      )
     } satisfies StoreSimulators
   })
 

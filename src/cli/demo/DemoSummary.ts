@@ -41,9 +41,13 @@ const headline = (input: SummaryInput): string => {
       return `podsync demo finished in ${seconds(input.elapsedMs)}: all ${progress.planned} orders` +
         `${progress.stores.length > 1 ? ` in its ${progress.stores.length} stores` : ""} are where the demo expects them.`
     case "interrupted":
-      return `podsync demo stopped (Ctrl-C) after ${seconds(input.elapsedMs)}, with ${progress.generated} of ${progress.planned} orders generated.`
+      return `podsync demo stopped (Ctrl-C) after ${
+        seconds(input.elapsedMs)
+      }, with ${progress.generated} of ${progress.planned} orders generated.`
     case "timed_out":
-      return `podsync demo gave up after ${seconds(input.elapsedMs)}: ${progress.outstanding.length} orders are not where the demo expects them.`
+      return `podsync demo gave up after ${
+        seconds(input.elapsedMs)
+      }: ${progress.outstanding.length} orders are not where the demo expects them.`
   }
 }
 
@@ -73,7 +77,11 @@ export const renderSummary = (input: SummaryInput): string => {
       "",
       `The POD service saw ${pod.total} requests, at most ${pod.maxInWindow} in any ${pod.windowSeconds} s window ` +
         `(its limit: ${input.podLimit.requests} per ${input.podLimit.windowSeconds} s), and answered 429 ${pod.rejected429} times; ` +
-        `${pod.duplicateReferenceIds.length === 0 ? "no order was drafted twice" : `${pod.duplicateReferenceIds.length} orders were drafted twice`}.`
+        `${
+          pod.duplicateReferenceIds.length === 0
+            ? "no order was drafted twice"
+            : `${pod.duplicateReferenceIds.length} orders were drafted twice`
+        }.`
     )
   }
   if ("line" in input.report) lines.push("", `Reconciliation ${input.report.line}.`)

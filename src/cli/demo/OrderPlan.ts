@@ -93,7 +93,13 @@ const teeLine = (random: Random): LineSpec => {
 export const GIFT_WRAP_SKU = "GIFT-WRAP"
 
 const giftWrapLine: LineSpec = {
-  sku: GIFT_WRAP_SKU, title: "Gift wrapping", variantTitle: "Kraft paper", quantity: 1, price: "4.00", requiresShipping: false, customAttributes: []
+  sku: GIFT_WRAP_SKU,
+  title: "Gift wrapping",
+  variantTitle: "Kraft paper",
+  quantity: 1,
+  price: "4.00",
+  requiresShipping: false,
+  customAttributes: []
 }
 
 /** Positions 1..count-1, shuffled: the first order is always a plain one, so the stream starts with a success. */

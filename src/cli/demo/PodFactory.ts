@@ -74,7 +74,9 @@ export const makePodFactory = (
       const byDraft = new Map(orders.flatMap((o) => (o.podDraftId === null ? [] : [[o.podDraftId, o] as const])))
       for (const order of orders) {
         const draftId = order.podDraftId
-        if (draftId === null || jobs.has(draftId) || gaveUp(draftId) || !WITH_OPEN_DRAFT.includes(order.state) || stopProducing(order)) continue
+        if (
+          draftId === null || jobs.has(draftId) || gaveUp(draftId) || !WITH_OPEN_DRAFT.includes(order.state) || stopProducing(order)
+        ) continue
         const placed = yield* attempt(draftId, admin.checkoutDraft(draftId))
         if (placed._tag === "Some") jobs.set(draftId, { draftId, orderId: placed.value.order_id, checkedOutAt: now, step: "checked_out" })
       }

@@ -48,7 +48,9 @@ const laneFigures = (figures: Readonly<Record<string, number>>): string =>
 const budgetLines = (budget: BudgetUse | undefined): ReadonlyArray<string> => {
   if (budget === undefined) return ["  POD rate budget   (reading…)"]
   const lines = [
-    `  POD rate budget   ${budget.inUse} of ${budget.limit} per ${budget.windowSeconds} s in use · ${budget.inFlight} in flight${budget.paused ? " · PAUSED (429)" : ""}`,
+    `  POD rate budget   ${budget.inUse} of ${budget.limit} per ${budget.windowSeconds} s in use · ${budget.inFlight} in flight${
+      budget.paused ? " · PAUSED (429)" : ""
+    }`,
     `                    used per lane: ${laneFigures(budget.byLane)}`
   ]
   if (budget.waiting !== undefined) lines.push(`                    waiting:       ${laneFigures(budget.waiting)}`)
@@ -81,7 +83,9 @@ export const renderFrame = (view: ViewModel, columns: number): ReadonlyArray<str
   }
   if (progress.held.length > 0) {
     lines.push(`  held, by reason   ${progress.heldByReason.map(([reason, n]) => `${reason} ${n}`).join(" · ")}`)
-    for (const held of progress.held.slice(0, 5)) lines.push(`    ${orderLabel(progress, held).padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
+    for (const held of progress.held.slice(0, 5)) {
+      lines.push(`    ${orderLabel(progress, held).padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
+    }
     if (progress.held.length > 5) lines.push(`    … and ${progress.held.length - 5} more`)
   }
   lines.push(

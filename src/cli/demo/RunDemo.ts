@@ -104,10 +104,13 @@ const refuseEarlierOrders = (dataDir: string) =>
     const counts = yield* (yield* OrdersRepo).countByState
     const earlier = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0)
     if (earlier > 0) {
-      return yield* Effect.fail(new CliFailure({
-        message: `--keep-data: ${dataDir} holds ${earlier} orders of an earlier demo, and the simulators start afresh with the same order ids; ` +
-          "run the demo without --keep-data (it wipes the folder) or give it another folder with --data-dir"
-      }))
+      return yield* Effect.fail(
+        new CliFailure({
+          message:
+            `--keep-data: ${dataDir} holds ${earlier} orders of an earlier demo, and the simulators start afresh with the same order ids; ` +
+            "run the demo without --keep-data (it wipes the folder) or give it another folder with --data-dir"
+        })
+      )
     }
   })
 
@@ -172,18 +175,27 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
     const pod = yield* run.pod.stats.pipe(Effect.option)
     const elapsedMs = (yield* Clock.currentTimeMillis) - run.startedAt
     const outcome: DemoOutcome = {
-      ending, progress, pod: pod._tag === "Some" ? pod.value : undefined, elapsedMs, dataDir, reportsDir, report, simulators: run.simulators
-    }
-    yield* run.terminal.write(`\n${renderSummary({
       ending,
-      elapsedMs,
       progress,
-      pod: outcome.pod,
-      podLimit: { requests: run.config.pod.rateLimit.requests, windowSeconds: run.config.pod.rateLimit.windowSeconds },
+      pod: pod._tag === "Some" ? pod.value : undefined,
+      elapsedMs,
       dataDir,
+      reportsDir,
       report,
-      configFile: demoConfigFile(run.setup)
-    })}\n`)
+      simulators: run.simulators
+    }
+    yield* run.terminal.write(`\n${
+      renderSummary({
+        ending,
+        elapsedMs,
+        progress,
+        pod: outcome.pod,
+        podLimit: { requests: run.config.pod.rateLimit.requests, windowSeconds: run.config.pod.rateLimit.windowSeconds },
+        dataDir,
+        report,
+        configFile: demoConfigFile(run.setup)
+      })
+    }\n`)
     return outcome
   })
 
@@ -207,16 +219,16 @@ export const runDemo = (options: DemoOptions) => Effect.scoped(runDemoInScope(op
 export const runDemoInScope = (options: DemoOptions) =>
   Effect.gen(function*() {
     if (!Number.isInteger(options.orders) || options.orders < MIN_ORDERS) {
-      return yield* Effect.fail(new CliFailure({ message: `--orders must be a whole number of at least ${MIN_ORDERS}, got ${options.orders}` }))
+      return yield* Effect.fail(
+        new CliFailure({ message: `--orders must be a whole number of at least ${MIN_ORDERS}, got ${options.orders}` })
+      )
     }
     const pace = paces[options.speed]
     const output = options.output ?? stdoutOutput()
     const terminal = makeDemoTerminal(output, pace.plainEveryMs)
     const startedAt = yield* Clock.currentTimeMillis
 
-    const podSim = yield* simulator(() =>
-      startPodSimulator({ allowHttpDelivery: true })
-    )
+    const podSim = yield* simulator(() => startPodSimulator({ allowHttpDelivery: true }))
     const setup = options.setup ?? "shopify"
     const storeSims = yield* startStoreSimulators(setup)
     const fromEnv = Number(process.env.PODSYNC_DEMO_PORT)
@@ -233,18 +245,20 @@ export const runDemoInScope = (options: DemoOptions) =>
     const reportsDir = path.resolve(config.reports.dir)
     if (!options.keepData) yield* wipeDataDir(dataDir)
     const daemonUrl = `http://${config.server.host}:${config.server.port}`
-    yield* terminal.write([
-      setup === "shopify"
-        ? `podsync demo: ${options.orders} shop orders (${options.speed}) through the daemon, against local simulators; no credentials needed.`
-        : `podsync demo: ${options.orders} shop orders (${options.speed}) in ${config.stores.length} stores, one of each platform ` +
-          `(${config.stores.map((s) => s.key).join(", ")}), through one daemon, against local simulators; no credentials needed.`,
-      `  POD service simulator ${podSim.url} · ${storeSims.described.join(" · ")} · daemon ${daemonUrl}`,
-      options.keepData
-        ? `  database ${dataDir} (kept from the previous demo: --keep-data)`
-        : `  database ${dataDir} (wiped at start, so each demo starts fresh; --keep-data keeps it)`,
-      "  starting the daemon…",
-      ""
-    ].join("\n") + "\n")
+    yield* terminal.write(
+      [
+        setup === "shopify"
+          ? `podsync demo: ${options.orders} shop orders (${options.speed}) through the daemon, against local simulators; no credentials needed.`
+          : `podsync demo: ${options.orders} shop orders (${options.speed}) in ${config.stores.length} stores, one of each platform ` +
+            `(${config.stores.map((s) => s.key).join(", ")}), through one daemon, against local simulators; no credentials needed.`,
+        `  POD service simulator ${podSim.url} · ${storeSims.described.join(" · ")} · daemon ${daemonUrl}`,
+        options.keepData
+          ? `  database ${dataDir} (kept from the previous demo: --keep-data)`
+          : `  database ${dataDir} (wiped at start, so each demo starts fresh; --keep-data keeps it)`,
+        "  starting the daemon…",
+        ""
+      ].join("\n") + "\n"
+    )
 
     return yield* Effect.gen(function*() {
       const daemon = yield* Layer.build(daemonLayer(config))
@@ -263,7 +277,14 @@ export const runDemoInScope = (options: DemoOptions) =>
         )
       const pod = podAdmin(podSim.url)
       const run: Running = {
-        config, options, terminal, pod, generated, startedAt, daemonUrl, setup,
+        config,
+        options,
+        terminal,
+        pod,
+        generated,
+        startedAt,
+        daemonUrl,
+        setup,
         simulators: { pod: podSim.url, stores: stores.map((store) => ({ key: store.key, platform: store.platform, url: store.adminUrl })) },
         planned: plan.length,
         factory: makePodFactory(pod, pace.factory, (order) => cancelledInStore.has(storeOrder(order)))
@@ -292,6 +313,10 @@ export const runDemoInScope = (options: DemoOptions) =>
       Effect.provide(Layer.merge(terminal.logger(config), NodeHttpClient.layerUndici)),
       Effect.catchTag("SimulatorAdminError", (error) => Effect.fail(new CliFailure({ message: error.message }))),
       Effect.catchTag("ServeError", (error) =>
-        Effect.fail(new CliFailure({ message: `the demo's daemon cannot listen on port ${port}: ${String(error.cause)} (set PODSYNC_DEMO_PORT to a free port)` })))
+        Effect.fail(
+          new CliFailure({
+            message: `the demo's daemon cannot listen on port ${port}: ${String(error.cause)} (set PODSYNC_DEMO_PORT to a free port)`
+          })
+        ))
     )
   })

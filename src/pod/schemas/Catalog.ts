@@ -2,17 +2,8 @@
 import { Schema } from "effect"
 import type { Money } from "../../domain/Money.js"
 import type { CatalogStockLabel as CatalogStockLabelValue } from "../../domain/PodEnums.js"
-import {
-  CatalogStockLabel,
-  IntegerLike,
-  ListEnvelope,
-  MoneyFromWire,
-  opt,
-  PrintLocation,
-  type PagingQuery
-} from "./Common.js"
+import { CatalogStockLabel, IntegerLike, ListEnvelope, MoneyFromWire, opt, PrintLocation, type PagingQuery } from "./Common.js"
 import type { Open } from "./OpenEnum.js"
-
 
 type PrintLocationType = typeof PrintLocation.Type
 type PrintLocationEncoded = typeof PrintLocation.Encoded

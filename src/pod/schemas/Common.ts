@@ -33,8 +33,7 @@ export const Timestamp = Schema.String.annotations({ identifier: "Timestamp" })
  * A field the response may omit or send as null (both read as absent).
  * Every response field is optional unless the client cannot work without it.
  */
-export const opt = <S extends Schema.Schema.All>(schema: S) =>
-  Schema.optionalWith(schema, { exact: true, nullable: true })
+export const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true, nullable: true })
 
 // Numbers as the published contract gives them (most enums start at 2; a few at 1).
 /** A boolean of an answer: protobuf JSON leaves `false` out, so an absent flag is false. */

@@ -89,7 +89,16 @@ export type DraftLineItem = typeof DraftLineItem.Type
 
 /** `VendorLineItem.Short`: no per-line prices but the total. */
 export const DraftListLineItem = DraftLineItem.pick(
-  "id", "line_item_id", "order_id", "quantity", "printing_options", "origin_options", "fulfillment_option", "variant", "product", "line_total"
+  "id",
+  "line_item_id",
+  "order_id",
+  "quantity",
+  "printing_options",
+  "origin_options",
+  "fulfillment_option",
+  "variant",
+  "product",
+  "line_total"
 ).annotations({ identifier: "DraftListLineItem" })
 
 export const Draft = Schema.Struct({

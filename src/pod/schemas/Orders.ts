@@ -80,8 +80,24 @@ export type OrderLineItem = typeof OrderLineItem.Type
  * the variant in a `variant` object, no `variant_id`/`variant_sku` of its own.
  */
 export const OrderListLineItem = OrderLineItem.pick(
-  "id", "line_item_id", "order_id", "quantity", "printing_options", "seller_variant_id", "product_id", "product_name", "product_url",
-  "product_sku", "item_price", "line_tax", "line_fee", "line_discount", "line_subtotal", "line_total", "fulfillment_option", "variant"
+  "id",
+  "line_item_id",
+  "order_id",
+  "quantity",
+  "printing_options",
+  "seller_variant_id",
+  "product_id",
+  "product_name",
+  "product_url",
+  "product_sku",
+  "item_price",
+  "line_tax",
+  "line_fee",
+  "line_discount",
+  "line_subtotal",
+  "line_total",
+  "fulfillment_option",
+  "variant"
 ).annotations({ identifier: "OrderListLineItem" })
 export type OrderListLineItem = typeof OrderListLineItem.Type
 
@@ -231,12 +247,42 @@ export type Order = typeof Order.Type
  */
 export const OrderListItem = Schema.Struct({
   ...Order.pick(
-    "order_id", "store_id", "store_name", "team_id", "created_method", "order_platform", "platform_ref", "shipping_labels",
-    "order_date", "approved_at", "paid_at", "order_status", "order_subtotal", "order_shipping_fee", "order_gift_message_fee",
-    "order_tax", "order_total", "fulfillment_option", "shipping_option", "billing_option", "tracking_no", "tracking_link",
-    "tracking_company", "tracking_product_type", "tracking_type", "payment_status", "shipped_at",
-    "legacy_external_id", "reference_id", "gift_messages", "addresses", "order_handle_fee", "order_rush_fee", "order_surcharge",
-    "origin_sales_channel", "shipping_substitution"
+    "order_id",
+    "store_id",
+    "store_name",
+    "team_id",
+    "created_method",
+    "order_platform",
+    "platform_ref",
+    "shipping_labels",
+    "order_date",
+    "approved_at",
+    "paid_at",
+    "order_status",
+    "order_subtotal",
+    "order_shipping_fee",
+    "order_gift_message_fee",
+    "order_tax",
+    "order_total",
+    "fulfillment_option",
+    "shipping_option",
+    "billing_option",
+    "tracking_no",
+    "tracking_link",
+    "tracking_company",
+    "tracking_product_type",
+    "tracking_type",
+    "payment_status",
+    "shipped_at",
+    "legacy_external_id",
+    "reference_id",
+    "gift_messages",
+    "addresses",
+    "order_handle_fee",
+    "order_rush_fee",
+    "order_surcharge",
+    "origin_sales_channel",
+    "shipping_substitution"
   ).fields,
   tracking_number: opt(Schema.String),
   tracking_date_created: opt(Timestamp),
@@ -253,7 +299,17 @@ export const OrderListResponse = ListEnvelope(OrderListItem)
  * that cheap. `order_date` (when the draft was made) orders duplicates: list items have no `created_at`.
  */
 export const OrderProgress = Schema.Struct({
-  ...Order.pick("order_id", "reference_id", "order_date", "order_status", "tracking_no", "tracking_link", "tracking_company", "order_trackings", "shipping_substitution").fields,
+  ...Order.pick(
+    "order_id",
+    "reference_id",
+    "order_date",
+    "order_status",
+    "tracking_no",
+    "tracking_link",
+    "tracking_company",
+    "order_trackings",
+    "shipping_substitution"
+  ).fields,
   tracking_number: opt(Schema.String)
 })
 export type OrderProgress = typeof OrderProgress.Type
@@ -261,8 +317,9 @@ export const OrderProgressListResponse = ListEnvelope(OrderProgress)
 export const OrderResponse = Envelope(Order)
 
 /** The primary tracking number of either form: `tracking_number` (published list items) or `tracking_no`. */
-export const primaryTrackingNumber = (order: { readonly tracking_number?: string | undefined; readonly tracking_no?: string | undefined }): string | undefined =>
-  order.tracking_number || order.tracking_no || undefined
+export const primaryTrackingNumber = (
+  order: { readonly tracking_number?: string | undefined; readonly tracking_no?: string | undefined }
+): string | undefined => order.tracking_number || order.tracking_no || undefined
 
 /** Query of GET /api/v3/orders; `reference_ids` is the real service's filter (ARCHITECTURE.md). */
 export interface OrderQuery {

@@ -1,16 +1,7 @@
 /** Webhook subscriptions (GET/POST /api/v3/webhooks, DELETE /api/v3/webhooks/{webhook_id}). */
 import { Schema } from "effect"
 import * as E from "../../domain/PodEnums.js"
-import {
-  Envelope,
-  ListEnvelope,
-  opt,
-  Timestamp,
-  WebhookStatus,
-  WebhookTopic,
-  WebhookVersion,
-  type PagingQuery
-} from "./Common.js"
+import { Envelope, ListEnvelope, opt, Timestamp, WebhookStatus, WebhookTopic, WebhookVersion, type PagingQuery } from "./Common.js"
 
 export const Webhook = Schema.Struct({
   webhook_id: Schema.String,

@@ -1,7 +1,18 @@
 import type { EtsyAuth } from "./auth.js"
 import {
-  adminPathParts, asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats,
-  type AdminAnswer, type RecordRoutes
+  adminPathParts,
+  asObject,
+  attempt,
+  bad,
+  bulkCount,
+  churnRoute,
+  isRecordPath,
+  ok,
+  recordRoute,
+  routeAdmin,
+  webhookStats,
+  type AdminAnswer,
+  type RecordRoutes
 } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { ReceiptSpec } from "./fixtures.js"
@@ -40,7 +51,9 @@ export const adminReceipt = (r: StoredReceipt) => receiptView(r, { htmlEntities:
 
 const invalidSpec = (b: Record<string, unknown>): string | null => {
   if (b.status !== undefined && !receiptStatuses.includes(b.status as never)) return `status must be one of ${receiptStatuses.join(", ")}`
-  if (b.country_iso !== undefined && b.country_iso !== null && !/^[A-Z]{2}$/.test(String(b.country_iso))) return "country_iso must be two upper-case letters or null"
+  if (b.country_iso !== undefined && b.country_iso !== null && !/^[A-Z]{2}$/.test(String(b.country_iso))) {
+    return "country_iso must be two upper-case letters or null"
+  }
   if (b.currency !== undefined && !/^[A-Z]{3}$/.test(String(b.currency))) return "currency must be an ISO 4217 code"
   if (b.transactions !== undefined && !Array.isArray(b.transactions)) return "transactions must be an array"
   return null
@@ -72,7 +85,8 @@ const receiptRoutes = (ctx: AdminContext): RecordRoutes<StoredReceipt> => ({
       case "ship": {
         // The seller ships in Etsy's own UI (not through the API): same effects, buyer emailed.
         const tracking = typeof b.tracking_code === "string" && typeof b.carrier_name === "string"
-          ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } : null
+          ? { tracking_code: b.tracking_code, carrier_name: b.carrier_name } :
+          null
         ctx.shop.ship(receipt, tracking)
         return ok(adminReceipt(receipt))
       }
@@ -92,26 +106,32 @@ const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnsw
 }
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({
-    reset: () => {
-      ctx.shop.reset()
-      ctx.auth.reset()
-      ctx.quota.reset()
-      Object.assign(ctx.switches, ctx.defaultSwitches)
+  routeAdmin(
+    {
+      reset: () => {
+        ctx.shop.reset()
+        ctx.auth.reset()
+        ctx.quota.reset()
+        Object.assign(ctx.switches, ctx.defaultSwitches)
+      },
+      faults: ctx.faults,
+      parseFaultRule,
+      webhooks: ctx.webhooks,
+      moreWebhookSettings: (next, b) => {
+        if (typeof b.previousSecret === "string" || b.previousSecret === null) next.previousSecret = b.previousSecret
+      },
+      clock: ctx.shop,
+      clockExtras: () => ({ nowSeconds: ctx.shop.nowSeconds() })
     },
-    faults: ctx.faults,
-    parseFaultRule,
-    webhooks: ctx.webhooks,
-    moreWebhookSettings: (next, b) => {
-      if (typeof b.previousSecret === "string" || b.previousSecret === null) next.previousSecret = b.previousSecret
+    {
+      segments: (p) => adminPathParts(p).map((part) => (part === "orders" ? "receipts" : part)),
+      fixed: (route, b) => ownRoute(ctx, route, b),
+      byPath: (m, parts, b) => (isRecordPath(parts, "receipts") ? recordRoute(receiptRoutes(ctx), m, parts[1], parts[2], b) : null)
     },
-    clock: ctx.shop,
-    clockExtras: () => ({ nowSeconds: ctx.shop.nowSeconds() })
-  }, {
-    segments: (p) => adminPathParts(p).map((part) => (part === "orders" ? "receipts" : part)),
-    fixed: (route, b) => ownRoute(ctx, route, b),
-    byPath: (m, parts, b) => (isRecordPath(parts, "receipts") ? recordRoute(receiptRoutes(ctx), m, parts[1], parts[2], b) : null)
-  }, method, path, body)
+    method,
+    path,
+    body
+  )
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {

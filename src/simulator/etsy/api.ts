@@ -15,14 +15,35 @@ export interface ApiContext {
   readonly views: ViewOptions
 }
 
-export interface ApiAnswer { readonly status: number; readonly body: unknown }
+export interface ApiAnswer {
+  readonly status: number
+  readonly body: unknown
+}
 
 const error = (status: number, message: string): ApiAnswer => ({ status, body: { error: message } })
 
 /** Carriers createReceiptShipment accepts by name (lower case, spaces as dashes); anything else must be sent as "other". */
 export const knownCarriers: ReadonlyArray<string> = [
-  "usps", "ups", "fedex", "dhl", "dhl-express", "dhl-ecommerce", "canada-post", "royal-mail", "evri", "australia-post",
-  "deutsche-post", "dpd", "gls", "hermes", "la-poste", "colissimo", "japan-post", "yamato", "postnl", "other"
+  "usps",
+  "ups",
+  "fedex",
+  "dhl",
+  "dhl-express",
+  "dhl-ecommerce",
+  "canada-post",
+  "royal-mail",
+  "evri",
+  "australia-post",
+  "deutsche-post",
+  "dpd",
+  "gls",
+  "hermes",
+  "la-poste",
+  "colissimo",
+  "japan-post",
+  "yamato",
+  "postnl",
+  "other"
 ]
 
 export const carrierKey = (name: string): string => name.trim().toLowerCase().replace(/[\s_]+/g, "-")
@@ -70,7 +91,10 @@ export const createReceiptShipment = (ctx: ApiContext, receiptId: string, params
   if (trackingCode === undefined && (domesticUs || receipt.country_iso === "IN")) {
     return error(400, "Tracking information is required for this order")
   }
-  ctx.shop.ship(receipt, trackingCode === undefined || carrierName === undefined ? null : { tracking_code: trackingCode, carrier_name: carrierName })
+  ctx.shop.ship(
+    receipt,
+    trackingCode === undefined || carrierName === undefined ? null : { tracking_code: trackingCode, carrier_name: carrierName }
+  )
   return { status: 200, body: receiptView(receipt, ctx.views) }
 }
 
@@ -82,6 +106,9 @@ export const updateShopReceipt = (ctx: ApiContext, receiptId: string, params: Re
   if (wasShipped === "invalid" || wasPaid === "invalid") return error(400, "was_shipped and was_paid must be booleans")
   if (wasShipped === undefined && wasPaid === undefined) return error(400, "nothing to update: give was_shipped or was_paid")
   if (wasPaid === false && receipt.is_paid) return error(409, "a paid receipt cannot be marked unpaid")
-  ctx.shop.setFlags(receipt, { ...(wasShipped === undefined ? {} : { was_shipped: wasShipped }), ...(wasPaid === undefined ? {} : { was_paid: wasPaid }) })
+  ctx.shop.setFlags(receipt, {
+    ...(wasShipped === undefined ? {} : { was_shipped: wasShipped }),
+    ...(wasPaid === undefined ? {} : { was_paid: wasPaid })
+  })
   return { status: 200, body: receiptView(receipt, ctx.views) }
 }

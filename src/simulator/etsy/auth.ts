@@ -18,9 +18,15 @@ export interface AuthSettings {
   readonly scopes: ReadonlyArray<string>
 }
 
-export interface Refusal { readonly status: number; readonly body: Record<string, string> }
+export interface Refusal {
+  readonly status: number
+  readonly body: Record<string, string>
+}
 
-interface AccessToken { readonly expiresAtMs: number; readonly scopes: ReadonlyArray<string> }
+interface AccessToken {
+  readonly expiresAtMs: number
+  readonly scopes: ReadonlyArray<string>
+}
 
 export type Grant =
   | { readonly ok: true; readonly body: { access_token: string; token_type: "Bearer"; expires_in: number; refresh_token: string } }
@@ -80,7 +86,8 @@ export class EtsyAuth {
   /** The token endpoint. `params` is the decoded form (or JSON) body. */
   grant(params: Record<string, string | undefined>): Grant {
     const refuse = (status: number, error: string, description: string): Grant => ({
-      ok: false, refusal: { status, body: { error, error_description: description } }
+      ok: false,
+      refusal: { status, body: { error, error_description: description } }
     })
     if (params["grant_type"] !== "refresh_token") {
       return refuse(400, "unsupported_grant_type", "grant_type must be refresh_token (authorization_code is done in a browser)")
@@ -104,7 +111,12 @@ export class EtsyAuth {
     })
     return {
       ok: true,
-      body: { access_token: accessToken, token_type: "Bearer", expires_in: this.settings.accessTokenTtlSeconds, refresh_token: refreshToken }
+      body: {
+        access_token: accessToken,
+        token_type: "Bearer",
+        expires_in: this.settings.accessTokenTtlSeconds,
+        refresh_token: refreshToken
+      }
     }
   }
 

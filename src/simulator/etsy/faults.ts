@@ -15,11 +15,15 @@ export type Operation = (typeof operations)[number]
 export type FaultRule = KitFaultRule<FaultKind>
 
 export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith({
-    kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
-    operations,
-    operationError: `operation must be one of ${operations.join(", ")} or "*"`,
-    defaultStatus: 503
-  }, body, () => ({}))
+  parseFaultRuleWith(
+    {
+      kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
+      operations,
+      operationError: `operation must be one of ${operations.join(", ")} or "*"`,
+      defaultStatus: 503
+    },
+    body,
+    () => ({})
+  )
 
 export class Faults extends FaultRules<FaultRule> {}

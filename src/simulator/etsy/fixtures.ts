@@ -9,17 +9,91 @@ import type { AddressFields, ReceiptStatus, StoredVariation } from "./model.js"
 
 export { pick, seededRandom, type Random } from "../kit/random.js"
 
-interface Buyer extends AddressFields { readonly currency: string }
+interface Buyer extends AddressFields {
+  readonly currency: string
+}
 
 const buyers: ReadonlyArray<Buyer> = [
-  { name: "Jordan Avery", first_line: "742 Evergreen Terrace", second_line: null, city: "Springfield", state: "OR", zip: "97403", country_iso: "US", currency: "USD" },
-  { name: "Maya Chen", first_line: "88 Atlantic Ave", second_line: "Apt 4B", city: "Brooklyn", state: "NY", zip: "11201", country_iso: "US", currency: "USD" },
-  { name: "Zoë Müller", first_line: "Königstraße 12", second_line: "3. OG", city: "Stuttgart", state: "Baden-Württemberg", zip: "70173", country_iso: "DE", currency: "EUR" },
-  { name: "Élodie Lefèvre", first_line: "18 rue de l'Église", second_line: null, city: "Lyon", state: null, zip: "69002", country_iso: "FR", currency: "EUR" },
-  { name: "Siobhán O'Connell", first_line: "13 O'Connell Street", second_line: "Flat 2", city: "London", state: null, zip: "SW1A 1AA", country_iso: "GB", currency: "GBP" },
-  { name: "Marie-Ève Tremblay", first_line: "1200 Rue Sainte-Catherine O", second_line: null, city: "Montréal", state: "QC", zip: "H3B 1K9", country_iso: "CA", currency: "CAD" },
-  { name: "渡辺 さくら", first_line: "神南1-2-3", second_line: "渋谷ハイツ 401", city: "渋谷区", state: "東京都", zip: "150-0041", country_iso: "JP", currency: "JPY" },
-  { name: "Łukasz Nowak", first_line: "ul. Marszałkowska 84/92", second_line: null, city: "Warszawa", state: null, zip: "00-514", country_iso: "PL", currency: "EUR" }
+  {
+    name: "Jordan Avery",
+    first_line: "742 Evergreen Terrace",
+    second_line: null,
+    city: "Springfield",
+    state: "OR",
+    zip: "97403",
+    country_iso: "US",
+    currency: "USD"
+  },
+  {
+    name: "Maya Chen",
+    first_line: "88 Atlantic Ave",
+    second_line: "Apt 4B",
+    city: "Brooklyn",
+    state: "NY",
+    zip: "11201",
+    country_iso: "US",
+    currency: "USD"
+  },
+  {
+    name: "Zoë Müller",
+    first_line: "Königstraße 12",
+    second_line: "3. OG",
+    city: "Stuttgart",
+    state: "Baden-Württemberg",
+    zip: "70173",
+    country_iso: "DE",
+    currency: "EUR"
+  },
+  {
+    name: "Élodie Lefèvre",
+    first_line: "18 rue de l'Église",
+    second_line: null,
+    city: "Lyon",
+    state: null,
+    zip: "69002",
+    country_iso: "FR",
+    currency: "EUR"
+  },
+  {
+    name: "Siobhán O'Connell",
+    first_line: "13 O'Connell Street",
+    second_line: "Flat 2",
+    city: "London",
+    state: null,
+    zip: "SW1A 1AA",
+    country_iso: "GB",
+    currency: "GBP"
+  },
+  {
+    name: "Marie-Ève Tremblay",
+    first_line: "1200 Rue Sainte-Catherine O",
+    second_line: null,
+    city: "Montréal",
+    state: "QC",
+    zip: "H3B 1K9",
+    country_iso: "CA",
+    currency: "CAD"
+  },
+  {
+    name: "渡辺 さくら",
+    first_line: "神南1-2-3",
+    second_line: "渋谷ハイツ 401",
+    city: "渋谷区",
+    state: "東京都",
+    zip: "150-0041",
+    country_iso: "JP",
+    currency: "JPY"
+  },
+  {
+    name: "Łukasz Nowak",
+    first_line: "ul. Marszałkowska 84/92",
+    second_line: null,
+    city: "Warszawa",
+    state: null,
+    zip: "00-514",
+    country_iso: "PL",
+    currency: "EUR"
+  }
 ]
 
 interface Listing {
@@ -32,8 +106,22 @@ interface Listing {
 }
 
 const listings: ReadonlyArray<Listing> = [
-  { listingId: 1587342201, title: "Men's Classic Tee – Custom Print", code: "TEE", priceCents: 2400, colors: ["Black", "White", "Navy"], sizes: ["S", "M", "L", "XL"] },
-  { listingId: 1587342202, title: "Cozy Pullover Hoodie \"Moon Phase\"", code: "HOOD", priceCents: 4800, colors: ["Black", "Forest"], sizes: ["S", "M", "L"] },
+  {
+    listingId: 1587342201,
+    title: "Men's Classic Tee – Custom Print",
+    code: "TEE",
+    priceCents: 2400,
+    colors: ["Black", "White", "Navy"],
+    sizes: ["S", "M", "L", "XL"]
+  },
+  {
+    listingId: 1587342202,
+    title: 'Cozy Pullover Hoodie "Moon Phase"',
+    code: "HOOD",
+    priceCents: 4800,
+    colors: ["Black", "Forest"],
+    sizes: ["S", "M", "L"]
+  },
   { listingId: 1587342203, title: "Ceramic Mug 11oz & 15oz", code: "MUG", priceCents: 1600, colors: ["White"], sizes: ["11oz", "15oz"] },
   { listingId: 1587342204, title: "Canvas Tote Bag", code: "TOTE", priceCents: 2200, colors: ["Natural"], sizes: ["One Size"] }
 ]
@@ -84,7 +172,11 @@ export interface GeneratedTransaction {
 }
 
 const personalizationOf = (text: string): StoredVariation => ({
-  property_id: 54, value_id: null, formatted_name: "Personalization", formatted_value: text, question_id: 8731
+  property_id: 54,
+  value_id: null,
+  formatted_name: "Personalization",
+  formatted_value: text,
+  question_id: 8731
 })
 
 export const generateTransaction = (random: Random, spec: TransactionSpec = {}): GeneratedTransaction => {
@@ -93,8 +185,11 @@ export const generateTransaction = (random: Random, spec: TransactionSpec = {}):
   const size = pick(random, listing.sizes)
   const design = pick(random, designs)
   const variations: StoredVariation[] = spec.variations?.map((v) => ({
-    property_id: v.property_id ?? 513, value_id: v.value_id ?? null, formatted_name: v.formatted_name,
-    formatted_value: v.formatted_value, ...(v.question_id === undefined ? {} : { question_id: v.question_id })
+    property_id: v.property_id ?? 513,
+    value_id: v.value_id ?? null,
+    formatted_name: v.formatted_name,
+    formatted_value: v.formatted_value,
+    ...(v.question_id === undefined ? {} : { question_id: v.question_id })
   })) ?? [
     { property_id: 200, value_id: 1213, formatted_name: "Color", formatted_value: color },
     { property_id: 100, value_id: 1840, formatted_name: "Size", formatted_value: size },

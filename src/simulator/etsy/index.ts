@@ -104,18 +104,35 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
   const refreshToken = options.refreshToken ?? `${o.userId}.sim-refresh-token-0001`
   const shop = new EtsyShop(o.seed, o.userId, options.now ?? Date.now)
   const auth = new EtsyAuth(
-    { keystring: o.keystring, sharedSecret: o.sharedSecret, userId: o.userId, accessTokenTtlSeconds: o.accessTokenTtlSeconds, rotateRefreshTokens: o.rotateRefreshTokens, scopes: o.scopes },
+    {
+      keystring: o.keystring,
+      sharedSecret: o.sharedSecret,
+      userId: o.userId,
+      accessTokenTtlSeconds: o.accessTokenTtlSeconds,
+      rotateRefreshTokens: o.rotateRefreshTokens,
+      scopes: o.scopes
+    },
     refreshToken,
     shop.now
   )
   const quota = new Quota(
-    { perSecond: o.quota?.perSecond ?? 10, perDay: o.quota?.perDay ?? 10_000, limitHeadersOn429: o.limitHeadersOn429 ?? false, retryAfterOn429: o.retryAfterOn429 ?? false },
+    {
+      perSecond: o.quota?.perSecond ?? 10,
+      perDay: o.quota?.perDay ?? 10_000,
+      limitHeadersOn429: o.limitHeadersOn429 ?? false,
+      retryAfterOn429: o.retryAfterOn429 ?? false
+    },
     shop.now
   )
   let url = ""
   const webhooks = new Webhooks(o.webhookSecret, o.shopId, () => url, shop.now)
   shop.onReceiptEvent(webhooks.onReceiptEvent)
-  const defaultSwitches: Switches = { htmlEntities: o.htmlEntities ?? true, buyerEmailVisible: o.buyerEmailVisible ?? false, acceptJson: true, acceptForm: true }
+  const defaultSwitches: Switches = {
+    htmlEntities: o.htmlEntities ?? true,
+    buyerEmailVisible: o.buyerEmailVisible ?? false,
+    acceptJson: true,
+    acceptForm: true
+  }
   const server = makeServer({
     admin: { shop, auth, quota, faults: new Faults(seededRandom(o.seed + 1)), webhooks, switches: { ...defaultSwitches }, defaultSwitches },
     api: { shop, shopId: o.shopId, shopCountry: o.shopCountry },

@@ -15,7 +15,13 @@ export const money = (cents: number, currency: string): EtsyMoney => ({ amount: 
 export type ReceiptStatus = "paid" | "completed" | "open" | "payment processing" | "canceled" | "fully refunded" | "partially refunded"
 
 export const receiptStatuses: ReadonlyArray<ReceiptStatus> = [
-  "paid", "completed", "open", "payment processing", "canceled", "fully refunded", "partially refunded"
+  "paid",
+  "completed",
+  "open",
+  "payment processing",
+  "canceled",
+  "fully refunded",
+  "partially refunded"
 ]
 
 export interface StoredVariation {
@@ -98,7 +104,6 @@ export interface StoredReceipt extends AddressFields {
 
 export const subtotalCents = (r: StoredReceipt): number => r.transactions.reduce((sum, t) => sum + t.priceCents * t.quantity, 0)
 export const shippingCents = (r: StoredReceipt): number => r.transactions.reduce((sum, t) => sum + t.shippingCents, 0)
-export const grandtotalCents = (r: StoredReceipt): number =>
-  subtotalCents(r) - r.discountCents + shippingCents(r) + r.taxCents + r.vatCents
+export const grandtotalCents = (r: StoredReceipt): number => subtotalCents(r) - r.discountCents + shippingCents(r) + r.taxCents + r.vatCents
 
 export const isCanceled = (r: StoredReceipt): boolean => r.status === "canceled"

@@ -76,10 +76,20 @@ export class Quota {
     const nowMs = this.now()
     this.recent = this.recent.filter((at) => at > nowMs - 1000)
     if (this.usedToday(nowMs) >= this.settings.perDay) {
-      return { ok: false, limit: "day", headers: this.rejectionHeaders("day"), message: `Daily quota of ${this.settings.perDay} requests exceeded` }
+      return {
+        ok: false,
+        limit: "day",
+        headers: this.rejectionHeaders("day"),
+        message: `Daily quota of ${this.settings.perDay} requests exceeded`
+      }
     }
     if (this.recent.length >= this.settings.perSecond) {
-      return { ok: false, limit: "second", headers: this.rejectionHeaders("second"), message: `Too many requests: more than ${this.settings.perSecond} per second` }
+      return {
+        ok: false,
+        limit: "second",
+        headers: this.rejectionHeaders("second"),
+        message: `Too many requests: more than ${this.settings.perSecond} per second`
+      }
     }
     this.recent.push(nowMs)
     const minute = Math.floor(nowMs / 60_000)

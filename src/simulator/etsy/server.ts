@@ -38,7 +38,9 @@ const decodeBody = (raw: string, contentType: string | undefined): Body => {
   if (type === "application/json") {
     try {
       const parsed: unknown = JSON.parse(raw)
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return { kind: "json", params: parsed as Record<string, unknown> }
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+        return { kind: "json", params: parsed as Record<string, unknown> }
+      }
     } catch {
       // fall through
     }
@@ -78,7 +80,12 @@ const handleToken = async (config: ServerConfig, req: IncomingMessage, res: Serv
 }
 
 const handleApi = async (
-  config: ServerConfig, req: IncomingMessage, res: ServerResponse, operation: Operation, shopIdText: string, receiptId: string | undefined
+  config: ServerConfig,
+  req: IncomingMessage,
+  res: ServerResponse,
+  operation: Operation,
+  shopIdText: string,
+  receiptId: string | undefined
 ): Promise<void> => {
   const { shop, faults, auth, quota, switches } = config.admin
   const keyRefusal = auth.checkApiKey(typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined)
@@ -89,7 +96,12 @@ const handleApi = async (
   const fired = faults.fire(operation, (kind) => shop.countFault(kind))
   if (fired.has("429")) {
     shop.stats.throttled += 1
-    return sendJson(res, 429, { error: `Too many requests: more than ${quota.settings.perSecond} per second` }, quota.rejectionHeaders("second"))
+    return sendJson(
+      res,
+      429,
+      { error: `Too many requests: more than ${quota.settings.perSecond} per second` },
+      quota.rejectionHeaders("second")
+    )
   }
   const admission = quota.admit()
   if (!admission.ok) {
@@ -141,7 +153,12 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
   const url = new URL(req.url ?? "/", "http://simulator")
   const method = req.method ?? "GET"
   if (isAdminPath(url.pathname)) {
-    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
+    return serveAdmin(
+      req,
+      config.maxBodyBytes,
+      (m, path, body) => handleAdmin(config.admin, m, path, body),
+      (status, body) => sendJson(res, status, body)
+    )
   }
   if (tokenPath.test(url.pathname)) {
     if (method !== "POST") return sendJson(res, 405, { error: "Method Not Allowed" }, { allow: "POST" })

@@ -30,12 +30,19 @@ export interface ReceiptPatch extends Partial<AddressFields> {
 }
 
 const emptyStats = (): EtsyStats => ({
-  requests: 0, requestsByOperation: {}, throttled: 0, unauthorized: 0, forbidden: 0, tokenGrants: 0, tokenRefusals: 0,
-  shipmentsByReceipt: {}, buyerEmailsByReceipt: {}, faultsInjected: {}
+  requests: 0,
+  requestsByOperation: {},
+  throttled: 0,
+  unauthorized: 0,
+  forbidden: 0,
+  tokenGrants: 0,
+  tokenRefusals: 0,
+  shipmentsByReceipt: {},
+  buyerEmailsByReceipt: {},
+  faultsInjected: {}
 })
 
 const firstIds = { receipt: 3401234501, transaction: 4012345601, shipment: 1098765401, buyer: 901234501 }
-
 
 export class EtsyShop {
   receipts = new Map<number, StoredReceipt>()
@@ -66,16 +73,26 @@ export class EtsyShop {
 
   /** The simulator's now in ms (wall clock plus `/__sim/clock/advance`). */
   readonly now = (): number => this.wallClock() + this.clockOffsetMs
-  nowSeconds(): number { return Math.floor(this.now() / 1000) }
-  advanceClock(seconds: number): void { this.clockOffsetMs += seconds * 1000 }
+  nowSeconds(): number {
+    return Math.floor(this.now() / 1000)
+  }
+  advanceClock(seconds: number): void {
+    this.clockOffsetMs += seconds * 1000
+  }
   countRequest(operation: string): void {
     this.stats.requests += 1
     bump(this.stats.requestsByOperation, operation)
   }
-  countFault(kind: string): void { bump(this.stats.faultsInjected, kind) }
+  countFault(kind: string): void {
+    bump(this.stats.faultsInjected, kind)
+  }
 
-  onReceiptEvent(listener: ReceiptListener): void { this.listeners.push(listener) }
-  private emit(event: ReceiptEvent, receipt: StoredReceipt): void { for (const l of this.listeners) l(event, receipt) }
+  onReceiptEvent(listener: ReceiptListener): void {
+    this.listeners.push(listener)
+  }
+  private emit(event: ReceiptEvent, receipt: StoredReceipt): void {
+    for (const l of this.listeners) l(event, receipt)
+  }
 
   /** Every version of a receipt gets its own `update_timestamp`: now, and at least a second past the last. */
   private touch(receipt: StoredReceipt): void {
@@ -94,30 +111,61 @@ export class EtsyShop {
     const transactions = (spec.transactions ?? Array.from({ length: 1 + Math.floor(this.random() * 2) }, () => ({}))).map((t) => {
       const g = generateTransaction(this.random, t)
       return {
-        transaction_id: this.ids.transaction++, title: g.title, listing_id: g.listingId, product_id: g.productId, sku: g.sku,
-        quantity: g.quantity, priceCents: g.priceCents, shippingCents: g.shippingCents, is_digital: g.isDigital,
-        shipping_method: g.shippingMethod, variations: g.variations, create_timestamp: now,
-        paid_timestamp: paid ? now : null, shipped_timestamp: null, expected_ship_date: now + 5 * 86400
+        transaction_id: this.ids.transaction++,
+        title: g.title,
+        listing_id: g.listingId,
+        product_id: g.productId,
+        sku: g.sku,
+        quantity: g.quantity,
+        priceCents: g.priceCents,
+        shippingCents: g.shippingCents,
+        is_digital: g.isDigital,
+        shipping_method: g.shippingMethod,
+        variations: g.variations,
+        create_timestamp: now,
+        paid_timestamp: paid ? now : null,
+        shipped_timestamp: null,
+        expected_ship_date: now + 5 * 86400
       }
     })
     const receipt: StoredReceipt = {
-      receipt_id: receiptId, receipt_type: 0, seller_user_id: this.sellerUserId, buyer_user_id: this.ids.buyer++,
+      receipt_id: receiptId,
+      receipt_type: 0,
+      seller_user_id: this.sellerUserId,
+      buyer_user_id: this.ids.buyer++,
       buyer_email: spec.buyer_email ?? `buyer${receiptId % 100000}@example.com`,
-      name: field("name"), first_line: field("first_line"), second_line: field("second_line"), city: field("city"),
-      state: field("state"), zip: field("zip"), country_iso: field("country_iso"),
-      status, is_paid: paid, is_shipped: false,
-      is_gift: spec.is_gift ?? false, gift_message: spec.gift_message ?? "",
+      name: field("name"),
+      first_line: field("first_line"),
+      second_line: field("second_line"),
+      city: field("city"),
+      state: field("state"),
+      zip: field("zip"),
+      country_iso: field("country_iso"),
+      status,
+      is_paid: paid,
+      is_shipped: false,
+      is_gift: spec.is_gift ?? false,
+      gift_message: spec.gift_message ?? "",
       message_from_buyer: spec.message_from_buyer ?? generateNote(this.random),
-      payment_method: "cc", create_timestamp: now, update_timestamp: now,
-      currency: spec.currency ?? buyer.currency, discountCents: spec.discount_cents ?? 0, taxCents: spec.tax_cents ?? 0, vatCents: 0,
-      transactions, shipments: [], refunds: []
+      payment_method: "cc",
+      create_timestamp: now,
+      update_timestamp: now,
+      currency: spec.currency ?? buyer.currency,
+      discountCents: spec.discount_cents ?? 0,
+      taxCents: spec.tax_cents ?? 0,
+      vatCents: 0,
+      transactions,
+      shipments: [],
+      refunds: []
     }
     this.receipts.set(receiptId, receipt)
     if (paid) this.emit("order.paid", receipt)
     return receipt
   }
 
-  find(id: number): StoredReceipt | undefined { return this.receipts.get(id) }
+  find(id: number): StoredReceipt | undefined {
+    return this.receipts.get(id)
+  }
 
   editReceipt(receipt: StoredReceipt, patch: ReceiptPatch): StoredReceipt {
     const keys = ["name", "first_line", "second_line", "city", "state", "zip", "country_iso"] as const
@@ -151,7 +199,13 @@ export class EtsyShop {
     if (isCanceled(receipt)) return receipt
     receipt.status = "canceled"
     if (receipt.is_paid) {
-      receipt.refunds.push({ amountCents: grandtotalCents(receipt), created_timestamp: this.nowSeconds(), reason, note_from_issuer: null, status: "complete" })
+      receipt.refunds.push({
+        amountCents: grandtotalCents(receipt),
+        created_timestamp: this.nowSeconds(),
+        reason,
+        note_from_issuer: null,
+        status: "complete"
+      })
     }
     this.touch(receipt)
     this.emit("order.canceled", receipt)
@@ -161,7 +215,13 @@ export class EtsyShop {
   refund(receipt: StoredReceipt, amountCents: number | null): StoredReceipt {
     const total = grandtotalCents(receipt)
     const amount = amountCents === null ? total : Math.min(amountCents, total)
-    receipt.refunds.push({ amountCents: amount, created_timestamp: this.nowSeconds(), reason: "other", note_from_issuer: null, status: "complete" })
+    receipt.refunds.push({
+      amountCents: amount,
+      created_timestamp: this.nowSeconds(),
+      reason: "other",
+      note_from_issuer: null,
+      status: "complete"
+    })
     const refunded = receipt.refunds.reduce((sum, r) => sum + r.amountCents, 0)
     receipt.status = refunded >= total ? "fully refunded" : "partially refunded"
     this.touch(receipt)

@@ -1,6 +1,11 @@
 import {
-  grandtotalCents, money, shippingCents, subtotalCents,
-  type StoredReceipt, type StoredShipment, type StoredTransaction
+  grandtotalCents,
+  money,
+  shippingCents,
+  subtotalCents,
+  type StoredReceipt,
+  type StoredShipment,
+  type StoredTransaction
 } from "./model.js"
 
 /**
@@ -16,12 +21,18 @@ export interface ViewOptions {
   readonly buyerEmailVisible: boolean
 }
 
-const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
+const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 
 export const htmlEncode = (text: string): string => text.replace(/[&<>"']/g, (c) => entities[c] ?? c)
 
 const countries: Record<string, string> = {
-  US: "United States", DE: "Germany", FR: "France", GB: "United Kingdom", CA: "Canada", JP: "Japan", PL: "Poland"
+  US: "United States",
+  DE: "Germany",
+  FR: "France",
+  GB: "United Kingdom",
+  CA: "Canada",
+  JP: "Japan",
+  PL: "Poland"
 }
 
 const formattedAddress = (r: StoredReceipt): string | null => {
@@ -68,7 +79,14 @@ const transactionView = (r: StoredReceipt, t: StoredTransaction, text: (s: strin
   })),
   product_data: t.variations
     .filter((v) => v.value_id !== null)
-    .map((v) => ({ property_id: v.property_id, property_name: text(v.formatted_name), scale_id: null, scale_name: null, value_ids: [v.value_id], values: [text(v.formatted_value)] })),
+    .map((v) => ({
+      property_id: v.property_id,
+      property_name: text(v.formatted_name),
+      scale_id: null,
+      scale_name: null,
+      value_ids: [v.value_id],
+      values: [text(v.formatted_value)]
+    })),
   shipping_profile_id: 190000000001,
   min_processing_days: 1,
   max_processing_days: 3,

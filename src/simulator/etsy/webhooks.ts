@@ -19,7 +19,11 @@ export interface WebhookSettings extends QueueSettings, RetrySettings {
   previousSecret: string | null
 }
 
-export interface Subscription { readonly id: number; readonly url: string; readonly events: ReadonlyArray<ReceiptEvent> }
+export interface Subscription {
+  readonly id: number
+  readonly url: string
+  readonly events: ReadonlyArray<ReceiptEvent>
+}
 
 interface PendingDelivery {
   readonly messageId: string
@@ -46,7 +50,13 @@ export const webhookSignature = (secret: string, messageId: string, timestamp: n
 }
 
 export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000, previousSecret: null
+  autoDeliver: true,
+  delayMs: 50,
+  duplicates: 0,
+  reorder: false,
+  retries: 2,
+  retryDelayMs: 1000,
+  previousSecret: null
 })
 
 export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
@@ -72,11 +82,18 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
       shop_id: this.shopId
     })
     this.queue.enqueue(targets.map((s) => ({
-      messageId: `msg_${randomUUID().replace(/-/g, "")}`, event, url: s.url, body, receiptId: receipt.receipt_id, attempt: 1
+      messageId: `msg_${randomUUID().replace(/-/g, "")}`,
+      event,
+      url: s.url,
+      body,
+      receiptId: receipt.receipt_id,
+      attempt: 1
     })))
   }
 
-  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> {
+    return () => this.send(d)
+  }
 
   private signatureHeader(messageId: string, timestamp: number, body: string): string {
     const current = webhookSignature(this.secret, messageId, timestamp, body)
@@ -87,12 +104,17 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
   /** One attempt, signed afresh with its own timestamp; retries keep the `webhook-id`. */
   private async send(d: PendingDelivery): Promise<void> {
     const timestamp = Math.floor(this.now() / 1000)
-    const result = await this.queue.post(d.url, {
-      "content-type": "application/json",
-      "webhook-id": d.messageId,
-      "webhook-timestamp": String(timestamp),
-      "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
-    }, d.body, false)
+    const result = await this.queue.post(
+      d.url,
+      {
+        "content-type": "application/json",
+        "webhook-id": d.messageId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": this.signatureHeader(d.messageId, timestamp, d.body)
+      },
+      d.body,
+      false
+    )
     const entry = { messageId: d.messageId, event: d.event, url: d.url, receiptId: d.receiptId, attempt: d.attempt }
     this.logAttempt(entry, result, d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
   }

@@ -4,7 +4,17 @@
  * statistics, faults, the rate limit, webhooks and the clock.
  */
 import {
-  adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+  adminPathParts,
+  asObject,
+  bad,
+  bulkCount,
+  churnRoute,
+  ok,
+  recordRoute,
+  routeAdmin,
+  webhookStats,
+  type AdminAnswer,
+  type RecordRoutes
 } from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
@@ -83,28 +93,36 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
 }
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({
-    reset: () => {
-      ctx.state.reset()
-      ctx.desk.reset()
-      ctx.limiter.configure(ctx.initialRateLimit)
+  routeAdmin(
+    {
+      reset: () => {
+        ctx.state.reset()
+        ctx.desk.reset()
+        ctx.limiter.configure(ctx.initialRateLimit)
+      },
+      faults: ctx.faults,
+      parseFaultRule,
+      webhooks: ctx.webhooks,
+      clock: ctx.state
     },
-    faults: ctx.faults,
-    parseFaultRule,
-    webhooks: ctx.webhooks,
-    clock: ctx.state
-  }, {
-    segments: (p) => {
-      try {
-        return adminPathParts(p).map(decodeURIComponent)
-      } catch {
-        return null
-      }
+    {
+      segments: (p) => {
+        try {
+          return adminPathParts(p).map(decodeURIComponent)
+        } catch {
+          return null
+        }
+      },
+      fixed: (route, b) => ownRoute(ctx, route, b),
+      // Order ids are strings here (`ord_1001`), so any id segment is tried.
+      byPath: (m, parts, b) => (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3
+        ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b)
+        : null)
     },
-    fixed: (route, b) => ownRoute(ctx, route, b),
-    // Order ids are strings here (`ord_1001`), so any id segment is tried.
-    byPath: (m, parts, b) => (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3 ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
-  }, method, path, body)
+    method,
+    path,
+    body
+  )
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {

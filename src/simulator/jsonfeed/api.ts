@@ -69,12 +69,17 @@ const listOrders = (ctx: ApiContext, query: URLSearchParams): ApiAnswer => {
   if (cursorText !== null && cursorText !== "") {
     // The cursor carries the whole walk; updated_since sent beside it is the same and is ignored.
     position = decodeCursor(cursorText)
-    if (position === null) return answer(400, wireError("invalid_cursor", "the cursor is not one this server issued; start again without it"))
+    if (position === null) {
+      return answer(400, wireError("invalid_cursor", "the cursor is not one this server issued; start again without it"))
+    }
   } else {
     const sinceText = query.get("updated_since")
     const since = sinceText === null || sinceText === "" ? null : parseTimestamp(sinceText)
     if (sinceText !== null && sinceText !== "" && since === null) {
-      return answer(400, wireError("invalid_request", "updated_since must be an ISO-8601 timestamp with a time zone, e.g. 2026-03-01T09:30:00.000Z"))
+      return answer(
+        400,
+        wireError("invalid_request", "updated_since must be an ISO-8601 timestamp with a time zone, e.g. 2026-03-01T09:30:00.000Z")
+      )
     }
     position = firstPosition(since, ctx.state.now())
   }

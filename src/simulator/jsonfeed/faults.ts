@@ -20,18 +20,22 @@ const operations = ["*", "listOrders", "getOrder", "listFulfillments", "createFu
 
 /** Validates an admin request body; returns the rule or a message saying what is wrong. */
 export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith({
-    kinds,
-    // "429" is accepted as another name for rateLimit.
-    readKind: (raw) => (raw === "429" || raw === 429 ? "rateLimit" : kinds.find((k) => k === raw)),
-    kindError: `kind must be one of ${kinds.join(", ")} (or 429)`,
-    operations,
-    operationError: `operation must be one of ${operations.join(", ")}`,
-    defaultStatus: 503
-  }, body, (b) => {
-    const retryAfterSeconds = b.retryAfterSeconds ?? 1
-    if (typeof retryAfterSeconds !== "number" || retryAfterSeconds < 0) return "retryAfterSeconds must be a non-negative number"
-    return { retryAfterSeconds }
-  })
+  parseFaultRuleWith(
+    {
+      kinds,
+      // "429" is accepted as another name for rateLimit.
+      readKind: (raw) => (raw === "429" || raw === 429 ? "rateLimit" : kinds.find((k) => k === raw)),
+      kindError: `kind must be one of ${kinds.join(", ")} (or 429)`,
+      operations,
+      operationError: `operation must be one of ${operations.join(", ")}`,
+      defaultStatus: 503
+    },
+    body,
+    (b) => {
+      const retryAfterSeconds = b.retryAfterSeconds ?? 1
+      if (typeof retryAfterSeconds !== "number" || retryAfterSeconds < 0) return "retryAfterSeconds must be a non-negative number"
+      return { retryAfterSeconds }
+    }
+  )
 
 export class Faults extends FaultRules<FaultRule> {}

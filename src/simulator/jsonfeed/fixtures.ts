@@ -25,14 +25,94 @@ interface Place {
 }
 
 const places: ReadonlyArray<Place> = [
-  { city: "Seattle", region: "Washington", regionCode: "WA", postalCode: "98101", country: "United States", countryCode: "US", currency: "USD", street: "Pike St", phone: "+1 206-555-01" },
-  { city: "Chicago", region: "Illinois", regionCode: "IL", postalCode: "60605", country: "United States", countryCode: "US", currency: "USD", street: "S Michigan Ave", phone: "+1 312-555-01" },
-  { city: "Denver", region: "Colorado", regionCode: "CO", postalCode: "80202", country: "United States", countryCode: "US", currency: "USD", street: "Larimer St", phone: "+1 303-555-01" },
-  { city: "Köln", region: "Nordrhein-Westfalen", regionCode: "NW", postalCode: "50667", country: "Germany", countryCode: "DE", currency: "EUR", street: "Hohe Straße", phone: "+49 221 5550" },
-  { city: "København", region: null, regionCode: null, postalCode: "1050", country: "Denmark", countryCode: "DK", currency: "EUR", street: "Strøget", phone: "+45 33 55 50" },
-  { city: "Sevilla", region: "Sevilla", regionCode: "SE", postalCode: "41001", country: "Spain", countryCode: "ES", currency: "EUR", street: "Calle Sierpes", phone: "+34 954 555 0" },
-  { city: "Kraków", region: null, regionCode: null, postalCode: "31-042", country: "Poland", countryCode: "PL", currency: "EUR", street: "ul. Floriańska", phone: "+48 12 555 0" },
-  { city: "Bordeaux", region: null, regionCode: null, postalCode: "33000", country: "France", countryCode: "FR", currency: "EUR", street: "Rue Sainte-Catherine", phone: "+33 5 55 50" }
+  {
+    city: "Seattle",
+    region: "Washington",
+    regionCode: "WA",
+    postalCode: "98101",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Pike St",
+    phone: "+1 206-555-01"
+  },
+  {
+    city: "Chicago",
+    region: "Illinois",
+    regionCode: "IL",
+    postalCode: "60605",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "S Michigan Ave",
+    phone: "+1 312-555-01"
+  },
+  {
+    city: "Denver",
+    region: "Colorado",
+    regionCode: "CO",
+    postalCode: "80202",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Larimer St",
+    phone: "+1 303-555-01"
+  },
+  {
+    city: "Köln",
+    region: "Nordrhein-Westfalen",
+    regionCode: "NW",
+    postalCode: "50667",
+    country: "Germany",
+    countryCode: "DE",
+    currency: "EUR",
+    street: "Hohe Straße",
+    phone: "+49 221 5550"
+  },
+  {
+    city: "København",
+    region: null,
+    regionCode: null,
+    postalCode: "1050",
+    country: "Denmark",
+    countryCode: "DK",
+    currency: "EUR",
+    street: "Strøget",
+    phone: "+45 33 55 50"
+  },
+  {
+    city: "Sevilla",
+    region: "Sevilla",
+    regionCode: "SE",
+    postalCode: "41001",
+    country: "Spain",
+    countryCode: "ES",
+    currency: "EUR",
+    street: "Calle Sierpes",
+    phone: "+34 954 555 0"
+  },
+  {
+    city: "Kraków",
+    region: null,
+    regionCode: null,
+    postalCode: "31-042",
+    country: "Poland",
+    countryCode: "PL",
+    currency: "EUR",
+    street: "ul. Floriańska",
+    phone: "+48 12 555 0"
+  },
+  {
+    city: "Bordeaux",
+    region: null,
+    regionCode: null,
+    postalCode: "33000",
+    country: "France",
+    countryCode: "FR",
+    currency: "EUR",
+    street: "Rue Sainte-Catherine",
+    phone: "+33 5 55 50"
+  }
 ]
 
 interface Product {
@@ -45,8 +125,22 @@ interface Product {
 }
 
 const products: ReadonlyArray<Product> = [
-  { code: "TEE", title: "Organic Tee", price: "26.00", colors: [["BLK", "Black"], ["WHT", "White"], ["OLV", "Olive"]], sizes: ["S", "M", "L", "XL"], productId: 4100 },
-  { code: "HOOD", title: "Zip Hoodie", price: "54.00", colors: [["BLK", "Black"], ["GRY", "Grey"]], sizes: ["S", "M", "L", "XL"], productId: 4200 },
+  {
+    code: "TEE",
+    title: "Organic Tee",
+    price: "26.00",
+    colors: [["BLK", "Black"], ["WHT", "White"], ["OLV", "Olive"]],
+    sizes: ["S", "M", "L", "XL"],
+    productId: 4100
+  },
+  {
+    code: "HOOD",
+    title: "Zip Hoodie",
+    price: "54.00",
+    colors: [["BLK", "Black"], ["GRY", "Grey"]],
+    sizes: ["S", "M", "L", "XL"],
+    productId: 4200
+  },
   { code: "MUG", title: "Enamel Mug", price: "18.00", colors: [["WHT", "White"]], sizes: ["12OZ"], productId: 4300 },
   { code: "PRINT", title: "Art Print", price: "32.00", colors: [["MAT", "Matte"]], sizes: ["A3", "A2"], productId: 4400 }
 ]

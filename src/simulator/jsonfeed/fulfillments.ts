@@ -68,7 +68,13 @@ export const readFulfillmentRequest = (body: unknown): FulfillmentRequest | stri
 /** Why the order cannot take this fulfilment now, or null when it can. */
 const refusal = (order: StoredOrder, request: FulfillmentRequest): ApiAnswer | null => {
   if (order.cancelledAt !== null) return fail(422, "order_cancelled", `order ${order.id} is cancelled`)
-  if (order.holds.length > 0) return fail(422, "order_on_hold", `order ${order.id} is on hold: ${order.holds.map((h) => h.reason ?? "no reason").join(", ")}`)
+  if (order.holds.length > 0) {
+    return fail(
+      422,
+      "order_on_hold",
+      `order ${order.id} is on hold: ${order.holds.map((h) => h.reason ?? "no reason").join(", ")}`
+    )
+  }
   for (const asked of request.lines) {
     const line = order.lines.find((l) => l.id === asked.lineId)
     if (line === undefined) return fail(422, "unknown_line", `order ${order.id} has no line ${asked.lineId}`)
@@ -86,7 +92,9 @@ export class FulfillmentDesk {
 
   constructor(private readonly state: FeedState) {}
 
-  reset(): void { this.running.clear() }
+  reset(): void {
+    this.running.clear()
+  }
 
   /**
    * `pause` is where the work takes time (the simulator's latency fault): the
@@ -104,7 +112,11 @@ export class FulfillmentDesk {
     const slot = `${order.id} ${key}`
     if (this.running.has(slot)) {
       this.state.stats.keysInUse += 1
-      return fail(409, "idempotency_key_in_use", "a request with this Idempotency-Key is still being processed; read the fulfillments back later")
+      return fail(
+        409,
+        "idempotency_key_in_use",
+        "a request with this Idempotency-Key is still being processed; read the fulfillments back later"
+      )
     }
     const request = readFulfillmentRequest(body)
     if (typeof request === "string") return fail(400, "invalid_request", request)

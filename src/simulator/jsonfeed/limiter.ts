@@ -22,7 +22,9 @@ export class SlidingWindowLimiter {
     this.accepted = []
   }
 
-  current(): RateLimit | null { return this.limit }
+  current(): RateLimit | null {
+    return this.limit
+  }
 
   admit(): Admission {
     if (this.limit === null) return { ok: true }

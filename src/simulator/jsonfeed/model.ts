@@ -4,7 +4,14 @@
  * milliseconds outside; amounts are decimal strings with two places.
  */
 import type {
-  FinancialStatus, FulfillmentStatus, WireAddress, WireAttribute, WireFulfillment, WireLine, WireOrder, WireTracking
+  FinancialStatus,
+  FulfillmentStatus,
+  WireAddress,
+  WireAttribute,
+  WireFulfillment,
+  WireLine,
+  WireOrder,
+  WireTracking
 } from "./wire.js"
 
 export interface StoredLine {

@@ -73,10 +73,9 @@ export const pageOf = (orders: Iterable<StoredOrder>, position: WalkPosition, li
     .sort((a, b) => a.updatedAt - b.updatedAt || a.seq - b.seq)
   const page = window.slice(0, limit)
   const last = page[page.length - 1]
-  const next =
-    window.length > limit && last !== undefined
-      ? { ...position, afterUpdatedAt: last.updatedAt, afterSeq: last.seq }
-      : null
+  const next = window.length > limit && last !== undefined
+    ? { ...position, afterUpdatedAt: last.updatedAt, afterSeq: last.seq }
+    : null
   return { orders: page, next, upper: position.upper }
 }
 

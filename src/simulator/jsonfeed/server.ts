@@ -84,7 +84,12 @@ const handleContract = async (config: ServerConfig, req: IncomingMessage, res: S
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
   if (isAdminPath(url.pathname)) {
-    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
+    return serveAdmin(
+      req,
+      config.maxBodyBytes,
+      (m, path, body) => handleAdmin(config.admin, m, path, body),
+      (status, body) => sendJson(res, status, body)
+    )
   }
   if (url.pathname === config.basePath || url.pathname.startsWith(`${config.basePath}/`)) {
     return handleContract(config, req, res, url)

@@ -32,12 +32,20 @@ export interface OrderPatch {
   readonly financialStatus?: string
   readonly shipTo?: Partial<WireAddress> | null
   readonly attributes?: ReadonlyArray<WireAttribute>
-  readonly lines?: ReadonlyArray<{ readonly id: string; readonly currentQuantity?: number; readonly attributes?: ReadonlyArray<WireAttribute> }>
+  readonly lines?: ReadonlyArray<
+    { readonly id: string; readonly currentQuantity?: number; readonly attributes?: ReadonlyArray<WireAttribute> }
+  >
 }
 
 const emptyStats = (): FeedStats => ({
-  requests: 0, requestsByOperation: {}, rateLimited: 0, fulfillmentsByOrder: {}, buyerEmailsByOrder: {},
-  idempotentReplays: 0, keysInUse: 0, faultsInjected: {}
+  requests: 0,
+  requestsByOperation: {},
+  rateLimited: 0,
+  fulfillmentsByOrder: {},
+  buyerEmailsByOrder: {},
+  idempotentReplays: 0,
+  keysInUse: 0,
+  faultsInjected: {}
 })
 
 export class InvalidSpecError extends Error {}
@@ -65,7 +73,9 @@ export class FeedState {
 
   /** The storefront's now: the wall clock plus `/__sim/clock/advance`. */
   readonly now = (): number => this.wallClock() + this.clockOffsetMs
-  advanceClock(seconds: number): void { this.clockOffsetMs += seconds * 1000 }
+  advanceClock(seconds: number): void {
+    this.clockOffsetMs += seconds * 1000
+  }
 
   reset(): void {
     this.orders = new Map()
@@ -82,7 +92,9 @@ export class FeedState {
     return n
   }
 
-  onOrderEvent(listener: OrderListener): void { this.listeners.push(listener) }
+  onOrderEvent(listener: OrderListener): void {
+    this.listeners.push(listener)
+  }
 
   /**
    * Records a change: `updated_at` moves to now, and at least one millisecond
@@ -119,18 +131,23 @@ export class FeedState {
     })
     const shipping = spec.shippingMethod
     const order: StoredOrder = {
-      seq, id, name: `#${seq}`, createdAt: now, updatedAt: now,
+      seq,
+      id,
+      name: `#${seq}`,
+      createdAt: now,
+      updatedAt: now,
       currency: spec.currency ?? generated.currency,
       financialStatus: financialStatus(spec.financialStatus, generated.financialStatus),
-      cancelledAt: null, cancelReason: null, holds: [],
+      cancelledAt: null,
+      cancelReason: null,
+      holds: [],
       email: spec.email === undefined ? generated.email : spec.email,
       shipTo: spec.shipTo === null ? null : { ...generated.shipTo, ...spec.shipTo },
-      shippingMethod:
-        shipping === null
-          ? null
-          : shipping === undefined
-            ? { ...generated.shippingMethod }
-            : { title: shipping.title, code: shipping.code ?? null, price: shipping.price ?? "0.00" },
+      shippingMethod: shipping === null
+        ? null
+        : shipping === undefined
+        ? { ...generated.shippingMethod }
+        : { title: shipping.title, code: shipping.code ?? null, price: shipping.price ?? "0.00" },
       lines,
       note: spec.note === undefined ? generated.note : spec.note,
       tags: [...(spec.tags ?? [])],

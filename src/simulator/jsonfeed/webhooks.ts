@@ -48,10 +48,18 @@ export const signedDelivery = (
 export type WebhookSettings = QueueSettings & RetrySettings
 
 export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000
+  autoDeliver: true,
+  delayMs: 50,
+  duplicates: 0,
+  reorder: false,
+  retries: 2,
+  retryDelayMs: 1000
 })
 
-export interface Subscription { readonly id: number; readonly address: string }
+export interface Subscription {
+  readonly id: number
+  readonly address: string
+}
 
 interface PendingDelivery {
   readonly deliveryId: string
@@ -87,10 +95,14 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
   }
 
   /** Queues a `ping` to every subscription (what a seller sends to test the setup). */
-  ping(): void { this.enqueue("ping", null, null) }
+  ping(): void {
+    this.enqueue("ping", null, null)
+  }
 
   private enqueue(type: WebhookType, orderId: string | null, updatedAt: string | null): void {
-    this.queue.enqueue(this.subscriptions.map((s) => ({ deliveryId: `dlv_${randomUUID()}`, type, orderId, updatedAt, address: s.address, attempt: 1 })))
+    this.queue.enqueue(
+      this.subscriptions.map((s) => ({ deliveryId: `dlv_${randomUUID()}`, type, orderId, updatedAt, address: s.address, attempt: 1 }))
+    )
   }
 
   /** Duplicates of one delivery are the same bytes: it is signed once, not once per copy. */
@@ -113,9 +125,14 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
   /** One attempt; a retry keeps the delivery id, later, re-stamped and re-signed, while retries remain. */
   private async send(d: PendingDelivery, signed: { body: string; headers: Record<string, string> }): Promise<void> {
     const result = await this.queue.post(d.address, signed.headers, signed.body, false)
-    this.logAttempt({ deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt }, result, d.attempt, () => {
-      const next = { ...d, attempt: d.attempt + 1 }
-      void this.send(next, this.sign(next))
-    })
+    this.logAttempt(
+      { deliveryId: d.deliveryId, type: d.type, orderId: d.orderId, address: d.address, attempt: d.attempt },
+      result,
+      d.attempt,
+      () => {
+        const next = { ...d, attempt: d.attempt + 1 }
+        void this.send(next, this.sign(next))
+      }
+    )
   }
 }

@@ -5,16 +5,32 @@
  */
 
 export type FinancialStatus =
-  | "pending" | "authorized" | "paid" | "partially_paid" | "partially_refunded" | "refunded" | "voided" | "expired"
+  | "pending"
+  | "authorized"
+  | "paid"
+  | "partially_paid"
+  | "partially_refunded"
+  | "refunded"
+  | "voided"
+  | "expired"
 
-export type FulfillmentStatus =
-  | "unfulfilled" | "partial" | "fulfilled" | "in_progress" | "on_hold" | "scheduled" | "restocked"
+export type FulfillmentStatus = "unfulfilled" | "partial" | "fulfilled" | "in_progress" | "on_hold" | "scheduled" | "restocked"
 
 export const financialStatuses: ReadonlyArray<FinancialStatus> = [
-  "pending", "authorized", "paid", "partially_paid", "partially_refunded", "refunded", "voided", "expired"
+  "pending",
+  "authorized",
+  "paid",
+  "partially_paid",
+  "partially_refunded",
+  "refunded",
+  "voided",
+  "expired"
 ]
 
-export interface WireAttribute { readonly key: string; readonly value: string }
+export interface WireAttribute {
+  readonly key: string
+  readonly value: string
+}
 
 /** docs/jsonfeed.md §3.2 */
 export interface WireAddress {
@@ -78,7 +94,11 @@ export interface WireOrdersPage {
   readonly upper_bound: string
 }
 
-export interface WireTracking { readonly company: string; readonly number: string; readonly url: string | null }
+export interface WireTracking {
+  readonly company: string
+  readonly number: string
+  readonly url: string | null
+}
 
 /** docs/jsonfeed.md §6 */
 export interface WireFulfillment {
@@ -94,11 +114,23 @@ export interface WireFulfillment {
 
 /** Error codes of docs/jsonfeed.md §2.5. */
 export type ErrorCode =
-  | "invalid_request" | "invalid_cursor" | "idempotency_key_required" | "unauthorized" | "not_found"
-  | "order_not_found" | "idempotency_key_in_use" | "order_cancelled" | "order_on_hold" | "unknown_line"
-  | "quantity_exceeds_fulfillable" | "rate_limited" | "internal_error"
+  | "invalid_request"
+  | "invalid_cursor"
+  | "idempotency_key_required"
+  | "unauthorized"
+  | "not_found"
+  | "order_not_found"
+  | "idempotency_key_in_use"
+  | "order_cancelled"
+  | "order_on_hold"
+  | "unknown_line"
+  | "quantity_exceeds_fulfillable"
+  | "rate_limited"
+  | "internal_error"
 
-export interface WireError { readonly error: { readonly code: ErrorCode; readonly message: string } }
+export interface WireError {
+  readonly error: { readonly code: ErrorCode; readonly message: string }
+}
 
 export const wireError = (code: ErrorCode, message: string): WireError => ({ error: { code, message } })
 

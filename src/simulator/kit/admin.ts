@@ -8,7 +8,10 @@ import { deliverOptions, readQueueSettings, type DeliverOptions, type QueueSetti
  * simulator supplies only its parts; the answers' shapes and messages are the ones it always gave.
  */
 
-export interface AdminAnswer { readonly status: number; readonly body: unknown }
+export interface AdminAnswer {
+  readonly status: number
+  readonly body: unknown
+}
 
 export const ok = (body: unknown): AdminAnswer => ({ status: 200, body })
 export const bad = (message: string, status = 400): AdminAnswer => ({ status, body: { error: message } })
@@ -18,8 +21,7 @@ export const asObject = (body: unknown): Record<string, unknown> =>
   typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
 
 /** The path below `/__sim/` in segments. */
-export const adminPathParts = (path: string): Array<string> =>
-  path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0)
+export const adminPathParts = (path: string): Array<string> => path.replace(/^\/__sim\/?/, "").split("/").filter((p) => p.length > 0)
 
 /** The webhook sender as the shared routes drive it. */
 export interface AdminWebhooks<S extends QueueSettings & Partial<RetrySettings>> {
@@ -77,7 +79,11 @@ export const sharedAdminRoute = async <R extends FaultRule<string>, S extends Qu
     }
     case "GET webhooks":
       if (parts.webhooks.listSubscriptions === undefined) return null
-      return ok({ subscriptions: parts.webhooks.listSubscriptions(), settings: parts.webhooks.settings, deliveries: parts.webhooks.deliveries() })
+      return ok({
+        subscriptions: parts.webhooks.listSubscriptions(),
+        settings: parts.webhooks.settings,
+        deliveries: parts.webhooks.deliveries()
+      })
     case "POST webhooks/deliver":
       return ok({ sent: await parts.webhooks.deliver(deliverOptions(b)) })
     case "POST clock/advance":
@@ -129,7 +135,13 @@ export interface RecordRoutes<T> {
   readonly act: (action: string | undefined, record: T, b: Record<string, unknown>) => AdminAnswer | null
 }
 
-export const recordRoute = <T>(routes: RecordRoutes<T>, method: string, id: string, action: string | undefined, body: unknown): AdminAnswer => {
+export const recordRoute = <T>(
+  routes: RecordRoutes<T>,
+  method: string,
+  id: string,
+  action: string | undefined,
+  body: unknown
+): AdminAnswer => {
   const record = routes.find(id)
   if (record === undefined) return bad(`${routes.noun} ${id} does not exist`, 404)
   const b = asObject(body)
@@ -161,7 +173,8 @@ export const routeAdmin = async <R extends FaultRule<string>, S extends QueueSet
   const missing = bad(`no admin route ${method} ${path}`, 404)
   if (parts === null) return missing
   const route = `${method} ${parts.join("/")}`
-  return (await sharedAdminRoute(shared, route, body)) ?? (await own.fixed(route, asObject(body), body)) ?? (await own.byPath(method, parts, body)) ?? missing
+  return (await sharedAdminRoute(shared, route, body)) ?? (await own.fixed(route, asObject(body), body)) ??
+    (await own.byPath(method, parts, body)) ?? missing
 }
 
 /** Whether `parts` is `<collection>/<numeric id>[/<action>]`. */

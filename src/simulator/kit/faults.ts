@@ -62,7 +62,9 @@ export const parseFaultRuleWith = <K extends string, X extends object>(
   const more = extra(b)
   if (typeof more === "string") return more
   return {
-    operation, kind, probability,
+    operation,
+    kind,
+    probability,
     remaining: count === null ? Infinity : count,
     latencyMs: [pair[0] as number, pair[1] as number],
     status,
@@ -76,9 +78,15 @@ export class FaultRules<R extends FaultRule<string>> {
 
   constructor(private readonly random: Random) {}
 
-  add(rule: R): void { this.rules.push(rule) }
-  clear(): void { this.rules = [] }
-  list(): ReadonlyArray<R> { return this.rules }
+  add(rule: R): void {
+    this.rules.push(rule)
+  }
+  clear(): void {
+    this.rules = []
+  }
+  list(): ReadonlyArray<R> {
+    return this.rules
+  }
 
   /**
    * The faults that fire for a request on `operation` (or touching any of several, as a GraphQL
@@ -116,7 +124,9 @@ export class FaultRules<R extends FaultRule<string>> {
 export class Fired<R extends FaultRule<string>> {
   constructor(readonly rules: ReadonlyArray<R>, private readonly faults: FaultRules<R>) {}
 
-  has(kind: R["kind"]): R | undefined { return this.rules.find((f) => f.kind === kind) }
+  has(kind: R["kind"]): R | undefined {
+    return this.rules.find((f) => f.kind === kind)
+  }
 
   /** Waits out a fired `latency` rule (a no-op otherwise). */
   async delay(): Promise<void> {

@@ -29,7 +29,10 @@ export const dropConnection = (res: ServerResponse): void => {
 /** Whether a path is under the simulator's own `/__sim` admin API. */
 export const isAdminPath = (pathname: string): boolean => pathname === "/__sim" || pathname.startsWith("/__sim/")
 
-export interface AdminReply { readonly status: number; readonly body: unknown }
+export interface AdminReply {
+  readonly status: number
+  readonly body: unknown
+}
 
 /**
  * Serves one `/__sim/` request: the body is read as JSON (empty or too large counts as `{}`), a body

@@ -41,7 +41,8 @@ export const announce = async <R extends { readonly url: string }>(
 export type StandaloneOptions<O> = O & { readonly log?: (line: string) => void }
 
 /** The `podsync simulate` entry of a simulator: starts it and prints `<name> listening on <url>`. */
-export const standalone = <O, R extends { readonly url: string }>(name: string, start: (options?: O) => Promise<R>) =>
+export const standalone =
+  <O, R extends { readonly url: string }>(name: string, start: (options?: O) => Promise<R>) =>
   (options?: StandaloneOptions<O>): Promise<R> => announce(name, () => start(options), options?.log)
 
 /** What every running simulator offers: where it listens and how to stop it. */

@@ -18,11 +18,17 @@ export abstract class QueuedWebhooks<D, S extends QueueSettings & Partial<RetryS
   /** Prepares one queued delivery; the returned function sends one copy of it. */
   protected abstract dispatch(delivery: D): () => Promise<void>
 
-  deliveries(): ReadonlyArray<L> { return this.log }
-  pendingCount(): number { return this.queue.pendingCount() }
+  deliveries(): ReadonlyArray<L> {
+    return this.log
+  }
+  pendingCount(): number {
+    return this.queue.pendingCount()
+  }
 
   /** Sends every queued delivery now, in sequence; returns how many requests were made. */
-  deliver(options: DeliverOptions = {}): Promise<number> { return this.queue.deliver(options) }
+  deliver(options: DeliverOptions = {}): Promise<number> {
+    return this.queue.deliver(options)
+  }
 
   /** Back to the state at start: no log, default settings, nothing queued. */
   reset(): void {
@@ -31,7 +37,9 @@ export abstract class QueuedWebhooks<D, S extends QueueSettings & Partial<RetryS
     this.queue.reset()
   }
 
-  close(): void { this.queue.close() }
+  close(): void {
+    this.queue.close()
+  }
 
   /** Logs one attempt and, when it was not answered 2xx, schedules `again` while retries remain. */
   protected logAttempt(entry: Omit<L, keyof PostResult>, result: PostResult, attempt: number, again: () => void): void {
@@ -48,11 +56,14 @@ export const delivered = (result: PostResult): boolean => result.status !== null
  * `POST webhooks/subscribe` creates them. Ids keep counting across resets, as they did.
  */
 export abstract class SubscribedWebhooks<D, S extends QueueSettings & Partial<RetrySettings>, L, Sub extends { readonly id: number }>
-  extends QueuedWebhooks<D, S, L> {
+  extends QueuedWebhooks<D, S, L>
+{
   protected subscriptions: Array<Sub> = []
   private nextSubscriptionId = 1
 
-  listSubscriptions(): ReadonlyArray<Sub> { return this.subscriptions }
+  listSubscriptions(): ReadonlyArray<Sub> {
+    return this.subscriptions
+  }
 
   override reset(): void {
     super.reset()

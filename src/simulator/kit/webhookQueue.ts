@@ -23,9 +23,15 @@ export interface RetrySettings {
   retryDelayMs: number
 }
 
-export interface DeliverOptions { duplicates?: number; reorder?: boolean }
+export interface DeliverOptions {
+  duplicates?: number
+  reorder?: boolean
+}
 
-export interface PostResult { readonly status: number | null; readonly error: string | null }
+export interface PostResult {
+  readonly status: number | null
+  readonly error: string | null
+}
 
 /** What a failed request's log line says: the message, and what caused it when `withCause`. */
 export const errorText = (error: unknown, withCause: boolean): string =>
@@ -53,7 +59,9 @@ export class WebhookQueue<D> {
     private readonly dispatch: (delivery: D) => () => Promise<void>
   ) {}
 
-  pendingCount(): number { return this.pending.length }
+  pendingCount(): number {
+    return this.pending.length
+  }
 
   /** Queues deliveries and, when automatic, arms the timer that sends the batch. */
   enqueue(deliveries: ReadonlyArray<D>): void {

@@ -30,7 +30,11 @@ const bodyOf = (context: RouteContext): Readonly<Record<string, unknown>> => (is
 
 const orderResult = (result: LifecycleResult<OrderRecord>): SimResponse =>
   result.ok
-    ? json(200, { order_id: result.value.id, order_status: ORDER_STATUS_PREFIX + result.value.status, trackings: result.value.trackings.map((t) => t.trackingNo) })
+    ? json(200, {
+      order_id: result.value.id,
+      order_status: ORDER_STATUS_PREFIX + result.value.status,
+      trackings: result.value.trackings.map((t) => t.trackingNo)
+    })
     : bad(result.message, result.status)
 
 const readTrackings = (value: unknown): ReadonlyArray<TrackingInput> | string => {
@@ -70,13 +74,19 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
     route("GET", "/__sim/faults", () => json(200, { faults: t.faults.list().map((f) => ({ ...f, latencyMs: [...f.latencyMs] })) })),
     route("POST", "/__sim/faults", (context) => {
       const added = t.faults.add(context.body, t.apiRouteKeys())
-      return "id" in added ? json(200, { id: added.id }) : json(400, { error: "invalid fault", details: added.issues.map((i) => ({ ...i })) })
+      return "id" in added
+        ? json(200, { id: added.id })
+        : json(400, { error: "invalid fault", details: added.issues.map((i) => ({ ...i })) })
     }),
     route("DELETE", "/__sim/faults", () => {
       t.faults.clear()
       return json(200, { ok: true })
     }),
-    route("GET", "/__sim/rate-limit", () => json(200, t.rateLimit() === false ? { enabled: false } : { enabled: true, ...(t.rateLimit() as RateLimitConfig) })),
+    route(
+      "GET",
+      "/__sim/rate-limit",
+      () => json(200, t.rateLimit() === false ? { enabled: false } : { enabled: true, ...(t.rateLimit() as RateLimitConfig) })
+    ),
     route("POST", "/__sim/rate-limit", (context) => {
       const config = readRateLimit(bodyOf(context))
       if (typeof config === "string") return bad(config)
@@ -109,7 +119,11 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
       if (typeof verified !== "boolean") return bad("verified must be true or false")
       const result = t.lifecycle.verifyAddress(context.params["order_id"] ?? "", verified)
       return result.ok
-        ? json(200, { order_id: result.value.id, origin_order_id: result.value.originOrderId ?? "", address_verified: result.value.addressVerified })
+        ? json(200, {
+          order_id: result.value.id,
+          origin_order_id: result.value.originOrderId ?? "",
+          address_verified: result.value.addressVerified
+        })
         : bad(result.message, result.status)
     }),
     // A variant's stock changes: `{ label: "OUT_OF_STOCK" }` sends product_out_of_stock for each open draft and order carrying it.

@@ -72,12 +72,17 @@ const readPairs = (body: unknown): ReadonlyArray<HeaderPair> | string => {
   if (!isRecord(body)) return "body must be an object"
   const accept = body["accept"]
   if (typeof accept === "string") {
-    return accept in HEADER_PAIR_SETS ? HEADER_PAIR_SETS[accept as keyof typeof HEADER_PAIR_SETS] : `accept must be one of ${Object.keys(HEADER_PAIR_SETS).join(", ")}, or a list of { key, secret }`
+    return accept in HEADER_PAIR_SETS
+      ? HEADER_PAIR_SETS[accept as keyof typeof HEADER_PAIR_SETS]
+      : `accept must be one of ${Object.keys(HEADER_PAIR_SETS).join(", ")}, or a list of { key, secret }`
   }
   if (!Array.isArray(accept) || accept.length === 0) return "accept must be both, gearment, x-api, or a non-empty list of { key, secret }"
   const pairs: Array<HeaderPair> = []
   for (const item of accept as ReadonlyArray<unknown>) {
-    if (!isRecord(item) || typeof item["key"] !== "string" || typeof item["secret"] !== "string" || item["key"] === "" || item["secret"] === "") {
+    if (
+      !isRecord(item) || typeof item["key"] !== "string" || typeof item["secret"] !== "string" || item["key"] === "" ||
+      item["secret"] === ""
+    ) {
       return "each pair needs non-empty key and secret header names"
     }
     pairs.push({ key: item["key"], secret: item["secret"] })

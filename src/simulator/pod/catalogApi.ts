@@ -59,7 +59,9 @@ const listProducts = (catalog: Catalog, seed: number) => (context: RouteContext)
   if (!issues.empty) return invalidArgument(issues.list)
   const needle = search?.toLowerCase() ?? ""
   const matching = catalog.products.filter(
-    (p) => matchesAny(productIds, p.productId) && (needle === "" || p.name.toLowerCase().includes(needle) || p.typeName.toLowerCase().includes(needle))
+    (p) =>
+      matchesAny(productIds, p.productId) &&
+      (needle === "" || p.name.toLowerCase().includes(needle) || p.typeName.toLowerCase().includes(needle))
   )
   const { page, paging: pageInfo } = paginate(matching, paging, seed)
   return success(page.map((p) => productView(catalog, seed, p)), pageInfo)
@@ -76,7 +78,9 @@ const listVariants = (catalog: Catalog, seed: number) => (context: RouteContext)
   const legacyRaw = readArray(issues, q, "filter.legacy_variant_ids", 100)
   const legacyIds = legacyRaw?.map((raw) => {
     const n = Number(raw)
-    if (!/^[0-9]+$/.test(raw) || n <= 0 || n > 2_147_483_647) issues.add("filter.legacy_variant_ids", "each value must be an int32 greater than 0")
+    if (!/^[0-9]+$/.test(raw) || n <= 0 || n > 2_147_483_647) {
+      issues.add("filter.legacy_variant_ids", "each value must be an int32 greater than 0")
+    }
     return n
   })
   const productIds = readArray(issues, q, "filter.product_ids", 100)
@@ -125,16 +129,18 @@ const shippingFees = (catalog: Catalog, seed: number) => (context: RouteContext)
   if (ids.length === 0) issues.add("filter.variant_ids", "at least one variant id is required")
   if (variants.some((v) => v === undefined)) issues.add("filter.variant_ids", "unknown variant")
   if (!issues.empty) return invalidArgument(issues.list)
-  const rows = variants.flatMap((variant) => variant === undefined ? [] : [{
-    ...variantIdentity(variant),
-    product_id: variant.productId,
-    shipping_services: methods.map((method) => {
-      const money = moneyWriter(seed, `${variant.variantId}:${method}`)
-      const one = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 1)
-      const two = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 2)
-      return { fee_amount: money(one), additional_item: money(two - one), shipping_profile: method ?? "", shipping_service: method ?? "" }
-    })
-  }])
+  const rows = variants.flatMap((variant) =>
+    variant === undefined ? [] : [{
+      ...variantIdentity(variant),
+      product_id: variant.productId,
+      shipping_services: methods.map((method) => {
+        const money = moneyWriter(seed, `${variant.variantId}:${method}`)
+        const one = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 1)
+        const two = shippingCents({ countryCode: country, stateCode: "", method: method as ShippingMethod, labeled: false }, 2)
+        return { fee_amount: money(one), additional_item: money(two - one), shipping_profile: method ?? "", shipping_service: method ?? "" }
+      })
+    }]
+  )
   return success(rows)
 }
 

@@ -146,7 +146,10 @@ export const coverageAdminRoutes = (coverage: EconomyCoverage): ReadonlyArray<Ro
     method: "GET",
     pattern: "/__sim/economy/coverage",
     auth: "admin",
-    handle: () => ({ status: 200, body: { coverage_version: coverage.version, uncovered_prefix_ranges: UNCOVERED_PREFIX_RANGES.map(([a, b]) => `${a}-${b}`) } })
+    handle: () => ({
+      status: 200,
+      body: { coverage_version: coverage.version, uncovered_prefix_ranges: UNCOVERED_PREFIX_RANGES.map(([a, b]) => `${a}-${b}`) }
+    })
   },
   {
     method: "POST",

@@ -6,14 +6,23 @@ import { listAnswer, matchesFilters, readListFilters } from "./listing.js"
 import type { Route, RouteContext } from "./routes.js"
 import type { DraftRecord, LineRecord, SimState } from "./state.js"
 import type { LineInput } from "./validation.js"
-import { isHttpUrl, Issues, readAddress, readBillingOption, readDraftHeader, readLineItem, readLineItems, readShippingMethod, readText } from "./validation.js"
+import {
+  isHttpUrl,
+  Issues,
+  readAddress,
+  readBillingOption,
+  readDraftHeader,
+  readLineItem,
+  readLineItems,
+  readShippingMethod,
+  readText
+} from "./validation.js"
 import { draftView } from "./views.js"
 import type { SimResponse } from "./wire.js"
 import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
 
 /** A shipping address with this zip code cannot be verified (a test hook: the real service's rules are not published). */
 export const UNVERIFIABLE_ZIP_CODE = "00000"
-
 
 export const toLineRecord = (state: SimState, input: LineInput): LineRecord => ({
   id: state.nextLineId(),
@@ -167,7 +176,10 @@ const patchLineItems = (state: SimState) => (context: RouteContext): SimResponse
   const draft = state.drafts.get(id)
   if (draft === undefined) return notFound("draft", "order_id", id)
   if (draft.status === "CHECKED_OUT" || draft.status === "DELETED" || draft.status === "ARCHIVED") {
-    return errorBody(400, "FAILED_PRECONDITION", `draft is ${draft.status.toLowerCase()} and can no longer change`, [{ field: "order_id", issue: "draft can no longer change" }])
+    return errorBody(400, "FAILED_PRECONDITION", `draft is ${draft.status.toLowerCase()} and can no longer change`, [{
+      field: "order_id",
+      issue: "draft can no longer change"
+    }])
   }
   const updates: Array<() => void> = []
   items.forEach((item: unknown, index) => {

@@ -74,8 +74,7 @@ export const CATALOG_STOCK_LABELS = ["IN_STOCK", "OUT_OF_STOCK", "OUT_OF_STOCK_5
 export type CatalogStockLabel = (typeof CATALOG_STOCK_LABELS)[number]
 
 /** Stock label as orders and drafts show it. */
-export const orderStockLabel = (label: CatalogStockLabel): string =>
-  `VENDOR_STOCK_LABEL_${label === "OUT_OF_STOCK_5D" ? "AT_RISK" : label}`
+export const orderStockLabel = (label: CatalogStockLabel): string => `VENDOR_STOCK_LABEL_${label === "OUT_OF_STOCK_5D" ? "AT_RISK" : label}`
 
 export const WEBHOOK_STATUSES = ["STATUS_ACTIVE", "STATUS_INACTIVE"] as const
 export const WEBHOOK_VERSIONS = ["VERSION_V1", "VERSION_V3"] as const
@@ -141,7 +140,12 @@ export const ENUM_NUMBERS: ReadonlyMap<string, number> = new Map([
   ...numbered(2, SHIPPING_METHODS),
   ...numbered(1, PRINT_LOCATIONS.map((l) => PRINT_LOCATION_PREFIX + l)),
   ...numbered(1, CATALOG_STOCK_LABELS.map((l) => CATALOG_STOCK_PREFIX + l)),
-  ...numbered(1, ["VENDOR_STOCK_LABEL_IN_STOCK", "VENDOR_STOCK_LABEL_OUT_OF_STOCK", "VENDOR_STOCK_LABEL_AT_RISK", "VENDOR_STOCK_LABEL_DISCONTINUED"]),
+  ...numbered(1, [
+    "VENDOR_STOCK_LABEL_IN_STOCK",
+    "VENDOR_STOCK_LABEL_OUT_OF_STOCK",
+    "VENDOR_STOCK_LABEL_AT_RISK",
+    "VENDOR_STOCK_LABEL_DISCONTINUED"
+  ]),
   ...numbered(2, WEBHOOK_STATUSES),
   ...numbered(2, WEBHOOK_VERSIONS),
   ...numbered(2, WEBHOOK_TOPICS),
@@ -162,7 +166,12 @@ export const ENUM_NUMBERS: ReadonlyMap<string, number> = new Map([
   ...numbered(2, ["VENDOR_PRODUCT_MATCHING_STATUS_MATCHED", "VENDOR_PRODUCT_MATCHING_STATUS_UNMATCHED"]),
   ...numbered(1, ["TYPE_CUSTOM_IMAGE", "TYPE_UPLOAD_IMAGE"]),
   ...numbered(2, ["VENDOR_ORDER_REFUND_STATUS_NOT_REQUESTED", "VENDOR_ORDER_REFUND_STATUS_NOT_APPLICABLE"]),
-  ...numbered(2, ["VENDOR_ORDER_CANCEL_STATUS_NOT_REQUESTED", "VENDOR_ORDER_CANCEL_STATUS_REQUESTED", "VENDOR_ORDER_CANCEL_STATUS_PROCESSING", "VENDOR_ORDER_CANCEL_STATUS_CANCELED"])
+  ...numbered(2, [
+    "VENDOR_ORDER_CANCEL_STATUS_NOT_REQUESTED",
+    "VENDOR_ORDER_CANCEL_STATUS_REQUESTED",
+    "VENDOR_ORDER_CANCEL_STATUS_PROCESSING",
+    "VENDOR_ORDER_CANCEL_STATUS_CANCELED"
+  ])
 ])
 
 export const isOneOf = <T extends string>(values: ReadonlyArray<T>, value: unknown): value is T =>

@@ -64,14 +64,21 @@ export class FaultBoard {
       issues.push({ field: "route", issue: `unknown route; known: ${knownRoutes.join(" | ")}` })
     }
     const probability = body["probability"] ?? 1
-    if (typeof probability !== "number" || probability < 0 || probability > 1) issues.push({ field: "probability", issue: "must be in 0..1" })
+    if (typeof probability !== "number" || probability < 0 || probability > 1) {
+      issues.push({ field: "probability", issue: "must be in 0..1" })
+    }
     const count = body["count"]
-    if (count !== undefined && (typeof count !== "number" || !Number.isInteger(count) || count < 1)) issues.push({ field: "count", issue: "must be a positive integer" })
+    if (count !== undefined && (typeof count !== "number" || !Number.isInteger(count) || count < 1)) {
+      issues.push({ field: "count", issue: "must be a positive integer" })
+    }
     const latency = body["latencyMs"] ?? [50, 150]
-    const validLatency = Array.isArray(latency) && latency.length === 2 && latency.every((n) => typeof n === "number" && n >= 0) && latency[0] <= latency[1]
+    const validLatency = Array.isArray(latency) && latency.length === 2 && latency.every((n) => typeof n === "number" && n >= 0) &&
+      latency[0] <= latency[1]
     if (!validLatency) issues.push({ field: "latencyMs", issue: "must be [min, max] milliseconds" })
     const status = body["status"] ?? 500
-    if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) issues.push({ field: "status", issue: "must be an HTTP status" })
+    if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
+      issues.push({ field: "status", issue: "must be an HTTP status" })
+    }
     const retryAfter = body["retryAfterSeconds"] ?? 1
     if (typeof retryAfter !== "number" || retryAfter < 0) issues.push({ field: "retryAfterSeconds", issue: "must be a number of seconds" })
     if (issues.length > 0) return { issues }
@@ -144,7 +151,17 @@ const unknownEnumValue = (text: string): string | undefined => {
 }
 
 /** Fields that hold an enum, for records whose enums travel as numbers. */
-const ENUM_FIELDS = new Set(["status", "order_status", "payment_status", "created_method", "order_platform", "stock_label", "tracking_type", "topic", "version"])
+const ENUM_FIELDS = new Set([
+  "status",
+  "order_status",
+  "payment_status",
+  "created_method",
+  "order_platform",
+  "stock_label",
+  "tracking_type",
+  "topic",
+  "version"
+])
 /** A number no published enumeration uses yet. */
 const UNKNOWN_NUMBER = 99
 

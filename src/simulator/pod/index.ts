@@ -205,7 +205,10 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
 export type PodSimulatorStandaloneOptions = StandaloneOptions<PodSimulatorOptions>
 
 /** Starts the simulator for `podsync simulate --pod-port` (no clock auto-advance): prints `pod listening on <url>`. */
-export const runPodSimulatorStandalone = standalone("pod", (options?: PodSimulatorOptions) => startPodSimulator({ autoAdvance: false, ...options }))
+export const runPodSimulatorStandalone = standalone(
+  "pod",
+  (options?: PodSimulatorOptions) => startPodSimulator({ autoAdvance: false, ...options })
+)
 
 export { generateCatalog } from "./catalog.js"
 export type { Catalog, CatalogProduct, CatalogVariant } from "./catalog.js"

@@ -15,26 +15,45 @@ import type { FieldIssue, Json, SimResponse } from "./wire.js"
 import { iso, isRecord } from "./wire.js"
 
 /** v2 shipping_method integers (undocumented; the simulator's choice). */
-export const V2_SHIPPING_METHODS: Readonly<Record<number, ShippingMethod>> = { 0: "METHOD_STANDARD", 1: "METHOD_STANDARD", 2: "METHOD_FAST_SHIP", 3: "METHOD_GROUND", 4: "METHOD_STAMP" }
+export const V2_SHIPPING_METHODS: Readonly<Record<number, ShippingMethod>> = {
+  0: "METHOD_STANDARD",
+  1: "METHOD_STANDARD",
+  2: "METHOD_FAST_SHIP",
+  3: "METHOD_GROUND",
+  4: "METHOD_STAMP"
+}
 
 const ADDRESS_FROM_V2: ReadonlyArray<readonly [v2: string, v3: string]> = [
-  ["shipping_company_name", "company"], ["shipping_address1", "street_1"], ["shipping_address2", "street_2"],
-  ["shipping_province_code", "state_code"], ["shipping_city", "city"], ["shipping_zipcode", "zip_code"],
-  ["shipping_country_code", "country_code"], ["shipping_phone", "phone_no"], ["shipping_email", "email"]
+  ["shipping_company_name", "company"],
+  ["shipping_address1", "street_1"],
+  ["shipping_address2", "street_2"],
+  ["shipping_province_code", "state_code"],
+  ["shipping_city", "city"],
+  ["shipping_zipcode", "zip_code"],
+  ["shipping_country_code", "country_code"],
+  ["shipping_phone", "phone_no"],
+  ["shipping_email", "email"]
 ]
 const V2_NAME: Readonly<Record<string, string>> = Object.fromEntries([
   ...ADDRESS_FROM_V2.map(([v2, v3]) => [`shipping.${v3}`, v2]),
-  ["shipping.first_name", "shipping_name"], ["shipping.last_name", "shipping_name"]
+  ["shipping.first_name", "shipping_name"],
+  ["shipping.last_name", "shipping_name"]
 ])
 const DESIGN_KEYS = ["front", "back", "pocket", "whole", "left_sleeve", "right_sleeve"] as const
 
-const v2Ok = (key: "data" | "result", value: Json): SimResponse => ({ status: 200, body: { status: "success", message: "Success", [key]: value } })
+const v2Ok = (key: "data" | "result", value: Json): SimResponse => ({
+  status: 200,
+  body: { status: "success", message: "Success", [key]: value }
+})
 const v2Error = (status: number, message: string, issues?: ReadonlyArray<FieldIssue>): SimResponse => ({
   status,
   body: { status: "error", message, ...(issues === undefined ? {} : { errors: issues.map((i) => ({ ...i })) }) }
 })
 const v2Invalid = (issues: Issues): SimResponse => {
-  const renamed = issues.list.map((i) => ({ field: V2_NAME[i.field] ?? i.field.replace(/\.legacy_id$/, ".variant_id").replace(/\.printing_options(\[\d+\])?(\.\w+)?$/, ".designs"), issue: i.issue }))
+  const renamed = issues.list.map((i) => ({
+    field: V2_NAME[i.field] ?? i.field.replace(/\.legacy_id$/, ".variant_id").replace(/\.printing_options(\[\d+\])?(\.\w+)?$/, ".designs"),
+    issue: i.issue
+  }))
   return v2Error(400, `${renamed[0]?.field ?? "request"}: ${renamed[0]?.issue ?? "invalid"}`, renamed)
 }
 
@@ -57,9 +76,19 @@ const readV2Address = (issues: Issues, body: Readonly<Record<string, unknown>>):
 
 const designsOf = (item: Readonly<Record<string, unknown>>): Array<{ location_code: string; url: unknown }> => {
   const designs = isRecord(item["designs"]) ? item["designs"] : {}
-  const out = DESIGN_KEYS.filter((k) => designs[k] !== undefined && designs[k] !== "").map((k) => ({ location_code: `PRINT_LOCATION_CODE_${k.toUpperCase()}`, url: designs[k] }))
-  if (typeof item["design_link"] === "string" && item["design_link"] !== "") out.push({ location_code: item["side"] === "back" ? "PRINT_LOCATION_CODE_BACK" : "PRINT_LOCATION_CODE_FRONT", url: item["design_link"] })
-  if (typeof item["design_link_back"] === "string" && item["design_link_back"] !== "") out.push({ location_code: "PRINT_LOCATION_CODE_BACK", url: item["design_link_back"] })
+  const out = DESIGN_KEYS.filter((k) => designs[k] !== undefined && designs[k] !== "").map((k) => ({
+    location_code: `PRINT_LOCATION_CODE_${k.toUpperCase()}`,
+    url: designs[k]
+  }))
+  if (typeof item["design_link"] === "string" && item["design_link"] !== "") {
+    out.push({
+      location_code: item["side"] === "back" ? "PRINT_LOCATION_CODE_BACK" : "PRINT_LOCATION_CODE_FRONT",
+      url: item["design_link"]
+    })
+  }
+  if (typeof item["design_link_back"] === "string" && item["design_link_back"] !== "") {
+    out.push({ location_code: "PRINT_LOCATION_CODE_BACK", url: item["design_link_back"] })
+  }
   return out
 }
 
@@ -73,7 +102,12 @@ const readV2Lines = (issues: Issues, state: SimState, value: unknown): Array<Lin
       issues.add(`line_items[${i}]`, "must be an object")
       return []
     }
-    const asV3 = { legacy_id: item["variant_id"], quantity: item["quantity"], printing_options: designsOf(item), barcode_url: item["barcode_link"] }
+    const asV3 = {
+      legacy_id: item["variant_id"],
+      quantity: item["quantity"],
+      printing_options: designsOf(item),
+      barcode_url: item["barcode_link"]
+    }
     return readLineItem(issues, state.catalog, asV3, `line_items[${i}]`) ?? []
   })
 }
@@ -87,12 +121,27 @@ const priceV2 = (state: SimState) => (context: RouteContext): SimResponse => {
   const country = readText(issues, body["shipping_country_code"], "shipping_country_code", 2, 2, true)
   const lines = readV2Lines(issues, state, body["line_items"])
   if (!issues.empty) return v2Invalid(issues)
-  const priced: Array<PricedLineInput> = lines.map((l) => ({ variant: l.variant, quantity: l.quantity, locationCount: l.printingOptions.length }))
+  const priced: Array<PricedLineInput> = lines.map((l) => ({
+    variant: l.variant,
+    quantity: l.quantity,
+    locationCount: l.printingOptions.length
+  }))
   const stateCode = typeof body["shipping_province_code"] === "string" ? body["shipping_province_code"] : ""
-  const q = quote(priced, { countryCode: country ?? "US", stateCode, method, labeled: false }, typeof body["gift_message_body"] === "string" && body["gift_message_body"] !== "" ? 1 : 0, null)
+  const q = quote(
+    priced,
+    { countryCode: country ?? "US", stateCode, method, labeled: false },
+    typeof body["gift_message_body"] === "string" && body["gift_message_body"] !== "" ? 1 : 0,
+    null
+  )
   return v2Ok("data", {
-    total: dollars(q.total), sub_total: dollars(q.subTotal), tax: dollars(q.tax), shipping_fee: dollars(q.shipping),
-    gift_message_fee: dollars(q.giftMessageFee), handle_fee: dollars(q.handleFee), total_discount: dollars(q.discount), currency: "USD"
+    total: dollars(q.total),
+    sub_total: dollars(q.subTotal),
+    tax: dollars(q.tax),
+    shipping_fee: dollars(q.shipping),
+    gift_message_fee: dollars(q.giftMessageFee),
+    handle_fee: dollars(q.handleFee),
+    total_discount: dollars(q.discount),
+    currency: "USD"
   })
 }
 
@@ -100,7 +149,8 @@ const draftV2 = (state: SimState, labeled: boolean) => (context: RouteContext): 
   const body = bodyOf(context)
   const issues = new Issues()
   const storeId = readText(issues, body["store_id"], "store_id", 1, 255, true)
-  const external = readText(issues, body["external_id"], "external_id", 0, 255, false) ?? readText(issues, body["order_id"] === undefined ? undefined : String(body["order_id"]), "order_id", 0, 255, false)
+  const external = readText(issues, body["external_id"], "external_id", 0, 255, false) ??
+    readText(issues, body["order_id"] === undefined ? undefined : String(body["order_id"]), "order_id", 0, 255, false)
   const gift = readText(issues, body["gift_message_body"], "gift_message_body", 0, 1000, false)
   const address = labeled ? null : readV2Address(issues, body)
   const method = readMethod(issues, body["shipping_method"])
@@ -140,8 +190,16 @@ const lineItemsV2 = (state: SimState) => (context: RouteContext): SimResponse =>
     if (!isRecord(item)) return issues.add(`line_items[${i}]`, "must be an object")
     const line = draft.lineItems.find((l) => String(l.id) === String(item["order_item_id"]))
     if (line === undefined) return issues.add(`line_items[${i}].order_item_id`, "no such item in this order")
-    const parsed = readLineItem(issues, state.catalog, { legacy_id: item["variant_id"] ?? line.variant.legacyVariantId, quantity: item["quantity"] ?? line.quantity, printing_options: designsOf(item) }, `line_items[${i}]`)
-    if (parsed !== undefined) updates.push(() => Object.assign(line, { variant: parsed.variant, quantity: parsed.quantity, printingOptions: parsed.printingOptions }))
+    const parsed = readLineItem(issues, state.catalog, {
+      legacy_id: item["variant_id"] ?? line.variant.legacyVariantId,
+      quantity: item["quantity"] ?? line.quantity,
+      printing_options: designsOf(item)
+    }, `line_items[${i}]`)
+    if (parsed !== undefined) {
+      updates.push(() =>
+        Object.assign(line, { variant: parsed.variant, quantity: parsed.quantity, printingOptions: parsed.printingOptions })
+      )
+    }
   })
   if (!issues.empty) return v2Invalid(issues)
   updates.forEach((update) => update())
@@ -175,7 +233,12 @@ const getOrderV2 = (state: SimState) => (context: RouteContext): SimResponse => 
     ord_ioss_number: draft.iossNumber ?? "",
     ord_ioss_number_total: 0,
     trackings: (order?.trackings ?? []).map((t) => ({ tracking_number: t.trackingNo, carrier: t.carrier, tracking_url: t.url })),
-    items: draft.lineItems.map((l) => ({ order_item_id: l.id, variant_id: l.variant.legacyVariantId, sku: l.variant.sku, quantity: l.quantity }))
+    items: draft.lineItems.map((l) => ({
+      order_item_id: l.id,
+      variant_id: l.variant.legacyVariantId,
+      sku: l.variant.sku,
+      quantity: l.quantity
+    }))
   })
 }
 

@@ -28,7 +28,11 @@ export const readPaging = (issues: Issues, query: URLSearchParams): PageRequest 
 })
 
 /** One page of `items`; `total` is sometimes a string, as the spec allows (deterministic by seed and page). */
-export const paginate = <A>(items: ReadonlyArray<A>, request: PageRequest, seed: number): { readonly page: ReadonlyArray<A>; readonly paging: Paging } => {
+export const paginate = <A>(
+  items: ReadonlyArray<A>,
+  request: PageRequest,
+  seed: number
+): { readonly page: ReadonlyArray<A>; readonly paging: Paging } => {
   const start = (request.page - 1) * request.limit
   const total = items.length
   return {
@@ -109,7 +113,15 @@ export const readListFilters = (
   const methods = readEnumArray(issues, q, "filter.created_methods", createdMethods)
   const ids = readArray(issues, q, "filter.order_ids", 100)
   const extraValues = Object.fromEntries(Object.entries(extra).map(([key, allowed]) => [key, readEnumArray(issues, q, key, allowed)]))
-  return { paging, createdAtMin, methods, ids, extra: extraValues, statuses: readEnumArray(issues, q, "filter.statuses", statuses), references: readArray(issues, q, "filter.reference_ids", 255) }
+  return {
+    paging,
+    createdAtMin,
+    methods,
+    ids,
+    extra: extraValues,
+    statuses: readEnumArray(issues, q, "filter.statuses", statuses),
+    references: readArray(issues, q, "filter.reference_ids", 255)
+  }
 }
 
 /** What a listed record shows the shared filters; `status` carries its enum prefix. */

@@ -20,7 +20,7 @@ export const moneyFromCents = (cents: number, unitsAsString: boolean, currency =
 export const unitsAsStringFor = (seed: number, key: string): boolean => ((hashString(key) + seed) & 1) === 1
 
 /** A Money writer bound to one record, so all amounts of a record share a form. */
-export const moneyWriter = (seed: number, key: string): ((cents: number) => Json) => {
+export const moneyWriter = (seed: number, key: string): (cents: number) => Json => {
   const asText = unitsAsStringFor(seed, key)
   return (cents) => ({ ...moneyFromCents(cents, asText) })
 }

@@ -10,7 +10,11 @@ import { orderView } from "./views.js"
 import type { SimResponse } from "./wire.js"
 import { invalidArgument, notFound, success } from "./wire.js"
 
-export type LifecycleResult<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly status: number; readonly message: string }
+export type LifecycleResult<A> = { readonly ok: true; readonly value: A } | {
+  readonly ok: false
+  readonly status: number
+  readonly message: string
+}
 
 const fail = (status: number, message: string): LifecycleResult<never> => ({ ok: false, status, message })
 const TERMINAL: ReadonlyArray<OrderStatus> = ["SHIPPED", "CANCELLED"]
@@ -25,7 +29,13 @@ export interface TrackingInput {
 }
 
 const CARRIERS = [
-  { carrier: "USPS", service: "First-Class Package", prefix: "9400", digits: 22, url: "https://tools.usps.com/go/TrackConfirmAction?tLabels=" },
+  {
+    carrier: "USPS",
+    service: "First-Class Package",
+    prefix: "9400",
+    digits: 22,
+    url: "https://tools.usps.com/go/TrackConfirmAction?tLabels="
+  },
   { carrier: "UPS", service: "UPS Ground", prefix: "1Z", digits: 18, url: "https://www.ups.com/track?tracknum=" },
   { carrier: "FedEx", service: "FedEx Home Delivery", prefix: "", digits: 12, url: "https://www.fedex.com/fedextrack/?trknbr=" },
   { carrier: "DHL", service: "DHL eCommerce", prefix: "GM", digits: 16, url: "https://www.dhl.com/en/express/tracking.html?AWB=" }
@@ -74,7 +84,9 @@ export class OrderLifecycle {
     if (order === undefined) return fail(404, `order ${orderId} not found`)
     let next = to
     if (next === undefined) {
-      if (TERMINAL.includes(order.status) || order.status === "PAYMENT_FAILED") return fail(409, `order ${orderId} is ${order.status} and cannot advance`)
+      if (TERMINAL.includes(order.status) || order.status === "PAYMENT_FAILED") {
+        return fail(409, `order ${orderId} is ${order.status} and cannot advance`)
+      }
       if (order.status === "ON_HOLD") next = order.heldFrom ?? "AWAITING_FULFILLMENT"
       else next = ORDER_PATH[ORDER_PATH.indexOf(order.status) + 1] ?? "SHIPPED"
     }
@@ -98,7 +110,11 @@ export class OrderLifecycle {
     if (order === undefined) return fail(404, `order ${orderId} not found`)
     if (order.status === "CANCELLED") return fail(409, `order ${orderId} is cancelled`)
     const now = this.state.now()
-    const given = trackings.length > 0 ? trackings : order.status === "SHIPPED" && order.trackings.length > 0 ? [] : [this.generateTracking()]
+    const given = trackings.length > 0
+      ? trackings
+      : order.status === "SHIPPED" && order.trackings.length > 0
+      ? []
+      : [this.generateTracking()]
     const added: Array<TrackingRecord> = []
     for (const input of given) {
       const tracking: TrackingRecord = {
@@ -126,7 +142,14 @@ export class OrderLifecycle {
     // One tracking event per package; the completed event carries the primary package.
     for (const tracking of added) this.state.emit({ topic: "TOPIC_TRACKING_ORDER_UPDATED", draft: order.draft, order, tracking })
     const primary = order.trackings.find((t) => t.type === "TRACKING_TYPE_PRIMARY")
-    if (firstTime) this.state.emit({ topic: "TOPIC_ORDER_COMPLETED", draft: order.draft, order, ...(primary === undefined ? {} : { tracking: primary }) })
+    if (firstTime) {
+      this.state.emit({
+        topic: "TOPIC_ORDER_COMPLETED",
+        draft: order.draft,
+        order,
+        ...(primary === undefined ? {} : { tracking: primary })
+      })
+    }
     return { ok: true, value: order }
   }
 
@@ -163,7 +186,11 @@ export class OrderLifecycle {
     draft.addressVerified = verified
     draft.updatedAt = this.state.now()
     const order = draft.originOrderId === null ? undefined : this.state.orders.get(draft.originOrderId)
-    this.state.emit({ topic: verified ? "TOPIC_SHIPPING_ADDRESS_VERIFIED" : "TOPIC_SHIPPING_ADDRESS_UNVERIFIED", draft, ...(order === undefined ? {} : { order }) })
+    this.state.emit({
+      topic: verified ? "TOPIC_SHIPPING_ADDRESS_VERIFIED" : "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+      draft,
+      ...(order === undefined ? {} : { order })
+    })
     return { ok: true, value: draft }
   }
 
@@ -203,7 +230,12 @@ export class OrderLifecycle {
   private moveTo(order: OrderRecord, status: OrderStatus): void {
     const now = this.state.now()
     for (const stage of order.stages) if (stage.completedAt === null) stage.completedAt = now
-    order.stages.push({ id: this.state.newId(), name: status, startedAt: now, completedAt: status === "SHIPPED" || status === "CANCELLED" ? now : null })
+    order.stages.push({
+      id: this.state.newId(),
+      name: status,
+      startedAt: now,
+      completedAt: status === "SHIPPED" || status === "CANCELLED" ? now : null
+    })
     if (order.status === "AWAITING_PAYMENT" && status !== "PAYMENT_FAILED" && status !== "CANCELLED" && status !== "ON_HOLD") {
       order.paymentStatus = "SUCCESS"
       order.paidAt = now
@@ -232,7 +264,13 @@ const listHandler = (state: SimState) => (context: RouteContext): SimResponse =>
   const payments = filters.extra["filter.payment_status"]
   const matching = [...state.orders.values()].filter((o) =>
     matchesAny(payments, PAYMENT_STATUS_PREFIX + o.paymentStatus) &&
-    matchesFilters(filters, { createdAt: o.createdAt, createdMethod: o.draft.createdMethod, id: o.id, status: ORDER_STATUS_PREFIX + o.status, referenceId: o.draft.referenceId })
+    matchesFilters(filters, {
+      createdAt: o.createdAt,
+      createdMethod: o.draft.createdMethod,
+      id: o.id,
+      status: ORDER_STATUS_PREFIX + o.status,
+      referenceId: o.draft.referenceId
+    })
   )
   return listAnswer(matching, filters, state.seed, (o) => orderView(state.catalog, state.seed, o, true))
 }

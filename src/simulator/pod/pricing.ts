@@ -54,8 +54,47 @@ export const LABEL_HANDLE_FEE_CENTS = 40
 export const VOLUME_DISCOUNT_ITEMS = 10
 export const VOLUME_DISCOUNT_PERCENT = 5
 
-const US_SALES_TAX_BP: Readonly<Record<string, number>> = { CA: 725, NY: 400, TX: 625, WA: 650, FL: 600, IL: 625, PA: 600, NJ: 663, OH: 575, GA: 400 }
-const EU = new Set(["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"])
+const US_SALES_TAX_BP: Readonly<Record<string, number>> = {
+  CA: 725,
+  NY: 400,
+  TX: 625,
+  WA: 650,
+  FL: 600,
+  IL: 625,
+  PA: 600,
+  NJ: 663,
+  OH: 575,
+  GA: 400
+}
+const EU = new Set([
+  "AT",
+  "BE",
+  "BG",
+  "HR",
+  "CY",
+  "CZ",
+  "DK",
+  "EE",
+  "FI",
+  "FR",
+  "DE",
+  "GR",
+  "HU",
+  "IE",
+  "IT",
+  "LV",
+  "LT",
+  "LU",
+  "MT",
+  "NL",
+  "PL",
+  "PT",
+  "RO",
+  "SK",
+  "SI",
+  "ES",
+  "SE"
+])
 
 /** Tax rate in basis points. EU VAT is not charged when an IOSS number is given. */
 export const taxRateBp = (countryCode: string, stateCode: string, iossNumber: string | null): number => {
@@ -68,7 +107,9 @@ export const taxRateBp = (countryCode: string, stateCode: string, iossNumber: st
   return 0
 }
 
-const SHIPPING_CENTS: Readonly<Record<ShippingMethod, readonly [domesticFirst: number, domesticNext: number, intlFirst: number, intlNext: number]>> = {
+const SHIPPING_CENTS: Readonly<
+  Record<ShippingMethod, readonly [domesticFirst: number, domesticNext: number, intlFirst: number, intlNext: number]>
+> = {
   METHOD_STANDARD: [469, 219, 1299, 500],
   METHOD_GROUND: [599, 250, 1299, 500],
   METHOD_FAST_SHIP: [1299, 399, 2499, 800],
@@ -103,7 +144,10 @@ export const quote = (
     return { quantity: line.quantity, unitBase, itemPrice, subTotal, tax, fee: 0, discount, total: subTotal + tax - discount }
   })
   const shippingFee = shippingCents(shipping, items)
-  const fees: Array<Fee> = [{ code: shipping.labeled ? "LABEL_HANDLE_FEE" : "HANDLE_FEE", amount: shipping.labeled ? LABEL_HANDLE_FEE_CENTS : HANDLE_FEE_CENTS }]
+  const fees: Array<Fee> = [{
+    code: shipping.labeled ? "LABEL_HANDLE_FEE" : "HANDLE_FEE",
+    amount: shipping.labeled ? LABEL_HANDLE_FEE_CENTS : HANDLE_FEE_CENTS
+  }]
   if (giftMessages > 0) fees.push({ code: "GIFT_MESSAGE_FEE", amount: GIFT_MESSAGE_CENTS * giftMessages })
   const subTotal = priced.reduce((sum, line) => sum + line.subTotal, 0)
   const discount = priced.reduce((sum, line) => sum + line.discount, 0)

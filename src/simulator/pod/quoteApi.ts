@@ -82,7 +82,9 @@ export const priceHandler = (catalog: Catalog, seed: number) => (context: RouteC
   const issues = new Issues()
   const body = isRecord(context.body) ? context.body : {}
   const platform = body["order_platform"] ?? ""
-  if (typeof platform !== "string" || !QUOTE_PLATFORMS.includes(platform)) issues.add("order_platform", "must be a lower-case platform name or empty")
+  if (typeof platform !== "string" || !QUOTE_PLATFORMS.includes(platform)) {
+    issues.add("order_platform", "must be a lower-case platform name or empty")
+  }
   const shipping = isRecord(body["shipping"]) ? body["shipping"] : undefined
   if (shipping === undefined) issues.add("shipping", "is required")
   const address = shipping !== undefined && isRecord(shipping["address"]) ? shipping["address"] : shipping ?? {}
@@ -91,7 +93,9 @@ export const priceHandler = (catalog: Catalog, seed: number) => (context: RouteC
   const state = shipping === undefined ? undefined : readText(issues, address["state_code"], `${base}.state_code`, 0, 6, false)
   const rawMethod = address["method"] ?? shipping?.["method"]
   const method = typeof rawMethod === "string" ? METHODS[rawMethod.toLowerCase()] : undefined
-  if (shipping !== undefined && method === undefined) issues.add(`${base}.method`, "must be standard, economy, ground, fastship, stamp or METHOD_*")
+  if (shipping !== undefined && method === undefined) {
+    issues.add(`${base}.method`, "must be standard, economy, ground, fastship, stamp or METHOD_*")
+  }
   const label = shipping !== undefined && isRecord(shipping["label"]) ? shipping["label"] : undefined
   if (label !== undefined && typeof label["url"] !== "string") issues.add("shipping.label.url", "must be a URL")
   const billing = isRecord(body["billing"]) ? body["billing"] : undefined
@@ -99,19 +103,19 @@ export const priceHandler = (catalog: Catalog, seed: number) => (context: RouteC
   const rawLines = body["line_items"]
   const lines: Array<PricedLineInput> = []
   if (!Array.isArray(rawLines) || rawLines.length < 1 || rawLines.length > 1000) issues.add("line_items", "must hold 1 to 1000 line items")
-  else rawLines.forEach((line: unknown, i) => {
-    const read = readQuoteLine(issues, catalog, line, `line_items[${i}]`)
-    if (read !== undefined) lines.push(read)
-  })
+  else {rawLines.forEach((line: unknown, i) => {
+      const read = readQuoteLine(issues, catalog, line, `line_items[${i}]`)
+      if (read !== undefined) lines.push(read)
+    })}
   const gifts = body["gift_messages"]
   let giftCount = 0
   if (gifts !== undefined && gifts !== null) {
     if (!Array.isArray(gifts)) issues.add("gift_messages", "must be an array")
-    else gifts.forEach((gift: unknown, i) => {
-      if (!isRecord(gift)) return issues.add(`gift_messages[${i}]`, "must be an object")
-      readText(issues, gift["content"], `gift_messages[${i}].content`, 0, 300, false)
-      giftCount += 1
-    })
+    else {gifts.forEach((gift: unknown, i) => {
+        if (!isRecord(gift)) return issues.add(`gift_messages[${i}]`, "must be an object")
+        readText(issues, gift["content"], `gift_messages[${i}].content`, 0, 300, false)
+        giftCount += 1
+      })}
   }
   if (!issues.empty || method === undefined) return invalidArgument(issues.list)
   const q = quote(lines, { countryCode: country ?? "US", stateCode: state ?? "", method, labeled: label !== undefined }, giftCount, ioss)

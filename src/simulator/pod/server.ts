@@ -62,10 +62,20 @@ const send = (res: ServerResponse, response: SimResponse, text?: string): void =
 const gatewayError = (status: number): SimResponse =>
   status === 500
     ? errorBody(500, "INTERNAL", "internal error")
-    : { status, body: null, rawText: { contentType: "text/html", text: `<html><body><h1>${status}</h1>upstream unavailable</body></html>` } }
+    : {
+      status,
+      body: null,
+      rawText: { contentType: "text/html", text: `<html><body><h1>${status}</h1>upstream unavailable</body></html>` }
+    }
 
 /** Who is calling, or why not: v3 reads headers, v2 reads `api_key`/`api_signature` in the body (any non-empty signature). */
-const authenticate = (route: Route, req: IncomingMessage, body: unknown, query: URLSearchParams, credentials: Credentials): { readonly key: string } | SimResponse => {
+const authenticate = (
+  route: Route,
+  req: IncomingMessage,
+  body: unknown,
+  query: URLSearchParams,
+  credentials: Credentials
+): { readonly key: string } | SimResponse => {
   if (route.auth === "v2") {
     const source = isRecord(body) ? (isRecord(body["credentials"]) ? body["credentials"] : body) : {}
     const key = source["api_key"] ?? query.get("api_key")
@@ -88,9 +98,12 @@ export const handleRequest = async (parts: ServerParts, req: IncomingMessage, re
   const text = await readBody(req)
   const match = matchRoute(parts.routes, method, path)
   if (match.kind !== "found") {
-    return send(res, match.kind === "wrongMethod"
-      ? errorBody(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on ${match.pattern}`)
-      : errorBody(404, "NOT_FOUND", `no operation at ${method} ${path}`))
+    return send(
+      res,
+      match.kind === "wrongMethod"
+        ? errorBody(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on ${match.pattern}`)
+        : errorBody(404, "NOT_FOUND", `no operation at ${method} ${path}`)
+    )
   }
   const { route, params } = match
   let body: unknown = undefined
@@ -103,7 +116,9 @@ export const handleRequest = async (parts: ServerParts, req: IncomingMessage, re
     }
   }
   if (route.auth === "admin") {
-    const answer = bodyIsJson ? await route.handle({ params, query: url.searchParams, body }) : errorBody(400, "INVALID_ARGUMENT", "body is not JSON")
+    const answer = bodyIsJson
+      ? await route.handle({ params, query: url.searchParams, body })
+      : errorBody(400, "INVALID_ARGUMENT", "body is not JSON")
     return send(res, answer)
   }
   const key = routeKey(route)
@@ -134,7 +149,9 @@ export const handleRequest = async (parts: ServerParts, req: IncomingMessage, re
     default:
       break
   }
-  if (!bodyIsJson) return answer(errorBody(400, "INVALID_ARGUMENT", "request body is not valid JSON", [{ field: "body", issue: "invalid JSON" }]))
+  if (!bodyIsJson) {
+    return answer(errorBody(400, "INVALID_ARGUMENT", "request body is not valid JSON", [{ field: "body", issue: "invalid JSON" }]))
+  }
   let response = await route.handle({ params, query: url.searchParams, body })
   if (plan.post.includes("commitThenDrop")) {
     stats.dropped()
@@ -152,6 +169,8 @@ export const handleRequest = async (parts: ServerParts, req: IncomingMessage, re
 export const createSimServer = (parts: ServerParts): Server =>
   createServer((req, res) => {
     handleRequest(parts, req, res).catch((error: unknown) => {
-      if (!res.headersSent && !res.destroyed) send(res, errorBody(500, "INTERNAL", error instanceof Error ? error.message : "internal error"))
+      if (!res.headersSent && !res.destroyed) {
+        send(res, errorBody(500, "INTERNAL", error instanceof Error ? error.message : "internal error"))
+      }
     })
   })

@@ -20,7 +20,14 @@ export class Issues {
 }
 
 /** A string of bounded length; `undefined` when absent (and not required). */
-export const readText = (issues: Issues, value: unknown, field: string, min: number, max: number, required: boolean): string | undefined => {
+export const readText = (
+  issues: Issues,
+  value: unknown,
+  field: string,
+  min: number,
+  max: number,
+  required: boolean
+): string | undefined => {
   if (value === undefined || value === null || (value === "" && !required && min === 0)) {
     if (required) issues.add(field, "is required")
     return undefined
@@ -30,7 +37,14 @@ export const readText = (issues: Issues, value: unknown, field: string, min: num
     return undefined
   }
   if (value.length < min || value.length > max) {
-    issues.add(field, min === max ? `must be exactly ${min} characters` : min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`)
+    issues.add(
+      field,
+      min === max
+        ? `must be exactly ${min} characters`
+        : min > 0
+        ? `must be ${min} to ${max} characters`
+        : `must be at most ${max} characters`
+    )
     return undefined
   }
   if (required && value.trim() === "") {
@@ -81,9 +95,13 @@ export const readAddress = (issues: Issues, value: unknown, path: string): Addre
   const country = out["country_code"]
   if (country !== undefined && !/^[A-Za-z]{2}$/.test(country)) issues.add(`${path}.country_code`, "must be an ISO 3166-1 alpha-2 code")
   const state = out["state_code"]
-  if (state !== undefined && !/^[A-Za-z0-9]{1,3}$/.test(state)) issues.add(`${path}.state_code`, "must be the subdivision part of ISO 3166-2, e.g. CA")
+  if (state !== undefined && !/^[A-Za-z0-9]{1,3}$/.test(state)) {
+    issues.add(`${path}.state_code`, "must be the subdivision part of ISO 3166-2, e.g. CA")
+  }
   const phone = out["phone_no"]
-  if (phone !== undefined && (!PHONE.test(phone) || phone.replace(/[^0-9]/g, "").length < 4)) issues.add(`${path}.phone_no`, "must be a valid phone number")
+  if (phone !== undefined && (!PHONE.test(phone) || phone.replace(/[^0-9]/g, "").length < 4)) {
+    issues.add(`${path}.phone_no`, "must be a valid phone number")
+  }
   const type = value["type"]
   if (type !== undefined && !isOneOf(ADDRESS_TYPES, type)) issues.add(`${path}.type`, `must be one of ${ADDRESS_TYPES.join(", ")}`)
   return { ...out, type: isOneOf(ADDRESS_TYPES, type) ? type : "TYPE_SHIP_TO" }
@@ -128,13 +146,23 @@ export const readLineItem = (issues: Issues, catalog: Catalog, value: unknown, p
   if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000) {
     issues.add(`${path}.quantity`, "must be an integer from 1 to 1000")
   }
-  const printingOptions = readPrintingOptions(issues, value["printing_options"], `${path}.printing_options`, variant === undefined ? undefined : productOf(catalog, variant).printLocations.map((l) => l.code))
+  const printingOptions = readPrintingOptions(
+    issues,
+    value["printing_options"],
+    `${path}.printing_options`,
+    variant === undefined ? undefined : productOf(catalog, variant).printLocations.map((l) => l.code)
+  )
   const barcode = value["barcode_url"]
   if (barcode !== undefined && barcode !== null && barcode !== "" && (typeof barcode !== "string" || !isHttpUrl(barcode))) {
     issues.add(`${path}.barcode_url`, "must be a URL")
   }
   if (issues.list.length > before || variant === undefined || printingOptions === undefined) return undefined
-  return { variant, quantity: quantity as number, printingOptions, barcodeUrl: typeof barcode === "string" && barcode !== "" ? barcode : null }
+  return {
+    variant,
+    quantity: quantity as number,
+    printingOptions,
+    barcodeUrl: typeof barcode === "string" && barcode !== "" ? barcode : null
+  }
 }
 
 export const readPrintingOptions = (
@@ -153,7 +181,9 @@ export const readPrintingOptions = (
     const at = `${path}[${index}]`
     if (!isRecord(option)) return issues.add(at, "must be an object")
     const code = option["location_code"]
-    const location = typeof code === "string" && code.startsWith(PRINT_LOCATION_PREFIX) ? code.slice(PRINT_LOCATION_PREFIX.length) : undefined
+    const location = typeof code === "string" && code.startsWith(PRINT_LOCATION_PREFIX)
+      ? code.slice(PRINT_LOCATION_PREFIX.length)
+      : undefined
     if (!isOneOf(PRINT_LOCATIONS, location)) {
       issues.add(`${at}.location_code`, `must be one of ${PRINT_LOCATIONS.map((l) => PRINT_LOCATION_PREFIX + l).join(", ")}`)
     } else if (offered !== undefined && !offered.includes(location.toLowerCase())) {

@@ -46,7 +46,12 @@ const variantSummary = (catalog: Catalog, variant: CatalogVariant, money: MoneyO
     stock_label: orderStockLabel(variant.stockLabel)
   }
   return kind === "draft"
-    ? { ...common, price: money(variant.priceCents), price_gm: money(variant.priceCents), images: [{ url: variant.imageUrl, tag: "mockup" }] }
+    ? {
+      ...common,
+      price: money(variant.priceCents),
+      price_gm: money(variant.priceCents),
+      images: [{ url: variant.imageUrl, tag: "mockup" }]
+    }
     : { ...common, variant_name: variant.name, option_3_name: "" }
 }
 
@@ -56,7 +61,14 @@ const printingOptions = (line: LineRecord): Json =>
 const giftMessages = (draft: DraftRecord, orderId: string): Json =>
   draft.giftMessageBody === null
     ? []
-    : [{ order_id: orderId, gift_message_id: `gm-${draft.legacyNumber}`, type: "TYPE_CUSTOM_IMAGE", content: draft.giftMessageBody, avatar_url: "", gift_message_name: "Gift message" }]
+    : [{
+      order_id: orderId,
+      gift_message_id: `gm-${draft.legacyNumber}`,
+      type: "TYPE_CUSTOM_IMAGE",
+      content: draft.giftMessageBody,
+      avatar_url: "",
+      gift_message_name: "Gift message"
+    }]
 
 const addresses = (draft: DraftRecord): Json => (draft.address === null ? [] : [{ ...draft.address }])
 
@@ -288,6 +300,8 @@ export const orderView = (catalog: Catalog, seed: number, order: OrderRecord, li
     refund_status: "VENDOR_ORDER_REFUND_STATUS_NOT_REQUESTED",
     cancel_status: order.status === "CANCELLED" ? "VENDOR_ORDER_CANCEL_STATUS_CANCELED" : "VENDOR_ORDER_CANCEL_STATUS_NOT_REQUESTED",
     order_priority: "Normal",
-    cancel_reason: order.cancelReason === null ? undefined : { reason_id: "sim", display_name: "Cancelled", custom_reason: order.cancelReason }
+    cancel_reason: order.cancelReason === null
+      ? undefined
+      : { reason_id: "sim", display_name: "Cancelled", custom_reason: order.cancelReason }
   })
 }

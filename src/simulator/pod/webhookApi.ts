@@ -55,11 +55,16 @@ const createHandler = (state: SimState, allowHttp: boolean) => (context: RouteCo
   const storeId = readText(issues, body["store_id"], "store_id", 0, 255, false)
   if (!issues.empty) return invalidArgument(issues.list)
   if (url === undefined || !validDeliveryUrl(url, allowHttp)) {
-    return errorBody(400, "INVALID_ARGUMENT", "invalid delivery URL: it must be an absolute HTTPS URL", [{ field: "delivery_url", issue: "invalid delivery URL" }])
+    return errorBody(400, "INVALID_ARGUMENT", "invalid delivery URL: it must be an absolute HTTPS URL", [{
+      field: "delivery_url",
+      issue: "invalid delivery URL"
+    }])
   }
   const store = storeId === undefined || storeId === "" ? null : storeId
   for (const existing of state.webhooks.values()) {
-    if (existing.canonicalTopic === canonical && existing.deliveryUrl === url && existing.storeId === store) return envelopeError("duplicate webhook: this topic is already delivered to this URL")
+    if (existing.canonicalTopic === canonical && existing.deliveryUrl === url && existing.storeId === store) {
+      return envelopeError("duplicate webhook: this topic is already delivered to this URL")
+    }
   }
   const now = state.now()
   const webhook: WebhookRecord = {

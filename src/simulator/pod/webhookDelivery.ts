@@ -119,7 +119,9 @@ const v1Payload = (event: SimEvent, clientKey: string): Json => {
       ord_status: statusWord(event),
       order_id: draft.referenceId ?? "",
       ...(isAddressEvent(event.topic) ? { verify_address: verifyAddress(event) } : {}),
-      ...(tracking === undefined ? {} : { tracking_company: tracking.carrier, tracking_number: tracking.trackingNo, tracking_url: tracking.url }),
+      ...(tracking === undefined
+        ? {}
+        : { tracking_company: tracking.carrier, tracking_number: tracking.trackingNo, tracking_url: tracking.url }),
       ...(variant === undefined ? {} : { variant_id: variant.variantId, variant_name: variant.name, variant_sku: variant.sku })
     }
   }
@@ -142,7 +144,9 @@ const v3Payload = (event: SimEvent): Json => {
       ? { ...ids, verify_address: verifyAddress(event), ord_status: statusWord(event) }
       : { ...ids, reference: draft.referenceId ?? "", status: statusWord(event) },
     ...(tracking === undefined ? {} : { tracking: { company: tracking.carrier, number: tracking.trackingNo, url: tracking.url } }),
-    ...(variant === undefined ? {} : { variant: { variant_id: variant.variantId, sku: variant.sku, name: variant.name, stock_label: variant.stockLabel.toLowerCase() } })
+    ...(variant === undefined
+      ? {}
+      : { variant: { variant_id: variant.variantId, sku: variant.sku, name: variant.name, stock_label: variant.stockLabel.toLowerCase() } })
   }
 }
 
@@ -197,7 +201,8 @@ export class WebhookDelivery {
   }
 
   private matches(webhook: WebhookRecord, event: SimEvent): boolean {
-    return webhook.status === "STATUS_ACTIVE" && webhook.canonicalTopic === event.topic && (webhook.storeId === null || webhook.storeId === event.draft.storeId)
+    return webhook.status === "STATUS_ACTIVE" && webhook.canonicalTopic === event.topic &&
+      (webhook.storeId === null || webhook.storeId === event.draft.storeId)
   }
 
   private enqueue(event: SimEvent): void {

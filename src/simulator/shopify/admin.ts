@@ -1,6 +1,17 @@
 import type { CostBucket } from "./cost.js"
 import {
-  asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+  asObject,
+  attempt,
+  bad,
+  bulkCount,
+  churnRoute,
+  isRecordPath,
+  ok,
+  recordRoute,
+  routeAdmin,
+  webhookStats,
+  type AdminAnswer,
+  type RecordRoutes
 } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -50,7 +61,12 @@ export const adminOrder = (order: StoredOrder) => ({
     fulfillmentOrderIds: f.fulfillmentOrderIds.map((id) => gid("FulfillmentOrder", id)),
     lines: f.lines.map((l) => ({ ...l, id: gid("FulfillmentLineItem", l.id), lineItemId: gid("LineItem", l.lineItemId) }))
   })),
-  metafields: order.metafields.map((m) => ({ ...m, id: gid("Metafield", m.id), createdAt: isoSeconds(m.createdAt), updatedAt: isoSeconds(m.updatedAt) }))
+  metafields: order.metafields.map((m) => ({
+    ...m,
+    id: gid("Metafield", m.id),
+    createdAt: isoSeconds(m.createdAt),
+    updatedAt: isoSeconds(m.updatedAt)
+  }))
 })
 
 const stats = (ctx: AdminContext) => {
@@ -80,8 +96,14 @@ const invalidOrderFields = (b: Record<string, unknown>): string | null => {
 }
 
 const holdReasons: ReadonlyArray<string> = [
-  "AWAITING_PAYMENT", "AWAITING_RETURN_ITEMS", "HIGH_RISK_OF_FRAUD", "INCORRECT_ADDRESS", "INVENTORY_OUT_OF_STOCK",
-  "ONLINE_STORE_POST_PURCHASE_CROSS_SELL", "OTHER", "UNKNOWN_DELIVERY_DATE"
+  "AWAITING_PAYMENT",
+  "AWAITING_RETURN_ITEMS",
+  "HIGH_RISK_OF_FRAUD",
+  "INCORRECT_ADDRESS",
+  "INVENTORY_OUT_OF_STOCK",
+  "ONLINE_STORE_POST_PURCHASE_CROSS_SELL",
+  "OTHER",
+  "UNKNOWN_DELIVERY_DATE"
 ]
 
 const cancelReasons: ReadonlyArray<CancelReason> = ["CUSTOMER", "DECLINED", "FRAUD", "INVENTORY", "OTHER", "STAFF"]
@@ -116,19 +138,25 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
 })
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({
-    reset: () => {
-      ctx.state.reset()
-      ctx.bucket.reset()
+  routeAdmin(
+    {
+      reset: () => {
+        ctx.state.reset()
+        ctx.bucket.reset()
+      },
+      faults: ctx.faults,
+      parseFaultRule,
+      webhooks: ctx.webhooks,
+      clock: ctx.state
     },
-    faults: ctx.faults,
-    parseFaultRule,
-    webhooks: ctx.webhooks,
-    clock: ctx.state
-  }, {
-    fixed: (route, b) => ownRoute(ctx, route, b),
-    byPath: (m, parts, b) => (isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
-  }, method, path, body)
+    {
+      fixed: (route, b) => ownRoute(ctx, route, b),
+      byPath: (m, parts, b) => (isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
+    },
+    method,
+    path,
+    body
+  )
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {

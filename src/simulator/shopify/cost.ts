@@ -1,7 +1,21 @@
 import {
-  getArgumentValues, getNamedType, getNullableType, isAbstractType, isCompositeType, isListType, isObjectType, isInterfaceType, Kind,
-  type FragmentDefinitionNode, type GraphQLCompositeType, type GraphQLField, type GraphQLObjectType, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode, type FieldNode
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  isAbstractType,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type FieldNode
 } from "graphql"
 
 /**
@@ -14,7 +28,11 @@ import {
 
 export const mutationFieldCost = 10
 
-export interface ThrottleStatus { readonly maximumAvailable: number; readonly currentlyAvailable: number; readonly restoreRate: number }
+export interface ThrottleStatus {
+  readonly maximumAvailable: number
+  readonly currentlyAvailable: number
+  readonly restoreRate: number
+}
 
 /** A leaky bucket of query-cost points that refills at `restoreRate` points per second. */
 export class CostBucket {
@@ -85,7 +103,8 @@ const applies = (ctx: CostContext, condition: string | undefined, type: GraphQLO
 const collectFields = (ctx: CostContext, type: GraphQLObjectType, selectionSet: SelectionSetNode, seen = new Set<string>()): FieldNode[] =>
   selectionSet.selections.flatMap((selection): FieldNode[] => {
     switch (selection.kind) {
-      case Kind.FIELD: return [selection]
+      case Kind.FIELD:
+        return [selection]
       case Kind.INLINE_FRAGMENT:
         return applies(ctx, selection.typeCondition?.name.value, type) ? collectFields(ctx, type, selection.selectionSet, seen) : []
       case Kind.FRAGMENT_SPREAD: {
@@ -150,7 +169,11 @@ const objectSelectionCost = (ctx: CostContext, parent: GraphQLObjectType, select
 
 /** 2 + (nodes requested or returned) × the cost of one node, read from `nodes` or `edges { node }`. */
 const connectionCost = (
-  ctx: CostContext, type: GraphQLObjectType, selectionSet: SelectionSetNode, data: Record<string, unknown> | undefined, first: number
+  ctx: CostContext,
+  type: GraphQLObjectType,
+  selectionSet: SelectionSetNode,
+  data: Record<string, unknown> | undefined,
+  first: number
 ): number => {
   const nodeType = fieldDefinition(type, "nodes")
   const node = nodeType ? getNamedType(nodeType.type) : undefined
@@ -177,9 +200,12 @@ const connectionCost = (
   }
   if (perNode.length === 0) return 2
   if (!data) return 2 + first * Math.max(...perNode.map((cost) => cost(null)))
-  const count = Math.max(0, ...collectFields(ctx, type, selectionSet)
-    .filter((f) => f.name.value === "nodes" || f.name.value === "edges")
-    .map((f) => arrayOf(data, f.alias?.value ?? f.name.value).length))
+  const count = Math.max(
+    0,
+    ...collectFields(ctx, type, selectionSet)
+      .filter((f) => f.name.value === "nodes" || f.name.value === "edges")
+      .map((f) => arrayOf(data, f.alias?.value ?? f.name.value).length)
+  )
   let sum = 0
   for (let i = 0; i < count; i++) sum += Math.max(...perNode.map((cost) => cost(i)))
   return 2 + sum
@@ -190,7 +216,10 @@ const arrayOf = (data: Record<string, unknown>, key: string): unknown[] => {
   return Array.isArray(value) ? value : []
 }
 
-export interface QueryCost { readonly requested: number; readonly actual: (data: unknown) => number }
+export interface QueryCost {
+  readonly requested: number
+  readonly actual: (data: unknown) => number
+}
 
 /** The cost of running `operation`; mutation root fields cost a flat 10 each. */
 export const queryCost = (
@@ -203,7 +232,8 @@ export const queryCost = (
   if (operation.operation === "mutation") {
     const root = schema.getMutationType()
     if (!root) return { requested: 0, actual: () => 0 }
-    const requested = collectFields(ctx, root, operation.selectionSet).filter((f) => !f.name.value.startsWith("__")).length * mutationFieldCost
+    const requested = collectFields(ctx, root, operation.selectionSet).filter((f) => !f.name.value.startsWith("__")).length *
+      mutationFieldCost
     return { requested, actual: () => requested }
   }
   const root = schema.getQueryType()

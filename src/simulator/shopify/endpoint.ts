@@ -1,6 +1,15 @@
 import {
-  execute, getOperationAST, getVariableValues, type GraphQLError, Kind, parse, validate,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode
+  execute,
+  getOperationAST,
+  getVariableValues,
+  type GraphQLError,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode
 } from "graphql"
 import { queryCost, type CostBucket } from "./cost.js"
 import type { ShopState } from "./store.js"
@@ -10,7 +19,11 @@ import type { ShopState } from "./store.js"
  * `extensions.cost`; a request the bucket cannot pay is answered THROTTLED (HTTP 200, no data).
  */
 
-export interface GraphqlBody { readonly query: string; readonly variables: Record<string, unknown>; readonly operationName: string | null }
+export interface GraphqlBody {
+  readonly query: string
+  readonly variables: Record<string, unknown>
+  readonly operationName: string | null
+}
 
 export type JsonObject = Record<string, unknown>
 
@@ -51,7 +64,10 @@ export const decodeBody = (raw: string, contentType: string | undefined): Graphq
 }
 
 /** Parses and validates; an invalid document is answered right away (200 with `errors`). */
-export const prepare = (config: EndpointConfig, body: GraphqlBody): PreparedRequest | { readonly kind: "invalid"; readonly answer: JsonObject } => {
+export const prepare = (
+  config: EndpointConfig,
+  body: GraphqlBody
+): PreparedRequest | { readonly kind: "invalid"; readonly answer: JsonObject } => {
   let document: DocumentNode
   try {
     document = parse(body.query)
@@ -74,7 +90,11 @@ export const prepare = (config: EndpointConfig, body: GraphqlBody): PreparedRequ
 }
 
 const run = async (
-  config: EndpointConfig, body: GraphqlBody, document: DocumentNode, operation: OperationDefinitionNode, forceThrottle: boolean
+  config: EndpointConfig,
+  body: GraphqlBody,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  forceThrottle: boolean
 ): Promise<JsonObject> => {
   const { state, bucket } = config
   const coerced = getVariableValues(config.schema, operation.variableDefinitions ?? [], body.variables)
@@ -85,7 +105,8 @@ const run = async (
   if (cost.requested > config.maxQueryCost) {
     return {
       errors: [{
-        message: `Query cost is ${cost.requested}, which exceeds the single query max cost limit (${config.maxQueryCost}).\n\nSee https://shopify.dev/concepts/about-apis/rate-limits for more information on how the\ncost of a query is calculated.\n\nTo query larger amounts of data with fewer limits, bulk operations should be used instead.\nSee https://shopify.dev/tutorials/perform-bulk-operations-with-admin-api for usage details.\n`,
+        message:
+          `Query cost is ${cost.requested}, which exceeds the single query max cost limit (${config.maxQueryCost}).\n\nSee https://shopify.dev/concepts/about-apis/rate-limits for more information on how the\ncost of a query is calculated.\n\nTo query larger amounts of data with fewer limits, bulk operations should be used instead.\nSee https://shopify.dev/tutorials/perform-bulk-operations-with-admin-api for usage details.\n`,
         extensions: { code: "MAX_COST_EXCEEDED", cost: cost.requested, maxCost: config.maxQueryCost }
       }],
       extensions: { cost: { requestedQueryCost: cost.requested, actualQueryCost: null, throttleStatus: bucket.status() } }
@@ -101,7 +122,10 @@ const run = async (
     }
   }
   const result = await execute({
-    schema: config.schema, document, rootValue: config.rootValue, variableValues: body.variables,
+    schema: config.schema,
+    document,
+    rootValue: config.rootValue,
+    variableValues: body.variables,
     ...(body.operationName === null ? {} : { operationName: body.operationName })
   })
   const actual = Math.min(cost.requested, cost.actual(result.data ?? {}))

@@ -8,11 +8,15 @@ export type FaultRule = KitFaultRule<FaultKind>
 
 /** Validates an admin request body; returns the rule or a message saying what is wrong. */
 export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith({
-    kinds: ["error5xx", "reset", "commitThenDrop", "latency", "throttle"],
-    operationError: "operation must be a GraphQL root field name or \"*\"",
-    defaultStatus: 503
-  }, body, () => ({}))
+  parseFaultRuleWith(
+    {
+      kinds: ["error5xx", "reset", "commitThenDrop", "latency", "throttle"],
+      operationError: 'operation must be a GraphQL root field name or "*"',
+      defaultStatus: 503
+    },
+    body,
+    () => ({})
+  )
 
 /** A rule fires for a request when it names "*" or any of the request's root fields. */
 export class Faults extends FaultRules<FaultRule> {}

@@ -5,32 +5,233 @@ import type { Address, Attribute, FinancialStatus } from "./model.js"
 
 export { seededRandom, type Random } from "../kit/random.js"
 
-const firstNames = ["Olivia", "Liam", "Emma", "Noah", "Zoë", "José", "Łukasz", "Chloé", "Mia", "Lucas", "Sofía", "Jonas", "Amélie", "Ethan", "Björn", "Ava", "Mateo", "Inès"]
-const lastNames = ["Smith", "Johnson", "Müller", "García", "Rossi", "Dubois", "Nowak", "van der Berg", "O'Brien", "Martínez", "Schröder", "Brown", "Lefèvre", "Jansen", "Kowalski", "Nguyen"]
-
-interface Place { city: string; province: string | null; provinceCode: string | null; zip: string; country: string; countryCode: string; currency: string; street: string; phone: string }
-
-const places: ReadonlyArray<Place> = [
-  { city: "Los Angeles", province: "California", provinceCode: "CA", zip: "90012", country: "United States", countryCode: "US", currency: "USD", street: "Sunset Blvd", phone: "+1 213-555-0" },
-  { city: "Brooklyn", province: "New York", provinceCode: "NY", zip: "11201", country: "United States", countryCode: "US", currency: "USD", street: "Atlantic Ave", phone: "+1 718-555-0" },
-  { city: "Austin", province: "Texas", provinceCode: "TX", zip: "78701", country: "United States", countryCode: "US", currency: "USD", street: "Congress Ave", phone: "+1 512-555-0" },
-  { city: "Portland", province: "Oregon", provinceCode: "OR", zip: "97205", country: "United States", countryCode: "US", currency: "USD", street: "SW Morrison St", phone: "+1 503-555-0" },
-  { city: "Miami", province: "Florida", provinceCode: "FL", zip: "33130", country: "United States", countryCode: "US", currency: "USD", street: "Brickell Ave", phone: "+1 305-555-0" },
-  { city: "Berlin", province: null, provinceCode: null, zip: "10115", country: "Germany", countryCode: "DE", currency: "EUR", street: "Torstraße", phone: "+49 30 5550" },
-  { city: "München", province: null, provinceCode: null, zip: "80331", country: "Germany", countryCode: "DE", currency: "EUR", street: "Sendlinger Straße", phone: "+49 89 5550" },
-  { city: "Madrid", province: "Madrid", provinceCode: "M", zip: "28013", country: "Spain", countryCode: "ES", currency: "EUR", street: "Calle de Alcalá", phone: "+34 91 555 0" },
-  { city: "Milano", province: "Milano", provinceCode: "MI", zip: "20121", country: "Italy", countryCode: "IT", currency: "EUR", street: "Via Dante", phone: "+39 02 5550" },
-  { city: "Lyon", province: null, provinceCode: null, zip: "69002", country: "France", countryCode: "FR", currency: "EUR", street: "Rue de la République", phone: "+33 4 55 50" },
-  { city: "Amsterdam", province: null, provinceCode: null, zip: "1012 AB", country: "Netherlands", countryCode: "NL", currency: "EUR", street: "Prinsengracht", phone: "+31 20 555 0" },
-  { city: "Dublin", province: "Dublin", provinceCode: "D", zip: "D02 X285", country: "Ireland", countryCode: "IE", currency: "EUR", street: "Grafton Street", phone: "+353 1 555 0" }
+const firstNames = [
+  "Olivia",
+  "Liam",
+  "Emma",
+  "Noah",
+  "Zoë",
+  "José",
+  "Łukasz",
+  "Chloé",
+  "Mia",
+  "Lucas",
+  "Sofía",
+  "Jonas",
+  "Amélie",
+  "Ethan",
+  "Björn",
+  "Ava",
+  "Mateo",
+  "Inès"
+]
+const lastNames = [
+  "Smith",
+  "Johnson",
+  "Müller",
+  "García",
+  "Rossi",
+  "Dubois",
+  "Nowak",
+  "van der Berg",
+  "O'Brien",
+  "Martínez",
+  "Schröder",
+  "Brown",
+  "Lefèvre",
+  "Jansen",
+  "Kowalski",
+  "Nguyen"
 ]
 
-interface ProductTemplate { code: string; title: string; price: string; colors: ReadonlyArray<[string, string]>; sizes: ReadonlyArray<string>; productId: number }
+interface Place {
+  city: string
+  province: string | null
+  provinceCode: string | null
+  zip: string
+  country: string
+  countryCode: string
+  currency: string
+  street: string
+  phone: string
+}
+
+const places: ReadonlyArray<Place> = [
+  {
+    city: "Los Angeles",
+    province: "California",
+    provinceCode: "CA",
+    zip: "90012",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Sunset Blvd",
+    phone: "+1 213-555-0"
+  },
+  {
+    city: "Brooklyn",
+    province: "New York",
+    provinceCode: "NY",
+    zip: "11201",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Atlantic Ave",
+    phone: "+1 718-555-0"
+  },
+  {
+    city: "Austin",
+    province: "Texas",
+    provinceCode: "TX",
+    zip: "78701",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Congress Ave",
+    phone: "+1 512-555-0"
+  },
+  {
+    city: "Portland",
+    province: "Oregon",
+    provinceCode: "OR",
+    zip: "97205",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "SW Morrison St",
+    phone: "+1 503-555-0"
+  },
+  {
+    city: "Miami",
+    province: "Florida",
+    provinceCode: "FL",
+    zip: "33130",
+    country: "United States",
+    countryCode: "US",
+    currency: "USD",
+    street: "Brickell Ave",
+    phone: "+1 305-555-0"
+  },
+  {
+    city: "Berlin",
+    province: null,
+    provinceCode: null,
+    zip: "10115",
+    country: "Germany",
+    countryCode: "DE",
+    currency: "EUR",
+    street: "Torstraße",
+    phone: "+49 30 5550"
+  },
+  {
+    city: "München",
+    province: null,
+    provinceCode: null,
+    zip: "80331",
+    country: "Germany",
+    countryCode: "DE",
+    currency: "EUR",
+    street: "Sendlinger Straße",
+    phone: "+49 89 5550"
+  },
+  {
+    city: "Madrid",
+    province: "Madrid",
+    provinceCode: "M",
+    zip: "28013",
+    country: "Spain",
+    countryCode: "ES",
+    currency: "EUR",
+    street: "Calle de Alcalá",
+    phone: "+34 91 555 0"
+  },
+  {
+    city: "Milano",
+    province: "Milano",
+    provinceCode: "MI",
+    zip: "20121",
+    country: "Italy",
+    countryCode: "IT",
+    currency: "EUR",
+    street: "Via Dante",
+    phone: "+39 02 5550"
+  },
+  {
+    city: "Lyon",
+    province: null,
+    provinceCode: null,
+    zip: "69002",
+    country: "France",
+    countryCode: "FR",
+    currency: "EUR",
+    street: "Rue de la République",
+    phone: "+33 4 55 50"
+  },
+  {
+    city: "Amsterdam",
+    province: null,
+    provinceCode: null,
+    zip: "1012 AB",
+    country: "Netherlands",
+    countryCode: "NL",
+    currency: "EUR",
+    street: "Prinsengracht",
+    phone: "+31 20 555 0"
+  },
+  {
+    city: "Dublin",
+    province: "Dublin",
+    provinceCode: "D",
+    zip: "D02 X285",
+    country: "Ireland",
+    countryCode: "IE",
+    currency: "EUR",
+    street: "Grafton Street",
+    phone: "+353 1 555 0"
+  }
+]
+
+interface ProductTemplate {
+  code: string
+  title: string
+  price: string
+  colors: ReadonlyArray<[string, string]>
+  sizes: ReadonlyArray<string>
+  productId: number
+}
 const products: ReadonlyArray<ProductTemplate> = [
-  { code: "TEE", title: "Classic Tee", price: "24.00", colors: [["BLK", "Black"], ["WHT", "White"], ["NVY", "Navy"], ["HTR", "Heather Grey"]], sizes: ["S", "M", "L", "XL", "2XL"], productId: 7981230001 },
-  { code: "HOOD", title: "Pullover Hoodie", price: "48.00", colors: [["BLK", "Black"], ["NVY", "Navy"], ["FOR", "Forest"]], sizes: ["S", "M", "L", "XL"], productId: 7981230002 },
-  { code: "CREW", title: "Crewneck Sweatshirt", price: "39.00", colors: [["SND", "Sand"], ["BLK", "Black"]], sizes: ["S", "M", "L", "XL"], productId: 7981230003 },
-  { code: "MUG", title: "Ceramic Mug", price: "16.00", colors: [["WHT", "White"], ["BLK", "Black"]], sizes: ["11OZ", "15OZ"], productId: 7981230004 },
+  {
+    code: "TEE",
+    title: "Classic Tee",
+    price: "24.00",
+    colors: [["BLK", "Black"], ["WHT", "White"], ["NVY", "Navy"], ["HTR", "Heather Grey"]],
+    sizes: ["S", "M", "L", "XL", "2XL"],
+    productId: 7981230001
+  },
+  {
+    code: "HOOD",
+    title: "Pullover Hoodie",
+    price: "48.00",
+    colors: [["BLK", "Black"], ["NVY", "Navy"], ["FOR", "Forest"]],
+    sizes: ["S", "M", "L", "XL"],
+    productId: 7981230002
+  },
+  {
+    code: "CREW",
+    title: "Crewneck Sweatshirt",
+    price: "39.00",
+    colors: [["SND", "Sand"], ["BLK", "Black"]],
+    sizes: ["S", "M", "L", "XL"],
+    productId: 7981230003
+  },
+  {
+    code: "MUG",
+    title: "Ceramic Mug",
+    price: "16.00",
+    colors: [["WHT", "White"], ["BLK", "Black"]],
+    sizes: ["11OZ", "15OZ"],
+    productId: 7981230004
+  },
   { code: "TOTE", title: "Canvas Tote", price: "22.00", colors: [["NAT", "Natural"]], sizes: ["OS"], productId: 7981230005 },
   { code: "POSTER", title: "Matte Poster", price: "19.00", colors: [["MAT", "Matte"]], sizes: ["12X18", "18X24"], productId: 7981230006 }
 ]
@@ -81,13 +282,18 @@ export const generateOrder = (random: Random): GeneratedOrder => {
   const number = int(random, 1, 250)
   const phone = `${place.phone}${int(random, 100, 199)}`
   const shippingAddress: Address = {
-    firstName, lastName,
+    firstName,
+    lastName,
     company: random() < 0.15 ? "Studio Nord GmbH" : null,
     address1: place.countryCode === "US" ? `${number} ${place.street}` : `${place.street} ${number}`,
     address2: random() < 0.35 ? `Apt ${int(random, 1, 40)}` : null,
-    city: place.city, province: place.province, provinceCode: place.provinceCode,
+    city: place.city,
+    province: place.province,
+    provinceCode: place.provinceCode,
     zip: place.countryCode === "US" ? String(Number(place.zip) + int(random, 0, 30)).padStart(5, "0") : place.zip,
-    country: place.country, countryCodeV2: place.countryCode, phone
+    country: place.country,
+    countryCodeV2: place.countryCode,
+    phone
   }
   const lineCount = int(random, 1, 4)
   const lineItems = Array.from({ length: lineCount }, (): Required<LineItemSpec> => {

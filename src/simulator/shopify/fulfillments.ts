@@ -8,7 +8,10 @@ import { fulfillmentOrderView, fulfillmentView } from "./views.js"
  * and every refusal is a userError with HTTP 200.
  */
 
-export interface UserError { field: string[] | null; message: string }
+export interface UserError {
+  field: string[] | null
+  message: string
+}
 
 export interface FulfillmentInput {
   lineItemsByFulfillmentOrder: Array<{
@@ -42,7 +45,9 @@ const fulfillable = (fo: StoredFulfillmentOrder): boolean => fo.status === "OPEN
 export const trackingErrors = (t: TrackingInput | null | undefined, field: string[]): UserError[] => {
   if (!t) return []
   const errors: UserError[] = []
-  if (t.number != null && t.numbers != null) errors.push({ field, message: "Tracking number and tracking numbers cannot both be provided." })
+  if (t.number != null && t.numbers != null) {
+    errors.push({ field, message: "Tracking number and tracking numbers cannot both be provided." })
+  }
   if (t.url != null && t.urls != null) errors.push({ field, message: "Tracking url and tracking urls cannot both be provided." })
   if (t.url != null && t.number == null) errors.push({ field, message: "Tracking url requires a tracking number." })
   if (t.urls != null && t.numbers == null) errors.push({ field, message: "Tracking urls require tracking numbers." })
@@ -60,19 +65,30 @@ export const trackingEntries = (t: TrackingInput | null | undefined): StoredTrac
   const company = t.company ?? null
   if (numbers.length === 0) return company === null ? [] : [{ company, number: null, url: null }]
   return numbers.map((number, i) => ({
-    company, number,
+    company,
+    number,
     url: urls[i] ?? (company !== null && carrierUrls[company] ? carrierUrls[company](encodeURIComponent(number)) : null)
   }))
 }
 
-interface PlannedLine { foIndex: number; fo: StoredFulfillmentOrder; lineId: number; lineItemId: number; quantity: number }
+interface PlannedLine {
+  foIndex: number
+  fo: StoredFulfillmentOrder
+  lineId: number
+  lineItemId: number
+  quantity: number
+}
 
 const plan = (state: ShopState, input: FulfillmentInput): { order: StoredOrder | null; lines: PlannedLine[]; errors: UserError[] } => {
   const errors: UserError[] = []
   const lines: PlannedLine[] = []
   let order: StoredOrder | null = null
   if (input.lineItemsByFulfillmentOrder.length === 0) {
-    return { order, lines, errors: [{ field: ["fulfillment", "lineItemsByFulfillmentOrder"], message: "Line items by fulfillment order can't be blank." }] }
+    return {
+      order,
+      lines,
+      errors: [{ field: ["fulfillment", "lineItemsByFulfillmentOrder"], message: "Line items by fulfillment order can't be blank." }]
+    }
   }
   input.lineItemsByFulfillmentOrder.forEach((entry, i) => {
     const path = ["fulfillment", "lineItemsByFulfillmentOrder", String(i)]
@@ -85,7 +101,10 @@ const plan = (state: ShopState, input: FulfillmentInput): { order: StoredOrder |
     order = found.order
     const { fo } = found
     if (!fulfillable(fo)) {
-      return errors.push({ field: ["fulfillment"], message: `Fulfillment order ${fo.id} has an unfulfillable status= ${fo.status.toLowerCase()}.` })
+      return errors.push({
+        field: ["fulfillment"],
+        message: `Fulfillment order ${fo.id} has an unfulfillable status= ${fo.status.toLowerCase()}.`
+      })
     }
     const requested = entry.fulfillmentOrderLineItems ?? []
     if (requested.length === 0) {
@@ -122,9 +141,15 @@ export const fulfillmentCreate = (state: ShopState, input: FulfillmentInput) => 
     id: state.nextId("Fulfillment"),
     name: `${order.name}.${order.fulfillments.length + 1}`,
     status: "SUCCESS" as const,
-    createdAt: now, updatedAt: now,
+    createdAt: now,
+    updatedAt: now,
     tracking: trackingEntries(input.trackingInfo),
-    lines: planned.lines.map((p) => ({ id: state.nextId("FulfillmentLineItem"), lineItemId: p.lineItemId, fulfillmentOrderLineId: p.lineId, quantity: p.quantity })),
+    lines: planned.lines.map((p) => ({
+      id: state.nextId("FulfillmentLineItem"),
+      lineItemId: p.lineItemId,
+      fulfillmentOrderLineId: p.lineId,
+      quantity: p.quantity
+    })),
     fulfillmentOrderIds: [...new Set(planned.lines.map((p) => p.fo.id))],
     notifyCustomer: input.notifyCustomer ?? false
   }
@@ -154,7 +179,8 @@ const findFulfillment = (state: ShopState, id: string) => {
 }
 
 export const fulfillmentTrackingInfoUpdate = (
-  state: ShopState, args: { fulfillmentId: string; trackingInfoInput: TrackingInput; notifyCustomer?: boolean | null }
+  state: ShopState,
+  args: { fulfillmentId: string; trackingInfoInput: TrackingInput; notifyCustomer?: boolean | null }
 ) => {
   const found = findFulfillment(state, args.fulfillmentId)
   if (!found) return { fulfillment: null, userErrors: [{ field: ["fulfillmentId"], message: "Fulfillment does not exist." }] }
@@ -166,7 +192,9 @@ export const fulfillmentTrackingInfoUpdate = (
   if (errors.length > 0) return { fulfillment: null, userErrors: errors }
   fulfillment.tracking = trackingEntries(args.trackingInfoInput)
   fulfillment.updatedAt = state.stampNow()
-  if (args.notifyCustomer) state.stats.notificationsByOrder[String(order.id)] = (state.stats.notificationsByOrder[String(order.id)] ?? 0) + 1
+  if (args.notifyCustomer) {
+    state.stats.notificationsByOrder[String(order.id)] = (state.stats.notificationsByOrder[String(order.id)] ?? 0) + 1
+  }
   state.touch(order)
   return { fulfillment: fulfillmentView(state, order, fulfillment), userErrors: [] }
 }
@@ -175,7 +203,9 @@ export const fulfillmentCancel = (state: ShopState, args: { id: string }) => {
   const found = findFulfillment(state, args.id)
   if (!found) return { fulfillment: null, userErrors: [{ field: ["id"], message: "Fulfillment does not exist." }] }
   const { order, fulfillment } = found
-  if (fulfillment.status === "CANCELLED") return { fulfillment: null, userErrors: [{ field: ["id"], message: "Fulfillment is already cancelled." }] }
+  if (fulfillment.status === "CANCELLED") {
+    return { fulfillment: null, userErrors: [{ field: ["id"], message: "Fulfillment is already cancelled." }] }
+  }
   fulfillment.status = "CANCELLED"
   fulfillment.updatedAt = state.stampNow()
   for (const line of fulfillment.lines) {
@@ -192,7 +222,8 @@ export const fulfillmentCancel = (state: ShopState, args: { id: string }) => {
 }
 
 export const fulfillmentOrderHold = (
-  state: ShopState, args: { id: string; fulfillmentHold: { reason: string; reasonNotes?: string | null; handle?: string | null } }
+  state: ShopState,
+  args: { id: string; fulfillmentHold: { reason: string; reasonNotes?: string | null; handle?: string | null } }
 ) => {
   const foId = parseGid(args.id, "FulfillmentOrder")
   const found = foId === null ? undefined : state.findFulfillmentOrder(foId)
@@ -200,9 +231,18 @@ export const fulfillmentOrderHold = (
   if (!found) return { ...none, userErrors: [{ field: ["id"], message: "Fulfillment order does not exist." }] }
   const { order, fo } = found
   if (!fulfillable(found.fo) && fo.status !== "ON_HOLD") {
-    return { ...none, userErrors: [{ field: ["id"], message: `The fulfillment order's status is ${fo.status.toLowerCase()} and it cannot be put on hold.` }] }
+    return {
+      ...none,
+      userErrors: [{ field: ["id"], message: `The fulfillment order's status is ${fo.status.toLowerCase()} and it cannot be put on hold.` }]
+    }
   }
-  const hold = state.holdFulfillmentOrder(order, fo, args.fulfillmentHold.reason, args.fulfillmentHold.reasonNotes ?? null, args.fulfillmentHold.handle ?? null)
+  const hold = state.holdFulfillmentOrder(
+    order,
+    fo,
+    args.fulfillmentHold.reason,
+    args.fulfillmentHold.reasonNotes ?? null,
+    args.fulfillmentHold.handle ?? null
+  )
   return {
     fulfillmentHold: { ...hold, id: gid("FulfillmentHold", hold.id) },
     fulfillmentOrder: fulfillmentOrderView(state, order, fo),

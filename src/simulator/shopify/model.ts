@@ -1,11 +1,21 @@
 /** The simulator's stored shop state (numeric ids; global ids are built on the way out). */
 
 export type FinancialStatus =
-  | "AUTHORIZED" | "EXPIRED" | "PAID" | "PARTIALLY_PAID" | "PARTIALLY_REFUNDED" | "PENDING" | "REFUNDED" | "VOIDED"
+  | "AUTHORIZED"
+  | "EXPIRED"
+  | "PAID"
+  | "PARTIALLY_PAID"
+  | "PARTIALLY_REFUNDED"
+  | "PENDING"
+  | "REFUNDED"
+  | "VOIDED"
 export type FulfillmentOrderStatus = "OPEN" | "IN_PROGRESS" | "SCHEDULED" | "ON_HOLD" | "INCOMPLETE" | "CLOSED" | "CANCELLED"
 export type CancelReason = "CUSTOMER" | "DECLINED" | "FRAUD" | "INVENTORY" | "OTHER" | "STAFF"
 
-export interface Attribute { key: string; value: string | null }
+export interface Attribute {
+  key: string
+  value: string | null
+}
 
 export interface Address {
   firstName: string | null
@@ -37,8 +47,18 @@ export interface StoredLineItem {
   customAttributes: Attribute[]
 }
 
-export interface StoredFulfillmentOrderLine { id: number; lineItemId: number; totalQuantity: number; remainingQuantity: number }
-export interface StoredHold { id: number; reason: string; reasonNotes: string | null; handle: string | null }
+export interface StoredFulfillmentOrderLine {
+  id: number
+  lineItemId: number
+  totalQuantity: number
+  remainingQuantity: number
+}
+export interface StoredHold {
+  id: number
+  reason: string
+  reasonNotes: string | null
+  handle: string | null
+}
 
 export interface StoredFulfillmentOrder {
   id: number
@@ -51,7 +71,11 @@ export interface StoredFulfillmentOrder {
   statusBeforeHold: FulfillmentOrderStatus | null
 }
 
-export interface StoredTracking { company: string | null; number: string | null; url: string | null }
+export interface StoredTracking {
+  company: string | null
+  number: string | null
+  url: string | null
+}
 
 export interface StoredFulfillment {
   id: number

@@ -1,8 +1,13 @@
 import { metafieldsSet, tagsAdd, tagsRemove, type MetafieldsSetInput } from "./annotations.js"
 import { paginate, type PageArgs } from "./connection.js"
 import {
-  fulfillmentCancel, fulfillmentCreate, fulfillmentOrderHold, fulfillmentOrderReleaseHold, fulfillmentTrackingInfoUpdate,
-  type FulfillmentInput, type TrackingInput
+  fulfillmentCancel,
+  fulfillmentCreate,
+  fulfillmentOrderHold,
+  fulfillmentOrderReleaseHold,
+  fulfillmentTrackingInfoUpdate,
+  type FulfillmentInput,
+  type TrackingInput
 } from "./fulfillments.js"
 import { subtotalCents, type StoredOrder } from "./model.js"
 import { matchesSearch, parseSearch } from "./search.js"
@@ -14,18 +19,27 @@ import { fulfillmentOrderView, fulfillmentView, lineItemView, metafieldView, ord
  * schema (graphql-js validates and coerces them before a resolver runs).
  */
 
-export interface ShopInfo { readonly domain: string; readonly currencyCode: string }
+export interface ShopInfo {
+  readonly domain: string
+  readonly currencyCode: string
+}
 
 type OrdersArgs = PageArgs & { sortKey?: string | null; query?: string | null }
 
-const sortValue = (sortKey: string): ((o: StoredOrder) => number) => {
+const sortValue = (sortKey: string): (o: StoredOrder) => number => {
   switch (sortKey) {
-    case "UPDATED_AT": return (o) => o.updatedAt
-    case "CREATED_AT": return (o) => o.createdAt
-    case "PROCESSED_AT": return (o) => o.processedAt
-    case "ORDER_NUMBER": return (o) => o.number
-    case "TOTAL_PRICE": return (o) => subtotalCents(o, false)
-    default: return (o) => o.id
+    case "UPDATED_AT":
+      return (o) => o.updatedAt
+    case "CREATED_AT":
+      return (o) => o.createdAt
+    case "PROCESSED_AT":
+      return (o) => o.processedAt
+    case "ORDER_NUMBER":
+      return (o) => o.number
+    case "TOTAL_PRICE":
+      return (o) => subtotalCents(o, false)
+    default:
+      return (o) => o.id
   }
 }
 

@@ -1,6 +1,13 @@
 import {
-  formatCents, fulfilledQuantity, gid, restFulfillmentStatus, shippingCents, subtotalCents, unfulfilledQuantity,
-  type Address, type StoredOrder
+  formatCents,
+  fulfilledQuantity,
+  gid,
+  restFulfillmentStatus,
+  shippingCents,
+  subtotalCents,
+  unfulfilledQuantity,
+  type Address,
+  type StoredOrder
 } from "./model.js"
 
 /**
@@ -8,17 +15,26 @@ import {
  * UTC offset, `line_items[].properties[{name, value}]`.
  */
 
-const restTime = (ms: number | null): string | null =>
-  ms === null ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00")
+const restTime = (ms: number | null): string | null => ms === null ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00")
 
-const restAddress = (a: Address | null) => a && {
-  first_name: a.firstName, last_name: a.lastName,
-  name: [a.firstName, a.lastName].filter((p) => p).join(" "),
-  company: a.company, address1: a.address1, address2: a.address2, city: a.city,
-  province: a.province, province_code: a.provinceCode, zip: a.zip,
-  country: a.country, country_code: a.countryCodeV2, phone: a.phone,
-  latitude: null, longitude: null
-}
+const restAddress = (a: Address | null) =>
+  a && {
+    first_name: a.firstName,
+    last_name: a.lastName,
+    name: [a.firstName, a.lastName].filter((p) => p).join(" "),
+    company: a.company,
+    address1: a.address1,
+    address2: a.address2,
+    city: a.city,
+    province: a.province,
+    province_code: a.provinceCode,
+    zip: a.zip,
+    country: a.country,
+    country_code: a.countryCodeV2,
+    phone: a.phone,
+    latitude: null,
+    longitude: null
+  }
 
 export const restOrder = (order: StoredOrder): Record<string, unknown> => {
   const subtotal = subtotalCents(order, false)
@@ -53,11 +69,22 @@ export const restOrder = (order: StoredOrder): Record<string, unknown> => {
     note: order.note,
     note_attributes: order.customAttributes.map((a) => ({ name: a.key, value: a.value })),
     tags: [...order.tags].sort().join(", "),
-    customer: { id: order.customerId, email: order.email, first_name: order.shippingAddress?.firstName ?? null, last_name: order.shippingAddress?.lastName ?? null },
+    customer: {
+      id: order.customerId,
+      email: order.email,
+      first_name: order.shippingAddress?.firstName ?? null,
+      last_name: order.shippingAddress?.lastName ?? null
+    },
     shipping_address: restAddress(order.shippingAddress),
     billing_address: restAddress(order.billingAddress),
     shipping_lines: order.shippingLine
-      ? [{ id: order.id, title: order.shippingLine.title, code: order.shippingLine.code, price: order.shippingLine.price, source: "shopify" }]
+      ? [{
+        id: order.id,
+        title: order.shippingLine.title,
+        code: order.shippingLine.code,
+        price: order.shippingLine.price,
+        source: "shopify"
+      }]
       : [],
     line_items: order.lineItems.map((l) => {
       const fulfilled = fulfilledQuantity(order, l.id)

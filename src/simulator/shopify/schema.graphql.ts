@@ -2,10 +2,55 @@ import { buildSchema, type GraphQLSchema } from "graphql"
 
 export const currencyCodes = ["USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "JPY", "MXN"] as const
 export const countryCodes = [
-  "US", "CA", "MX", "GB", "IE", "DE", "FR", "ES", "IT", "NL", "BE", "LU", "AT", "CH", "PT", "PL", "CZ", "SK", "HU", "SI", "HR",
-  "RO", "BG", "GR", "CY", "MT", "SE", "DK", "FI", "NO", "IS", "EE", "LV", "LT", "AU", "NZ", "JP", "PR"
+  "US",
+  "CA",
+  "MX",
+  "GB",
+  "IE",
+  "DE",
+  "FR",
+  "ES",
+  "IT",
+  "NL",
+  "BE",
+  "LU",
+  "AT",
+  "CH",
+  "PT",
+  "PL",
+  "CZ",
+  "SK",
+  "HU",
+  "SI",
+  "HR",
+  "RO",
+  "BG",
+  "GR",
+  "CY",
+  "MT",
+  "SE",
+  "DK",
+  "FI",
+  "NO",
+  "IS",
+  "EE",
+  "LV",
+  "LT",
+  "AU",
+  "NZ",
+  "JP",
+  "PR"
 ] as const
-export const financialStatuses = ["AUTHORIZED", "EXPIRED", "PAID", "PARTIALLY_PAID", "PARTIALLY_REFUNDED", "PENDING", "REFUNDED", "VOIDED"] as const
+export const financialStatuses = [
+  "AUTHORIZED",
+  "EXPIRED",
+  "PAID",
+  "PARTIALLY_PAID",
+  "PARTIALLY_REFUNDED",
+  "PENDING",
+  "REFUNDED",
+  "VOIDED"
+] as const
 
 /**
  * The slice of Shopify's Admin GraphQL schema the simulator serves, with Shopify's own type, field,

@@ -22,8 +22,15 @@ const tokenize = (input: string): Token[] => {
   let i = 0
   while (i < input.length) {
     const c = input[i]!
-    if (/\s/.test(c)) { i++; continue }
-    if (c === "(" || c === ")") { tokens.push({ type: c }); i++; continue }
+    if (/\s/.test(c)) {
+      i++
+      continue
+    }
+    if (c === "(" || c === ")") {
+      tokens.push({ type: c })
+      i++
+      continue
+    }
     let text = ""
     let quoted = false
     while (i < input.length && !/\s/.test(input[i]!) && input[i] !== ")" && !(input[i] === "(" && text === "")) {
@@ -97,11 +104,16 @@ export const parseSearch = (input: string): SearchNode => {
 
 const compare = (actual: number | string, op: Comparator, expected: number | string): boolean => {
   switch (op) {
-    case ":": return actual === expected
-    case "<": return actual < expected
-    case "<=": return actual <= expected
-    case ">": return actual > expected
-    case ">=": return actual >= expected
+    case ":":
+      return actual === expected
+    case "<":
+      return actual < expected
+    case "<=":
+      return actual <= expected
+    case ">":
+      return actual > expected
+    case ">=":
+      return actual >= expected
   }
 }
 
@@ -123,53 +135,87 @@ const matchesTime = (actual: number | null, op: Comparator, value: string, now: 
 const fulfillmentMatches = (order: StoredOrder, value: string): boolean => {
   const display = displayFulfillmentStatus(order)
   switch (value) {
-    case "shipped": case "fulfilled": return display === "FULFILLED"
-    case "partial": return display === "PARTIALLY_FULFILLED"
-    case "unshipped": case "unfulfilled": return display === "UNFULFILLED" || display === "ON_HOLD" || display === "IN_PROGRESS"
-    case "on_hold": return display === "ON_HOLD"
-    case "in_progress": return display === "IN_PROGRESS"
-    case "any": return true
-    default: return false
+    case "shipped":
+    case "fulfilled":
+      return display === "FULFILLED"
+    case "partial":
+      return display === "PARTIALLY_FULFILLED"
+    case "unshipped":
+    case "unfulfilled":
+      return display === "UNFULFILLED" || display === "ON_HOLD" || display === "IN_PROGRESS"
+    case "on_hold":
+      return display === "ON_HOLD"
+    case "in_progress":
+      return display === "IN_PROGRESS"
+    case "any":
+      return true
+    default:
+      return false
   }
 }
 
 const statusMatches = (order: StoredOrder, value: string): boolean => {
   switch (value) {
-    case "open": return order.closedAt === null && order.cancelledAt === null
-    case "closed": return order.closedAt !== null
-    case "cancelled": return order.cancelledAt !== null
-    case "not_closed": return order.closedAt === null
-    case "any": return true
-    default: return false
+    case "open":
+      return order.closedAt === null && order.cancelledAt === null
+    case "closed":
+      return order.closedAt !== null
+    case "cancelled":
+      return order.cancelledAt !== null
+    case "not_closed":
+      return order.closedAt === null
+    case "any":
+      return true
+    default:
+      return false
   }
 }
 
 const matchesTerm = (order: StoredOrder, field: string | null, op: Comparator, raw: string, now: number): boolean => {
   const value = raw.toLowerCase()
   switch (field) {
-    case null: return value === "" || order.name.toLowerCase().includes(value) || (order.email ?? "").toLowerCase().includes(value)
-    case "updated_at": return matchesTime(order.updatedAt, op, raw, now)
-    case "created_at": return matchesTime(order.createdAt, op, raw, now)
-    case "processed_at": return matchesTime(order.processedAt, op, raw, now)
-    case "financial_status": return value === "any" || order.financialStatus.toLowerCase() === value
-    case "fulfillment_status": return fulfillmentMatches(order, value)
-    case "status": return statusMatches(order, value)
-    case "tag": return order.tags.some((t) => t.toLowerCase() === value)
-    case "tag_not": return !order.tags.some((t) => t.toLowerCase() === value)
-    case "email": return (order.email ?? "").toLowerCase() === value
-    case "name": return order.name.toLowerCase() === value || order.name.toLowerCase() === `#${value}`
-    case "id": return compare(order.id, op, Number(raw.replace(/^gid:\/\/shopify\/Order\//, "")))
-    case "sku": return order.lineItems.some((l) => (l.sku ?? "").toLowerCase() === value)
-    default: return true
+    case null:
+      return value === "" || order.name.toLowerCase().includes(value) || (order.email ?? "").toLowerCase().includes(value)
+    case "updated_at":
+      return matchesTime(order.updatedAt, op, raw, now)
+    case "created_at":
+      return matchesTime(order.createdAt, op, raw, now)
+    case "processed_at":
+      return matchesTime(order.processedAt, op, raw, now)
+    case "financial_status":
+      return value === "any" || order.financialStatus.toLowerCase() === value
+    case "fulfillment_status":
+      return fulfillmentMatches(order, value)
+    case "status":
+      return statusMatches(order, value)
+    case "tag":
+      return order.tags.some((t) => t.toLowerCase() === value)
+    case "tag_not":
+      return !order.tags.some((t) => t.toLowerCase() === value)
+    case "email":
+      return (order.email ?? "").toLowerCase() === value
+    case "name":
+      return order.name.toLowerCase() === value || order.name.toLowerCase() === `#${value}`
+    case "id":
+      return compare(order.id, op, Number(raw.replace(/^gid:\/\/shopify\/Order\//, "")))
+    case "sku":
+      return order.lineItems.some((l) => (l.sku ?? "").toLowerCase() === value)
+    default:
+      return true
   }
 }
 
 export const matchesSearch = (node: SearchNode, order: StoredOrder, now: number): boolean => {
   switch (node.kind) {
-    case "all": return true
-    case "and": return matchesSearch(node.left, order, now) && matchesSearch(node.right, order, now)
-    case "or": return matchesSearch(node.left, order, now) || matchesSearch(node.right, order, now)
-    case "not": return !matchesSearch(node.inner, order, now)
-    case "term": return matchesTerm(order, node.field, node.op, node.value, now)
+    case "all":
+      return true
+    case "and":
+      return matchesSearch(node.left, order, now) && matchesSearch(node.right, order, now)
+    case "or":
+      return matchesSearch(node.left, order, now) || matchesSearch(node.right, order, now)
+    case "not":
+      return !matchesSearch(node.inner, order, now)
+    case "term":
+      return matchesTerm(order, node.field, node.op, node.value, now)
   }
 }

@@ -60,7 +60,12 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
   const url = new URL(req.url ?? "/", "http://simulator")
   const method = req.method ?? "GET"
   if (isAdminPath(url.pathname)) {
-    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.admin, m, path, body), (status, body) => sendJson(res, status, body))
+    return serveAdmin(
+      req,
+      config.maxBodyBytes,
+      (m, path, body) => handleAdmin(config.admin, m, path, body),
+      (status, body) => sendJson(res, status, body)
+    )
   }
   const match = graphqlPath.exec(url.pathname)
   if (match) {

@@ -1,8 +1,13 @@
 import type { RequestStats, StoreListener } from "../kit/stats.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
 import {
-  fulfilledQuantity, parseGid,
-  type Address, type CancelReason, type FinancialStatus, type StoredFulfillmentOrder, type StoredOrder
+  fulfilledQuantity,
+  parseGid,
+  type Address,
+  type CancelReason,
+  type FinancialStatus,
+  type StoredFulfillmentOrder,
+  type StoredOrder
 } from "./model.js"
 
 /** The shop's state, its clock, and the admin operations on orders (create, edit, cancel, hold). */
@@ -33,13 +38,26 @@ export interface OrderPatch {
 }
 
 const emptyStats = (): ShopStats => ({
-  requests: 0, throttled: 0, requestsWhileShort: 0, costSpent: 0,
-  fulfillmentsByOrder: {}, notificationsByOrder: {}, mutations: {}, operations: {}, faultsInjected: {}
+  requests: 0,
+  throttled: 0,
+  requestsWhileShort: 0,
+  costSpent: 0,
+  fulfillmentsByOrder: {},
+  notificationsByOrder: {},
+  mutations: {},
+  operations: {},
+  faultsInjected: {}
 })
 
 const firstIds: Record<string, number> = {
-  Order: 5610000001, LineItem: 13980000001, FulfillmentOrder: 6720000001, FulfillmentOrderLineItem: 14310000001,
-  Fulfillment: 5090000001, FulfillmentLineItem: 11200000001, FulfillmentHold: 3010000001, Metafield: 26700000001,
+  Order: 5610000001,
+  LineItem: 13980000001,
+  FulfillmentOrder: 6720000001,
+  FulfillmentOrderLineItem: 14310000001,
+  Fulfillment: 5090000001,
+  FulfillmentLineItem: 11200000001,
+  FulfillmentHold: 3010000001,
+  Metafield: 26700000001,
   Customer: 7450000001
 }
 
@@ -83,8 +101,12 @@ export class ShopState {
   /** The simulator's notion of now (wall clock plus any `/__sim/clock/advance`), in ms. */
   readonly now = (): number => this.wallClock() + this.clockOffsetMs
   private nowSeconds = (): number => Math.floor(this.now() / 1000) * 1000
-  advanceClock(seconds: number): void { this.clockOffsetMs += seconds * 1000 }
-  randomValue(): number { return this.random() }
+  advanceClock(seconds: number): void {
+    this.clockOffsetMs += seconds * 1000
+  }
+  randomValue(): number {
+    return this.random()
+  }
 
   nextId(type: string): number {
     const id = this.counters.get(type) ?? firstIds[type] ?? 1000000001
@@ -92,8 +114,12 @@ export class ShopState {
     return id
   }
 
-  onOrderEvent(listener: OrderListener): void { this.listeners.push(listener) }
-  emit(topic: OrderTopic, order: StoredOrder): void { for (const l of this.listeners) l(topic, order) }
+  onOrderEvent(listener: OrderListener): void {
+    this.listeners.push(listener)
+  }
+  emit(topic: OrderTopic, order: StoredOrder): void {
+    for (const l of this.listeners) l(topic, order)
+  }
 
   /**
    * Marks an order changed: `updatedAt` moves to now, and at least one second past its previous value so
@@ -119,7 +145,8 @@ export class ShopState {
         title: l.title ?? base.title,
         variantTitle: l.variantTitle === undefined ? base.variantTitle : l.variantTitle,
         vendor: "Acme Prints",
-        quantity, currentQuantity: quantity,
+        quantity,
+        currentQuantity: quantity,
         price: l.price ?? base.price,
         variantId: l.variantId === undefined ? base.variantId : l.variantId,
         productId: l.productId === undefined ? base.productId : l.productId,
@@ -128,11 +155,17 @@ export class ShopState {
       }
     })
     const order: StoredOrder = {
-      id, number, name: `#${number}`,
+      id,
+      number,
+      name: `#${number}`,
       email: spec.email === undefined ? generated.email : spec.email,
       phone: spec.phone === undefined ? generated.phone : spec.phone,
-      createdAt, updatedAt: createdAt, processedAt: createdAt,
-      cancelledAt: null, cancelReason: null, closedAt: null,
+      createdAt,
+      updatedAt: createdAt,
+      processedAt: createdAt,
+      cancelledAt: null,
+      cancelReason: null,
+      closedAt: null,
       financialStatus: spec.financialStatus ?? generated.financialStatus,
       currencyCode: spec.currencyCode ?? generated.currencyCode,
       note: spec.note === undefined ? generated.note : spec.note,
@@ -142,7 +175,9 @@ export class ShopState {
       shippingAddress: address,
       billingAddress: address,
       shippingLine: spec.shippingLine === null ? null : { ...generated.shippingLine, ...spec.shippingLine },
-      lineItems, fulfillments: [], metafields: [],
+      lineItems,
+      fulfillments: [],
+      metafields: [],
       fulfillmentOrders: []
     }
     // One fulfillment order per location that ships some of the lines, in the order the lines name them.
@@ -154,8 +189,18 @@ export class ShopState {
     })
     for (const shippable of byLocation.values()) {
       order.fulfillmentOrders.push({
-        id: this.nextId("FulfillmentOrder"), status: "OPEN", createdAt, updatedAt: createdAt, holds: [], statusBeforeHold: null,
-        lines: shippable.map((l) => ({ id: this.nextId("FulfillmentOrderLineItem"), lineItemId: l.id, totalQuantity: l.quantity, remainingQuantity: l.quantity }))
+        id: this.nextId("FulfillmentOrder"),
+        status: "OPEN",
+        createdAt,
+        updatedAt: createdAt,
+        holds: [],
+        statusBeforeHold: null,
+        lines: shippable.map((l) => ({
+          id: this.nextId("FulfillmentOrderLineItem"),
+          lineItemId: l.id,
+          totalQuantity: l.quantity,
+          remainingQuantity: l.quantity
+        }))
       })
     }
     this.orders.set(id, order)
@@ -184,7 +229,9 @@ export class ShopState {
     if (patch.financialStatus !== undefined) order.financialStatus = patch.financialStatus
     if (patch.customAttributes !== undefined) order.customAttributes = patch.customAttributes
     if (patch.shippingAddress !== undefined) {
-      order.shippingAddress = patch.shippingAddress === null ? null : { ...emptyAddress, ...order.shippingAddress, ...patch.shippingAddress }
+      order.shippingAddress = patch.shippingAddress === null
+        ? null
+        : { ...emptyAddress, ...order.shippingAddress, ...patch.shippingAddress }
     }
     for (const change of patch.lineItems ?? []) {
       const lineId = typeof change.id === "number" ? change.id : parseGid(change.id, "LineItem")
@@ -270,10 +317,22 @@ export class ShopState {
     for (const fo of order.fulfillmentOrders.filter((f) => f.status === "ON_HOLD")) this.releaseHolds(order, fo, null)
   }
 
-  stampNow(): number { return this.nowSeconds() }
+  stampNow(): number {
+    return this.nowSeconds()
+  }
 }
 
 const emptyAddress: Address = {
-  firstName: null, lastName: null, company: null, address1: null, address2: null, city: null, province: null,
-  provinceCode: null, zip: null, country: null, countryCodeV2: null, phone: null
+  firstName: null,
+  lastName: null,
+  company: null,
+  address1: null,
+  address2: null,
+  city: null,
+  province: null,
+  provinceCode: null,
+  zip: null,
+  country: null,
+  countryCodeV2: null,
+  phone: null
 }

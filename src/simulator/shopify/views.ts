@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto"
 import { paginateById, type Connection, type PageArgs } from "./connection.js"
 import {
-  displayFulfillmentStatus, formatCents, gid, isoSeconds, shippingCents, subtotalCents, unfulfilledQuantity,
-  type Address, type StoredFulfillment, type StoredFulfillmentOrder, type StoredLineItem, type StoredMetafield, type StoredOrder
+  displayFulfillmentStatus,
+  formatCents,
+  gid,
+  isoSeconds,
+  shippingCents,
+  subtotalCents,
+  unfulfilledQuantity,
+  type Address,
+  type StoredFulfillment,
+  type StoredFulfillmentOrder,
+  type StoredLineItem,
+  type StoredMetafield,
+  type StoredOrder
 } from "./model.js"
 import type { ShopState } from "./store.js"
 
@@ -29,37 +40,53 @@ export const addressView = (owner: number, a: Address) => ({
   ...a,
   name: [a.firstName, a.lastName].filter((p) => p).join(" ") || null,
   formattedArea: [a.city, a.provinceCode ?? a.province, a.country].filter((p) => p).join(", ") || null,
-  formatted: (args: { withName?: boolean | null; withCompany?: boolean | null }) => [
-    ...(args.withName ? [[a.firstName, a.lastName].filter((p) => p).join(" ")] : []),
-    ...(args.withCompany !== false && a.company ? [a.company] : []),
-    a.address1, a.address2,
-    [a.zip, a.city, a.provinceCode].filter((p) => p).join(" "),
-    a.country
-  ].filter((line): line is string => typeof line === "string" && line.length > 0)
+  formatted: (args: { withName?: boolean | null; withCompany?: boolean | null }) =>
+    [
+      ...(args.withName ? [[a.firstName, a.lastName].filter((p) => p).join(" ")] : []),
+      ...(args.withCompany !== false && a.company ? [a.company] : []),
+      a.address1,
+      a.address2,
+      [a.zip, a.city, a.provinceCode].filter((p) => p).join(" "),
+      a.country
+    ].filter((line): line is string => typeof line === "string" && line.length > 0)
 })
 
 export const lineItemView = (order: StoredOrder, line: StoredLineItem) => {
   const product = line.productId === null ? null : {
-    __typename: "Product", id: gid("Product", line.productId), legacyResourceId: line.productId,
-    title: line.title.split(" – ")[0] ?? line.title, handle: line.title.toLowerCase().replace(/[^a-z0-9]+/g, "-"), vendor: line.vendor
+    __typename: "Product",
+    id: gid("Product", line.productId),
+    legacyResourceId: line.productId,
+    title: line.title.split(" – ")[0] ?? line.title,
+    handle: line.title.toLowerCase().replace(/[^a-z0-9]+/g, "-"),
+    vendor: line.vendor
   }
   const unfulfilled = unfulfilledQuantity(order, line)
   return {
     __typename: "LineItem",
     id: gid("LineItem", line.id),
     name: line.variantTitle ? `${line.title} - ${line.variantTitle}` : line.title,
-    title: line.title, variantTitle: line.variantTitle, sku: line.sku, vendor: line.vendor,
-    quantity: line.quantity, currentQuantity: line.currentQuantity,
+    title: line.title,
+    variantTitle: line.variantTitle,
+    sku: line.sku,
+    vendor: line.vendor,
+    quantity: line.quantity,
+    currentQuantity: line.currentQuantity,
     unfulfilledQuantity: unfulfilled,
     nonFulfillableQuantity: line.quantity - line.currentQuantity,
     refundableQuantity: line.currentQuantity,
-    requiresShipping: line.requiresShipping, isGiftCard: false,
+    requiresShipping: line.requiresShipping,
+    isGiftCard: false,
     customAttributes: line.customAttributes,
     product,
     variant: line.variantId === null ? null : {
-      __typename: "ProductVariant", id: gid("ProductVariant", line.variantId), legacyResourceId: line.variantId,
-      sku: line.sku, title: line.variantTitle ?? "Default Title", price: line.price,
-      product: product ?? { __typename: "Product", id: gid("Product", 0), legacyResourceId: "0", title: line.title, handle: "", vendor: line.vendor }
+      __typename: "ProductVariant",
+      id: gid("ProductVariant", line.variantId),
+      legacyResourceId: line.variantId,
+      sku: line.sku,
+      title: line.variantTitle ?? "Default Title",
+      price: line.price,
+      product: product ??
+        { __typename: "Product", id: gid("Product", 0), legacyResourceId: "0", title: line.title, handle: "", vendor: line.vendor }
     },
     originalUnitPriceSet: moneyOf(line.price, order.currencyCode),
     discountedUnitPriceSet: moneyOf(line.price, order.currencyCode),
@@ -75,9 +102,13 @@ const lineItemById = (order: StoredOrder, lineItemId: number) => {
 
 const supportedActions = (fo: StoredFulfillmentOrder) => {
   switch (fo.status) {
-    case "OPEN": case "IN_PROGRESS": return ["CREATE_FULFILLMENT", "HOLD", "MOVE"]
-    case "ON_HOLD": return ["RELEASE_HOLD", "HOLD"]
-    default: return []
+    case "OPEN":
+    case "IN_PROGRESS":
+      return ["CREATE_FULFILLMENT", "HOLD", "MOVE"]
+    case "ON_HOLD":
+      return ["RELEASE_HOLD", "HOLD"]
+    default:
+      return []
   }
 }
 
@@ -93,17 +124,29 @@ export const fulfillmentOrderView = (state: ShopState, order: StoredOrder, fo: S
   order: () => orderView(state, order),
   fulfillmentHolds: fo.holds.map((h) => ({ ...h, id: gid("FulfillmentHold", h.id) })),
   supportedActions: supportedActions(fo).map((action) => ({ action })),
-  assignedLocation: { name: "Acme Print Partner", location: { __typename: "Location", id: gid("Location", 81234567001), legacyResourceId: "81234567001", name: "Acme Print Partner" } },
-  lineItems: (args: PageArgs) => mapConnection(paginateById(fo.lines, args), (l) => {
-    const line = lineItemById(order, l.lineItemId)
-    return {
-      __typename: "FulfillmentOrderLineItem",
-      id: gid("FulfillmentOrderLineItem", l.id), totalQuantity: l.totalQuantity, remainingQuantity: l.remainingQuantity,
-      lineItem: line, sku: line.sku, productTitle: line.title, variantTitle: line.variantTitle
-    }
-  }),
+  assignedLocation: {
+    name: "Acme Print Partner",
+    location: { __typename: "Location", id: gid("Location", 81234567001), legacyResourceId: "81234567001", name: "Acme Print Partner" }
+  },
+  lineItems: (args: PageArgs) =>
+    mapConnection(paginateById(fo.lines, args), (l) => {
+      const line = lineItemById(order, l.lineItemId)
+      return {
+        __typename: "FulfillmentOrderLineItem",
+        id: gid("FulfillmentOrderLineItem", l.id),
+        totalQuantity: l.totalQuantity,
+        remainingQuantity: l.remainingQuantity,
+        lineItem: line,
+        sku: line.sku,
+        productTitle: line.title,
+        variantTitle: line.variantTitle
+      }
+    }),
   fulfillments: (args: PageArgs) =>
-    mapConnection(paginateById(order.fulfillments.filter((f) => f.fulfillmentOrderIds.includes(fo.id)), args), (f) => fulfillmentView(state, order, f))
+    mapConnection(
+      paginateById(order.fulfillments.filter((f) => f.fulfillmentOrderIds.includes(fo.id)), args),
+      (f) => fulfillmentView(state, order, f)
+    )
 })
 
 export const fulfillmentView = (state: ShopState, order: StoredOrder, f: StoredFulfillment) => ({
@@ -117,19 +160,28 @@ export const fulfillmentView = (state: ShopState, order: StoredOrder, f: StoredF
   totalQuantity: f.lines.reduce((sum, l) => sum + l.quantity, 0),
   order: () => orderView(state, order),
   trackingInfo: (args: { first?: number | null }) => f.tracking.slice(0, args.first ?? f.tracking.length),
-  fulfillmentLineItems: (args: PageArgs) => mapConnection(paginateById(f.lines, args), (l) => ({
-    __typename: "FulfillmentLineItem", id: gid("FulfillmentLineItem", l.id), quantity: l.quantity,
-    lineItem: lineItemById(order, l.lineItemId)
-  })),
+  fulfillmentLineItems: (args: PageArgs) =>
+    mapConnection(paginateById(f.lines, args), (l) => ({
+      __typename: "FulfillmentLineItem",
+      id: gid("FulfillmentLineItem", l.id),
+      quantity: l.quantity,
+      lineItem: lineItemById(order, l.lineItemId)
+    })),
   fulfillmentOrders: (args: PageArgs) =>
-    mapConnection(paginateById(order.fulfillmentOrders.filter((fo) => f.fulfillmentOrderIds.includes(fo.id)), args), (fo) => fulfillmentOrderView(state, order, fo))
+    mapConnection(
+      paginateById(order.fulfillmentOrders.filter((fo) => f.fulfillmentOrderIds.includes(fo.id)), args),
+      (fo) => fulfillmentOrderView(state, order, fo)
+    )
 })
 
 export const metafieldView = (m: StoredMetafield) => ({
   __typename: "Metafield",
   id: gid("Metafield", m.id),
   legacyResourceId: String(m.id),
-  namespace: m.namespace, key: m.key, type: m.type, value: m.value,
+  namespace: m.namespace,
+  key: m.key,
+  type: m.type,
+  value: m.value,
   jsonValue: jsonValueOf(m),
   compareDigest: createHash("sha256").update(m.value).digest("hex"),
   ownerType: "ORDER",
@@ -139,7 +191,11 @@ export const metafieldView = (m: StoredMetafield) => ({
 
 const jsonValueOf = (m: StoredMetafield): unknown => {
   if (m.type === "json" || m.type.startsWith("list.")) {
-    try { return JSON.parse(m.value) } catch { return m.value }
+    try {
+      return JSON.parse(m.value)
+    } catch {
+      return m.value
+    }
   }
   if (m.type === "number_integer" || m.type === "number_decimal") return Number(m.value)
   if (m.type === "boolean") return m.value === "true"
@@ -154,7 +210,9 @@ export const orderView = (state: ShopState, order: StoredOrder) => {
     __typename: "Order",
     id: gid("Order", order.id),
     legacyResourceId: String(order.id),
-    name: order.name, email: order.email, phone: order.phone,
+    name: order.name,
+    email: order.email,
+    phone: order.phone,
     createdAt: isoSeconds(order.createdAt),
     updatedAt: isoSeconds(order.updatedAt),
     processedAt: isoSeconds(order.processedAt),
@@ -162,17 +220,25 @@ export const orderView = (state: ShopState, order: StoredOrder) => {
     cancelReason: order.cancelReason,
     closed: order.closedAt !== null,
     closedAt: order.closedAt === null ? null : isoSeconds(order.closedAt),
-    confirmed: true, test: false,
+    confirmed: true,
+    test: false,
     fullyPaid: order.financialStatus === "PAID",
     unpaid: ["PENDING", "AUTHORIZED", "EXPIRED"].includes(order.financialStatus),
     displayFinancialStatus: order.financialStatus,
     displayFulfillmentStatus: displayFulfillmentStatus(order),
-    currencyCode: currency, presentmentCurrencyCode: currency,
-    note: order.note, tags: [...order.tags].sort(), customAttributes: order.customAttributes,
+    currencyCode: currency,
+    presentmentCurrencyCode: currency,
+    note: order.note,
+    tags: [...order.tags].sort(),
+    customAttributes: order.customAttributes,
     customer: {
-      __typename: "Customer", id: gid("Customer", order.customerId), legacyResourceId: String(order.customerId),
-      firstName: order.shippingAddress?.firstName ?? null, lastName: order.shippingAddress?.lastName ?? null,
-      displayName: [order.shippingAddress?.firstName, order.shippingAddress?.lastName].filter((p) => p).join(" ") || (order.email ?? "Customer"),
+      __typename: "Customer",
+      id: gid("Customer", order.customerId),
+      legacyResourceId: String(order.customerId),
+      firstName: order.shippingAddress?.firstName ?? null,
+      lastName: order.shippingAddress?.lastName ?? null,
+      displayName: [order.shippingAddress?.firstName, order.shippingAddress?.lastName].filter((p) => p).join(" ") ||
+        (order.email ?? "Customer"),
       email: order.email
     },
     shippingAddress: order.shippingAddress && addressView(order.id, order.shippingAddress),
@@ -187,7 +253,9 @@ export const orderView = (state: ShopState, order: StoredOrder) => {
     currentTotalPriceSet: money(subtotalCents(order, true) + (anyCurrent ? shipping : 0), currency),
     lineItems: (args: PageArgs) => mapConnection(paginateById(order.lineItems, args), (l) => lineItemView(order, l)),
     fulfillmentOrders: (args: PageArgs & { displayable?: boolean | null }) => {
-      const shown = args.displayable ? order.fulfillmentOrders.filter((fo) => fo.status !== "CLOSED" && fo.status !== "CANCELLED") : order.fulfillmentOrders
+      const shown = args.displayable
+        ? order.fulfillmentOrders.filter((fo) => fo.status !== "CLOSED" && fo.status !== "CANCELLED")
+        : order.fulfillmentOrders
       return mapConnection(paginateById(shown, args), (fo) => fulfillmentOrderView(state, order, fo))
     },
     fulfillments: (args: { first?: number | null }) =>
@@ -198,7 +266,8 @@ export const orderView = (state: ShopState, order: StoredOrder) => {
     },
     metafields: (args: PageArgs & { namespace?: string | null; keys?: string[] | null }) => {
       const shown = order.metafields.filter((m) =>
-        (args.namespace == null || m.namespace === args.namespace) && (args.keys == null || args.keys.includes(`${m.namespace}.${m.key}`)))
+        (args.namespace == null || m.namespace === args.namespace) && (args.keys == null || args.keys.includes(`${m.namespace}.${m.key}`))
+      )
       return mapConnection(paginateById(shown, args), metafieldView)
     }
   }

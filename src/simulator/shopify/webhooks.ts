@@ -21,7 +21,11 @@ export const webhookTopics: ReadonlyArray<OrderTopic> = ["orders/create", "order
  */
 export type WebhookSettings = QueueSettings & RetrySettings
 
-export interface Subscription { readonly id: number; readonly topic: OrderTopic; readonly address: string }
+export interface Subscription {
+  readonly id: number
+  readonly topic: OrderTopic
+  readonly address: string
+}
 
 interface PendingDelivery {
   readonly webhookId: string
@@ -48,7 +52,12 @@ export const signWebhook = (secret: string, rawBody: string | Uint8Array): strin
   createHmac("sha256", secret).update(rawBody).digest("base64")
 
 export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false, retries: 2, retryDelayMs: 1000
+  autoDeliver: true,
+  delayMs: 50,
+  duplicates: 0,
+  reorder: false,
+  retries: 2,
+  retryDelayMs: 1000
 })
 
 export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
@@ -75,21 +84,28 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
     this.queue.enqueue(targets.map((s) => ({ webhookId: randomUUID(), eventId, topic, address: s.address, body, triggeredAt, attempt: 1 })))
   }
 
-  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> {
+    return () => this.send(d)
+  }
 
   /** One attempt; a retry is the same delivery (same ids and body) again, later, while retries remain. */
   private async send(d: PendingDelivery): Promise<void> {
     const orderId = (JSON.parse(d.body) as { id: number }).id
-    const result = await this.queue.post(d.address, {
-      "Content-Type": "application/json",
-      "X-Shopify-Topic": d.topic,
-      "X-Shopify-Hmac-Sha256": signWebhook(this.secret, d.body),
-      "X-Shopify-Shop-Domain": this.shop,
-      "X-Shopify-API-Version": this.apiVersion,
-      "X-Shopify-Webhook-Id": d.webhookId,
-      "X-Shopify-Event-Id": d.eventId,
-      "X-Shopify-Triggered-At": d.triggeredAt
-    }, d.body, true)
+    const result = await this.queue.post(
+      d.address,
+      {
+        "Content-Type": "application/json",
+        "X-Shopify-Topic": d.topic,
+        "X-Shopify-Hmac-Sha256": signWebhook(this.secret, d.body),
+        "X-Shopify-Shop-Domain": this.shop,
+        "X-Shopify-API-Version": this.apiVersion,
+        "X-Shopify-Webhook-Id": d.webhookId,
+        "X-Shopify-Event-Id": d.eventId,
+        "X-Shopify-Triggered-At": d.triggeredAt
+      },
+      d.body,
+      true
+    )
     const entry = { webhookId: d.webhookId, eventId: d.eventId, topic: d.topic, address: d.address, orderId, attempt: d.attempt }
     this.logAttempt(entry, result, d.attempt, () => void this.send({ ...d, attempt: d.attempt + 1 }))
   }

@@ -1,6 +1,17 @@
 import type { ApiContext } from "./api.js"
 import {
-  asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats, type AdminAnswer, type RecordRoutes
+  asObject,
+  attempt,
+  bad,
+  bulkCount,
+  churnRoute,
+  isRecordPath,
+  ok,
+  recordRoute,
+  routeAdmin,
+  webhookStats,
+  type AdminAnswer,
+  type RecordRoutes
 } from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -103,19 +114,25 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
 }
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
-  routeAdmin({
-    reset: () => {
-      ctx.state.reset()
-      ctx.limiter.reset()
+  routeAdmin(
+    {
+      reset: () => {
+        ctx.state.reset()
+        ctx.limiter.reset()
+      },
+      faults: ctx.faults,
+      parseFaultRule,
+      webhooks: ctx.webhooks,
+      clock: ctx.state
     },
-    faults: ctx.faults,
-    parseFaultRule,
-    webhooks: ctx.webhooks,
-    clock: ctx.state
-  }, {
-    fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
-    byPath: (m, parts, b) => byPath(ctx, m, parts, b)
-  }, method, path, body)
+    {
+      fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
+      byPath: (m, parts, b) => byPath(ctx, m, parts, b)
+    },
+    method,
+    path,
+    body
+  )
 
 const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unknown>, body: unknown): Promise<AdminAnswer | null> => {
   switch (route) {

@@ -65,7 +65,12 @@ export const invalidParams = (params: Record<string, { message: string; code: st
 /** WordPress reads `true`, `1`, `"true"`, `"1"` as true. */
 export const truthy = (value: unknown): boolean => value === true || value === 1 || value === "true" || value === "1"
 
-export const withOrder = (ctx: ApiContext, id: string, run: (order: StoredOrder) => ApiAnswer | Promise<ApiAnswer>, invalid: ApiAnswer): ApiAnswer | Promise<ApiAnswer> => {
+export const withOrder = (
+  ctx: ApiContext,
+  id: string,
+  run: (order: StoredOrder) => ApiAnswer | Promise<ApiAnswer>,
+  invalid: ApiAnswer
+): ApiAnswer | Promise<ApiAnswer> => {
   const order = ctx.state.orders.get(Number(id))
   return order === undefined ? invalid : run(order)
 }

@@ -18,11 +18,19 @@ export interface ApiKey {
 /** What the request tries to do, for the "not allowed" message an unauthenticated request gets. */
 export type Access = "list" | "view" | "create" | "edit" | "delete"
 
-export interface WooErrorBody { readonly code: string; readonly message: string; readonly data: { readonly status: number } }
+export interface WooErrorBody {
+  readonly code: string
+  readonly message: string
+  readonly data: { readonly status: number }
+}
 
 export type AuthVerdict = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: WooErrorBody }
 
-const denied = (code: string, message: string, status = 401): AuthVerdict => ({ ok: false, status, body: { code, message, data: { status } } })
+const denied = (code: string, message: string, status = 401): AuthVerdict => ({
+  ok: false,
+  status,
+  body: { code, message, data: { status } }
+})
 
 const anonymous: Record<Access, AuthVerdict> = {
   list: denied("woocommerce_rest_cannot_view", "Sorry, you cannot list resources."),

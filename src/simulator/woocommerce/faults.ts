@@ -14,15 +14,21 @@ export type FaultRule = KitFaultRule<FaultKind> & { readonly retryAfterSeconds: 
 
 /** Validates an admin request body; returns the rule or a message saying what is wrong. */
 export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith({
-    kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
-    operationError: 'operation must be an operation name (e.g. "orders.update") or "*"',
-    defaultStatus: 500
-  }, body, (b) => {
-    const retryAfter = b.retryAfterSeconds ?? null
-    if (retryAfter !== null && (typeof retryAfter !== "number" || retryAfter < 0)) return "retryAfterSeconds must be a non-negative number"
-    return { retryAfterSeconds: retryAfter }
-  })
+  parseFaultRuleWith(
+    {
+      kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
+      operationError: 'operation must be an operation name (e.g. "orders.update") or "*"',
+      defaultStatus: 500
+    },
+    body,
+    (b) => {
+      const retryAfter = b.retryAfterSeconds ?? null
+      if (
+        retryAfter !== null && (typeof retryAfter !== "number" || retryAfter < 0)
+      ) return "retryAfterSeconds must be a non-negative number"
+      return { retryAfterSeconds: retryAfter }
+    }
+  )
 
 export class Faults extends FaultRules<FaultRule> {}
 

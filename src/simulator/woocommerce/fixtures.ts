@@ -9,10 +9,47 @@ import type { Address } from "./model.js"
 
 export { seededRandom, type Random } from "../kit/random.js"
 
-const firstNames = ["Olivia", "Liam", "Emma", "Noah", "Zoë", "José", "Łukasz", "Chloé", "Mia", "Sofía", "Jonas", "Amélie", "Björn", "Ava", "Inès"]
-const lastNames = ["Smith", "Johnson", "Müller", "García", "Rossi", "Dubois", "Nowak", "van der Berg", "O'Brien", "Schröder", "Lefèvre", "Kowalski"]
+const firstNames = [
+  "Olivia",
+  "Liam",
+  "Emma",
+  "Noah",
+  "Zoë",
+  "José",
+  "Łukasz",
+  "Chloé",
+  "Mia",
+  "Sofía",
+  "Jonas",
+  "Amélie",
+  "Björn",
+  "Ava",
+  "Inès"
+]
+const lastNames = [
+  "Smith",
+  "Johnson",
+  "Müller",
+  "García",
+  "Rossi",
+  "Dubois",
+  "Nowak",
+  "van der Berg",
+  "O'Brien",
+  "Schröder",
+  "Lefèvre",
+  "Kowalski"
+]
 
-interface Place { city: string; state: string; postcode: string; country: string; currency: string; street: string; phone: string }
+interface Place {
+  city: string
+  state: string
+  postcode: string
+  country: string
+  currency: string
+  street: string
+  phone: string
+}
 const places: ReadonlyArray<Place> = [
   { city: "Los Angeles", state: "CA", postcode: "90012", country: "US", currency: "USD", street: "Sunset Blvd", phone: "+1 213-555-0" },
   { city: "Brooklyn", state: "NY", postcode: "11201", country: "US", currency: "USD", street: "Atlantic Ave", phone: "+1 718-555-0" },
@@ -34,14 +71,31 @@ interface Product {
   sizes: ReadonlyArray<string>
 }
 const products: ReadonlyArray<Product> = [
-  { id: 311, title: "Classic Tee", price: 2400, sku: "TEE", colors: [["black", "Black"], ["white", "White"], ["navy", "Navy"]], sizes: ["s", "m", "l", "xl"] },
-  { id: 340, title: "Pullover Hoodie", price: 4800, sku: "HOOD", colors: [["black", "Black"], ["forest", "Forest"]], sizes: ["m", "l", "xl"] },
+  {
+    id: 311,
+    title: "Classic Tee",
+    price: 2400,
+    sku: "TEE",
+    colors: [["black", "Black"], ["white", "White"], ["navy", "Navy"]],
+    sizes: ["s", "m", "l", "xl"]
+  },
+  {
+    id: 340,
+    title: "Pullover Hoodie",
+    price: 4800,
+    sku: "HOOD",
+    colors: [["black", "Black"], ["forest", "Forest"]],
+    sizes: ["m", "l", "xl"]
+  },
   { id: 362, title: "Ceramic Mug", price: 1600, sku: "MUG-WHT-11OZ", colors: [], sizes: [] },
   { id: 377, title: "Canvas Tote", price: 2200, sku: "TOTE-NAT", colors: [], sizes: [] }
 ]
 const designs = ["sunset-wave", "retro-cat", "mountain-line", "coffee-first", "moon-phase"]
 
-export interface MetaSpec { key: string; value: unknown }
+export interface MetaSpec {
+  key: string
+  value: unknown
+}
 
 export interface LineItemSpec {
   name?: string
@@ -101,7 +155,16 @@ const generateLine = (random: Random, firstName: string): GeneratedLine => {
   const quantity = random() < 0.8 ? 1 : int(random, 2, 3)
   const stock: MetaSpec = { key: "_reduced_stock", value: String(quantity) }
   if (product.colors.length === 0) {
-    return { name: product.title, productId: product.id, variationId: 0, quantity, priceCents: product.price, sku: product.sku, parentName: null, meta: [...personalisation, stock] }
+    return {
+      name: product.title,
+      productId: product.id,
+      variationId: 0,
+      quantity,
+      priceCents: product.price,
+      sku: product.sku,
+      parentName: null,
+      meta: [...personalisation, stock]
+    }
   }
   const colorIndex = Math.floor(random() * product.colors.length)
   const [colorSlug, colorName] = product.colors[colorIndex]!

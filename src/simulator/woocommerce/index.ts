@@ -84,7 +84,9 @@ export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOpt
   const state = new WooState(o.seed, options.now ?? Date.now, o.gmtOffsetHours, o.shipmentTracking)
   let siteUrl = "http://127.0.0.1"
   const view: ViewContext = {
-    get siteUrl() { return siteUrl },
+    get siteUrl() {
+      return siteUrl
+    },
     gmtOffsetHours: o.gmtOffsetHours
   }
   const webhooks = new Webhooks(() => siteUrl, state.now, (order) => orderView(view, order))

@@ -5,14 +5,26 @@
  */
 
 export const orderStatuses = [
-  "pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed", "trash", "checkout-draft"
+  "pending",
+  "processing",
+  "on-hold",
+  "completed",
+  "cancelled",
+  "refunded",
+  "failed",
+  "trash",
+  "checkout-draft"
 ] as const
 export type OrderStatus = (typeof orderStatuses)[number]
 
 export const isOrderStatus = (value: unknown): value is OrderStatus =>
   typeof value === "string" && (orderStatuses as ReadonlyArray<string>).includes(value)
 
-export interface MetaEntry { id: number; key: string; value: unknown }
+export interface MetaEntry {
+  id: number
+  key: string
+  value: unknown
+}
 
 export interface Address {
   first_name: string

@@ -106,16 +106,46 @@ export const ordersRoute = (ctx: ApiContext, method: string, path: string): Rout
   let m = /^\/wc\/v3\/orders\/(\d+)$/.exec(path)
   if (m) {
     const id = m[1]!
-    if (read) return { operation: "orders.get", access: "view", handle: () => withOrder(ctx, id, (o) => ok(orderView(ctx.view, o)), invalidOrder) }
-    if (write) return { operation: "orders.update", access: "edit", handle: (r) => withOrder(ctx, id, (o) => updateOrder(ctx, o, r), invalidOrder) }
-    if (method === "DELETE") return { operation: "orders.delete", access: "delete", handle: (r) => withOrder(ctx, id, (o) => deleteOrder(ctx, o, r), invalidOrder) }
+    if (read) {
+      return {
+        operation: "orders.get",
+        access: "view",
+        handle: () => withOrder(ctx, id, (o) => ok(orderView(ctx.view, o)), invalidOrder)
+      }
+    }
+    if (write) {
+      return {
+        operation: "orders.update",
+        access: "edit",
+        handle: (r) => withOrder(ctx, id, (o) => updateOrder(ctx, o, r), invalidOrder)
+      }
+    }
+    if (method === "DELETE") {
+      return {
+        operation: "orders.delete",
+        access: "delete",
+        handle: (r) => withOrder(ctx, id, (o) => deleteOrder(ctx, o, r), invalidOrder)
+      }
+    }
     return null
   }
   m = /^\/wc\/v3\/orders\/(\d+)\/notes$/.exec(path)
   if (m) {
     const id = m[1]!
-    if (read) return { operation: "notes.list", access: "list", handle: (r) => withOrder(ctx, id, (o) => notesOf(ctx, o, r), invalidParentOrder) }
-    if (method === "POST") return { operation: "notes.create", access: "create", handle: (r) => withOrder(ctx, id, (o) => createNote(ctx, o, r), invalidParentOrder) }
+    if (read) {
+      return {
+        operation: "notes.list",
+        access: "list",
+        handle: (r) => withOrder(ctx, id, (o) => notesOf(ctx, o, r), invalidParentOrder)
+      }
+    }
+    if (method === "POST") {
+      return {
+        operation: "notes.create",
+        access: "create",
+        handle: (r) => withOrder(ctx, id, (o) => createNote(ctx, o, r), invalidParentOrder)
+      }
+    }
     return null
   }
   m = /^\/wc\/v3\/orders\/(\d+)\/notes\/(\d+)$/.exec(path)

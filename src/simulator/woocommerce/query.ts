@@ -21,7 +21,19 @@ export type DateBoundMode = "wp-core" | "absolute"
 
 const orderbyValues = ["date", "id", "include", "title", "slug", "modified"] as const
 type Orderby = (typeof orderbyValues)[number]
-const statusValues = ["any", "trash", "auto-draft", "pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed", "checkout-draft"]
+const statusValues = [
+  "any",
+  "trash",
+  "auto-draft",
+  "pending",
+  "processing",
+  "on-hold",
+  "completed",
+  "cancelled",
+  "refunded",
+  "failed",
+  "checkout-draft"
+]
 
 export interface ListQuery {
   readonly page: number
@@ -41,7 +53,10 @@ export interface ListQuery {
   readonly customer: number | null
 }
 
-export interface ParamError { readonly message: string; readonly code: string }
+export interface ParamError {
+  readonly message: string
+  readonly code: string
+}
 export type ParamErrors = Record<string, ParamError>
 
 const dateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/
@@ -68,7 +83,9 @@ export const parseListQuery = (params: URLSearchParams): ListQuery | ParamErrors
     if (value < min || (max !== null && value > max)) {
       errors[name] = {
         code: "rest_out_of_bounds",
-        message: max === null ? `${name} must be greater than or equal to ${min}` : `${name} must be between ${min} (inclusive) and ${max} (inclusive)`
+        message: max === null
+          ? `${name} must be greater than or equal to ${min}`
+          : `${name} must be between ${min} (inclusive) and ${max} (inclusive)`
       }
     }
     return value
@@ -94,7 +111,9 @@ export const parseListQuery = (params: URLSearchParams): ListQuery | ParamErrors
   let datesAreGmt = false
   if (gmtRaw !== null && gmtRaw !== "") {
     if (["true", "1"].includes(gmtRaw)) datesAreGmt = true
-    else if (!["false", "0"].includes(gmtRaw)) errors.dates_are_gmt = { code: "rest_invalid_type", message: "dates_are_gmt is not of type boolean." }
+    else if (!["false", "0"].includes(gmtRaw)) {
+      errors.dates_are_gmt = { code: "rest_invalid_type", message: "dates_are_gmt is not of type boolean." }
+    }
   }
   const statuses = arrayParam(params, "status") ?? ["any"]
   statuses.forEach((status, index) => {
@@ -146,7 +165,12 @@ const comparison = (text: string, datesAreGmt: boolean, mode: DateBoundMode, gmt
   return { bound: instant, column: (gmtMs: number) => gmtMs }
 }
 
-export interface Selection { readonly rows: StoredOrder[]; readonly total: number; readonly totalPages: number; readonly page: number }
+export interface Selection {
+  readonly rows: StoredOrder[]
+  readonly total: number
+  readonly totalPages: number
+  readonly page: number
+}
 
 export const selectOrders = (
   orders: Iterable<StoredOrder>,

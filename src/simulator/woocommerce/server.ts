@@ -34,8 +34,12 @@ const send = (res: ServerResponse, status: number, body: string, headers: Record
   res.end(body)
 }
 
-const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = { "Content-Type": "application/json; charset=UTF-8" }): void =>
-  send(res, status, JSON.stringify(body), headers)
+const sendJson = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = { "Content-Type": "application/json; charset=UTF-8" }
+): void => send(res, status, JSON.stringify(body), headers)
 
 /** What a host or WAF in front of WordPress answers: an HTML page, with Retry-After when it knows. */
 const sendHostPage = (res: ServerResponse, status: number, title: string, retryAfter: number | null): void =>
@@ -59,7 +63,13 @@ const parseBody = (raw: string, contentType: string | undefined): Record<string,
 const matchRoute = (ctx: AdminContext, method: string, path: string): Route | null =>
   ordersRoute(ctx, method, path) ?? webhooksRoute(ctx, method, path) ?? trackingRoute(ctx, method, path)
 
-const handleApi = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams): Promise<void> => {
+const handleApi = async (
+  config: ServerConfig,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  params: URLSearchParams
+): Promise<void> => {
   const { ctx } = config
   const headers = restHeaders(ctx.view.siteUrl)
   const method = (req.method ?? "GET").toUpperCase()
@@ -73,7 +83,15 @@ const handleApi = async (config: ServerConfig, req: IncomingMessage, res: Server
   }
   if (path === "/" || path === "") {
     const namespaces = ["wp/v2", "wc/v3", ...(ctx.state.shipmentTracking ? ["wc-shipment-tracking/v3"] : [])]
-    return sendJson(res, 200, { name: "Acme Prints", url: ctx.view.siteUrl, home: ctx.view.siteUrl, gmt_offset: ctx.state.gmtOffsetHours, namespaces, authentication: [], routes: {} }, headers)
+    return sendJson(res, 200, {
+      name: "Acme Prints",
+      url: ctx.view.siteUrl,
+      home: ctx.view.siteUrl,
+      gmt_offset: ctx.state.gmtOffsetHours,
+      namespaces,
+      authentication: [],
+      routes: {}
+    }, headers)
   }
   const route = matchRoute(ctx, method, path)
   const answerWith = (answer: ApiAnswer) => sendJson(res, answer.status, answer.body, { ...headers, ...answer.headers })
@@ -104,7 +122,12 @@ const handleApi = async (config: ServerConfig, req: IncomingMessage, res: Server
     if (error5xx.status === 500) {
       return answerWith(wooError(500, "internal_server_error", "<p>There has been a critical error on this website.</p>"))
     }
-    return sendHostPage(res, error5xx.status, error5xx.status === 503 ? "Service Unavailable" : error5xx.status === 504 ? "Gateway Timeout" : "Bad Gateway", error5xx.retryAfterSeconds)
+    return sendHostPage(
+      res,
+      error5xx.status,
+      error5xx.status === 503 ? "Service Unavailable" : error5xx.status === 504 ? "Gateway Timeout" : "Bad Gateway",
+      error5xx.retryAfterSeconds
+    )
   }
   const answer = await route.handle({ method, params, body: body as Record<string, unknown> })
   if (fired.has("commitThenDrop")) return dropConnection(res)
@@ -114,7 +137,12 @@ const handleApi = async (config: ServerConfig, req: IncomingMessage, res: Server
 const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const url = new URL(req.url ?? "/", "http://simulator")
   if (isAdminPath(url.pathname)) {
-    return serveAdmin(req, config.maxBodyBytes, (m, path, body) => handleAdmin(config.ctx, m, path, body), (status, body) => sendJson(res, status, body))
+    return serveAdmin(
+      req,
+      config.maxBodyBytes,
+      (m, path, body) => handleAdmin(config.ctx, m, path, body),
+      (status, body) => sendJson(res, status, body)
+    )
   }
   if (url.pathname === "/wp-json" || url.pathname.startsWith("/wp-json/")) {
     return handleApi(config, req, res, url.pathname.slice("/wp-json".length).replace(/\/+$/, ""), url.searchParams)
@@ -127,4 +155,7 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 }
 
 export const makeServer = (config: ServerConfig): Server =>
-  serverFor((req, res) => handle(config, req, res), (res, message) => sendJson(res, 500, { code: "internal_server_error", message, data: { status: 500 } }))
+  serverFor(
+    (req, res) => handle(config, req, res),
+    (res, message) => sendJson(res, 500, { code: "internal_server_error", message, data: { status: 500 } })
+  )

@@ -1,8 +1,28 @@
 import type { OperationStats, StoreListener } from "../kit/stats.js"
-import { generateOrder, paymentMethods, randomHex, seededRandom, type LineItemSpec, type MetaSpec, type OrderSpec, type Random } from "./fixtures.js"
 import {
-  isOrderStatus, itemsTotalCents, refundedCents, refundedQuantity, trackingItems, TRACKING_META_KEY,
-  type Address, type CustomerEmail, type OrderStatus, type StoredNote, type StoredOrder, type StoredRefund, type TrackingItem
+  generateOrder,
+  paymentMethods,
+  randomHex,
+  seededRandom,
+  type LineItemSpec,
+  type MetaSpec,
+  type OrderSpec,
+  type Random
+} from "./fixtures.js"
+import {
+  isOrderStatus,
+  itemsTotalCents,
+  refundedCents,
+  refundedQuantity,
+  trackingItems,
+  TRACKING_META_KEY,
+  type Address,
+  type CustomerEmail,
+  type OrderStatus,
+  type StoredNote,
+  type StoredOrder,
+  type StoredRefund,
+  type TrackingItem
 } from "./model.js"
 
 /**
@@ -32,11 +52,25 @@ export interface OrderPatch {
 }
 
 export const statusLabels: Record<OrderStatus, string> = {
-  pending: "Pending payment", processing: "Processing", "on-hold": "On hold", completed: "Completed", cancelled: "Cancelled",
-  refunded: "Refunded", failed: "Failed", trash: "Trash", "checkout-draft": "Draft"
+  pending: "Pending payment",
+  processing: "Processing",
+  "on-hold": "On hold",
+  completed: "Completed",
+  cancelled: "Cancelled",
+  refunded: "Refunded",
+  failed: "Failed",
+  trash: "Trash",
+  "checkout-draft": "Draft"
 }
 
-const emptyStats = (): WooStats => ({ requests: 0, requestsByOperation: {}, rateLimited: 0, authFailures: 0, faultsInjected: {}, minGapMs: null })
+const emptyStats = (): WooStats => ({
+  requests: 0,
+  requestsByOperation: {},
+  rateLimited: 0,
+  authFailures: 0,
+  faultsInjected: {},
+  minGapMs: null
+})
 
 const cents = (decimal: string): number => Math.round(Number(decimal) * 100)
 
@@ -83,11 +117,21 @@ export class WooState {
 
   /** The simulator's notion of now (wall clock plus `/__sim/clock/advance`), in ms. */
   readonly now = (): number => this.wallClock() + this.clockOffsetMs
-  nowSeconds(): number { return Math.floor(this.now() / 1000) * 1000 }
-  advanceClock(seconds: number): void { this.clockOffsetMs += seconds * 1000 }
-  randomValue(): number { return this.random() }
-  nextSeq(): number { return ++this.seq }
-  metaId(): number { return this.nextMetaId++ }
+  nowSeconds(): number {
+    return Math.floor(this.now() / 1000) * 1000
+  }
+  advanceClock(seconds: number): void {
+    this.clockOffsetMs += seconds * 1000
+  }
+  randomValue(): number {
+    return this.random()
+  }
+  nextSeq(): number {
+    return ++this.seq
+  }
+  metaId(): number {
+    return this.nextMetaId++
+  }
 
   recordArrival(): void {
     const at = this.now()
@@ -98,8 +142,12 @@ export class WooState {
     this.lastArrival = at
   }
 
-  onOrderEvent(listener: OrderListener): void { this.listeners.push(listener) }
-  private emit(topic: OrderTopic, order: StoredOrder): void { for (const l of this.listeners) l(topic, order) }
+  onOrderEvent(listener: OrderListener): void {
+    this.listeners.push(listener)
+  }
+  private emit(topic: OrderTopic, order: StoredOrder): void {
+    for (const l of this.listeners) l(topic, order)
+  }
 
   /** `$order->save()`: date_modified moves to now and `order.updated` fires. */
   save(order: StoredOrder): void {
@@ -159,7 +207,9 @@ export class WooState {
         methodTitle: shippingLine.methodTitle,
         methodId: shippingLine.methodId,
         instanceId: "1",
-        totalCents: "total" in shippingLine && typeof shippingLine.total === "string" ? cents(shippingLine.total) : generated.shippingLine.totalCents
+        totalCents: "total" in shippingLine && typeof shippingLine.total === "string"
+          ? cents(shippingLine.total)
+          : generated.shippingLine.totalCents
       }],
       refunds: [],
       notes: [],
@@ -183,8 +233,12 @@ export class WooState {
     if ((to === "processing" || to === "completed") && order.paidAt === null) order.paidAt = at
     if (to === "completed") order.completedAt = at
     this.addNote(order, `Order status changed from ${statusLabels[from]} to ${statusLabels[to]}.`, false, "system")
-    if (to === "processing" && ["pending", "on-hold", "failed", "checkout-draft"].includes(from)) this.sendEmail(order, "customer_processing_order")
-    if (to === "on-hold" && ["pending", "failed", "cancelled", "checkout-draft"].includes(from)) this.sendEmail(order, "customer_on_hold_order")
+    if (to === "processing" && ["pending", "on-hold", "failed", "checkout-draft"].includes(from)) {
+      this.sendEmail(order, "customer_processing_order")
+    }
+    if (to === "on-hold" && ["pending", "failed", "cancelled", "checkout-draft"].includes(from)) {
+      this.sendEmail(order, "customer_on_hold_order")
+    }
     if (to === "completed") this.sendEmail(order, "customer_completed_order")
     if (to === "refunded") this.sendEmail(order, "customer_refunded_order")
   }
@@ -237,13 +291,22 @@ export class WooState {
   }
 
   /** `wc_create_refund`: a refund post with negative line items; a full refund moves the order to refunded. */
-  addRefund(order: StoredOrder, spec: { amount?: string; reason?: string; line_items?: Array<{ id: number; quantity: number }> }): StoredRefund {
+  addRefund(
+    order: StoredOrder,
+    spec: { amount?: string; reason?: string; line_items?: Array<{ id: number; quantity: number }> }
+  ): StoredRefund {
     const lines = (spec.line_items ?? []).map((l) => {
       const item = order.lineItems.find((i) => i.id === l.id)
       if (!item) throw new Error(`line item ${l.id} is not in order ${order.id}`)
       const left = item.quantity - refundedQuantity(order, item.id)
       if (!(l.quantity >= 1 && l.quantity <= left)) throw new Error(`line item ${l.id} has ${left} units left to refund`)
-      return { id: this.nextItemId++, refundedItemId: item.id, quantity: l.quantity, totalCents: Math.round((item.totalCents / item.quantity) * l.quantity), metaId: this.nextMetaId++ }
+      return {
+        id: this.nextItemId++,
+        refundedItemId: item.id,
+        quantity: l.quantity,
+        totalCents: Math.round((item.totalCents / item.quantity) * l.quantity),
+        metaId: this.nextMetaId++
+      }
     })
     const amountCents = spec.amount === undefined ? lines.reduce((sum, l) => sum + l.totalCents, 0) : cents(spec.amount)
     if (amountCents <= 0 || amountCents > itemsTotalCents(order) - refundedCents(order)) throw new Error("Invalid refund amount.")

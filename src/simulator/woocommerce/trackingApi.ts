@@ -84,10 +84,15 @@ export const trackingRoute = (ctx: ApiContext, method: string, path: string): Ro
   if (m) {
     const id = m[1]!
     if (method === "GET") {
-      return route("trackings.list", "list", () =>
-        withOrder(ctx, id, (o) => ok(trackingItems(o).map((t) => trackingView(ctx.view, o, t, trackingLink(t)))), invalidOrder))
+      return route(
+        "trackings.list",
+        "list",
+        () => withOrder(ctx, id, (o) => ok(trackingItems(o).map((t) => trackingView(ctx.view, o, t, trackingLink(t)))), invalidOrder)
+      )
     }
-    if (method === "POST") return route("trackings.create", "create", (r) => withOrder(ctx, id, (o) => createTracking(ctx, o, r), invalidOrder))
+    if (method === "POST") {
+      return route("trackings.create", "create", (r) => withOrder(ctx, id, (o) => createTracking(ctx, o, r), invalidOrder))
+    }
     return null
   }
   m = /^\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings\/([A-Za-z0-9]+)$/.exec(path)

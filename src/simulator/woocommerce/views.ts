@@ -1,6 +1,13 @@
 import {
-  localTime, money, wallTime,
-  type MetaEntry, type StoredLineItem, type StoredNote, type StoredOrder, type StoredRefund, type TrackingItem
+  localTime,
+  money,
+  wallTime,
+  type MetaEntry,
+  type StoredLineItem,
+  type StoredNote,
+  type StoredOrder,
+  type StoredRefund,
+  type TrackingItem
 } from "./model.js"
 
 /**
@@ -85,7 +92,8 @@ export const orderView = (ctx: ViewContext, order: StoredOrder) => {
     payment_method_title: order.paymentMethodTitle,
     transaction_id: order.transactionId,
     customer_ip_address: "203.0.113.24",
-    customer_user_agent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
+    customer_user_agent:
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
     created_via: order.createdVia,
     customer_note: order.customerNote,
     ...dates(ctx, "date_completed", order.completedAt),
@@ -156,7 +164,13 @@ export const refundView = (ctx: ViewContext, order: StoredOrder, refund: StoredR
       total: `-${money(l.totalCents)}`,
       total_tax: "0.00",
       taxes: [],
-      meta_data: [{ id: l.metaId, key: "_refunded_item_id", value: String(l.refundedItemId), display_key: "_refunded_item_id", display_value: String(l.refundedItemId) }],
+      meta_data: [{
+        id: l.metaId,
+        key: "_refunded_item_id",
+        value: String(l.refundedItemId),
+        display_key: "_refunded_item_id",
+        display_value: String(l.refundedItemId)
+      }],
       sku: item?.sku ?? "",
       price: item === undefined || item.quantity === 0 ? 0 : -(item.totalCents / item.quantity / 100)
     }

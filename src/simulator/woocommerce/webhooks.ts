@@ -71,8 +71,12 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
     super(defaultWebhookSettings)
   }
 
-  list(): ReadonlyArray<WebhookRecord> { return this.hooks }
-  find(id: number): WebhookRecord | undefined { return this.hooks.find((h) => h.id === id) }
+  list(): ReadonlyArray<WebhookRecord> {
+    return this.hooks
+  }
+  find(id: number): WebhookRecord | undefined {
+    return this.hooks.find((h) => h.id === id)
+  }
 
   remove(id: number): WebhookRecord | undefined {
     const found = this.find(id)
@@ -104,8 +108,21 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   }
 
   async ping(hook: WebhookRecord): Promise<number | null> {
-    const result = await this.queue.post(hook.deliveryUrl, { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT }, `webhook_id=${hook.id}`, true)
-    this.log.push({ webhookId: hook.id, deliveryId: null, topic: "ping", address: hook.deliveryUrl, resourceId: null, ping: true, ...result })
+    const result = await this.queue.post(
+      hook.deliveryUrl,
+      { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": USER_AGENT },
+      `webhook_id=${hook.id}`,
+      true
+    )
+    this.log.push({
+      webhookId: hook.id,
+      deliveryId: null,
+      topic: "ping",
+      address: hook.deliveryUrl,
+      resourceId: null,
+      ping: true,
+      ...result
+    })
     return result.status
   }
 
@@ -121,24 +138,39 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
     this.queue.enqueue(targets.map((webhook) => ({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })))
   }
 
-  protected dispatch(d: PendingDelivery): () => Promise<void> { return () => this.send(d) }
+  protected dispatch(d: PendingDelivery): () => Promise<void> {
+    return () => this.send(d)
+  }
 
   private async send(d: PendingDelivery): Promise<void> {
     const hook = d.webhook
     if (hook.status !== "active") return
     const [resource, event] = hook.topic.split(".") as [string, string]
-    const result = await this.queue.post(hook.deliveryUrl, {
-      "Content-Type": "application/json",
-      "User-Agent": USER_AGENT,
-      "X-WC-Webhook-Source": `${this.siteUrl()}/`,
-      "X-WC-Webhook-Topic": hook.topic,
-      "X-WC-Webhook-Resource": resource,
-      "X-WC-Webhook-Event": event,
-      "X-WC-Webhook-Signature": signWebhook(hook.secret, d.body),
-      "X-WC-Webhook-ID": String(hook.id),
-      "X-WC-Webhook-Delivery-ID": d.deliveryId
-    }, d.body, true)
-    this.log.push({ webhookId: hook.id, deliveryId: d.deliveryId, topic: hook.topic, address: hook.deliveryUrl, resourceId: d.resourceId, ping: false, ...result })
+    const result = await this.queue.post(
+      hook.deliveryUrl,
+      {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-WC-Webhook-Source": `${this.siteUrl()}/`,
+        "X-WC-Webhook-Topic": hook.topic,
+        "X-WC-Webhook-Resource": resource,
+        "X-WC-Webhook-Event": event,
+        "X-WC-Webhook-Signature": signWebhook(hook.secret, d.body),
+        "X-WC-Webhook-ID": String(hook.id),
+        "X-WC-Webhook-Delivery-ID": d.deliveryId
+      },
+      d.body,
+      true
+    )
+    this.log.push({
+      webhookId: hook.id,
+      deliveryId: d.deliveryId,
+      topic: hook.topic,
+      address: hook.deliveryUrl,
+      resourceId: d.resourceId,
+      ping: false,
+      ...result
+    })
     if (delivered(result)) {
       hook.failureCount = 0
     } else if (hook.failureCount > MAX_FAILURES) {

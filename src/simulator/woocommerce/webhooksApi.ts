@@ -9,7 +9,9 @@ const createWebhook = async (ctx: ApiContext, request: ApiRequest) => {
   const missing = [...(topic === undefined ? ["topic"] : []), ...(deliveryUrl === undefined ? ["delivery_url"] : [])]
   if (missing.length > 0) return missingParams(missing)
   if (!webhookTopics.includes(topic as OrderTopic)) {
-    return invalidParams({ topic: { code: "rest_invalid_param", message: `topic must be one of ${webhookTopics.join(", ")} in this simulator.` } })
+    return invalidParams({
+      topic: { code: "rest_invalid_param", message: `topic must be one of ${webhookTopics.join(", ")} in this simulator.` }
+    })
   }
   if (typeof deliveryUrl !== "string" || !/^https?:\/\//.test(deliveryUrl)) {
     return invalidParams({ delivery_url: { code: "rest_invalid_param", message: "delivery_url is not of type uri." } })
@@ -25,7 +27,13 @@ const createWebhook = async (ctx: ApiContext, request: ApiRequest) => {
 
 export const webhooksRoute = (ctx: ApiContext, method: string, path: string): Route | null => {
   if (path === "/wc/v3/webhooks") {
-    if (method === "GET") return { operation: "webhooks.list", access: "list", handle: () => ok(ctx.webhooks.list().map((h) => webhookView(ctx.view.siteUrl, h))) }
+    if (method === "GET") {
+      return {
+        operation: "webhooks.list",
+        access: "list",
+        handle: () => ok(ctx.webhooks.list().map((h) => webhookView(ctx.view.siteUrl, h)))
+      }
+    }
     if (method === "POST") return { operation: "webhooks.create", access: "create", handle: (r) => createWebhook(ctx, r) }
     return null
   }
@@ -34,17 +42,27 @@ export const webhooksRoute = (ctx: ApiContext, method: string, path: string): Ro
   const id = Number(m[1])
   const invalid = wooError(404, "woocommerce_rest_webhook_invalid_id", "Invalid ID.")
   if (method === "GET") {
-    return { operation: "webhooks.get", access: "view", handle: () => {
-      const hook = ctx.webhooks.find(id)
-      return hook === undefined ? invalid : ok(webhookView(ctx.view.siteUrl, hook))
-    } }
+    return {
+      operation: "webhooks.get",
+      access: "view",
+      handle: () => {
+        const hook = ctx.webhooks.find(id)
+        return hook === undefined ? invalid : ok(webhookView(ctx.view.siteUrl, hook))
+      }
+    }
   }
   if (method === "DELETE") {
-    return { operation: "webhooks.delete", access: "delete", handle: (r) => {
-      if (!truthy(r.params.get("force"))) return wooError(501, "woocommerce_rest_trash_not_supported", "Webhooks do not support trashing.")
-      const hook = ctx.webhooks.remove(id)
-      return hook === undefined ? invalid : ok(webhookView(ctx.view.siteUrl, hook))
-    } }
+    return {
+      operation: "webhooks.delete",
+      access: "delete",
+      handle: (r) => {
+        if (!truthy(r.params.get("force"))) {
+          return wooError(501, "woocommerce_rest_trash_not_supported", "Webhooks do not support trashing.")
+        }
+        const hook = ctx.webhooks.remove(id)
+        return hook === undefined ? invalid : ok(webhookView(ctx.view.siteUrl, hook))
+      }
+    }
   }
   return null
 }

@@ -52,8 +52,7 @@ export const DEFAULT_BASE_URL = "https://api.etsy.com"
 export const ETSY_PULL_LIMITS: PullLimits = { defaultPageSize: 100, minPageSize: 2, maxPageSize: 100, defaultOverlapSeconds: 300 }
 export const DEFAULT_DAILY_RESERVE = 100
 
-export const baseUrlOf = (config: Pick<EtsyConnectorConfig, "baseUrl">): string =>
-  (config.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")
+export const baseUrlOf = (config: Pick<EtsyConnectorConfig, "baseUrl">): string => (config.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "")
 
 export const applicationUrl = (config: Pick<EtsyConnectorConfig, "baseUrl">, path: string): string =>
   `${baseUrlOf(config)}/v3/application${path}`

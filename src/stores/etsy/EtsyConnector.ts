@@ -38,7 +38,7 @@ export const etsyCapabilities = (webhooks: boolean): StoreCapabilities => ({
 })
 
 export const makeEtsyConnector: ConnectorMaker<EtsyConnectorConfig> = (config) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { storeKey, shopId } = config
     const http = yield* makeEtsyHttp(config)
     const reader = makeEtsyReceiptReader({ storeKey, shopId, filter: config.receiptFilter ?? "paidUnshipped" }, http)
@@ -48,18 +48,18 @@ export const makeEtsyConnector: ConnectorMaker<EtsyConnectorConfig> = (config) =
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
       isReceiptId(storeOrderId)
         ? Effect.flatMap(
-            reader.byId(storeOrderId),
-            Option.match({
-              onNone: () => Effect.succeedNone,
-              onSome: (fetched) =>
-                readBackOrder(
-                  storeKey,
-                  "getShopReceipt",
-                  fetched.raw,
-                  Either.flatMap(fetched.receipt, (receipt) => normalizeEtsyReceipt(storeKey, receipt, fetched.raw))
-                )
-            })
-          )
+          reader.byId(storeOrderId),
+          Option.match({
+            onNone: () => Effect.succeedNone,
+            onSome: (fetched) =>
+              readBackOrder(
+                storeKey,
+                "getShopReceipt",
+                fetched.raw,
+                Either.flatMap(fetched.receipt, (receipt) => normalizeEtsyReceipt(storeKey, receipt, fetched.raw))
+              )
+          })
+        )
         : Effect.succeedNone
 
     const connector: StoreConnector = {

@@ -76,7 +76,15 @@ export const startWalk = (cursor: StoreCursor | null, since: string | undefined,
   const seen = new Set(cursor?.seen ?? [])
   if (cursor === null) {
     const from = since === undefined ? undefined : canonicalTimestamp(since)
-    return { base: from ?? EPOCH, lower: from === undefined ? null : lowerBound(secondsOf(from)), h: null, tie: 0, anchor: null, high: from ?? EPOCH, seen }
+    return {
+      base: from ?? EPOCH,
+      lower: from === undefined ? null : lowerBound(secondsOf(from)),
+      h: null,
+      tie: 0,
+      anchor: null,
+      high: from ?? EPOCH,
+      seen
+    }
   }
   if (cursor.continuation !== undefined) {
     const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
@@ -161,7 +169,11 @@ export const afterPage = (position: WalkPosition, handedOut: ReadonlyArray<strin
     cursor: {
       watermark: position.base,
       continuation: Schema.encodeSync(Continuation)({
-        lower: position.lower, h: position.h, tie: position.tie, anchor: position.anchor, high: position.high
+        lower: position.lower,
+        h: position.h,
+        tie: position.tie,
+        anchor: position.anchor,
+        high: position.high
       }),
       seen: seenList
     }

@@ -75,11 +75,10 @@ export const makeEtsyFulfillmentPush = (settings: FulfillmentSettings, http: Ets
             onLeft: (problem) => Effect.fail(unreadable("getShopReceipt", false, fetched.raw, problem)),
             onRight: (receipt) => Effect.succeedSome(receipt)
           })
-      })
-    )
+      }))
 
   const createShipment = (receipt: EtsyReceipt, push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const carrier = etsyCarrierName(push.tracking.company)
       const answer = yield* http.run({
         operation: "createReceiptShipment",
@@ -116,14 +115,17 @@ export const makeEtsyFulfillmentPush = (settings: FulfillmentSettings, http: Ets
       return {
         _tag: "Created",
         fulfillmentIds: [first, ...rest],
-        lines: push.lines.map((line) => ({ lineId: line.lineId, quantity: Math.min(line.quantity, quantities.get(line.lineId) ?? line.quantity) })),
+        lines: push.lines.map((line) => ({
+          lineId: line.lineId,
+          quantity: Math.min(line.quantity, quantities.get(line.lineId) ?? line.quantity)
+        })),
         // Etsy emails the buyer on every shipment, whatever `notifyCustomer` asked.
         notifiedCustomer: true
       } as const
     })
 
   return (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (!isReceiptId(push.storeOrderId)) return rejected("unknown_order", `"${push.storeOrderId}" is not an Etsy receipt id`)
       const found = yield* readBack(push.storeOrderId)
       if (Option.isNone(found)) return rejected("unknown_order", `receipt ${push.storeOrderId} does not exist in shop ${settings.shopId}`)

@@ -75,7 +75,7 @@ type Attempt<A> =
   | { readonly _tag: "Throttled"; readonly retryAfter: number | undefined }
 
 export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHttp, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const tokens = yield* makeEtsyTokens(config)
     const gate = yield* makeQuotaGate(config.dailyReserve ?? DEFAULT_DAILY_RESERVE)
@@ -85,12 +85,16 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
 
     const buildRequest = <A, I>(call: EtsyCall<A, I>, token: Redacted.Redacted<string>) => {
       const url = applicationUrl(config, call.path)
-      const base = (call.method === "GET" ? HttpClientRequest.get(url) : call.method === "PUT" ? HttpClientRequest.put(url) : HttpClientRequest.post(url)).pipe(
-        HttpClientRequest.setHeader("x-api-key", apiKey),
-        HttpClientRequest.setHeader("authorization", `Bearer ${Redacted.value(token)}`),
-        HttpClientRequest.acceptJson,
-        HttpClientRequest.setUrlParams(call.query ?? {})
-      )
+      const base = (call.method === "GET"
+        ? HttpClientRequest.get(url)
+        : call.method === "PUT"
+        ? HttpClientRequest.put(url)
+        : HttpClientRequest.post(url)).pipe(
+          HttpClientRequest.setHeader("x-api-key", apiKey),
+          HttpClientRequest.setHeader("authorization", `Bearer ${Redacted.value(token)}`),
+          HttpClientRequest.acceptJson,
+          HttpClientRequest.setUrlParams(call.query ?? {})
+        )
       if (call.body === undefined) return base
       const fields = call.body.fields
       return call.body.encoding === "json"
@@ -99,10 +103,14 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
     }
 
     const attempt = <A, I>(call: EtsyCall<A, I>): Effect.Effect<Attempt<A>, StoreError | QuotaRefusedError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const unavailable = (detail: string, status?: number) =>
           new StoreUnavailableError({
-            storeKey, operation: call.operation, ambiguous: call.write, detail, ...(status === undefined ? {} : { status })
+            storeKey,
+            operation: call.operation,
+            ambiguous: call.write,
+            detail,
+            ...(status === undefined ? {} : { status })
           })
         const token = yield* tokens.accessToken
         const { status, body, headers } = yield* Effect.acquireUseRelease(
@@ -134,7 +142,12 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
         const decoded = Schema.decodeUnknownEither(Schema.parseJson(call.schema))(body)
         if (Either.isLeft(decoded)) {
           return yield* new StoreResponseError({
-            storeKey, operation: call.operation, ambiguous: call.write, status, body: keepBody(body), detail: decoded.left.message
+            storeKey,
+            operation: call.operation,
+            ambiguous: call.write,
+            status,
+            body: keepBody(body),
+            detail: decoded.left.message
           })
         }
         return { _tag: "Done", answer: { _tag: "Ok", value: decoded.right } } as const
@@ -155,7 +168,10 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
         if (throttled >= MAX_THROTTLED_RETRIES) {
           return Effect.fail(
             new StoreUnavailableError({
-              storeKey, operation: call.operation, ambiguous: false, status: 429,
+              storeKey,
+              operation: call.operation,
+              ambiguous: false,
+              status: 429,
               detail: `still rate limited after ${MAX_THROTTLED_RETRIES} retries`
             })
           )
@@ -167,13 +183,14 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
       (call.write
         ? runOnce(call, 0, false)
         : runOnce(call, 0, false).pipe(
-            Effect.retry({ schedule: readRetries, while: (error) => error._tag === "StoreUnavailableError" && error.status !== 429 })
+          Effect.retry({ schedule: readRetries, while: (error) => error._tag === "StoreUnavailableError" && error.status !== 429 })
+        )).pipe(
+          Effect.catchTag(
+            "QuotaRefusedError",
+            (refusal) =>
+              Effect.fail(new StoreUnavailableError({ storeKey, operation: call.operation, ambiguous: false, detail: refusal.detail }))
           )
-      ).pipe(
-        Effect.catchTag("QuotaRefusedError", (refusal) =>
-          Effect.fail(new StoreUnavailableError({ storeKey, operation: call.operation, ambiguous: false, detail: refusal.detail }))
         )
-      )
 
     return { run, gate, tokens }
   })

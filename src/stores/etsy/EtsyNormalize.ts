@@ -129,7 +129,7 @@ const timestamp = (field: string, seconds: number | undefined): Either.Either<st
 
 /** Normalizes one receipt; `raw` is the receipt as received, kept on the result. Left: why it cannot be read. */
 export const normalizeEtsyReceipt: OrderNormalizer<EtsyReceipt> = (storeKey, receipt, raw) =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const createdAt = yield* timestamp("created_timestamp", receipt.created_timestamp ?? receipt.create_timestamp ?? undefined)
     const updatedAt = yield* timestamp("updated_timestamp", updatedSecondsOf(receipt))
     if (receipt.grandtotal == null) return yield* Either.left("the receipt has no grandtotal, so no currency")
@@ -137,8 +137,9 @@ export const normalizeEtsyReceipt: OrderNormalizer<EtsyReceipt> = (storeKey, rec
     const transactions = receipt.transactions ?? []
     const shippingMethod = transactions.map((t) => present(t.shipping_method)).find((m) => m !== undefined)
     const giftMessage = present(receipt.gift_message)
-    const attributes: Array<Attribute> =
-      receipt.is_gift === true ? [{ key: "is_gift", value: "true" }, ...(giftMessage ? [{ key: "gift_message", value: giftMessage }] : [])] : []
+    const attributes: Array<Attribute> = receipt.is_gift === true
+      ? [{ key: "is_gift", value: "true" }, ...(giftMessage ? [{ key: "gift_message", value: giftMessage }] : [])]
+      : []
     const normalized: NormalizedOrder = {
       storeKey,
       platform: "etsy",

@@ -17,9 +17,9 @@ const identityOf = (receipt: FetchedReceipt) => ({ id: String(receipt.receiptId)
 
 /** The next page of fresh receipts, reading a shifted tie again from its start. */
 const listPage = (settings: PullSettings, reader: EtsyReceiptReader, start: WalkPosition) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let position = start
-    for (let shifts = 0; ; shifts++) {
+    for (let shifts = 0;; shifts++) {
       const results = yield* reader.page(pageQuery(position, settings.pageSize))
       const reading = readPage(position, results, settings.pageSize)
       if (reading._tag === "Read") return { position: reading.position, items: reading.fresh, facts: { done: reading.done } }
@@ -28,25 +28,32 @@ const listPage = (settings: PullSettings, reader: EtsyReceiptReader, start: Walk
           storeKey: settings.storeKey,
           operation: "getShopReceipts",
           ambiguous: false,
-          detail: `receipts kept changing while their page was read (${MAX_SHIFTS} times in a row); the walk resumes from its cursor next time`
+          detail:
+            `receipts kept changing while their page was read (${MAX_SHIFTS} times in a row); the walk resumes from its cursor next time`
         })
       }
       position = reading.position
     }
   })
 
-export const etsyWalk = (settings: PullSettings, reader: EtsyReceiptReader): WalkDriver<WalkPosition, FetchedReceipt, { readonly done: boolean }> => ({
-    start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
-    list: (position) => listPage(settings, reader, position),
-    identify: identityOf,
-    read: (receipt) => {
-      const identity = identityOf(receipt)
-      const result = Either.flatMap(receipt.receipt, (decoded) => normalizeEtsyReceipt(settings.storeKey, decoded, receipt.raw))
-      // Keyed by the listed version, which is what the walk recognises in a re-read.
-      return Effect.succeed(Either.match(result, {
-        onLeft: (problem) => unreadableVersion(identity, receipt.raw, problem),
-        onRight: (order) => ({ ...readOrderVersion(order), key: `${identity.id}@${identity.updatedAt}` })
-      }))
-    },
-    advance: (position, { facts, handedOut }) => ({ ...afterPage(position, handedOut, facts.done, settings.overlapSeconds), done: facts.done })
+export const etsyWalk = (
+  settings: PullSettings,
+  reader: EtsyReceiptReader
+): WalkDriver<WalkPosition, FetchedReceipt, { readonly done: boolean }> => ({
+  start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
+  list: (position) => listPage(settings, reader, position),
+  identify: identityOf,
+  read: (receipt) => {
+    const identity = identityOf(receipt)
+    const result = Either.flatMap(receipt.receipt, (decoded) => normalizeEtsyReceipt(settings.storeKey, decoded, receipt.raw))
+    // Keyed by the listed version, which is what the walk recognises in a re-read.
+    return Effect.succeed(Either.match(result, {
+      onLeft: (problem) => unreadableVersion(identity, receipt.raw, problem),
+      onRight: (order) => ({ ...readOrderVersion(order), key: `${identity.id}@${identity.updatedAt}` })
+    }))
+  },
+  advance: (position, { facts, handedOut }) => ({
+    ...afterPage(position, handedOut, facts.done, settings.overlapSeconds),
+    done: facts.done
+  })
 })

@@ -117,19 +117,18 @@ export interface QuotaGate {
 }
 
 export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const state = yield* Ref.make<GateState>({ slots: [], perSecond: DEFAULT_PER_SECOND, pausedUntil: 0, day: null, nextId: 1 })
     // One caller at a time decides and takes a slot, so two callers never take the same one.
     const lock = yield* Effect.makeSemaphore(1)
 
     const release = (id: number) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => ({ ...s, slots: s.slots.map((slot) => (slot.id === id ? { ...slot, doneAt: now } : slot)) }))
-      )
+        Ref.update(state, (s) => ({ ...s, slots: s.slots.map((slot) => (slot.id === id ? { ...slot, doneAt: now } : slot)) })))
 
     const acquire = (lane: Lane): Effect.Effect<QuotaTicket, QuotaRefusedError> =>
       lock.withPermits(1)(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           for (;;) {
             const now = yield* Clock.currentTimeMillis
             const s = yield* Ref.get(state)
@@ -144,7 +143,9 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
             }
             const slotWait = millisUntilSlot(s.slots, s.perSecond, now)
             const wait = Math.max(s.pausedUntil - now, slotWait === "in_flight" ? IN_FLIGHT_POLL_MS : slotWait)
-            if (wait <= 0) break
+            if (wait <= 0) {
+              break
+            }
             yield* Effect.sleep(wait)
           }
           const now = yield* Clock.currentTimeMillis
@@ -153,7 +154,16 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
             {
               ...s,
               nextId: s.nextId + 1,
-              slots: [...s.slots.filter((slot) => slot.doneAt === null || slot.doneAt + 1000 > now), { id: s.nextId, sentAt: now, doneAt: null }],
+              slots: [
+                ...s.slots.filter((slot) =>
+                  slot.doneAt === null || slot.doneAt + 1000 > now
+                ),
+                {
+                  id: s.nextId,
+                  sentAt: now,
+                  doneAt: null
+                }
+              ],
               day: s.day === null ? null : { ...s.day, remaining: s.day.remaining - 1 }
             }
           ])
@@ -167,16 +177,15 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
           ...s,
           perSecond: reading.perSecond !== undefined && reading.perSecond >= 1 ? reading.perSecond : s.perSecond,
           pausedUntil: reading.remainingThisSecond === 0 ? Math.max(s.pausedUntil, now + 1000) : s.pausedUntil,
-          day:
-            reading.remainingToday === undefined
-              ? s.day
-              : { limit: reading.perDay ?? s.day?.limit, remaining: reading.remainingToday, atMillis: now }
-        }))
-      )
+          day: reading.remainingToday === undefined
+            ? s.day
+            : { limit: reading.perDay ?? s.day?.limit, remaining: reading.remainingToday, atMillis: now }
+        })))
 
     const pause = (millis: number): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, now + millis) }))
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, now + millis) }))
       )
 
     const snapshot = Effect.map(Ref.get(state), (s) => ({ perSecond: s.perSecond, remainingToday: s.day?.remaining }))

@@ -45,7 +45,11 @@ export const makeEtsyReceiptReader = (
     if (Either.isLeft(identity) || updatedSeconds === undefined) {
       return Either.left(
         new StoreResponseError({
-          storeKey, operation, ambiguous: false, status: 200, body: keepBody(JSON.stringify(raw)),
+          storeKey,
+          operation,
+          ambiguous: false,
+          status: 200,
+          body: keepBody(JSON.stringify(raw)),
           detail: "a receipt without a numeric receipt_id and updated_timestamp"
         })
       )

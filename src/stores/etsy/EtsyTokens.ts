@@ -38,7 +38,7 @@ const decodeAnswer = Schema.decodeUnknownEither(Schema.parseJson(EtsyTokenAnswer
 const decodeError = Schema.decodeUnknownEither(Schema.parseJson(EtsyErrorBody))
 
 export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyTokens, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const { storeKey } = config
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
@@ -49,7 +49,7 @@ export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyT
     const unavailable = (detail: string, status?: number) =>
       new StoreUnavailableError({ storeKey, operation: OPERATION, ambiguous: false, detail, ...(status === undefined ? {} : { status }) })
 
-    const grant: Effect.Effect<AccessToken, StoreError> = Effect.gen(function* () {
+    const grant: Effect.Effect<AccessToken, StoreError> = Effect.gen(function*() {
       const presented = yield* Ref.get(refresh)
       const request = HttpClientRequest.post(tokenUrl(config)).pipe(
         HttpClientRequest.acceptJson,
@@ -75,7 +75,11 @@ export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyT
       if (Either.isLeft(answer)) {
         // The body holds tokens: it is never kept in the error.
         return yield* new StoreResponseError({
-          storeKey, operation: OPERATION, ambiguous: false, status, body: "(withheld: token answer)",
+          storeKey,
+          operation: OPERATION,
+          ambiguous: false,
+          status,
+          body: "(withheld: token answer)",
           detail: "the token answer is not {access_token, expires_in, refresh_token}"
         })
       }
@@ -90,7 +94,7 @@ export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyT
     })
 
     const accessToken = lock.withPermits(1)(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const current = yield* Ref.get(access)
         const now = yield* Clock.currentTimeMillis
         if (current !== null && now < current.expiresAtMillis - EXPIRY_MARGIN_MS) return current.token
@@ -101,9 +105,7 @@ export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyT
     )
 
     const invalidate = (token: Redacted.Redacted<string>) =>
-      Ref.update(access, (current) =>
-        current !== null && Redacted.value(current.token) === Redacted.value(token) ? null : current
-      )
+      Ref.update(access, (current) => current !== null && Redacted.value(current.token) === Redacted.value(token) ? null : current)
 
     return { accessToken, invalidate, refreshToken: Ref.get(refresh) }
   })

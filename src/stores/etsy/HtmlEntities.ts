@@ -10,7 +10,7 @@ const named: Readonly<Record<string, string>> = {
   amp: "&",
   lt: "<",
   gt: ">",
-  quot: "\"",
+  quot: '"',
   apos: "'",
   nbsp: "\u00a0"
 }
@@ -23,8 +23,8 @@ const fromCodePoint = (code: number, original: string): string =>
 export const decodeHtmlEntities = (text: string): string =>
   text.includes("&")
     ? text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]+);/g, (match, body: string) => {
-        if (body.startsWith("#x") || body.startsWith("#X")) return fromCodePoint(Number.parseInt(body.slice(2), 16), match)
-        if (body.startsWith("#")) return fromCodePoint(Number.parseInt(body.slice(1), 10), match)
-        return named[body] ?? match
-      })
+      if (body.startsWith("#x") || body.startsWith("#X")) return fromCodePoint(Number.parseInt(body.slice(2), 16), match)
+      if (body.startsWith("#")) return fromCodePoint(Number.parseInt(body.slice(1), 10), match)
+      return named[body] ?? match
+    })
     : text

@@ -29,7 +29,7 @@ export const jsonFeedCapabilities: StoreCapabilities = {
 }
 
 export const makeJsonFeedConnector: ConnectorMaker<JsonFeedConnectorConfig> = (config) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { storeKey } = config
     const http = yield* makeJsonFeedHttp(config)
     const reader = makeJsonFeedOrderReader(storeKey, http)

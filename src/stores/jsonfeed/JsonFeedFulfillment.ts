@@ -34,17 +34,20 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
   const { storeKey } = settings
 
   const plan = (push: FulfillmentPush, idempotencyKey: string): Effect.Effect<PushPlan, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fulfillments = yield* reader.fulfillments(push.storeOrderId)
       if (Option.isNone(fulfillments)) {
-        return { _tag: "Decided", outcome: { _tag: "Rejected", reason: "unknown_order", messages: [`order ${push.storeOrderId} does not exist`] } } as const
+        return {
+          _tag: "Decided",
+          outcome: { _tag: "Rejected", reason: "unknown_order", messages: [`order ${push.storeOrderId} does not exist`] }
+        } as const
       }
       const order = yield* reader.byId(push.storeOrderId)
       return planPush({ fulfillments: fulfillments.value, order: Option.getOrNull(order), idempotencyKey }, push)
     })
 
   const interpret = (answer: FeedAnswer, lines: ReadonlyArray<FulfillmentLine>, notify: boolean): Effect.Effect<PostResult, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = { operation: "fulfillmentCreate", write: true } as const
       const outcome = (value: FulfillmentOutcome) => ({ _tag: "Outcome", outcome: value }) as const
       if (answer.status === 201 || answer.status === 200) {
@@ -52,7 +55,12 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
         // 200: the storefront knew this Idempotency-Key; an earlier attempt created it.
         return answer.status === 200
           ? outcome({ _tag: "AlreadyPushed", fulfillmentIds: [created.id] })
-          : outcome({ _tag: "Created", fulfillmentIds: [created.id], lines: [...lines], notifiedCustomer: created.notify_customer ?? notify })
+          : outcome({
+            _tag: "Created",
+            fulfillmentIds: [created.id],
+            lines: [...lines],
+            notifiedCustomer: created.notify_customer ?? notify
+          })
       }
       const error = errorOf(answer)
       const messages = [error?.message ?? `HTTP ${answer.status}`]
@@ -75,7 +83,7 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
     })
 
   const attempt = (push: FulfillmentPush, idempotencyKey: string, replansLeft: number): Effect.Effect<FulfillmentOutcome, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const planned = yield* plan(push, idempotencyKey)
       if (planned._tag === "Decided") return planned.outcome
       const notify = push.notifyCustomer ?? settings.notifyCustomer
@@ -98,6 +106,5 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
         : ({ _tag: "Rejected", reason: "order_changed", messages: [...result.messages] } as const)
     })
 
-  return (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
-    attempt(push, idempotencyKeyFor(storeKey, push), 1)
+  return (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> => attempt(push, idempotencyKeyFor(storeKey, push), 1)
 }

@@ -22,10 +22,12 @@ export const sameTrackingNumber = (a: string, b: string): boolean =>
  * any process (derived, never random), different for any other package.
  */
 export const idempotencyKeyFor = (storeKey: string, push: Pick<FulfillmentPush, "storeOrderId" | "tracking">): string =>
-  `podsync-${createHash("sha256")
-    .update(`${storeKey}\n${push.storeOrderId}\n${push.tracking.number.replace(/\s+/g, "").toUpperCase()}`)
-    .digest("hex")
-    .slice(0, 40)}`
+  `podsync-${
+    createHash("sha256")
+      .update(`${storeKey}\n${push.storeOrderId}\n${push.tracking.number.replace(/\s+/g, "").toUpperCase()}`)
+      .digest("hex")
+      .slice(0, 40)
+  }`
 
 /** Fulfilment statuses that mean it no longer stands. */
 const WITHDRAWN = new Set(["cancelled", "canceled", "failed", "error"])

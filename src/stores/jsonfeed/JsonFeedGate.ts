@@ -19,12 +19,12 @@ export interface RequestGate {
 }
 
 export const makeRequestGate = (requestsPerSecond: number): Effect.Effect<RequestGate> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const spacingMillis = requestsPerSecond > 0 ? Math.ceil(1000 / requestsPerSecond) : 0
     const nextAt = yield* Ref.make(Number.NEGATIVE_INFINITY)
     const lock = yield* Effect.makeSemaphore(1)
 
-    const waitForTurn: Effect.Effect<void> = Effect.gen(function* () {
+    const waitForTurn: Effect.Effect<void> = Effect.gen(function*() {
       for (;;) {
         const now = yield* Clock.currentTimeMillis
         const at = yield* Ref.get(nextAt)

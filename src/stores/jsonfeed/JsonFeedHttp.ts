@@ -16,12 +16,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schedule, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
-import {
-  DEFAULT_REQUEST_TIMEOUT,
-  DEFAULT_REQUESTS_PER_SECOND,
-  feedUrl,
-  type JsonFeedConnectorConfig
-} from "./JsonFeedConfig.js"
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_REQUESTS_PER_SECOND, feedUrl, type JsonFeedConnectorConfig } from "./JsonFeedConfig.js"
 import { makeRequestGate, type RequestGate } from "./JsonFeedGate.js"
 import { JsonFeedErrorBody } from "./JsonFeedSchemas.js"
 
@@ -83,7 +78,9 @@ export const refusal = (storeKey: string, operation: string, answer: FeedAnswer)
   return new StoreApiError({
     storeKey,
     operation,
-    messages: [error === undefined ? `HTTP ${answer.status}: ${keepBody(answer.body)}` : `HTTP ${answer.status} ${error.code}: ${error.message}`]
+    messages: [
+      error === undefined ? `HTTP ${answer.status}: ${keepBody(answer.body)}` : `HTTP ${answer.status} ${error.code}: ${error.message}`
+    ]
   })
 }
 
@@ -114,14 +111,14 @@ type Attempt =
   | { readonly _tag: "RateLimited"; readonly waitMillis: number }
 
 export const makeJsonFeedHttp = (config: JsonFeedConnectorConfig): Effect.Effect<JsonFeedHttp, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const gate = yield* makeRequestGate(config.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const { storeKey } = config
 
     const attempt = (request: FeedRequest): Effect.Effect<Attempt, StoreError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const unavailable = (detail: string, status?: number) =>
           new StoreUnavailableError({
             storeKey,
@@ -148,7 +145,9 @@ export const makeJsonFeedHttp = (config: JsonFeedConnectorConfig): Effect.Effect
           HttpClientRequest.acceptJson,
           HttpClientRequest.setUrlParams(query)
         )
-        if (request.idempotencyKey !== undefined) outgoing = HttpClientRequest.setHeader(outgoing, "Idempotency-Key", request.idempotencyKey)
+        if (request.idempotencyKey !== undefined) {
+          outgoing = HttpClientRequest.setHeader(outgoing, "Idempotency-Key", request.idempotencyKey)
+        }
         if (request.json !== undefined) outgoing = HttpClientRequest.bodyUnsafeJson(outgoing, request.json)
         const { status, body, retryAfter } = yield* client.execute(outgoing).pipe(
           Effect.flatMap((response) =>
@@ -179,15 +178,17 @@ export const makeJsonFeedHttp = (config: JsonFeedConnectorConfig): Effect.Effect
           result.waitMillis > MAX_INLINE_WAIT_MILLIS
             ? giveUp(`rate limited for ${Math.ceil(result.waitMillis / 1000)} s (Retry-After); nothing was done`)
             : rateLimitedSoFar >= MAX_RATE_LIMITED_RETRIES
-              ? giveUp(`still rate limited after ${MAX_RATE_LIMITED_RETRIES} waits; nothing was done`)
-              : sendOnce(request, rateLimitedSoFar + 1)
+            ? giveUp(`still rate limited after ${MAX_RATE_LIMITED_RETRIES} waits; nothing was done`)
+            : sendOnce(request, rateLimitedSoFar + 1)
         )
       })
 
     const send = (request: FeedRequest): Effect.Effect<FeedAnswer, StoreError> =>
       request.write
         ? sendOnce(request, 0)
-        : sendOnce(request, 0).pipe(Effect.retry({ schedule: readRetries, while: (error) => error._tag === "StoreUnavailableError" && error.status !== 429 }))
+        : sendOnce(request, 0).pipe(
+          Effect.retry({ schedule: readRetries, while: (error) => error._tag === "StoreUnavailableError" && error.status !== 429 })
+        )
 
     return { send, gate }
   })

@@ -27,10 +27,23 @@ import { canonicalTimestamp } from "../../domain/StoreTypes.js"
 import type { JsonFeedAddress, JsonFeedAttribute, JsonFeedLine, JsonFeedOrder } from "./JsonFeedSchemas.js"
 
 const financialStatuses: ReadonlyArray<FinancialStatus> = [
-  "pending", "authorized", "paid", "partially_paid", "partially_refunded", "refunded", "voided", "expired"
+  "pending",
+  "authorized",
+  "paid",
+  "partially_paid",
+  "partially_refunded",
+  "refunded",
+  "voided",
+  "expired"
 ]
 const fulfillmentStatuses: ReadonlyArray<FulfillmentStatus> = [
-  "unfulfilled", "partial", "fulfilled", "in_progress", "on_hold", "scheduled", "restocked"
+  "unfulfilled",
+  "partial",
+  "fulfilled",
+  "in_progress",
+  "on_hold",
+  "scheduled",
+  "restocked"
 ]
 
 const lookup = <A extends string>(allowed: ReadonlyArray<A>, text: string): A | undefined =>
@@ -114,7 +127,7 @@ const money = (currency: string, amount: string | number | null | undefined): Ei
 
 /** Left: why the order cannot be read (the raw payload is kept by the caller). */
 export const normalizeJsonFeedOrder: OrderNormalizer<JsonFeedOrder> = (storeKey, order, raw) =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const createdAt = yield* timestamp("created_at", order.created_at)
     const updatedAt = yield* timestamp("updated_at", order.updated_at)
     const cancelledText = present(order.cancelled_at)
@@ -134,8 +147,9 @@ export const normalizeJsonFeedOrder: OrderNormalizer<JsonFeedOrder> = (storeKey,
       updatedAt,
       currency,
       financialStatus: lookup(financialStatuses, order.financial_status) ?? "unknown",
-      fulfillmentStatus:
-        statusText === undefined ? derivedFulfillmentStatus(order, lines) : lookup(fulfillmentStatuses, statusText) ?? "unknown",
+      fulfillmentStatus: statusText === undefined
+        ? derivedFulfillmentStatus(order, lines)
+        : lookup(fulfillmentStatuses, statusText) ?? "unknown",
       cancelled: cancelledAt !== undefined,
       holds: (order.holds ?? []).map((hold) => ({ heldId: hold.id, ...defined({ reason: present(hold.reason) }) })),
       shipTo: order.ship_to === null || order.ship_to === undefined ? null : normalizeAddress(order.ship_to),

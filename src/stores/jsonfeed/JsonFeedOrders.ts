@@ -35,7 +35,7 @@ export interface JsonFeedOrderReader {
 
 export const makeJsonFeedOrderReader = (storeKey: string, http: JsonFeedHttp): JsonFeedOrderReader => {
   const byId = (storeOrderId: string): Effect.Effect<Option.Option<NormalizedOrder>, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = { operation: "order", method: "GET", path: orderPath(storeOrderId), write: false } as const
       const answer = yield* http.send(request)
       if (answer.status === 404) return Option.none()
@@ -53,7 +53,7 @@ export const makeJsonFeedOrderReader = (storeKey: string, http: JsonFeedHttp): J
     })
 
   const fulfillments = (storeOrderId: string): Effect.Effect<Option.Option<ReadonlyArray<JsonFeedFulfillment>>, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = { operation: "fulfillments", method: "GET", path: orderPath(storeOrderId, "/fulfillments"), write: false } as const
       const answer = yield* http.send(request)
       if (answer.status === 404) return Option.none()

@@ -22,7 +22,7 @@ interface PageListed {
 type PageAnswer = PageListed | { readonly _tag: "CursorRefused" }
 
 const fetchOrders = (settings: PullSettings, http: JsonFeedHttp, position: WalkPosition): Effect.Effect<PageAnswer, StoreError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const request = {
       operation: "orders",
       method: "GET",
@@ -51,7 +51,7 @@ const fetchOrders = (settings: PullSettings, http: JsonFeedHttp, position: WalkP
 
 /** The next page, walking the window again from its start when the storefront forgot our cursor. */
 const listPage = (settings: PullSettings, http: JsonFeedHttp, start: WalkPosition) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let position = start
     let answer = yield* fetchOrders(settings, http, position)
     if (answer._tag === "CursorRefused") {
@@ -65,13 +65,13 @@ const listPage = (settings: PullSettings, http: JsonFeedHttp, start: WalkPositio
   })
 
 export const jsonFeedWalk = (settings: PullSettings, http: JsonFeedHttp): WalkDriver<WalkPosition, unknown, PageListed> => ({
-    start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
-    list: (position) => listPage(settings, http, position),
-    read: (item) => Effect.succeed(readOrder(settings.storeKey, item)),
-    advance: (position, { facts, handedOut, nowMillis, updatedAts }) =>
-      afterPage(
-        position,
-        { updatedAts, handedOut, nextCursor: facts.nextCursor, upperBound: facts.upperBound, nowMillis },
-        settings.overlapSeconds
-      )
+  start: (cursor, since) => startWalk(cursor, since, settings.overlapSeconds),
+  list: (position) => listPage(settings, http, position),
+  read: (item) => Effect.succeed(readOrder(settings.storeKey, item)),
+  advance: (position, { facts, handedOut, nowMillis, updatedAts }) =>
+    afterPage(
+      position,
+      { updatedAts, handedOut, nextCursor: facts.nextCursor, upperBound: facts.upperBound, nowMillis },
+      settings.overlapSeconds
+    )
 })

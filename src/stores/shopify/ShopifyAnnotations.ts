@@ -38,12 +38,12 @@ const metafieldOf = (id: string, annotation: Annotation) =>
   annotation.field === undefined
     ? undefined
     : {
-        ownerId: id,
-        namespace: METAFIELD_NAMESPACE,
-        key: annotation.field.key,
-        type: "single_line_text_field",
-        value: annotation.field.value
-      }
+      ownerId: id,
+      namespace: METAFIELD_NAMESPACE,
+      key: annotation.field.key,
+      type: "single_line_text_field",
+      value: annotation.field.value
+    }
 
 /**
  * Which metafield each `metafieldsSet` userError is about, by its `field` path (["metafields", "3", …]);
@@ -66,7 +66,7 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
     new StoreApiError({ storeKey, operation: "annotate", messages: [`"${storeOrderId}" is not a Shopify order id`] })
 
   const annotate: StoreConnector["annotate"] = (storeOrderId, annotation) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (!isLegacyOrderId(storeOrderId)) return yield* notAnOrderId(storeOrderId)
       const id = orderGid(storeOrderId)
       const metafield = metafieldOf(id, annotation)
@@ -118,7 +118,7 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
     for (const error of errors) {
       const index = metafieldIndexOf(error, owners.length)
       const named = index === null ? undefined : byOwner[index] // in range: metafieldIndexOf checks it
-      if (named === undefined) for (const each of byOwner) each.errors.push(error)
+      if (named === undefined) { for (const each of byOwner) each.errors.push(error) }
       else named.errors.push(error)
     }
     const retry = errors.length === 0 ? [] : byOwner.flatMap((o) => (o.errors.length === 0 ? [o.owner] : []))
@@ -133,7 +133,7 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
     owners: ReadonlyArray<Indexed<AnnotateItem>>,
     results: Array<AnnotateResult>
   ): Effect.Effect<void> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (owners.length === 0) return
       const answer = yield* Effect.either(
         graphql.run({
@@ -158,7 +158,7 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
 
   /** One mutation for a chunk of items, each a different order with a tag, a field or both. */
   const annotateChunk = (chunk: ReadonlyArray<Indexed<AnnotateItem>>, results: Array<AnnotateResult>) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const withField = chunk.filter(({ item }) => item.annotation.field !== undefined)
       const withTag = chunk.filter(({ item }) => item.annotation.tag !== undefined)
       const aliases = withTag.map((_, j) => tagAlias(j))
@@ -202,7 +202,7 @@ export const makeShopifyAnnotations = (storeKey: string, graphql: ShopifyGraphql
     })
 
   const annotateMany = (items: ReadonlyArray<AnnotateItem>): Effect.Effect<ReadonlyArray<AnnotateResult>> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const results: Array<AnnotateResult> = new Array(items.length)
       const toSend: Array<Indexed<AnnotateItem>> = []
       items.forEach((item, index) => {

@@ -34,7 +34,7 @@ export const shopifyCapabilities: StoreCapabilities = {
 export { METAFIELD_NAMESPACE } from "./ShopifyAnnotations.js"
 
 export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (config) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { storeKey } = config
     const graphql = yield* makeShopifyGraphql(config)
     const reader = makeShopifyOrderReader(storeKey, graphql)
@@ -47,9 +47,9 @@ export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (con
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
       isLegacyOrderId(storeOrderId)
         ? Effect.flatMap(
-            reader.byId(storeOrderId),
-            Option.match({ onNone: () => Effect.succeedNone, onSome: normalizeFetched })
-          )
+          reader.byId(storeOrderId),
+          Option.match({ onNone: () => Effect.succeedNone, onSome: normalizeFetched })
+        )
         : Effect.succeedNone
 
     const connector: StoreConnector = {

@@ -52,8 +52,7 @@ const Continuation = Schema.parseJson(
 export const minusSeconds = (iso: string, seconds: number): string =>
   Option.match(DateTime.make(iso), {
     onNone: () => EPOCH,
-    onSome: (dateTime) =>
-      canonicalTimestamp(DateTime.formatIso(DateTime.subtract(dateTime, { seconds }))) ?? EPOCH
+    onSome: (dateTime) => canonicalTimestamp(DateTime.formatIso(DateTime.subtract(dateTime, { seconds }))) ?? EPOCH
   })
 
 /** The search filter for a walk; the bound is quoted as Shopify's search syntax wants. */

@@ -69,9 +69,9 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
         if (page === undefined) return Effect.succeed([])
         return page.pageInfo.hasNextPage && page.pageInfo.endCursor !== null
           ? Effect.map(remainingFulfillmentOrderLines(fulfillmentOrderId, page.pageInfo.endCursor), (more) => [
-              ...page.nodes,
-              ...more
-            ])
+            ...page.nodes,
+            ...more
+          ])
           : Effect.succeed([...page.nodes])
       }
     )
@@ -101,7 +101,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
    * first page, and the lines of each standing fulfilment that carries the push's tracking number.
    */
   const completeState = (order: FulfillmentState, push: FulfillmentPush): Effect.Effect<OrderFulfillmentState, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fulfillmentOrders = yield* Effect.forEach(order.fulfillmentOrders.nodes, (fo) =>
         Effect.map(
           fo.lineItems.pageInfo.hasNextPage && fo.lineItems.pageInfo.endCursor !== null
@@ -115,15 +115,15 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
               (l): FulfillmentOrderLineState => ({ id: l.id, lineItemId: l.lineItem.id, remainingQuantity: l.remainingQuantity })
             )
           })
-        )
-      )
+        ))
       const matching = order.fulfillments.filter(
         (f) =>
           STANDING.has(f.status) &&
           f.trackingInfo.some((t) => t.number !== null && sameTrackingNumber(t.number, push.tracking.number))
       )
-      const sameTracking = yield* Effect.forEach(matching, (f) =>
-        Effect.map(fulfillmentLines(f.id, null), (lines) => ({ id: f.id, lines }))
+      const sameTracking = yield* Effect.forEach(
+        matching,
+        (f) => Effect.map(fulfillmentLines(f.id, null), (lines) => ({ id: f.id, lines }))
       )
       return { cancelled: order.cancelledAt !== null, sameTracking, fulfillmentOrders }
     })
@@ -193,7 +193,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
   }
 
   const pushFulfillment = (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (!isLegacyOrderId(push.storeOrderId)) return notAnOrderId(push)
       const state = yield* readState(push)
       if (state === null) return unknownOrder(push)

@@ -39,12 +39,7 @@ import {
   isLegacyOrderId,
   orderGid
 } from "./ShopifyQueries.js"
-import {
-  aliasedData,
-  BatchedFulfillmentState,
-  FulfillmentCreatePayload,
-  FulfillmentStatesData
-} from "./ShopifySchemas.js"
+import { aliasedData, BatchedFulfillmentState, FulfillmentCreatePayload, FulfillmentStatesData } from "./ShopifySchemas.js"
 
 type PushResult = Either.Either<FulfillmentOutcome, StoreError>
 
@@ -111,19 +106,21 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
 
   /** One push's plan from its node in the batched answer (null: Shopify does not know the order). */
   const planFromNode = (push: FulfillmentPush, node: unknown) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (node === null) return { _tag: "Decided", outcome: unknownOrder(push) } as const
       const decoded = decodeOrder(node)
       if (Either.isLeft(decoded)) return yield* unreadable(node, decoded.left.message)
       const order = decoded.right
-      if (order.id !== orderGid(push.storeOrderId)) return yield* unreadable(node, `asked for ${orderGid(push.storeOrderId)}, got ${order.id}`)
+      if (order.id !== orderGid(push.storeOrderId)) {
+        return yield* unreadable(node, `asked for ${orderGid(push.storeOrderId)}, got ${order.id}`)
+      }
       const state = mayBeCutShort(order) ? yield* fulfillment.readState(push) : yield* fulfillment.completeState(order, push)
       return state === null ? ({ _tag: "Decided", outcome: unknownOrder(push) } as const) : planFulfillment(state, push)
     })
 
   /** Reads and plans the pushes of one chunk (each a different order); the decided ones are answered. */
   const planChunk = (chunk: ReadonlyArray<Indexed<FulfillmentPush>>, results: Array<PushResult>) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ids = chunk.map(({ item }) => orderGid(item.storeOrderId))
       const read = yield* Effect.either(
         graphql.run({
@@ -138,8 +135,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
       const nodes = Either.flatMap(read, ({ nodes }) =>
         nodes.length === ids.length
           ? Either.right(nodes)
-          : Either.left(unreadable(nodes, `asked for ${ids.length} orders, got ${nodes.length} answers`))
-      )
+          : Either.left(unreadable(nodes, `asked for ${ids.length} orders, got ${nodes.length} answers`)))
       if (Either.isLeft(nodes)) {
         for (const { index } of chunk) results[index] = Either.left(nodes.left)
         return []
@@ -161,7 +157,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
 
   /** One mutation for the creations of several pushes; each push's answers become its outcome. */
   const createGroup = (group: ReadonlyArray<PlannedPush>, results: Array<PushResult>) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const calls = group.flatMap((p) => p.creations.map((creation, i) => ({ planned: p, creation, notify: p.notify && notifiesAt(i) })))
       const aliases = calls.map((_, i) => fulfillmentAlias(i))
       const answer = yield* Effect.either(
@@ -182,13 +178,12 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
       for (const p of group) {
         const payloads = p.creations.map(() => answer.right[fulfillmentAlias(next++)] ?? null)
         results[p.index] = Either.map(answersUntilRefused(payloads, fulfillment.created), (answers) =>
-          fulfillment.outcomeOf(p, p.notify, answers)
-        )
+          fulfillment.outcomeOf(p, p.notify, answers))
       }
     })
 
   return (pushes: ReadonlyArray<FulfillmentPush>): Effect.Effect<ReadonlyArray<PushResult>> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const results: Array<PushResult> = new Array(pushes.length)
       const shopifyIds: Array<Indexed<FulfillmentPush>> = []
       pushes.forEach((push, index) => {

@@ -74,7 +74,8 @@ export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentP
   if (wanted.length === 0) return alreadyPushed() ?? { _tag: "Decided", outcome: { _tag: "NothingToFulfil", reason: "nothing asked" } }
 
   if (state.cancelled) {
-    return alreadyPushed() ?? { _tag: "Decided", outcome: { _tag: "Rejected", reason: "order_cancelled", messages: ["the order is cancelled"] } }
+    return alreadyPushed() ??
+      { _tag: "Decided", outcome: { _tag: "Rejected", reason: "order_cancelled", messages: ["the order is cancelled"] } }
   }
 
   // A held unit blocks the whole package: one box has one tracking number, fulfilled all at once or not at all.
@@ -85,7 +86,11 @@ export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentP
     const holds: Array<FulfillmentHold> = heldOrders.flatMap((fo) =>
       fo.holds.length === 0
         ? [{ heldId: fo.id }]
-        : fo.holds.map((hold) => ({ heldId: fo.id, reason: hold.reason, ...(hold.reasonNotes === null ? {} : { notes: hold.reasonNotes }) }))
+        : fo.holds.map((hold) => ({
+          heldId: fo.id,
+          reason: hold.reason,
+          ...(hold.reasonNotes === null ? {} : { notes: hold.reasonNotes })
+        }))
     )
     return { _tag: "Decided", outcome: { _tag: "OnHold", holds } }
   }

@@ -90,7 +90,7 @@ type Attempt<A> =
 export const makeShopifyGraphql = (
   config: ShopifyConnectorConfig
 ): Effect.Effect<ShopifyGraphql, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const gate = yield* makeCostGate
     const url = graphqlUrl(config)
@@ -99,7 +99,7 @@ export const makeShopifyGraphql = (
     const storeKey = config.storeKey
 
     const attempt = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Attempt<A>, StoreError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const unavailable = (detail: string, status?: number) =>
           new StoreUnavailableError({
             storeKey,
@@ -203,11 +203,11 @@ export const makeShopifyGraphql = (
       op.mutation
         ? runOnce(op, 0)
         : runOnce(op, 0).pipe(
-            Effect.retry({
-              schedule: readRetries,
-              while: (error) => error._tag === "StoreUnavailableError"
-            })
-          )
+          Effect.retry({
+            schedule: readRetries,
+            while: (error) => error._tag === "StoreUnavailableError"
+          })
+        )
 
     return { run, gate }
   })

@@ -68,8 +68,7 @@ const attributes = (list: ReadonlyArray<ShopifyAttribute>): Array<Attribute> =>
   list.map((attribute) => ({ key: attribute.key, value: attribute.value ?? "" }))
 
 export const normalizeAddress = (address: ShopifyMailingAddress): ShipTo => {
-  const name =
-    present(address.name) ?? [address.firstName, address.lastName].map(present).filter((p) => p !== undefined).join(" ")
+  const name = present(address.name) ?? [address.firstName, address.lastName].map(present).filter((p) => p !== undefined).join(" ")
   return {
     name,
     ...defined({
@@ -131,7 +130,7 @@ const timestamp = (field: string, text: string): Either.Either<string, string> =
  * the payload as fetched, kept on the result. Left: why it cannot be read.
  */
 export const normalizeShopifyOrder: OrderNormalizer<ShopifyOrder> = (storeKey, order, raw) =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const lines = order.lineItems.nodes.map(normalizeLine)
     const total = yield* money(order.currentTotalPriceSet)
     const createdAt = yield* timestamp("createdAt", order.createdAt)
@@ -162,10 +161,9 @@ export const normalizeShopifyOrder: OrderNormalizer<ShopifyOrder> = (storeKey, o
         cancelledAt,
         cancelReason: order.cancelReason === null ? undefined : order.cancelReason.toLowerCase(),
         email: present(order.email),
-        shippingMethod:
-          shipping === undefined
-            ? undefined
-            : { title: shipping.title, ...defined({ code: present(shipping.code) }) },
+        shippingMethod: shipping === undefined
+          ? undefined
+          : { title: shipping.title, ...defined({ code: present(shipping.code) }) },
         note: present(order.note),
         total
       })

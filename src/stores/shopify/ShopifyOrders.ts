@@ -63,15 +63,15 @@ export const makeShopifyOrderReader = (storeKey: string, graphql: ShopifyGraphql
         return Either.isRight(decoded)
           ? Effect.succeedSome(decoded.right)
           : Effect.fail(
-              new StoreResponseError({
-                storeKey,
-                operation: "order",
-                ambiguous: false,
-                status: 200,
-                body: keepBody(JSON.stringify(order)),
-                detail: decoded.left.message
-              })
-            )
+            new StoreResponseError({
+              storeKey,
+              operation: "order",
+              ambiguous: false,
+              status: 200,
+              body: keepBody(JSON.stringify(order)),
+              detail: decoded.left.message
+            })
+          )
       }
     )
 
@@ -79,7 +79,7 @@ export const makeShopifyOrderReader = (storeKey: string, graphql: ShopifyGraphql
   const appendLineItems = (
     order: ShopifyOrder
   ): Effect.Effect<{ readonly _tag: "Complete"; readonly order: ShopifyOrder } | { readonly _tag: "Changed" }, StoreError> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let nodes = [...order.lineItems.nodes]
       let pageInfo = order.lineItems.pageInfo
       while (pageInfo.hasNextPage && pageInfo.endCursor !== null) {

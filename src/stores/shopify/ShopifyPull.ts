@@ -36,19 +36,18 @@ const readNode = (settings: PullSettings, reader: ShopifyOrderReader, node: unkn
             unreadableVersion({ id: order.legacyResourceId, updatedAt: canonicalTimestamp(order.updatedAt) }, rawOrder(order), problem),
           onRight: readOrderVersion
         })
-    })
-  )
+    }))
 }
 
 export const shopifyWalk = (settings: PullSettings, reader: ShopifyOrderReader): WalkDriver<WalkPosition, unknown, OrdersPage> => ({
-    start: (cursor, since, now) => startWalk(cursor, since, settings.overlapSeconds, new Date(now).toISOString()),
-    list: (position) =>
-      Effect.map(
-        reader.page({ first: settings.pageSize, after: position.after, query: ordersQuery(position.lower) }),
-        (page) => ({ position, items: page.nodes, facts: page })
-      ),
-    identify: identityOf,
-    read: (node) => readNode(settings, reader, node),
-    advance: (position, { facts, handedOut, updatedAts }) =>
-      afterPage(position, { updatedAts, handedOut, hasNextPage: facts.hasNextPage, endCursor: facts.endCursor }, settings.overlapSeconds)
+  start: (cursor, since, now) => startWalk(cursor, since, settings.overlapSeconds, new Date(now).toISOString()),
+  list: (position) =>
+    Effect.map(
+      reader.page({ first: settings.pageSize, after: position.after, query: ordersQuery(position.lower) }),
+      (page) => ({ position, items: page.nodes, facts: page })
+    ),
+  identify: identityOf,
+  read: (node) => readNode(settings, reader, node),
+  advance: (position, { facts, handedOut, updatedAts }) =>
+    afterPage(position, { updatedAts, handedOut, hasNextPage: facts.hasNextPage, endCursor: facts.endCursor }, settings.overlapSeconds)
 })

@@ -134,7 +134,10 @@ export const FULFILLMENT_CREATES_PER_MUTATION = 50
 /** One `fulfillmentCreate` per alias `f0`, `f1`…, each with its own `$fN: FulfillmentInput!`; Shopify runs them in order. */
 export const fulfillmentCreateMany = (aliases: ReadonlyArray<string>): string => `
 mutation PodsyncFulfillmentCreateMany(${aliases.map((alias) => `$${alias}: FulfillmentInput!`).join(", ")}) {
-${aliases.map((alias) => `  ${alias}: fulfillmentCreate(fulfillment: $${alias}) { fulfillment { id status } userErrors { field message } }`).join("\n")}
+${
+  aliases.map((alias) => `  ${alias}: fulfillmentCreate(fulfillment: $${alias}) { fulfillment { id status } userErrors { field message } }`)
+    .join("\n")
+}
 }`
 
 /** Orders per batched annotation: `metafieldsSet` takes at most 25 metafields. */

@@ -63,14 +63,14 @@ export interface CostGate {
   readonly reading: Effect.Effect<BucketReading | null>
 }
 
-export const makeCostGate: Effect.Effect<CostGate> = Effect.gen(function* () {
+export const makeCostGate: Effect.Effect<CostGate> = Effect.gen(function*() {
   const state = yield* Ref.make<BucketReading | null>(null)
   // One caller at a time decides and waits, so two callers never both see the same free points.
   const lock = yield* Effect.makeSemaphore(1)
 
   const acquire = (cost: number): Effect.Effect<void> =>
     lock.withPermits(1)(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const before = yield* Ref.get(state)
         const wait = millisUntilAffordable(before, cost, yield* Clock.currentTimeMillis)
         if (wait > 0) yield* Effect.sleep(wait)

@@ -13,7 +13,15 @@
  */
 import { Either, type Redacted } from "effect"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
-import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
+import {
+  base64HmacMatches,
+  headerValue,
+  parseSignedJson,
+  payloadText,
+  rejecter,
+  signingSecrets,
+  type WebhookVerifier
+} from "../WebhookSignature.js"
 
 export interface ShopifyWebhookSecrets {
   readonly storeKey: string
@@ -55,10 +63,9 @@ export const verifyShopifyWebhook: WebhookVerifier<ShopifyWebhookSecrets> = (sec
   return Either.right({
     storeKey: secrets.storeKey,
     topic,
-    dedupKey:
-      eventId !== undefined
-        ? `${secrets.storeKey}:shopify-event:${topic}:${eventId}`
-        : `${secrets.storeKey}:shopify-delivery:${deliveryId}`,
+    dedupKey: eventId !== undefined
+      ? `${secrets.storeKey}:shopify-event:${topic}:${eventId}`
+      : `${secrets.storeKey}:shopify-delivery:${deliveryId}`,
     payload,
     ...(deliveryId === undefined ? {} : { deliveryId }),
     ...(eventId === undefined ? {} : { eventId }),

@@ -40,7 +40,7 @@ const OrderJson = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const annotationMetaKey = (key: string): string => `_podsync_${key}`
 
 export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig> = (config) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { storeKey } = config
     const http = yield* makeWooHttp(config)
     const reader = makeWooOrderReader(storeKey, http)
@@ -60,8 +60,12 @@ export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig
 
     /** Repeatable: the field is written only when it differs, the note only when no note says the same. */
     const annotate = (storeOrderId: string, annotation: Annotation): Effect.Effect<void, StoreError> =>
-      Effect.gen(function* () {
-        const unknown = new StoreApiError({ storeKey, operation: "annotate", messages: [`order ${storeOrderId} does not exist on this store`] })
+      Effect.gen(function*() {
+        const unknown = new StoreApiError({
+          storeKey,
+          operation: "annotate",
+          messages: [`order ${storeOrderId} does not exist on this store`]
+        })
         if (!isOrderId(storeOrderId)) return yield* unknown
         // The private field first: it is what podsync itself reads; the note is for the seller's eyes.
         if (annotation.field !== undefined) {
@@ -71,7 +75,13 @@ export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig
           const current = fetched.value.order.meta_data.find((m) => m.key === key)
           if (current === undefined || metaText(current.value) !== annotation.field.value) {
             yield* call(
-              { name: "orders.update", method: "PUT", path: `/wc/v3/orders/${storeOrderId}`, body: { meta_data: [{ key, value: annotation.field.value }] }, write: true },
+              {
+                name: "orders.update",
+                method: "PUT",
+                path: `/wc/v3/orders/${storeOrderId}`,
+                body: { meta_data: [{ key, value: annotation.field.value }] },
+                write: true
+              },
               OrderJson
             )
           }
@@ -83,7 +93,13 @@ export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig
           const notes = yield* decodeAnswer(storeKey, notesRequest, answer, WooNotes)
           if (!notes.some((n) => n.note === annotation.note)) {
             yield* call(
-              { name: "notes.create", method: "POST", path: `/wc/v3/orders/${storeOrderId}/notes`, body: { note: annotation.note, customer_note: false }, write: true },
+              {
+                name: "notes.create",
+                method: "POST",
+                path: `/wc/v3/orders/${storeOrderId}/notes`,
+                body: { note: annotation.note, customer_note: false },
+                write: true
+              },
               WooNote
             )
           }

@@ -81,13 +81,26 @@ export const plusSeconds = (iso: string, seconds: number): string =>
 export const gmtWall = (iso: string): string => isoSecond(millis(iso)).replace(/Z$/, "")
 
 /** Where a pull starts: inside an unfinished walk, or a new walk from the watermark frozen at `nowMillis`. */
-export const startWalk = (cursor: StoreCursor | null, since: string | undefined, overlapSeconds: number, nowMillis: number): WalkPosition => {
+export const startWalk = (
+  cursor: StoreCursor | null,
+  since: string | undefined,
+  overlapSeconds: number,
+  nowMillis: number
+): WalkPosition => {
   const seen = new Set(cursor?.seen ?? [])
   const upper = isoSecond(nowMillis)
   if (cursor === null) {
     const from = since === undefined ? undefined : canonicalTimestamp(since)
     // `since` is inclusive; the bound is exclusive.
-    return { base: from ?? EPOCH, upper, after: from === undefined ? null : plusSeconds(from, -1), offset: 0, burst: null, high: from ?? EPOCH, seen }
+    return {
+      base: from ?? EPOCH,
+      upper,
+      after: from === undefined ? null : plusSeconds(from, -1),
+      offset: 0,
+      burst: null,
+      high: from ?? EPOCH,
+      seen
+    }
   }
   if (cursor.continuation !== undefined) {
     const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
@@ -114,12 +127,18 @@ export interface PageQuery {
 
 export const pageQuery = (position: WalkPosition): PageQuery =>
   position.burst === null
-    ? { modifiedAfter: position.after === null ? null : gmtWall(position.after), modifiedBefore: gmtWall(position.upper), offset: position.offset }
+    ? {
+      modifiedAfter: position.after === null ? null : gmtWall(position.after),
+      modifiedBefore: gmtWall(position.upper),
+      offset: position.offset
+    }
     : {
-        modifiedAfter: gmtWall(plusSeconds(position.burst.second, -1)),
-        modifiedBefore: gmtWall(millis(plusSeconds(position.burst.second, 1)) < millis(position.upper) ? plusSeconds(position.burst.second, 1) : position.upper),
-        offset: position.burst.offset
-      }
+      modifiedAfter: gmtWall(plusSeconds(position.burst.second, -1)),
+      modifiedBefore: gmtWall(
+        millis(plusSeconds(position.burst.second, 1)) < millis(position.upper) ? plusSeconds(position.burst.second, 1) : position.upper
+      ),
+      offset: position.burst.offset
+    }
 
 export interface PageFacts {
   /** `date_modified_gmt` (ISO) of the page's rows in page order, where readable. */
@@ -133,7 +152,12 @@ export interface PageFacts {
   readonly totalPages: number | null
 }
 
-type Next = { readonly _tag: "Done" } | { readonly _tag: "Continue"; readonly after: string | null; readonly offset: number; readonly burst: Burst | null }
+type Next = { readonly _tag: "Done" } | {
+  readonly _tag: "Continue"
+  readonly after: string | null
+  readonly offset: number
+  readonly burst: Burst | null
+}
 
 const advance = (position: WalkPosition, page: PageFacts): Next => {
   const burst = position.burst
@@ -141,7 +165,9 @@ const advance = (position: WalkPosition, page: PageFacts): Next => {
     const total = page.total ?? burst.offset + page.rowCount
     const shrink = burst.total !== null && total < burst.total ? burst.total - total : 0
     // Rows left the second since the previous page: the rest moved up by as much; step back to catch them.
-    if (shrink > 0) return { _tag: "Continue", after: position.after, offset: 0, burst: { ...burst, offset: Math.max(0, burst.offset - shrink), total } }
+    if (shrink > 0) {
+      return { _tag: "Continue", after: position.after, offset: 0, burst: { ...burst, offset: Math.max(0, burst.offset - shrink), total } }
+    }
     const end = burst.offset + page.rowCount
     if (page.rowCount === 0 || end >= total) return { _tag: "Continue", after: burst.second, offset: 0, burst: null }
     return { _tag: "Continue", after: position.after, offset: 0, burst: { ...burst, offset: end, total } }
@@ -183,7 +209,13 @@ export const afterPage = (position: WalkPosition, page: PageFacts, overlapSecond
     cursor: {
       // The watermark moves only when the walk ends; until then the walk resumes from `continuation`.
       watermark: position.base,
-      continuation: Schema.encodeSync(Continuation)({ upper: moved.upper, after: moved.after, offset: moved.offset, burst: moved.burst, high }),
+      continuation: Schema.encodeSync(Continuation)({
+        upper: moved.upper,
+        after: moved.after,
+        offset: moved.offset,
+        burst: moved.burst,
+        high
+      }),
       seen
     },
     done: false

@@ -40,7 +40,7 @@ export interface WooFulfillmentSettings {
 const Raw = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: WooHttp, reader: WooOrderReader) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { storeKey } = settings
     /** Predefined Shipment Tracking providers by lower-case name; read once. */
     const providers = yield* Ref.make(Option.none<ReadonlyMap<string, string>>())
@@ -48,22 +48,36 @@ export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: W
     const call = <A, I>(request: WooRequest, schema: Schema.Schema<A, I>) =>
       Effect.flatMap(http.send(request), (answer) => decodeAnswer(storeKey, request, answer, schema))
 
-    const knownProviders = Effect.gen(function* () {
+    const knownProviders = Effect.gen(function*() {
       const cached = yield* Ref.get(providers)
       if (Option.isSome(cached)) return cached.value
-      const request: WooRequest = { name: "trackings.providers", method: "GET", path: "/wc-shipment-tracking/v3/shipment-trackings/providers", write: false }
+      const request: WooRequest = {
+        name: "trackings.providers",
+        method: "GET",
+        path: "/wc-shipment-tracking/v3/shipment-trackings/providers",
+        write: false
+      }
       const listed = yield* Effect.either(call(request, WooProviders))
       if (Either.isLeft(listed)) return new Map<string, string>()
-      const byName = new Map(Object.values(listed.right).flatMap((group) => Object.keys(group).map((name) => [name.toLowerCase(), name] as const)))
+      const byName = new Map(
+        Object.values(listed.right).flatMap((group) => Object.keys(group).map((name) => [name.toLowerCase(), name] as const))
+      )
       yield* Ref.set(providers, Option.some(byName))
       return byName
     })
 
     /** The order's tracking records, from the extension when the store answers its route. */
-    const trackingRecords = (orderId: string): Effect.Effect<{ medium: Medium; records: Array<{ id: string; number: string }> }, StoreError> =>
-      Effect.gen(function* () {
+    const trackingRecords = (
+      orderId: string
+    ): Effect.Effect<{ medium: Medium; records: Array<{ id: string; number: string }> }, StoreError> =>
+      Effect.gen(function*() {
         if (settings.trackingMode !== "note") {
-          const request: WooRequest = { name: "trackings.list", method: "GET", path: `/wc-shipment-tracking/v3/orders/${orderId}/shipment-trackings`, write: false }
+          const request: WooRequest = {
+            name: "trackings.list",
+            method: "GET",
+            path: `/wc-shipment-tracking/v3/orders/${orderId}/shipment-trackings`,
+            write: false
+          }
           const answer = yield* http.send(request)
           const absent = answer.status === 404 && wooErrorOf(answer)?.code === "rest_no_route"
           if (!absent) {
@@ -71,7 +85,11 @@ export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: W
             return { medium: "shipment-tracking" as const, records: items.map((t) => ({ id: t.tracking_id, number: t.tracking_number })) }
           }
           if (settings.trackingMode === "shipment-tracking") {
-            return yield* new StoreApiError({ storeKey, operation: request.name, messages: ["the Shipment Tracking extension is not installed on this store (404 rest_no_route)"] })
+            return yield* new StoreApiError({
+              storeKey,
+              operation: request.name,
+              messages: ["the Shipment Tracking extension is not installed on this store (404 rest_no_route)"]
+            })
           }
         }
         const notes = yield* call({ name: "notes.list", method: "GET", path: `/wc/v3/orders/${orderId}/notes`, write: false }, WooNotes)
@@ -85,31 +103,51 @@ export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: W
       })
 
     const createRecord = (orderId: string, medium: Medium, push: FulfillmentPush): Effect.Effect<string, StoreError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (medium === "note") {
           const note = yield* call(
-            { name: "notes.create", method: "POST", path: `/wc/v3/orders/${orderId}/notes`, body: { note: trackingNote(push.tracking), customer_note: false }, write: true },
+            {
+              name: "notes.create",
+              method: "POST",
+              path: `/wc/v3/orders/${orderId}/notes`,
+              body: { note: trackingNote(push.tracking), customer_note: false },
+              write: true
+            },
             WooNote
           )
           return String(note.id)
         }
         const provider = (yield* knownProviders).get(push.tracking.company.toLowerCase())
         const dateShipped = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
-        const body =
-          provider === undefined
-            ? { custom_tracking_provider: push.tracking.company, custom_tracking_link: push.tracking.url ?? "", tracking_number: push.tracking.number, date_shipped: dateShipped }
-            : { tracking_provider: provider, tracking_number: push.tracking.number, date_shipped: dateShipped }
+        const body = provider === undefined
+          ? {
+            custom_tracking_provider: push.tracking.company,
+            custom_tracking_link: push.tracking.url ?? "",
+            tracking_number: push.tracking.number,
+            date_shipped: dateShipped
+          }
+          : { tracking_provider: provider, tracking_number: push.tracking.number, date_shipped: dateShipped }
         const item = yield* call(
-          { name: "trackings.create", method: "POST", path: `/wc-shipment-tracking/v3/orders/${orderId}/shipment-trackings`, body, write: true },
+          {
+            name: "trackings.create",
+            method: "POST",
+            path: `/wc-shipment-tracking/v3/orders/${orderId}/shipment-trackings`,
+            body,
+            write: true
+          },
           WooTrackingItem
         )
         return item.tracking_id
       })
 
     return (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const orderId = push.storeOrderId
-        const unknownOrder = { _tag: "Rejected", reason: "unknown_order", messages: [`order ${orderId} does not exist on this store`] } as const
+        const unknownOrder = {
+          _tag: "Rejected",
+          reason: "unknown_order",
+          messages: [`order ${orderId} does not exist on this store`]
+        } as const
         if (!isOrderId(orderId)) return unknownOrder
         const fetched = yield* reader.byId(orderId)
         if (Option.isNone(fetched)) return unknownOrder
@@ -117,22 +155,30 @@ export const makeWooFulfillmentPush = (settings: WooFulfillmentSettings, http: W
         const refunded = refundedUnits(order)
         const { medium, records } = yield* trackingRecords(orderId)
         const stored = order.meta_data.find((m) => m.key === PACKAGES_META_KEY)?.value
-        const packages = Either.getOrElse(Schema.decodeUnknownEither(PodsyncPackages)(stored ?? []), () => [] as ReadonlyArray<PodsyncPackage>)
+        const packages = Either.getOrElse(Schema.decodeUnknownEither(PodsyncPackages)(stored ?? []), () =>
+          [] as ReadonlyArray<PodsyncPackage>)
         const plan = planWooFulfillment(
           {
             storeOrderId: orderId,
             status: order.status,
-            lines: order.line_items.map((l) => ({ lineId: String(l.id), currentQuantity: Math.max(0, l.quantity - (refunded.get(String(l.id)) ?? 0)) })),
+            lines: order.line_items.map((l) => ({
+              lineId: String(l.id),
+              currentQuantity: Math.max(0, l.quantity - (refunded.get(String(l.id)) ?? 0))
+            })),
             trackingRecords: records,
             packages
           },
           push
         )
-        if (plan._tag === "Decided") return plan.outcome
+        if (plan._tag === "Decided") {
+          return plan.outcome
+        }
 
         // Tracking first: the Completed email lists what is on the order when it leaves.
         const recordId = plan.createTracking ? yield* createRecord(orderId, medium, push) : undefined
-        const list = plan.packages?.map((p) => (p.number === push.tracking.number && recordId !== undefined ? { ...p, trackingRecordId: recordId } : p))
+        const list = plan.packages?.map((
+          p
+        ) => (p.number === push.tracking.number && recordId !== undefined ? { ...p, trackingRecordId: recordId } : p))
         if (list !== undefined || plan.complete) {
           yield* call(
             {

@@ -30,17 +30,17 @@ export interface WooFulfillmentState {
 export type WooFulfillmentPlan =
   | { readonly _tag: "Decided"; readonly outcome: FulfillmentOutcome }
   | {
-      readonly _tag: "Write"
-      /** Whether a tracking record must be created (none with this number is on the order or in our list). */
-      readonly createTracking: boolean
-      /** Ids of the records that already carry this tracking number. */
-      readonly existing: ReadonlyArray<string>
-      /** The package list to store in `_podsync_shipments`, or null when it already holds this package. */
-      readonly packages: ReadonlyArray<PodsyncPackage> | null
-      readonly complete: boolean
-      /** The units this package covers. */
-      readonly lines: ReadonlyArray<FulfillmentLine>
-    }
+    readonly _tag: "Write"
+    /** Whether a tracking record must be created (none with this number is on the order or in our list). */
+    readonly createTracking: boolean
+    /** Ids of the records that already carry this tracking number. */
+    readonly existing: ReadonlyArray<string>
+    /** The package list to store in `_podsync_shipments`, or null when it already holds this package. */
+    readonly packages: ReadonlyArray<PodsyncPackage> | null
+    readonly complete: boolean
+    /** The units this package covers. */
+    readonly lines: ReadonlyArray<FulfillmentLine>
+  }
 
 export const sameTrackingNumber = (a: string, b: string): boolean =>
   a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
@@ -64,7 +64,8 @@ export const planWooFulfillment = (state: WooFulfillmentState, push: Fulfillment
   }
 
   if (CANCELLED_STATUSES.has(state.status)) {
-    return alreadyPushed() ?? { _tag: "Decided", outcome: { _tag: "Rejected", reason: "order_cancelled", messages: [`the order is ${state.status}`] } }
+    return alreadyPushed() ??
+      { _tag: "Decided", outcome: { _tag: "Rejected", reason: "order_cancelled", messages: [`the order is ${state.status}`] } }
   }
   // A seller who put the order on hold decides when it ships: reported, never forced.
   if (state.status === "on-hold") {
@@ -75,7 +76,11 @@ export const planWooFulfillment = (state: WooFulfillmentState, push: Fulfillment
   if (unknown.length > 0 && !trackingExists) {
     return {
       _tag: "Decided",
-      outcome: { _tag: "Rejected", reason: "unknown_lines", messages: unknown.map((id) => `line ${id} is not a line item of order ${state.storeOrderId}`) }
+      outcome: {
+        _tag: "Rejected",
+        reason: "unknown_lines",
+        messages: unknown.map((id) => `line ${id} is not a line item of order ${state.storeOrderId}`)
+      }
     }
   }
 
@@ -86,10 +91,14 @@ export const planWooFulfillment = (state: WooFulfillmentState, push: Fulfillment
   if (lines.length === 0 && !trackingExists) {
     return { _tag: "Decided", outcome: { _tag: "NothingToFulfil", reason: "the buyer has no units left of these lines (refunded)" } }
   }
-  const packages =
-    recorded !== undefined
-      ? null
-      : [...state.packages, { number: push.tracking.number, company: push.tracking.company, lines, ...(push.tracking.url === undefined ? {} : { url: push.tracking.url }) }]
+  const packages = recorded !== undefined
+    ? null
+    : [...state.packages, {
+      number: push.tracking.number,
+      company: push.tracking.company,
+      lines,
+      ...(push.tracking.url === undefined ? {} : { url: push.tracking.url })
+    }]
   const complete = state.status !== "completed" && coversOrder(state.lines, packages ?? state.packages)
   if (trackingExists && packages === null && !complete) {
     // What `alreadyPushed` gives when the tracking exists: its ids, else its number.

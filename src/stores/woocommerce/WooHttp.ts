@@ -15,7 +15,13 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
-import { DEFAULT_MIN_REQUEST_INTERVAL_MS, DEFAULT_REQUEST_TIMEOUT, restRoot, urlProblem, type WooCommerceConnectorConfig } from "./WooConfig.js"
+import {
+  DEFAULT_MIN_REQUEST_INTERVAL_MS,
+  DEFAULT_REQUEST_TIMEOUT,
+  restRoot,
+  urlProblem,
+  type WooCommerceConnectorConfig
+} from "./WooConfig.js"
 import { backoffMillis, makePoliteGate, type PoliteGate, retryAfterMillis } from "./WooPacing.js"
 
 export interface WooRequest {
@@ -77,12 +83,11 @@ export const decodeAnswer = <A, I>(
 ): Effect.Effect<A, StoreError> => {
   if (answer.status < 200 || answer.status >= 300) {
     const error = wooErrorOf(answer)
-    const message =
-      error !== undefined
-        ? `HTTP ${answer.status} ${error.code}: ${error.message}`
-        : answer.status === 404
-          ? "HTTP 404 without a WordPress answer: is the REST API reachable at <url>/wp-json (pretty permalinks on, no plugin blocking it)?"
-          : `HTTP ${answer.status}: ${keepBody(answer.body)}`
+    const message = error !== undefined
+      ? `HTTP ${answer.status} ${error.code}: ${error.message}`
+      : answer.status === 404
+      ? "HTTP 404 without a WordPress answer: is the REST API reachable at <url>/wp-json (pretty permalinks on, no plugin blocking it)?"
+      : `HTTP ${answer.status}: ${keepBody(answer.body)}`
     return Effect.fail(new StoreApiError({ storeKey, operation: request.name, messages: [message] }))
   }
   return Either.match(Schema.decodeUnknownEither(Schema.parseJson(schema))(answer.body), {
@@ -102,7 +107,7 @@ export const decodeAnswer = <A, I>(
 }
 
 export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<WooHttp, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const gate = yield* makePoliteGate(config.minRequestIntervalMs ?? DEFAULT_MIN_REQUEST_INTERVAL_MS)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
@@ -124,16 +129,14 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
         new StoreUnavailableError({ storeKey, operation: request.name, ambiguous: request.write, detail })
       return gate.acquire.pipe(
         Effect.zipRight(client.execute(build(request))),
-        Effect.flatMap((response) =>
-          Effect.map(response.text, (body) => ({ status: response.status, headers: response.headers, body }))
-        ),
+        Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, headers: response.headers, body }))),
         Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`)),
         Effect.timeoutFail({ duration: timeout, onTimeout: () => unavailable(`no answer within ${Duration.format(timeout)}`) })
       )
     }
 
     const attempt = (request: WooRequest, failures: number, refusals: number): Effect.Effect<WooAnswer, StoreError> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const result = yield* Effect.either(once(request))
         if (Either.isLeft(result)) {
           if (request.write || failures >= MAX_READ_RETRIES) return yield* result.left

@@ -24,7 +24,14 @@
  */
 import { Either } from "effect"
 import * as Money from "../../domain/Money.js"
-import type { Attribute, FinancialStatus, FulfillmentStatus, NormalizedLine, NormalizedOrder, ShipTo } from "../../domain/NormalizedOrder.js"
+import type {
+  Attribute,
+  FinancialStatus,
+  FulfillmentStatus,
+  NormalizedLine,
+  NormalizedOrder,
+  ShipTo
+} from "../../domain/NormalizedOrder.js"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
 import type { WooAddress, WooLineItem, WooMeta, WooOrder } from "./WooSchemas.js"
 
@@ -104,7 +111,12 @@ export const refundedUnits = (order: Pick<WooOrder, "refunds">): Map<string, num
 }
 
 export const normalizeAddress = (shipping: WooAddress, phoneFallback: string | undefined): ShipTo | null => {
-  const [first, last, line1, city] = [present(shipping.first_name), present(shipping.last_name), present(shipping.address_1), present(shipping.city)]
+  const [first, last, line1, city] = [
+    present(shipping.first_name),
+    present(shipping.last_name),
+    present(shipping.address_1),
+    present(shipping.city)
+  ]
   if (first === undefined && last === undefined && line1 === undefined && city === undefined) return null
   const state = present(shipping.state)
   // WooCommerce keeps a subdivision code ("CA", "MI") for countries it knows states of, else free text.
@@ -155,15 +167,14 @@ const timestamp = (field: string, text: string): Either.Either<string, string> =
 }
 
 export const normalizeWooOrder = (storeKey: string, order: WooOrder, raw: unknown): Either.Either<NormalizedOrder, string> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const createdAt = yield* timestamp("date_created_gmt", order.date_created_gmt)
     const updatedAt = yield* timestamp("date_modified_gmt", order.date_modified_gmt)
     const currency = order.currency.toUpperCase()
     if (!/^[A-Z]{3}$/.test(currency)) return yield* Either.left(`currency "${order.currency}" is not an ISO 4217 code`)
-    const total =
-      order.total === undefined
-        ? undefined
-        : yield* Either.mapLeft(Money.fromDecimalString(currency, order.total), (error) => error.message)
+    const total = order.total === undefined
+      ? undefined
+      : yield* Either.mapLeft(Money.fromDecimalString(currency, order.total), (error) => error.message)
     const refunded = refundedUnits(order)
     const closed = CLOSED_STATUSES.has(order.status)
     const cancelled = CANCELLED_STATUSES.has(order.status)
@@ -189,7 +200,9 @@ export const normalizeWooOrder = (storeKey: string, order: WooOrder, raw: unknow
       ...defined({
         cancelReason: cancelled ? order.status : undefined,
         email: present(order.billing.email),
-        shippingMethod: shipping === undefined ? undefined : { title: shipping.method_title, ...defined({ code: present(shipping.method_id) }) },
+        shippingMethod: shipping === undefined
+          ? undefined
+          : { title: shipping.method_title, ...defined({ code: present(shipping.method_id) }) },
         note: present(order.customer_note),
         total
       })

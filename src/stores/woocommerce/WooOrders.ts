@@ -62,12 +62,14 @@ export const makeWooOrderReader = (storeKey: string, http: WooHttp): WooOrderRea
         rows,
         total: header(answer, "x-wp-total"),
         totalPages: header(answer, "x-wp-totalpages")
-      }))
-    )
+      })))
   }
 
   /** `raw` with each `refunds[]` entry given the `line_items` of the refund of that id. */
-  const withRefundLines = (raw: Record<string, unknown>, order: WooOrder): Effect.Effect<Either.Either<FetchedOrder, string>, StoreError> => {
+  const withRefundLines = (
+    raw: Record<string, unknown>,
+    order: WooOrder
+  ): Effect.Effect<Either.Either<FetchedOrder, string>, StoreError> => {
     if (order.refunds.length === 0) return Effect.succeed(Either.right({ raw, order }))
     const request: WooRequest = {
       name: "refunds.list",
@@ -76,18 +78,20 @@ export const makeWooOrderReader = (storeKey: string, http: WooHttp): WooOrderRea
       query: [["per_page", "100"]],
       write: false
     }
-    return Effect.flatMap(http.send(request), (answer) =>
-      Effect.map(decodeAnswer(storeKey, request, answer, Schema.Array(RawObject)), (refunds) => {
-        const linesById = new Map(refunds.map((r) => [String(r.id), r.line_items ?? []]))
-        const summaries = Array.isArray(raw.refunds) ? raw.refunds : []
-        const merged = {
-          ...raw,
-          refunds: summaries.map((s) =>
-            typeof s === "object" && s !== null ? { ...s, line_items: linesById.get(String((s as { id?: unknown }).id)) ?? [] } : s
-          )
-        }
-        return Either.map(Either.mapLeft(decodeOrder(merged), (e) => e.message), (decoded) => ({ raw: merged, order: decoded }))
-      })
+    return Effect.flatMap(
+      http.send(request),
+      (answer) =>
+        Effect.map(decodeAnswer(storeKey, request, answer, Schema.Array(RawObject)), (refunds) => {
+          const linesById = new Map(refunds.map((r) => [String(r.id), r.line_items ?? []]))
+          const summaries = Array.isArray(raw.refunds) ? raw.refunds : []
+          const merged = {
+            ...raw,
+            refunds: summaries.map((s) =>
+              typeof s === "object" && s !== null ? { ...s, line_items: linesById.get(String((s as { id?: unknown }).id)) ?? [] } : s
+            )
+          }
+          return Either.map(Either.mapLeft(decodeOrder(merged), (e) => e.message), (decoded) => ({ raw: merged, order: decoded }))
+        })
     )
   }
 
@@ -103,16 +107,24 @@ export const makeWooOrderReader = (storeKey: string, http: WooHttp): WooOrderRea
     const request: WooRequest = { name: "orders.get", method: "GET", path: `/wc/v3/orders/${storeOrderId}`, write: false }
     return Effect.flatMap(http.send(request), (answer) => {
       if (isUnknownId(answer)) return Effect.succeedNone
-      return Effect.flatMap(decodeAnswer(storeKey, request, answer, RawObject), (row) =>
-        Effect.flatMap(complete(row), (result) =>
-          Either.match(result, {
-            onRight: (fetched) => Effect.succeedSome(fetched),
-            onLeft: (problem) =>
-              Effect.fail(
-                new StoreResponseError({ storeKey, operation: request.name, ambiguous: false, status: answer.status, body: keepBody(answer.body), detail: problem })
-              )
-          })
-        )
+      return Effect.flatMap(
+        decodeAnswer(storeKey, request, answer, RawObject),
+        (row) =>
+          Effect.flatMap(complete(row), (result) =>
+            Either.match(result, {
+              onRight: (fetched) => Effect.succeedSome(fetched),
+              onLeft: (problem) =>
+                Effect.fail(
+                  new StoreResponseError({
+                    storeKey,
+                    operation: request.name,
+                    ambiguous: false,
+                    status: answer.status,
+                    body: keepBody(answer.body),
+                    detail: problem
+                  })
+                )
+            }))
       )
     })
   }

@@ -46,13 +46,13 @@ export interface PoliteGate {
 }
 
 export const makePoliteGate = (intervalMs: number): Effect.Effect<PoliteGate> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const state = yield* Ref.make(initialPacing)
     // One caller decides and waits at a time, so two callers never take the same slot.
     const lock = yield* Effect.makeSemaphore(1)
 
     const acquire = lock.withPermits(1)(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // A pause may arrive while we sleep (another fiber's 429): look again after every wake-up.
         for (;;) {
           const now = yield* Clock.currentTimeMillis
@@ -66,9 +66,7 @@ export const makePoliteGate = (intervalMs: number): Effect.Effect<PoliteGate> =>
     )
 
     const pauseFor = (ms: number): Effect.Effect<void> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, now + ms) }))
-      )
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, now + ms) })))
 
     return { acquire, pauseFor, state: Ref.get(state) }
   })

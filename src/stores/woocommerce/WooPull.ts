@@ -5,7 +5,14 @@
  * new walk starts.
  */
 import { Effect, Either } from "effect"
-import { identityFields, type PullSettings, readOrderVersion, type ReadVersion, unreadableVersion, type WalkDriver } from "../OverlapWalk.js"
+import {
+  identityFields,
+  type PullSettings,
+  readOrderVersion,
+  type ReadVersion,
+  unreadableVersion,
+  type WalkDriver
+} from "../OverlapWalk.js"
 import type { StoreError } from "../StoreErrors.js"
 import { afterPage, pageQuery, startWalk, type WalkPosition } from "./WooCursor.js"
 import { gmtTimestamp, normalizeWooOrder } from "./WooNormalize.js"
@@ -24,21 +31,22 @@ const readRow = (settings: PullSettings, reader: WooOrderReader, row: unknown): 
   })
 
 export const wooWalk = (settings: PullSettings, reader: WooOrderReader): WalkDriver<WalkPosition, unknown, OrdersPage> => ({
-    start: (cursor, since, now) => startWalk(cursor, since, settings.overlapSeconds, now),
-    list: (position) => Effect.map(reader.page(pageQuery(position), settings.pageSize), (listed) => ({ position, items: listed.rows, facts: listed })),
-    identify: identityOf,
-    read: (row) => readRow(settings, reader, row),
-    advance: (position, { facts, handedOut, updatedAts }) =>
-      afterPage(
-        position,
-        {
-          modified: updatedAts,
-          handedOut,
-          rowCount: facts.rows.length,
-          pageSize: settings.pageSize,
-          total: facts.total,
-          totalPages: facts.totalPages
-        },
-        settings.overlapSeconds
-      )
+  start: (cursor, since, now) => startWalk(cursor, since, settings.overlapSeconds, now),
+  list: (position) =>
+    Effect.map(reader.page(pageQuery(position), settings.pageSize), (listed) => ({ position, items: listed.rows, facts: listed })),
+  identify: identityOf,
+  read: (row) => readRow(settings, reader, row),
+  advance: (position, { facts, handedOut, updatedAts }) =>
+    afterPage(
+      position,
+      {
+        modified: updatedAts,
+        handedOut,
+        rowCount: facts.rows.length,
+        pageSize: settings.pageSize,
+        total: facts.total,
+        totalPages: facts.totalPages
+      },
+      settings.overlapSeconds
+    )
 })

@@ -18,7 +18,15 @@ import { Either, type Redacted } from "effect"
 import type { VerifiedWebhook } from "../../domain/StoreTypes.js"
 import type { WebhookAdmission } from "../StoreConnector.js"
 import { accepted } from "../WebhookAdmission.js"
-import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
+import {
+  base64HmacMatches,
+  headerValue,
+  parseSignedJson,
+  payloadText,
+  rejecter,
+  signingSecrets,
+  type WebhookVerifier
+} from "../WebhookSignature.js"
 import { gmtTimestamp } from "./WooNormalize.js"
 
 export interface WooWebhookSecrets {
@@ -79,10 +87,9 @@ export const verifyWooWebhook: WebhookVerifier<WooWebhookSecrets> = (secrets, de
   const modified = payloadText(payload, "date_modified_gmt")
   const orderUpdatedAt = resource === "order" && modified !== undefined ? gmtTimestamp(modified) : undefined
   const bodyHash = createHash("sha256").update(delivery.rawBody).digest("hex").slice(0, 16)
-  const dedupKey =
-    storeOrderId !== undefined && orderUpdatedAt !== undefined
-      ? `${secrets.storeKey}:woo:${topic}:${storeOrderId}@${orderUpdatedAt}`
-      : `${secrets.storeKey}:woo-delivery:${webhookId ?? "-"}:${deliveryId ?? "-"}:${bodyHash}`
+  const dedupKey = storeOrderId !== undefined && orderUpdatedAt !== undefined
+    ? `${secrets.storeKey}:woo:${topic}:${storeOrderId}@${orderUpdatedAt}`
+    : `${secrets.storeKey}:woo-delivery:${webhookId ?? "-"}:${deliveryId ?? "-"}:${bodyHash}`
 
   return Either.right({
     storeKey: secrets.storeKey,

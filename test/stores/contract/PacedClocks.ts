@@ -15,7 +15,7 @@ const PACING_HORIZON_MS = 10 * 60 * 1000
 
 /** A simulator whose clock the test owns, started at 2026-03-01T09:00:00Z. */
 export const simulatorWithClock = <Sim>(start: (now: () => number) => Effect.Effect<Sim, never, Scope.Scope>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
     const sim = yield* start(() => simTime)
     /** Moves both clocks forward by `ms`, the simulator's first. */
@@ -32,7 +32,7 @@ export const simulatorWithClock = <Sim>(start: (now: () => number) => Effect.Eff
  * as TestClock times, or as waits from now when `relative`.
  */
 export const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>, relative = false) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     for (let i = 0; i < 1_000; i++) {
       const now = yield* TestClock.currentTimeMillis
       const pacing = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at - now < PACING_HORIZON_MS)

@@ -32,7 +32,7 @@ export interface PullDriver<Sim> {
 
 export const resumesAfterACrash = <Sim>(driver: PullDriver<Sim>) =>
   driver.test("resumes from the cursor persisted after a page, as after a crash", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* driver.start()
       yield* driver.seed(sim, 35)
       const connector = yield* driver.connect(sim, 10)
@@ -49,5 +49,4 @@ export const resumesAfterACrash = <Sim>(driver: PullDriver<Sim>) =>
       const versions = versionsOf(pages)
       expect(new Set(versions).size).toBe(versions.length)
       expect(latestById(pages.flatMap((p) => p.orders), driver.versionForm)).toEqual(yield* driver.simVersions(sim))
-    })
-  )
+    }))

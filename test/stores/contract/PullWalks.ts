@@ -5,7 +5,8 @@ import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
 import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
 
 /** Every order version handed out, in order. */
-export const versionsOf = (pages: ReadonlyArray<PulledPage>) => pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
+export const versionsOf = (pages: ReadonlyArray<PulledPage>) =>
+  pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
 
 /** Pulls one walk to its end, letting `between` act after each page is "stored". */
 export const pullAll = (
@@ -13,11 +14,11 @@ export const pullAll = (
   cursor: StoreCursor | null,
   between: (page: PulledPage, index: number) => Effect.Effect<void> = () => Effect.void
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const pages = yield* Ref.make<Array<PulledPage>>([])
     yield* connector.pull(cursor).pipe(
       Stream.runForEach((page) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const index = (yield* Ref.get(pages)).length
           yield* Ref.update(pages, (all) => [...all, page])
           yield* between(page, index)

@@ -48,7 +48,8 @@ export const receiver = (path: string, failFirst = 0, onRequest: () => void = ()
  * delivery of `raw` carries (signed over it). A case overrides headers (`undefined` sends one empty),
  * and may send another body under them.
  */
-export const deliveryOf = (body: string, genuine: (raw: string) => Readonly<Record<string, string>>) =>
+export const deliveryOf =
+  (body: string, genuine: (raw: string) => Readonly<Record<string, string>>) =>
   (overrides: Record<string, string | undefined> = {}, raw: string = body): WebhookDelivery => ({
     headers: { ...genuine(raw), ...overrides },
     rawBody: Buffer.from(raw)
@@ -82,7 +83,7 @@ export interface WebhookDriver<Sim extends { readonly url: string }, Event> {
 
 export const verifiesSimulatorDeliveries = <Sim extends { readonly url: string }, Event>(driver: WebhookDriver<Sim, Event>) =>
   it.scopedLive(driver.title, () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* driver.start()
       const inbox = yield* receiver(driver.path)
       yield* simulatorAdmin(sim, "POST", "webhooks/settings", { autoDeliver: false })
@@ -112,5 +113,4 @@ export const verifiesSimulatorDeliveries = <Sim extends { readonly url: string }
       const forged = driver.forge(inbox.received, event)
       const verdict = connector.verifyWebhook(forged)
       expect(Either.isLeft(verdict) && verdict.left.reason).toBe("bad_signature")
-    })
-  )
+    }))

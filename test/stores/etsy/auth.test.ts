@@ -9,7 +9,7 @@ import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harn
 
 describe("Etsy credentials", () => {
   it.scoped("refreshes the access token a minute before it expires, without a 401", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
       const sim = yield* startSimulator({ accessTokenTtlSeconds: 600, now: () => simTime })
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
@@ -30,11 +30,10 @@ describe("Etsy credentials", () => {
       const after = yield* stats(sim)
       expect(after.tokenGrants).toBe(2)
       expect(after.unauthorized).toBe(0)
-    })
-  )
+    }))
 
   it.scopedLive("after a 401 refreshes once and repeats the request, reads and writes alike", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
       const connector = yield* connectTo(sim)
@@ -51,11 +50,10 @@ describe("Etsy credentials", () => {
       const s = yield* stats(sim)
       expect([s.unauthorized, s.tokenGrants]).toEqual([2, 3])
       expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-    })
-  )
+    }))
 
   it.scopedLive("keeps the newest refresh token when Etsy rotates them, and reports it for persisting", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator({ rotateRefreshTokens: true })
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
       const rotated = yield* Ref.make<Array<string>>([])
@@ -78,11 +76,10 @@ describe("Etsy credentials", () => {
       // The newest one works.
       const fresh = yield* connectTo(sim, { refreshToken: Redacted.make(tokens[2]!) })
       expect(Option.isSome(yield* fresh.getOrder(String(receipt.receipt_id)))).toBe(true)
-    })
-  )
+    }))
 
   it.scopedLive("fails with a typed auth error, free of secrets, when the key lacks its shared secret or is wrong", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const emptySecret = yield* connectTo(sim, { sharedSecret: Redacted.make("") })
       const refused = yield* Effect.flip(emptySecret.getOrder("3401234501"))
@@ -99,6 +96,5 @@ describe("Etsy credentials", () => {
       const denied = yield* Effect.flip(badRefresh.getOrder("3401234501"))
       expect(denied).toMatchObject({ _tag: "StoreAuthError", operation: "oauthToken", status: 400 })
       expect(JSON.stringify(denied)).not.toContain("revoked")
-    })
-  )
+    }))
 })

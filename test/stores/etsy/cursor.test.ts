@@ -7,7 +7,11 @@ const T = 1772361000
 describe("Etsy walk bookkeeping (pure)", () => {
   it("starts the first walk at `since`, later walks an overlap before the watermark", () => {
     expect(pageQuery(startWalk(null, undefined, 300), 100)).toEqual({ offset: "0", limit: "100" })
-    expect(pageQuery(startWalk(null, "2026-03-01T10:30:00Z", 300), 100)).toEqual({ min_last_modified: String(T), offset: "0", limit: "100" })
+    expect(pageQuery(startWalk(null, "2026-03-01T10:30:00Z", 300), 100)).toEqual({
+      min_last_modified: String(T),
+      offset: "0",
+      limit: "100"
+    })
     const next = startWalk({ watermark: "2026-03-01T10:30:00Z", seen: ["1@2026-03-01T10:30:00Z"] }, undefined, 300)
     expect(pageQuery(next, 50)).toEqual({ min_last_modified: String(T - 300), offset: "0", limit: "50" })
     expect(next.seen.has("1@2026-03-01T10:30:00Z")).toBe(true)
@@ -44,7 +48,9 @@ describe("Etsy walk bookkeeping (pure)", () => {
     expect(end.cursor).toEqual({ watermark: "2026-03-01T10:30:00Z", seen: ["7@2026-03-01T10:30:00Z", "8@2026-03-01T10:30:00Z"] })
     // A continuation that cannot be read restarts the walk (a repeat, never a gap).
     expect(pageQuery(startWalk({ watermark: "2026-03-01T10:30:00Z", continuation: "{garbage" }, undefined, 300), 2)).toEqual({
-      min_last_modified: String(T - 300), offset: "0", limit: "2"
+      min_last_modified: String(T - 300),
+      offset: "0",
+      limit: "2"
     })
   })
 })

@@ -38,17 +38,31 @@ const brokenProxy = (tokenBody: string) =>
   )
 
 const simLike = (url: string) => ({
-  url, shopId: 48213795, userId: 1, keystring: "k", sharedSecret: "s", refreshToken: "1.refresh", webhookSecret: "whsec_AA==",
+  url,
+  shopId: 48213795,
+  userId: 1,
+  keystring: "k",
+  sharedSecret: "s",
+  refreshToken: "1.refresh",
+  webhookSecret: "whsec_AA==",
   close: () => Promise.resolve()
 })
 
 describe("Etsy answers that cannot be read", () => {
   it.scopedLive("are typed errors carrying the raw body; a write is marked ambiguous, a read is not", () =>
-    Effect.gen(function* () {
-      const proxy = yield* brokenProxy(JSON.stringify({ access_token: "1.live-token", token_type: "Bearer", expires_in: 3600, refresh_token: "1.refresh" }))
+    Effect.gen(function*() {
+      const proxy = yield* brokenProxy(
+        JSON.stringify({ access_token: "1.live-token", token_type: "Bearer", expires_in: 3600, refresh_token: "1.refresh" })
+      )
       const connector = yield* connectTo(simLike(proxy.url))
       const pullError = yield* Effect.flip(Stream.runDrain(connector.pull(null)))
-      expect(pullError).toMatchObject({ _tag: "StoreResponseError", operation: "getShopReceipts", status: 200, body: proxyPage, ambiguous: false })
+      expect(pullError).toMatchObject({
+        _tag: "StoreResponseError",
+        operation: "getShopReceipts",
+        status: 200,
+        body: proxyPage,
+        ambiguous: false
+      })
       expect(isAmbiguous(pullError)).toBe(false)
 
       const writeError = yield* Effect.flip(
@@ -61,17 +75,15 @@ describe("Etsy answers that cannot be read", () => {
       expect(writeError).toMatchObject({ _tag: "StoreResponseError", operation: "createReceiptShipment", body: proxyPage, ambiguous: true })
       expect(isAmbiguous(writeError)).toBe(true)
       expect(writeError.message).toContain("read the store back before retrying")
-    })
-  )
+    }))
 
   it.scopedLive("never keeps a token answer it cannot read in the error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const proxy = yield* brokenProxy(JSON.stringify({ access_token: "1.super-secret-token" }))
       const connector = yield* connectTo(simLike(proxy.url))
       const error = yield* Effect.flip(connector.getOrder("3401234567"))
       expect(error).toMatchObject({ _tag: "StoreResponseError", operation: "oauthToken" })
       expect(JSON.stringify(error)).not.toContain("super-secret-token")
       expect(error.message).not.toContain("super-secret-token")
-    })
-  )
+    }))
 })

@@ -25,7 +25,7 @@ const read = (sim: { url: string }, receipt: SimReceipt) => admin<SimReceipt>(si
 
 describe("Etsy tracking push", () => {
   it.scopedLive("creates one shipment with tracking, emails the buyer once, and answers AlreadyPushed after", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim)
@@ -34,7 +34,12 @@ describe("Etsy tracking push", () => {
       const first = yield* connector.pushFulfillment(request)
       const stored = yield* read(sim, receipt)
       expect(stored.shipments).toEqual([
-        { receipt_shipping_id: stored.shipments[0]!.receipt_shipping_id, shipment_notification_timestamp: expect.any(Number), carrier_name: "usps", tracking_code: "9400 1118 9956 2537 6834 12" }
+        {
+          receipt_shipping_id: stored.shipments[0]!.receipt_shipping_id,
+          shipment_notification_timestamp: expect.any(Number),
+          carrier_name: "usps",
+          tracking_code: "9400 1118 9956 2537 6834 12"
+        }
       ])
       expect(first).toEqual({
         _tag: "Created",
@@ -49,12 +54,11 @@ describe("Etsy tracking push", () => {
       const s = yield* stats(sim)
       expect(s.shipmentsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
       expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-    })
-  )
+    }))
 
   for (const kind of ["commitThenDrop", "error5xx", "reset"] as const) {
     it.scopedLive(`a push that failed ambiguously (${kind}), then retried, ships once and emails the buyer once`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sim = yield* startSimulator()
         const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
         const connector = yield* connectTo(sim)
@@ -73,27 +77,32 @@ describe("Etsy tracking push", () => {
         const s = yield* stats(sim)
         expect(s.shipmentsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
         expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-      })
-    )
+      }))
   }
 
-  it.scopedLive("sends a carrier Etsy does not list as \"other\", with the tracking link in the note to the buyer", () =>
-    Effect.gen(function* () {
+  it.scopedLive('sends a carrier Etsy does not list as "other", with the tracking link in the note to the buyer', () =>
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim, { shipmentBody: "form" })
       yield* admin(sim, "POST", "settings", { acceptJson: false })
-      const outcome = yield* connector.pushFulfillment(push(receipt, "YT2412345678901234", "YunExpress", "https://www.yuntrack.com/track?id=YT2412345678901234"))
+      const outcome = yield* connector.pushFulfillment(
+        push(receipt, "YT2412345678901234", "YunExpress", "https://www.yuntrack.com/track?id=YT2412345678901234")
+      )
       expect(outcome._tag).toBe("Created")
       expect((yield* read(sim, receipt)).shipments.map((s) => s.carrier_name)).toEqual(["other"])
       expect(["USPS", "Royal Mail", "DHL Express", "fedex", "Canada-Post", "Acme Couriers"].map(etsyCarrierName)).toEqual([
-        "usps", "royal-mail", "dhl-express", "fedex", "canada-post", "other"
+        "usps",
+        "royal-mail",
+        "dhl-express",
+        "fedex",
+        "canada-post",
+        "other"
       ])
-    })
-  )
+    }))
 
   it.scopedLive("adds a second package as a second shipment (a second email), never the same one twice", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim)
@@ -104,11 +113,10 @@ describe("Etsy tracking push", () => {
       expect((yield* connector.pushFulfillment(boxA))._tag).toBe("AlreadyPushed")
       expect((yield* read(sim, receipt)).shipments.map((s) => s.tracking_code)).toEqual(["BOX-A-0001", "BOX-B-0002"])
       expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 2 })
-    })
-  )
+    }))
 
   it.scopedLive("refuses cancelled, unpaid and unknown receipts and unknown lines without emailing anyone", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       const cancelled = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
@@ -119,16 +127,21 @@ describe("Etsy tracking push", () => {
       const open = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const strayLine = { ...push(open, "STRAY"), lines: [{ lineId: "4999999999", quantity: 1 }] } as FulfillmentPush
       expect(yield* connector.pushFulfillment(strayLine)).toMatchObject({ _tag: "Rejected", reason: "unknown_line" })
-      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "99999999" })).toMatchObject({ _tag: "Rejected", reason: "unknown_order" })
-      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "#1001" })).toMatchObject({ _tag: "Rejected", reason: "unknown_order" })
+      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "99999999" })).toMatchObject({
+        _tag: "Rejected",
+        reason: "unknown_order"
+      })
+      expect(yield* connector.pushFulfillment({ ...push(open, "X"), storeOrderId: "#1001" })).toMatchObject({
+        _tag: "Rejected",
+        reason: "unknown_order"
+      })
       const s = yield* stats(sim)
       expect(s.buyerEmailsByReceipt).toEqual({})
       expect(s.requestsByOperation["createReceiptShipment"]).toBeUndefined()
-    })
-  )
+    }))
 
   it.scopedLive("reports Etsy's own refusal when the receipt is cancelled between the read-back and the write", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim)
@@ -140,17 +153,15 @@ describe("Etsy tracking push", () => {
       expect(outcome).toMatchObject({ _tag: "Rejected", reason: "store_refused" })
       expect(outcome._tag === "Rejected" && outcome.messages[0]).toContain("canceled")
       expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({})
-    })
-  )
+    }))
 
   it.scopedLive("annotating does nothing on Etsy (receipts have no tags or notes) and costs no request", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim)
       yield* connector.annotate(String(receipt.receipt_id), draftedAnnotation("dft_01HZX"))
       expect(connector.capabilities.annotations).toEqual([])
       expect((yield* stats(sim)).requests).toBe(0)
-    })
-  )
+    }))
 })

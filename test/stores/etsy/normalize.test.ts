@@ -82,28 +82,53 @@ describe("Etsy receipt normalization", () => {
   })
 
   it("gives a withheld address as null, and a partly withheld one with only what Etsy sent", () => {
-    const withheld = { ...realisticReceipt, name: null, first_line: null, second_line: null, city: null, state: null, zip: null, country_iso: null, formatted_address: null }
+    const withheld = {
+      ...realisticReceipt,
+      name: null,
+      first_line: null,
+      second_line: null,
+      city: null,
+      state: null,
+      zip: null,
+      country_iso: null,
+      formatted_address: null
+    }
     expect(normalizeOk(withheld).shipTo).toBeNull()
     const partial = { ...withheld, name: "Jordan Avery", country_iso: "US", state: "OR" }
     expect(normalizeOk(partial).shipTo).toEqual({ name: "Jordan Avery", region: "OR", regionCode: "OR", countryCode: "US" })
     const lineWithheld = { ...realisticReceipt, name: null, first_line: null }
-    expect(normalizeOk(lineWithheld).shipTo).toEqual({ name: "", line2: "Flat 2", city: "London", postalCode: "SW1A 1AA", countryCode: "GB" })
+    expect(normalizeOk(lineWithheld).shipTo).toEqual({
+      name: "",
+      line2: "Flat 2",
+      city: "London",
+      postalCode: "SW1A 1AA",
+      countryCode: "GB"
+    })
   })
 
   it("keeps unpaid, cancelled, refunded and shipped receipts with their status and nothing left to fulfil when gone", () => {
     const unpaid = normalizeOk({ ...realisticReceipt, status: "Payment Processing", is_paid: false })
     expect([unpaid.financialStatus, unpaid.cancelled, unpaid.lines[0]!.fulfillableQuantity]).toEqual(["pending", false, 2])
     const cancelled = normalizeOk({ ...realisticReceipt, status: "Canceled" })
-    expect([cancelled.financialStatus, cancelled.cancelled, cancelled.lines[0]!.currentQuantity, cancelled.lines[0]!.fulfillableQuantity]).toEqual([
-      "refunded", true, 0, 0
-    ])
+    expect([cancelled.financialStatus, cancelled.cancelled, cancelled.lines[0]!.currentQuantity, cancelled.lines[0]!.fulfillableQuantity])
+      .toEqual([
+        "refunded",
+        true,
+        0,
+        0
+      ])
     const partlyRefunded = normalizeOk({ ...realisticReceipt, status: "Partially Refunded" })
     expect([partlyRefunded.financialStatus, partlyRefunded.lines[0]!.fulfillableQuantity]).toEqual(["partially_refunded", 2])
     const shipped = normalizeOk({
       ...realisticReceipt,
       status: "Completed",
       is_shipped: true,
-      shipments: [{ receipt_shipping_id: 1098765401, shipment_notification_timestamp: 1772400000, carrier_name: "usps", tracking_code: "9400" }]
+      shipments: [{
+        receipt_shipping_id: 1098765401,
+        shipment_notification_timestamp: 1772400000,
+        carrier_name: "usps",
+        tracking_code: "9400"
+      }]
     })
     expect([shipped.financialStatus, shipped.fulfillmentStatus, shipped.lines[0]!.fulfillableQuantity]).toEqual(["paid", "fulfilled", 0])
     expect(normalizeOk({ ...realisticReceipt, status: "Something New" }).financialStatus).toBe("unknown")
@@ -120,7 +145,7 @@ describe("Etsy receipt normalization", () => {
   })
 
   it("decodes the HTML entities Etsy puts in text, once, and leaves the rest alone", () => {
-    expect(decodeHtmlEntities("O&#39;Connell &amp; Sons &quot;Ltd&quot; &#x1F600; &lt;b&gt;")).toBe("O'Connell & Sons \"Ltd\" 😀 <b>")
+    expect(decodeHtmlEntities("O&#39;Connell &amp; Sons &quot;Ltd&quot; &#x1F600; &lt;b&gt;")).toBe('O\'Connell & Sons "Ltd" 😀 <b>')
     expect(decodeHtmlEntities("&amp;#39;")).toBe("&#39;")
     expect(decodeHtmlEntities("Fish & Chips &unknown; &#0; &#xD800;")).toBe("Fish & Chips &unknown; &#0; &#xD800;")
   })

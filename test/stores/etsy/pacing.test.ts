@@ -9,12 +9,9 @@ import { dayRefusal, millisUntilSlot, readQuotaHeaders } from "../../../src/stor
 import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harness.js"
 import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
-
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: Parameters<typeof startSimulator>[0] = {}) =>
   pacedSimulator((now) => startSimulator({ now, ...options }))
-
-
 
 describe("Etsy quota pacing (pure parts)", () => {
   it("holds each slot until a second after its answer, and reads the limits from the headers", () => {
@@ -28,7 +25,14 @@ describe("Etsy quota pacing (pure parts)", () => {
     expect(millisUntilSlot(slots, 2, 200)).toBe(1100)
     expect(millisUntilSlot(slots, 3, 1100)).toBe(0)
     expect(millisUntilSlot(slots, 1, 1400)).toBe("in_flight")
-    expect(readQuotaHeaders({ "x-limit-per-second": "150", "x-remaining-this-second": "149", "x-limit-per-day": "100000", "x-remaining-today": "99881" }))
+    expect(
+      readQuotaHeaders({
+        "x-limit-per-second": "150",
+        "x-remaining-this-second": "149",
+        "x-limit-per-day": "100000",
+        "x-remaining-today": "99881"
+      })
+    )
       .toEqual({ perSecond: 150, remainingThisSecond: 149, perDay: 100000, remainingToday: 99881 })
     expect(readQuotaHeaders({ "x-remaining-today": "soon" })).toEqual({})
   })
@@ -45,7 +49,7 @@ describe("Etsy quota pacing (pure parts)", () => {
 
 describe("Etsy quota pacing against the simulator", () => {
   it.scoped("paces a long pull so that Etsy never sees more than its per-second limit", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ quota: { perSecond: 5, perDay: 10_000 } })
       yield* admin(sim, "POST", "receipts/bulk", { count: 60 })
       const connector = yield* connectTo(sim, { pageSize: 5, requestTimeout })
@@ -69,11 +73,10 @@ describe("Etsy quota pacing against the simulator", () => {
       expect(after.requestsByOperation["getShopReceipts"]).toBe(15)
       expect(waits).toBeGreaterThanOrEqual(2)
       expect((yield* TestClock.currentTimeMillis) - startedAt).toBeGreaterThanOrEqual(2000)
-    })
-  )
+    }))
 
   it.scoped("after a 429 without retry-after waits one second, then succeeds; a write is retried too", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
       const connector = yield* connectTo(sim, { requestTimeout })
@@ -105,11 +108,10 @@ describe("Etsy quota pacing against the simulator", () => {
       yield* advance(1000)
       expect((yield* Fiber.join(push))._tag).toBe("Created")
       expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-    })
-  )
+    }))
 
   it.scoped("honours retry-after when Etsy sends it, backing off 1, 2, 4 s otherwise", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ retryAfterOn429: true })
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
       const connector = yield* connectTo(sim, { requestTimeout })
@@ -135,13 +137,12 @@ describe("Etsy quota pacing against the simulator", () => {
       }
       expect(waited).toEqual([1000, 2000, 4000])
       expect(Option.isSome(yield* Fiber.join(backoff))).toBe(true)
-    })
-  )
+    }))
 })
 
 describe("Etsy daily quota", () => {
   it.scopedLive("stops pulling near the end of the day's quota but still pushes tracking, and stops all at zero", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator({ quota: { perSecond: 1000, perDay: 1000 }, limitHeadersOn429: true })
       yield* admin(sim, "POST", "receipts/bulk", { count: 30 })
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
@@ -170,6 +171,5 @@ describe("Etsy daily quota", () => {
       // Known to be spent: the next call does not even reach Etsy.
       yield* Effect.flip(connector.getOrder(String(receipt.receipt_id)))
       expect((yield* stats(sim)).throttled).toBe(throttled)
-    })
-  )
+    }))
 })

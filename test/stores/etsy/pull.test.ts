@@ -4,27 +4,25 @@ import { admin, connectTo, type SimReceipt, startSimulator } from "./harness.js"
 import { resumesAfterACrash } from "../contract/PullContract.js"
 import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-
-
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z")
 
 /** Final `updatedAt` of every receipt the filter selects, by receipt id. */
 const simVersions = (sim: { url: string }, keep: (r: SimReceipt) => boolean = () => true) =>
-  Effect.map(admin<{ receipts: Array<SimReceipt & { is_paid: boolean }> }>(sim, "GET", "receipts"), ({ receipts }) =>
-    new Map(receipts.filter(keep).map((r) => [String(r.receipt_id), iso(r.updated_timestamp)]))
+  Effect.map(
+    admin<{ receipts: Array<SimReceipt & { is_paid: boolean }> }>(sim, "GET", "receipts"),
+    ({ receipts }) => new Map(receipts.filter(keep).map((r) => [String(r.receipt_id), iso(r.updated_timestamp)]))
   )
-
 
 describe("Etsy incremental pull", () => {
   it.scopedLive("walks many pages while receipts are edited mid-walk, losing and duplicating nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       // 45 receipts created in the same second: one long tie of update_timestamp, paged by offset.
       const { ids } = yield* admin<{ ids: Array<number> }>(sim, "POST", "receipts/bulk", { count: 45 })
       const connector = yield* connectTo(sim, { pageSize: 10, receiptFilter: "all" })
 
       const pages = yield* pullAll(connector, null, (page, index) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (index === 0) {
             // A receipt already handed out changes: it moves to the end and shifts the rest back by one.
             yield* admin(sim, "PATCH", `receipts/${page.orders[0]!.storeOrderId}`, { message_from_buyer: "edited after it was pulled" })
@@ -37,8 +35,7 @@ describe("Etsy incremental pull", () => {
             yield* admin(sim, "POST", `receipts/${ids[12]}/refund`, { amount_cents: 500 })
             yield* admin(sim, "POST", `receipts/${ids[3]}/ship`, { tracking_code: "9400111", carrier_name: "usps" })
           }
-        })
-      )
+        }))
       const all = pages.flatMap((p) => p.orders)
       const versions = versionsOf(pages)
       expect(new Set(versions).size).toBe(versions.length)
@@ -61,11 +58,10 @@ describe("Etsy incremental pull", () => {
       const edited = yield* admin<SimReceipt>(sim, "PATCH", `receipts/${ids[5]}`, { message_from_buyer: "one more change" })
       const third = yield* pullAll(connector, again[again.length - 1]!.cursor)
       expect(versionsOf(third)).toEqual([`${ids[5]}@${iso(edited.updated_timestamp)}`])
-    })
-  )
+    }))
 
   it.scopedLive("keeps up with a shop that edits receipts after every page it answers", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator({ seed: 7 })
       yield* admin(sim, "POST", "receipts/bulk", { count: 30 })
       yield* admin(sim, "POST", "clock/advance", { seconds: 5 })
@@ -83,11 +79,10 @@ describe("Etsy incremental pull", () => {
       // Versions changed by the last answered query are left for the next walk, which finds them.
       const next = yield* pullAll(connector, pages[pages.length - 1]!.cursor)
       expect(latestById([...pages, ...next].flatMap((p) => p.orders))).toEqual(final)
-    })
-  )
+    }))
 
   it.scopedLive("asks only for paid, unshipped receipts by default, and still sees a paid receipt cancelled", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const paid = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
       const unpaid = yield* admin<SimReceipt>(sim, "POST", "receipts", { status: "payment processing" })
@@ -104,8 +99,7 @@ describe("Etsy incremental pull", () => {
         [String(paid.receipt_id), true, "refunded"],
         [String(unpaid.receipt_id), false, "paid"]
       ])
-    })
-  )
+    }))
 
   resumesAfterACrash({
     test: it.scopedLive,
@@ -120,7 +114,7 @@ describe("Etsy incremental pull", () => {
   })
 
   it.scopedLive("starts a first pull at `since` when given", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       yield* admin(sim, "POST", "receipts/bulk", { count: 3 })
       const { nowSeconds } = yield* admin<{ nowSeconds: number }>(sim, "POST", "clock/advance", { seconds: 3600 })
@@ -128,25 +122,22 @@ describe("Etsy incremental pull", () => {
       const connector = yield* connectTo(sim)
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since: iso(nowSeconds) })))
       expect(pages.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId)))).toEqual(newer.ids)
-    })
-  )
+    }))
 
   it.scopedLive("still progresses through a tie with the smallest page (a page of 1 is raised to 2)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { ids } = yield* admin<{ ids: Array<number> }>(sim, "POST", "receipts/bulk", { count: 7 })
       const connector = yield* connectTo(sim, { pageSize: 1 })
       const pages = yield* pullAll(connector, null)
       expect(pages.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId)))).toEqual(ids)
-    })
-  )
+    }))
 
   it.scopedLive("answers none for a receipt Etsy does not know", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       expect(yield* connector.getOrder("999999")).toEqual(Option.none())
       expect(yield* connector.getOrder("not-a-number")).toEqual(Option.none())
-    })
-  )
+    }))
 })

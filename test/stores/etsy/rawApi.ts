@@ -4,7 +4,9 @@ import type { RunningEtsySimulator } from "../../../src/simulator/etsy/index.js"
 
 export const adminCall = async (sim: RunningEtsySimulator, method: string, path: string, body?: unknown): Promise<any> => {
   const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   expect(response.status, `${method} ${path}`).toBe(200)
   return response.json()

@@ -58,7 +58,9 @@ describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
     const signedOriginal = sign(key, "msg_2b7c1e0f8a", "1772361000", body)
     expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": signedOriginal }, tampered)))).toBe("bad_signature")
     // The timestamp is signed: moving it forward to dodge a staleness check breaks the signature.
-    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-timestamp": "1772364600", "webhook-signature": signedOriginal })))).toBe("bad_signature")
+    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-timestamp": "1772364600", "webhook-signature": signedOriginal })))).toBe(
+      "bad_signature"
+    )
     expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": "v1,bm90IGl0" })))).toBe("bad_signature")
     expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": undefined })))).toBe("missing_signature")
     expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-id": undefined })))).toBe("missing_headers")
@@ -78,20 +80,30 @@ describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
 
   it("refuses another shop, a body that is not JSON, and everything when no secret is configured", () => {
     const otherShop = body.replace(/48213795/g, "11111111")
-    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", otherShop) }, otherShop)))).toBe("wrong_shop")
+    expect(
+      verdict(
+        verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", otherShop) }, otherShop))
+      )
+    ).toBe("wrong_shop")
     const notJson = "event_type=order.paid"
-    expect(verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", notJson) }, notJson)))).toBe("malformed_body")
+    expect(
+      verdict(verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", notJson) }, notJson)))
+    ).toBe("malformed_body")
     expect(verdict(verifyEtsyWebhook({ storeKey: "acme-etsy", shopId: "48213795" }, delivery()))).toBe("bad_signature")
   })
 
   it("gives every retry of one message the same dedup key, and other messages other keys", () => {
     const keyOf = (id: string, timestamp: string) =>
-      Either.getOrThrow(verifyEtsyWebhook(secrets, delivery({ "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": sign(key, id, timestamp, body) }))).dedupKey
+      Either.getOrThrow(
+        verifyEtsyWebhook(
+          secrets,
+          delivery({ "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": sign(key, id, timestamp, body) })
+        )
+      ).dedupKey
     expect(keyOf("msg_1", "1772361000")).toBe(keyOf("msg_1", "1772361300"))
     expect(keyOf("msg_1", "1772361000")).not.toBe(keyOf("msg_2", "1772361000"))
   })
 })
-
 
 describe("Etsy webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
@@ -101,7 +113,7 @@ describe("Etsy webhook deliveries from the simulator", () => {
     path: "/webhooks/acme-etsy",
     subscriptions: (url) => [{ url }],
     raise: (sim) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
         yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
         return String(receipt.receipt_id)
@@ -109,7 +121,7 @@ describe("Etsy webhook deliveries from the simulator", () => {
     deliveries: 4,
     eachCopy: (verified, receiptId) => Effect.sync(() => expect(verified.storeOrderId).toBe(receiptId)),
     eachEvent: (verified, _receiptId, connector) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // Thin payload: the state that counts is read from the API.
         const order = Option.getOrThrow(yield* Effect.orDie(connector.getOrder(verified.storeOrderId!)))
         expect(order.cancelled).toBe(true)
@@ -118,11 +130,14 @@ describe("Etsy webhook deliveries from the simulator", () => {
       expect(connector.capabilities.webhookPayload).toBe("thin")
       expect(topics).toEqual(["order.canceled", "order.paid"])
     },
-    forge: (received, receiptId) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(receiptId, "3401234999")) })
+    forge: (received, receiptId) => ({
+      headers: received[0]!.headers,
+      rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(receiptId, "3401234999"))
+    })
   })
 
   it.scopedLive("has no webhooks without a webhook secret (non-commercial apps), and rejects every delivery", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { webhookSecret: _, ...withoutSecret } = connectorConfig(sim)
       const http = yield* Layer.build(NodeHttpClient.layerUndici)
@@ -130,6 +145,5 @@ describe("Etsy webhook deliveries from the simulator", () => {
       expect(connector.capabilities.webhookPayload).toBe("none")
       const result = connector.verifyWebhook(delivery())
       expect(Either.isLeft(result) && result.left.detail).toContain("no etsy webhookSecret is configured")
-    })
-  )
+    }))
 })

@@ -26,7 +26,11 @@ describe("JSON feed walk bookkeeping (pure)", () => {
     expect(open.done).toBe(false)
     expect(open.cursor.watermark).toBe("2026-03-01T09:00:00Z")
     // A crash here resumes from the persisted continuation, with the walk's bounds.
-    expect(startWalk(open.cursor, undefined, 120)).toMatchObject({ since: "2026-03-01T08:58:00Z", cursor: "c2", upper: "2026-03-01T09:59:30Z" })
+    expect(startWalk(open.cursor, undefined, 120)).toMatchObject({
+      since: "2026-03-01T08:58:00Z",
+      cursor: "c2",
+      upper: "2026-03-01T09:59:30Z"
+    })
     const closed = afterPage(open.position, facts({ updatedAts: [], handedOut: [], upperBound: "2026-03-01T09:59:30Z" }), 120)
     expect(closed).toMatchObject({ done: true, cursor: { watermark: "2026-03-01T09:59:30Z" } })
     expect(closed.cursor.continuation).toBeUndefined()
@@ -42,14 +46,28 @@ describe("JSON feed walk bookkeeping (pure)", () => {
   it("restarts a walk whose continuation cannot be read or whose cursor was refused, never skipping ahead", () => {
     const garbled = startWalk({ watermark: "2026-03-01T09:00:00Z", continuation: "{not json" }, undefined, 120)
     expect(garbled).toMatchObject({ since: "2026-03-01T08:58:00Z", cursor: null })
-    const resumed = startWalk({ watermark: "2026-03-01T09:00:00Z", continuation: JSON.stringify({ since: "2026-03-01T08:58:00Z", cursor: "x", high: "2026-03-01T09:10:00Z", upper: "2026-03-01T09:20:00Z" }) }, undefined, 120)
+    const resumed = startWalk(
+      {
+        watermark: "2026-03-01T09:00:00Z",
+        continuation: JSON.stringify({
+          since: "2026-03-01T08:58:00Z",
+          cursor: "x",
+          high: "2026-03-01T09:10:00Z",
+          upper: "2026-03-01T09:20:00Z"
+        })
+      },
+      undefined,
+      120
+    )
     expect(restartWalk(resumed)).toMatchObject({ since: "2026-03-01T08:58:00Z", cursor: null, upper: null, high: "2026-03-01T09:10:00Z" })
   })
 
   it("remembers only versions the next overlap can meet, and a bounded number of them", () => {
     const many = Array.from({ length: MAX_SEEN + 10 }, (_, i) => `o${i}@2026-03-01T09:59:00Z`)
     expect(pruneSeen(["old@2026-03-01T09:00:00Z", ...many], "2026-03-01T10:00:00Z", 120)).toHaveLength(MAX_SEEN)
-    expect(pruneSeen(["old@2026-03-01T09:57:59Z", "new@2026-03-01T09:58:00Z"], "2026-03-01T10:00:00Z", 120)).toEqual(["new@2026-03-01T09:58:00Z"])
+    expect(pruneSeen(["old@2026-03-01T09:57:59Z", "new@2026-03-01T09:58:00Z"], "2026-03-01T10:00:00Z", 120)).toEqual([
+      "new@2026-03-01T09:58:00Z"
+    ])
   })
 
   it("derives one Idempotency-Key per package, whatever the spacing or case of its tracking number", () => {

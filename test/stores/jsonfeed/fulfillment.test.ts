@@ -36,7 +36,7 @@ const otherClientFulfils = (sim: { baseUrl: string; token: string }, order: SimO
 
 describe("JSON feed fulfillment push", () => {
   it.scopedLive("creates one fulfillment with tracking, the configured notify and an Idempotency-Key, once per tracking number", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim, { notifyCustomer: true })
@@ -59,25 +59,26 @@ describe("JSON feed fulfillment push", () => {
         idempotency_key: idempotencyKeyFor("acme-feed", request)
       })
       expect((yield* stats(sim)).buyerEmailsByOrder).toEqual({ [order.id]: 1 })
-    })
-  )
+    }))
 
   it.scopedLive("does not email the buyer when the store's config says not to, unless the push asks", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim, { notifyCustomer: false })
-      expect(yield* connector.pushFulfillment(push(order, [[0, 2]], "TRACK-QUIET"))).toMatchObject({ _tag: "Created", notifiedCustomer: false })
+      expect(yield* connector.pushFulfillment(push(order, [[0, 2]], "TRACK-QUIET"))).toMatchObject({
+        _tag: "Created",
+        notifiedCustomer: false
+      })
       expect((yield* stats(sim)).buyerEmailsByOrder).toEqual({})
       const loud = { ...push(order, [[1, 1]], "TRACK-LOUD"), notifyCustomer: true }
       expect(yield* connector.pushFulfillment(loud)).toMatchObject({ _tag: "Created", notifiedCustomer: true })
       expect((yield* stats(sim)).buyerEmailsByOrder).toEqual({ [order.id]: 1 })
-    })
-  )
+    }))
 
   for (const kind of ["commitThenDrop", "error5xx", "reset"] as const) {
     it.scopedLive(`a push that failed ambiguously (${kind}), then retried, creates one fulfillment and emails the buyer once`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sim = yield* startSimulator()
         const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
         const connector = yield* connectTo(sim)
@@ -98,12 +99,11 @@ describe("JSON feed fulfillment push", () => {
         const s = yield* stats(sim)
         expect(s.fulfillmentsByOrder).toEqual({ [order.id]: 1 })
         expect(s.buyerEmailsByOrder).toEqual({ [order.id]: 1 })
-      })
-    )
+      }))
   }
 
   it.scopedLive("two replicas pushing the same package at once create one fulfillment: the storefront holds the key", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const replicaA = yield* connectTo(sim)
@@ -122,18 +122,23 @@ describe("JSON feed fulfillment push", () => {
       expect(s.keysInUse).toBe(1)
       expect(s.fulfillmentsByOrder).toEqual({ [order.id]: 1 })
       expect(s.buyerEmailsByOrder).toEqual({ [order.id]: 1 })
-    })
-  )
+    }))
 
   it.scopedLive("turns several packages of one order into their own fulfillments of the right lines", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim)
       const boxA = yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001"))
       const boxB = yield* connector.pushFulfillment(push(order, [[0, 1], [2, 1]], "BOX-B-0002"))
-      expect(boxA).toMatchObject({ _tag: "Created", lines: [{ lineId: order.lines[0]!.id, quantity: 1 }, { lineId: order.lines[1]!.id, quantity: 1 }] })
-      expect(boxB).toMatchObject({ _tag: "Created", lines: [{ lineId: order.lines[0]!.id, quantity: 1 }, { lineId: order.lines[2]!.id, quantity: 1 }] })
+      expect(boxA).toMatchObject({
+        _tag: "Created",
+        lines: [{ lineId: order.lines[0]!.id, quantity: 1 }, { lineId: order.lines[1]!.id, quantity: 1 }]
+      })
+      expect(boxB).toMatchObject({
+        _tag: "Created",
+        lines: [{ lineId: order.lines[0]!.id, quantity: 1 }, { lineId: order.lines[2]!.id, quantity: 1 }]
+      })
       const stored = yield* read(sim, order)
       expect(Object.fromEntries(stored.fulfillments.map((f) => [f.tracking.number, f.lines.map((l) => [l.line_id, l.quantity])]))).toEqual({
         "BOX-A-0001": [[order.lines[0]!.id, 1], [order.lines[1]!.id, 1]],
@@ -141,25 +146,26 @@ describe("JSON feed fulfillment push", () => {
       })
       expect((yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001")))._tag).toBe("AlreadyPushed")
       expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({ [order.id]: 2 })
-    })
-  )
+    }))
 
   it.scopedLive("reports a held order instead of forcing it, and pushes once released", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const held = yield* admin<SimOrder>(sim, "POST", `orders/${order.id}/hold`, { reason: "fraud_review" })
       const connector = yield* connectTo(sim)
       const request = push(order, [[0, 2]], "HELD-0001")
-      expect(yield* connector.pushFulfillment(request)).toEqual({ _tag: "OnHold", holds: [{ heldId: held.holds[0]!.id, reason: "fraud_review" }] })
+      expect(yield* connector.pushFulfillment(request)).toEqual({
+        _tag: "OnHold",
+        holds: [{ heldId: held.holds[0]!.id, reason: "fraud_review" }]
+      })
       expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({})
       yield* admin(sim, "POST", `orders/${order.id}/release`)
       expect((yield* connector.pushFulfillment(request))._tag).toBe("Created")
-    })
-  )
+    }))
 
   it.scopedLive("fulfils only what is left after a refund; nothing for a refunded line, a cancelled or unknown order, or a foreign line", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
@@ -174,7 +180,10 @@ describe("JSON feed fulfillment push", () => {
 
       const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       yield* admin(sim, "POST", `orders/${cancelled.id}/cancel`, { reason: "customer" })
-      expect(yield* connector.pushFulfillment(push(cancelled, [[0, 2]], "TOO-LATE"))).toMatchObject({ _tag: "Rejected", reason: "order_cancelled" })
+      expect(yield* connector.pushFulfillment(push(cancelled, [[0, 2]], "TOO-LATE"))).toMatchObject({
+        _tag: "Rejected",
+        reason: "order_cancelled"
+      })
       expect(yield* connector.pushFulfillment({ ...push(order, [[2, 1]], "X"), storeOrderId: "ord_404" })).toMatchObject({
         _tag: "Rejected",
         reason: "unknown_order"
@@ -182,11 +191,10 @@ describe("JSON feed fulfillment push", () => {
       const foreign = { ...push(order, [[2, 1]], "FOREIGN"), lines: [{ lineId: cancelled.lines[0]!.id, quantity: 1 }] } as FulfillmentPush
       expect(yield* connector.pushFulfillment(foreign)).toMatchObject({ _tag: "Rejected", reason: "unknown_lines" })
       expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({ [order.id]: 1 })
-    })
-  )
+    }))
 
   it.scopedLive("plans again when the units go elsewhere between its read and its POST", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim)
@@ -200,17 +208,15 @@ describe("JSON feed fulfillment push", () => {
       expect(status).toBe(201)
       expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "NothingToFulfil" })
       expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({ [order.id]: 1 })
-    })
-  )
+    }))
 
   it.scopedLive("annotates nothing: the contract has no annotation endpoint, so no request is made", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim)
       yield* connector.annotate(order.id, draftedAnnotation("dft_01"))
       expect(connector.capabilities.annotations).toEqual([])
       expect((yield* stats(sim)).requests).toBe(0)
-    })
-  )
+    }))
 })

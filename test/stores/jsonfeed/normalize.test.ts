@@ -14,21 +14,45 @@ const realistic = {
   financialStatus: "partially_refunded",
   email: "zoe.muller7@example.org",
   shipTo: {
-    name: "Zoë Müller", first_name: "Zoë", last_name: "Müller", company: null, line1: "Hohe Straße 12", line2: null,
-    city: "Köln", region: "Nordrhein-Westfalen", region_code: "NW", postal_code: "50667", country_code: "DE",
-    country: "Germany", phone: "+49 221 555012"
+    name: "Zoë Müller",
+    first_name: "Zoë",
+    last_name: "Müller",
+    company: null,
+    line1: "Hohe Straße 12",
+    line2: null,
+    city: "Köln",
+    region: "Nordrhein-Westfalen",
+    region_code: "NW",
+    postal_code: "50667",
+    country_code: "DE",
+    country: "Germany",
+    phone: "+49 221 555012"
   },
   shippingMethod: { title: "Express", code: "EXPRESS", price: "15.00" },
   lines: [
     {
-      sku: "TEE-BLK-M", variantId: "4100001", productId: "4100", title: "Organic Tee – fern study", variantTitle: "Black / M",
-      quantity: 2, unitPrice: "26.00",
+      sku: "TEE-BLK-M",
+      variantId: "4100001",
+      productId: "4100",
+      title: "Organic Tee – fern study",
+      variantTitle: "Black / M",
+      quantity: 2,
+      unitPrice: "26.00",
       attributes: [
         { key: "design_front", value: "https://cdn.storefront.test/designs/fern-study/front.png" },
         { key: "gift_message", value: "Für Zoë ♥" }
       ]
     },
-    { sku: null, variantId: "4300000", productId: "4300", title: "Enamel Mug", variantTitle: null, quantity: 1, unitPrice: "18.00", attributes: [] }
+    {
+      sku: null,
+      variantId: "4300000",
+      productId: "4300",
+      title: "Enamel Mug",
+      variantTitle: null,
+      quantity: 1,
+      unitPrice: "18.00",
+      attributes: []
+    }
   ],
   note: "Bitte klingeln",
   tags: ["vip", "pop-up"],
@@ -40,14 +64,18 @@ const apiGet = (sim: { baseUrl: string; token: string }, path: string) =>
 
 describe("JSON feed normalization", () => {
   it.scopedLive("reads a realistic order exactly: address, lines, attributes, refunds, shipped units, money", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const created = yield* admin<SimOrder>(sim, "POST", "orders", realistic)
       const [tee, mug] = created.lines
       // One tee refunded; the mug shipped.
       yield* admin(sim, "PATCH", `orders/${created.id}`, { lines: [{ id: tee!.id, currentQuantity: 1 }] })
       const connector = yield* connectTo(sim)
-      const mugPush: FulfillmentPush = { storeOrderId: created.id, lines: [{ lineId: mug!.id, quantity: 1 }], tracking: { company: "DHL", number: "JD0123" } }
+      const mugPush: FulfillmentPush = {
+        storeOrderId: created.id,
+        lines: [{ lineId: mug!.id, quantity: 1 }],
+        tracking: { company: "DHL", number: "JD0123" }
+      }
       yield* connector.pushFulfillment(mugPush)
       const now = yield* admin<SimOrder & { created_at: string }>(sim, "GET", `orders/${created.id}`)
 
@@ -67,23 +95,46 @@ describe("JSON feed normalization", () => {
         holds: [],
         email: "zoe.muller7@example.org",
         shipTo: {
-          name: "Zoë Müller", firstName: "Zoë", lastName: "Müller", line1: "Hohe Straße 12", city: "Köln",
-          region: "Nordrhein-Westfalen", regionCode: "NW", postalCode: "50667", countryCode: "DE", country: "Germany",
+          name: "Zoë Müller",
+          firstName: "Zoë",
+          lastName: "Müller",
+          line1: "Hohe Straße 12",
+          city: "Köln",
+          region: "Nordrhein-Westfalen",
+          regionCode: "NW",
+          postalCode: "50667",
+          countryCode: "DE",
+          country: "Germany",
           phone: "+49 221 555012"
         },
         shippingMethod: { title: "Express", code: "EXPRESS" },
         lines: [
           {
-            lineId: tee!.id, sku: "TEE-BLK-M", variantId: "4100001", productId: "4100", title: "Organic Tee – fern study",
-            variantTitle: "Black / M", quantity: 2, currentQuantity: 1, fulfillableQuantity: 1, requiresShipping: true,
+            lineId: tee!.id,
+            sku: "TEE-BLK-M",
+            variantId: "4100001",
+            productId: "4100",
+            title: "Organic Tee – fern study",
+            variantTitle: "Black / M",
+            quantity: 2,
+            currentQuantity: 1,
+            fulfillableQuantity: 1,
+            requiresShipping: true,
             attributes: [
               { key: "design_front", value: "https://cdn.storefront.test/designs/fern-study/front.png" },
               { key: "gift_message", value: "Für Zoë ♥" }
             ]
           },
           {
-            lineId: mug!.id, variantId: "4300000", productId: "4300", title: "Enamel Mug", quantity: 1, currentQuantity: 1,
-            fulfillableQuantity: 0, requiresShipping: true, attributes: []
+            lineId: mug!.id,
+            variantId: "4300000",
+            productId: "4300",
+            title: "Enamel Mug",
+            quantity: 1,
+            currentQuantity: 1,
+            fulfillableQuantity: 0,
+            requiresShipping: true,
+            attributes: []
           }
         ],
         note: "Bitte klingeln",
@@ -97,11 +148,13 @@ describe("JSON feed normalization", () => {
       yield* settle(sim)
       const pulled = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null))).flatMap((p) => p.orders)
       expect(pulled).toEqual([expected])
-    })
-  )
+    }))
 
   const normalize = (order: unknown) =>
-    Either.flatMap(Either.mapLeft(decodeJsonFeedOrder(order), (e) => e.message), (decoded) => normalizeJsonFeedOrder("shop", decoded, order))
+    Either.flatMap(
+      Either.mapLeft(decodeJsonFeedOrder(order), (e) => e.message),
+      (decoded) => normalizeJsonFeedOrder("shop", decoded, order)
+    )
 
   const minimal = {
     id: 1042,
@@ -115,11 +168,30 @@ describe("JSON feed normalization", () => {
   it("fills what a minimal order leaves out, and reads numbers as ids and statuses in any case", () => {
     expect(normalize(minimal)).toEqual(
       Either.right({
-        storeKey: "shop", platform: "jsonfeed", storeOrderId: "1042", name: "1042",
-        createdAt: "2026-03-01T09:00:00Z", updatedAt: "2026-03-01T09:05:00.500Z",
-        currency: "USD", financialStatus: "paid", fulfillmentStatus: "partial", cancelled: false, holds: [],
-        shipTo: null, tags: [], attributes: [], raw: minimal,
-        lines: [{ lineId: "7", title: "Tee", quantity: 3, currentQuantity: 3, fulfillableQuantity: 2, attributes: [], requiresShipping: true }]
+        storeKey: "shop",
+        platform: "jsonfeed",
+        storeOrderId: "1042",
+        name: "1042",
+        createdAt: "2026-03-01T09:00:00Z",
+        updatedAt: "2026-03-01T09:05:00.500Z",
+        currency: "USD",
+        financialStatus: "paid",
+        fulfillmentStatus: "partial",
+        cancelled: false,
+        holds: [],
+        shipTo: null,
+        tags: [],
+        attributes: [],
+        raw: minimal,
+        lines: [{
+          lineId: "7",
+          title: "Tee",
+          quantity: 3,
+          currentQuantity: 3,
+          fulfillableQuantity: 2,
+          attributes: [],
+          requiresShipping: true
+        }]
       })
     )
   })
@@ -139,11 +211,21 @@ describe("JSON feed normalization", () => {
       financialStatus: "unknown",
       fulfillmentStatus: "on_hold",
       holds: [{ heldId: "h1", reason: "address check" }],
-      shipTo: { name: "Ana Lima", firstName: "Ana", lastName: "Lima", line1: "1 Main St", city: "Austin", regionCode: "TX", countryCode: "US" }
+      shipTo: {
+        name: "Ana Lima",
+        firstName: "Ana",
+        lastName: "Lima",
+        line1: "1 Main St",
+        city: "Austin",
+        regionCode: "TX",
+        countryCode: "US"
+      }
     })
     expect(Money.toDecimalString(normalized.total!)).toBe("52.9")
     expect(Either.getOrThrow(normalize({ ...minimal, cancelled_at: "2026-03-02T08:00:00Z", cancel_reason: "fraud" }))).toMatchObject({
-      cancelled: true, cancelledAt: "2026-03-02T08:00:00Z", cancelReason: "fraud"
+      cancelled: true,
+      cancelledAt: "2026-03-02T08:00:00Z",
+      cancelReason: "fraud"
     })
   })
 
@@ -186,8 +268,14 @@ const quirkyStorefront = (page: unknown) =>
 
 describe("JSON feed pages with orders that cannot be read", () => {
   it.scopedLive("reports them once per version beside the good ones, and disbelieves an upper bound from the future", () =>
-    Effect.gen(function* () {
-      const bad = { id: "ord_2", created_at: "2026-03-01T10:00:00Z", updated_at: "2026-03-01T10:00:01Z", currency: "EUR", financial_status: "paid" }
+    Effect.gen(function*() {
+      const bad = {
+        id: "ord_2",
+        created_at: "2026-03-01T10:00:00Z",
+        updated_at: "2026-03-01T10:00:01Z",
+        currency: "EUR",
+        financial_status: "paid"
+      }
       const page = {
         orders: [{ ...minimalGood }, bad, bad, { id: "ord_3", updated_at: "not a date" }],
         next_cursor: null,
@@ -201,6 +289,5 @@ describe("JSON feed pages with orders that cannot be read", () => {
       expect(only!.unreadable[0]!.problem).toContain("lines")
       // The watermark is the newest order seen, not the year 2999.
       expect(only!.cursor.watermark).toBe("2026-03-01T10:00:01Z")
-    })
-  )
+    }))
 })

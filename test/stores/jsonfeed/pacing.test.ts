@@ -11,11 +11,8 @@ import type { JsonFeedSimulatorOptions } from "../../../src/simulator/jsonfeed/i
 import { admin, connectTo, type SimOrder, startSimulator, stats } from "./harness.js"
 import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
-
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) => pacedSimulator((now) => startSimulator({ ...options, now }))
-
-
 
 describe("JSON feed pacing", () => {
   it("reads Retry-After as seconds or as an HTTP date", () => {
@@ -29,7 +26,7 @@ describe("JSON feed pacing", () => {
   })
 
   it.effect("spaces requests evenly and lets a pause hold back a caller already waiting", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const gate = yield* makeRequestGate(4)
       const sent: Array<number> = []
       const send = Effect.zipRight(gate.acquire, Effect.flatMap(TestClock.currentTimeMillis, (t) => Effect.sync(() => sent.push(t))))
@@ -40,11 +37,10 @@ describe("JSON feed pacing", () => {
       yield* TestClock.adjust(5000)
       yield* Fiber.join(fiber)
       expect(sent).toEqual([0, 2100, 2350])
-    })
-  )
+    }))
 
   it.scoped("after a 429 waits exactly Retry-After, sends nothing meanwhile, then succeeds", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
       const connector = yield* connectTo(sim, { requestTimeout })
@@ -67,11 +63,10 @@ describe("JSON feed pacing", () => {
       expect(Option.map(yield* Fiber.join(fiber), (o) => o.storeOrderId)).toEqual(Option.some(order.id))
       expect(Option.isSome(yield* Fiber.join(other))).toBe(true)
       expect((yield* stats(sim)).requestsByOperation["getOrder"]).toBe(3)
-    })
-  )
+    }))
 
   it.scoped("does not sit out a Retry-After over a minute: fails at once, and sends nothing until it has passed", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
       const connector = yield* connectTo(sim, { requestTimeout })
@@ -88,11 +83,10 @@ describe("JSON feed pacing", () => {
 
       yield* advance(61_000)
       expect(Option.isSome(yield* connector.getOrder(order.id))).toBe(true)
-    })
-  )
+    }))
 
   it.scoped("paced at the storefront's rate, a long pull never hits its limit", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 1 } })
       yield* admin(sim, "POST", "orders/bulk", { count: 48 })
       // A walk covers orders updated strictly before it started; the simulator's clock is frozen, so move it on.
@@ -113,11 +107,10 @@ describe("JSON feed pacing", () => {
       expect(after.requestsByOperation["listOrders"]).toBe(12)
       // Twelve requests, 200 ms apart.
       expect((yield* TestClock.currentTimeMillis) - startedAt).toBe(11 * 200)
-    })
-  )
+    }))
 
   it.scoped("unpaced, it is refused by the storefront's limit and recovers by obeying Retry-After", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 2 } })
       yield* admin(sim, "POST", "orders/bulk", { count: 33 })
       yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
@@ -137,6 +130,5 @@ describe("JSON feed pacing", () => {
       expect(after.rateLimited).toBe(2)
       expect(waits).toEqual([2000, 2000])
       expect(after.requestsByOperation["listOrders"]).toBe(11)
-    })
-  )
+    }))
 })

@@ -6,7 +6,6 @@ import { admin, connectTo, settle, type SimOrder, startSimulator, stats } from "
 import { resumesAfterACrash } from "../contract/PullContract.js"
 import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-
 /** Pulls one walk to its end, letting `between` act after each page is "stored"; with the cursor it ends on. */
 const walk = (
   connector: StoreConnector,
@@ -18,13 +17,11 @@ const walk = (
 const simVersions = (sim: Parameters<typeof admin>[0]) =>
   Effect.map(admin<{ orders: Array<SimOrder> }>(sim, "GET", "orders"), ({ orders }) =>
     // As instants: "…08.000Z" from the storefront and the connector's canonical "…08Z" are the same version.
-    new Map(orders.map((o) => [o.id, new Date(o.updated_at).toISOString()]))
-  )
-
+    new Map(orders.map((o) => [o.id, new Date(o.updated_at).toISOString()])))
 
 describe("JSON feed incremental pull", () => {
   it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 45 })
       yield* settle(sim)
@@ -33,7 +30,7 @@ describe("JSON feed incremental pull", () => {
       let editedAfterPull = ""
 
       const first = yield* walk(connector, null, (page, index) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (index === 0) {
             editedAfterPull = page.orders[0]!.storeOrderId
             yield* admin(sim, "PATCH", `orders/${editedAfterPull}`, { note: "edited after it was pulled" })
@@ -44,8 +41,7 @@ describe("JSON feed incremental pull", () => {
             created = (yield* admin<SimOrder>(sim, "POST", "orders", {})).id
             yield* admin(sim, "PATCH", `orders/${ids[12]}`, { financialStatus: "refunded" })
           }
-        })
-      )
+        }))
       expect(first.pages.length).toBeGreaterThanOrEqual(5)
       expect(first.pages.slice(0, -1).every((p) => !p.done && p.cursor.continuation !== undefined)).toBe(true)
       expect(first.pages[first.pages.length - 1]!.done).toBe(true)
@@ -75,11 +71,10 @@ describe("JSON feed incremental pull", () => {
       yield* settle(sim)
       const fourth = yield* walk(connector, third.cursor)
       expect(versionsOf(fourth.pages)).toEqual([`${ids[5]}@${edited.updated_at}`])
-    })
-  )
+    }))
 
   it.scopedLive("converges under a storefront that keeps editing orders while podsync pages", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       yield* admin(sim, "POST", "orders/bulk", { count: 60 })
       yield* admin(sim, "POST", "churn", { perPage: 4 })
@@ -98,8 +93,7 @@ describe("JSON feed incremental pull", () => {
       const versions = versionsOf(all)
       expect(new Set(versions).size).toBe(versions.length)
       expect(latestById(all.flatMap((p) => p.orders))).toEqual(yield* simVersions(sim))
-    })
-  )
+    }))
 
   resumesAfterACrash({
     test: it.scopedLive,
@@ -116,7 +110,7 @@ describe("JSON feed incremental pull", () => {
   })
 
   it.scopedLive("walks the window again from its start when the storefront refuses a persisted cursor", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 12 })
       yield* settle(sim)
@@ -127,11 +121,10 @@ describe("JSON feed incremental pull", () => {
       }
       const result = yield* walk(connector, stale)
       expect(result.pages.flatMap((p) => p.orders.map((o) => o.storeOrderId))).toEqual(ids)
-    })
-  )
+    }))
 
   it.scopedLive("starts a first pull at `since` when given", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       yield* admin(sim, "POST", "orders/bulk", { count: 3 })
       const { now } = yield* admin<{ now: string }>(sim, "POST", "clock/advance", { seconds: 3600 })
@@ -140,11 +133,10 @@ describe("JSON feed incremental pull", () => {
       const connector = yield* connectTo(sim)
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since: now })))
       expect(pages.flatMap((p) => p.orders.map((o) => o.storeOrderId))).toEqual(newer.ids)
-    })
-  )
+    }))
 
   it.scopedLive("reads one order by id, none for an unknown one, and sends the limit asked", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
       const connector = yield* connectTo(sim, { pageSize: 3 })
@@ -157,17 +149,15 @@ describe("JSON feed incremental pull", () => {
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null)))
       expect(pages.map((p) => p.orders.length)).toEqual([3, 3, 1])
       expect((yield* stats(sim)).requestsByOperation["listOrders"]).toBe(before + 3)
-    })
-  )
+    }))
 
   it.scopedLive("fails with a typed auth error that does not carry the token", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim, { token: Redacted.make("jf_wrong_token") })
       const error = yield* Effect.flip(connector.getOrder("ord_1001"))
       expect(error).toMatchObject({ _tag: "StoreAuthError", status: 401, operation: "order" })
       expect(JSON.stringify(error)).not.toContain("jf_wrong")
       expect(error.message).not.toContain("jf_wrong")
-    })
-  )
+    }))
 })

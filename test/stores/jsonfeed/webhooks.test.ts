@@ -61,8 +61,12 @@ describe("JSON feed webhook verification (pure)", () => {
   it("rejects forged, tampered, truncated and unsigned deliveries", () => {
     expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("guessed", body) })))).toBe("bad_signature")
     const tampered = body.replace("ord_1042", "ord_1043")
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body) }, tampered)))).toBe("bad_signature")
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body).slice(0, 40) })))).toBe("bad_signature")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body) }, tampered)))).toBe(
+      "bad_signature"
+    )
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body).slice(0, 40) })))).toBe(
+      "bad_signature"
+    )
     const base64 = createHmac("sha256", "current-secret").update(body).digest("base64")
     expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": base64 })))).toBe("bad_signature")
     expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": undefined })))).toBe("missing_signature")
@@ -76,11 +80,17 @@ describe("JSON feed webhook verification (pure)", () => {
 
   it("refuses a signed body that is not a delivery", () => {
     const notJson = "delivery_id=dlv_7c1f4e"
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", notJson) }, notJson)))).toBe("malformed_body")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", notJson) }, notJson)))).toBe(
+      "malformed_body"
+    )
     const noOrder = JSON.stringify({ ...envelope, order_id: undefined })
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", noOrder) }, noOrder)))).toBe("malformed_body")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", noOrder) }, noOrder)))).toBe(
+      "malformed_body"
+    )
     const ping = JSON.stringify({ delivery_id: "dlv_7c1f4e", timestamp: 1772357112, type: "ping" })
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", ping) }, ping)))).toBe("accepted")
+    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", ping) }, ping)))).toBe(
+      "accepted"
+    )
   })
 
   it("bounds replays by the signed timestamp: five minutes either way", () => {
@@ -94,8 +104,6 @@ describe("JSON feed webhook verification (pure)", () => {
   })
 })
 
-
-
 describe("JSON feed webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key",
@@ -104,7 +112,7 @@ describe("JSON feed webhook deliveries from the simulator", () => {
     path: "/webhooks/acme-feed",
     subscriptions: (address) => [{ address }],
     raise: (sim) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
         yield* admin(sim, "PATCH", `orders/${order.id}`, { note: "gift" })
         yield* admin(sim, "POST", `orders/${order.id}/cancel`, {})
@@ -117,11 +125,14 @@ describe("JSON feed webhook deliveries from the simulator", () => {
         if (verified.topic !== "ping") expect(verified.storeOrderId).toBe(orderId)
       }),
     processed: (topics) => expect(topics).toEqual(["ping", "order.cancelled", "order.updated", "order.created"]),
-    forge: (received) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace("ping", "order.created")) })
+    forge: (received) => ({
+      headers: received[0]!.headers,
+      rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace("ping", "order.created"))
+    })
   })
 
   it.scopedLive("a retried delivery is re-stamped and re-signed, and keeps its dedup key", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
       const sim = yield* startSimulator({ now: () => simTime })
       // Ten seconds pass at the storefront between the attempt and its retry.
@@ -135,6 +146,5 @@ describe("JSON feed webhook deliveries from the simulator", () => {
       expect(retry!.dedupKey).toBe(first!.dedupKey)
       expect([first!.triggeredAt, retry!.triggeredAt]).toEqual(["2026-03-01T09:00:00.000Z", "2026-03-01T09:00:10.000Z"])
       expect(inbox.received[1]!.headers["x-podsync-signature"]).not.toBe(inbox.received[0]!.headers["x-podsync-signature"])
-    })
-  )
+    }))
 })

@@ -31,7 +31,7 @@ const createOrders = (sim: RunningShopifySimulator, count: number) =>
 
 describe("Shopify batched annotations", () => {
   it.scopedLive("tags and sets the draft metafield of many orders in one request, repeatably", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* createOrders(sim, 7)
       const connector = yield* connectTo(sim)
@@ -45,20 +45,25 @@ describe("Shopify batched annotations", () => {
       expect(after.operations["PodsyncAnnotateMany"]).toBe(1)
       expect(after.mutations).toMatchObject({ metafieldsSet: 1, tagsAdd: 7 })
       for (const [i, o] of orders.entries()) {
-        expect(marks(yield* read(sim, o.legacyResourceId))).toEqual({ tags: ["vip", DRAFTED_TAG], metafields: [["podsync", "draft", `dft_${i}`]] })
+        expect(marks(yield* read(sim, o.legacyResourceId))).toEqual({
+          tags: ["vip", DRAFTED_TAG],
+          metafields: [["podsync", "draft", `dft_${i}`]]
+        })
       }
 
       // Again: nothing changes, still one request.
       expect((yield* connector.annotateMany!(items)).every(Either.isRight)).toBe(true)
       expect((yield* stats(sim)).requests - after.requests).toBe(1)
       for (const [i, o] of orders.entries()) {
-        expect(marks(yield* read(sim, o.legacyResourceId))).toEqual({ tags: ["vip", DRAFTED_TAG], metafields: [["podsync", "draft", `dft_${i}`]] })
+        expect(marks(yield* read(sim, o.legacyResourceId))).toEqual({
+          tags: ["vip", DRAFTED_TAG],
+          metafields: [["podsync", "draft", `dft_${i}`]]
+        })
       }
-    })
-  )
+    }))
 
   it.scopedLive("a refusal fails only the order it names, with the error a single annotate gives", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* createOrders(sim, 4)
       const connector = yield* connectTo(sim)
@@ -101,11 +106,10 @@ describe("Shopify batched annotations", () => {
       // As with a single annotate, its tag was added in the same request; its metafield was not.
       expect(marks(third!)).toEqual({ tags: ["vip", DRAFTED_TAG], metafields: [] })
       expect(marks(fourth!)).toEqual({ tags: ["vip", "podsync:only-a-tag"], metafields: [] })
-    })
-  )
+    }))
 
   it.scopedLive("sends at most 25 orders per request, and one order's two annotations in turn", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* createOrders(sim, 30)
       const connector = yield* connectTo(sim)
@@ -120,8 +124,7 @@ describe("Shopify batched annotations", () => {
       expect((yield* stats(sim)).operations["PodsyncAnnotateMany"]! - (before.operations["PodsyncAnnotateMany"] ?? 0)).toBe(3)
       expect(marks(yield* read(sim, orders[0]!.legacyResourceId)).metafields).toEqual([["podsync", "draft", "dft_second"]])
       expect(marks(yield* read(sim, orders[29]!.legacyResourceId)).metafields).toEqual([["podsync", "draft", "dft_first"]])
-    })
-  )
+    }))
 
   it("reads which metafield a userError names from its field path", () => {
     expect(metafieldIndexOf({ field: ["metafields", "3", "value"], message: "x" }, 5)).toBe(3)

@@ -58,7 +58,12 @@ describe("Shopify pull cursor", () => {
     const start = startWalk({ watermark: "2026-03-01T00:00:00Z" }, undefined, 60)
     const mid = afterPage(
       start,
-      { updatedAts: ["2026-03-01T00:00:10Z", "2026-03-01T00:00:20Z"], handedOut: ["1@2026-03-01T00:00:10Z", "2@2026-03-01T00:00:20Z"], hasNextPage: true, endCursor: "c1" },
+      {
+        updatedAts: ["2026-03-01T00:00:10Z", "2026-03-01T00:00:20Z"],
+        handedOut: ["1@2026-03-01T00:00:10Z", "2@2026-03-01T00:00:20Z"],
+        hasNextPage: true,
+        endCursor: "c1"
+      },
       60
     )
     expect(mid.done).toBe(false)
@@ -69,7 +74,12 @@ describe("Shopify pull cursor", () => {
     const resumed = startWalk(mid.cursor, undefined, 60)
     expect(resumed).toMatchObject({ lower: "2026-02-28T23:59:00Z", after: "c1", high: "2026-03-01T00:00:20Z" })
 
-    const end = afterPage(resumed, { updatedAts: ["2026-03-01T00:00:30Z"], handedOut: ["3@2026-03-01T00:00:30Z"], hasNextPage: false, endCursor: "c2" }, 60)
+    const end = afterPage(resumed, {
+      updatedAts: ["2026-03-01T00:00:30Z"],
+      handedOut: ["3@2026-03-01T00:00:30Z"],
+      hasNextPage: false,
+      endCursor: "c2"
+    }, 60)
     expect(end.done).toBe(true)
     expect(end.cursor).toEqual({
       watermark: "2026-03-01T00:00:30Z",

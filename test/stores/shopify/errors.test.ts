@@ -33,7 +33,7 @@ const brokenProxy = Effect.acquireRelease(
 
 describe("Shopify answers that cannot be read", () => {
   it.scopedLive("are typed errors carrying the raw body; a write is marked ambiguous, a read is not", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const proxy = yield* brokenProxy
       const connector = yield* connectTo(
         {
@@ -55,6 +55,5 @@ describe("Shopify answers that cannot be read", () => {
       expect(writeError).toMatchObject({ _tag: "StoreResponseError", operation: "annotate", body: proxyPage, ambiguous: true })
       expect(isAmbiguous(writeError)).toBe(true)
       expect(writeError.message).toContain("read the store back before retrying")
-    })
-  )
+    }))
 })

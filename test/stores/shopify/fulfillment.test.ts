@@ -4,7 +4,10 @@ import { DRAFTED_TAG, draftedAnnotation, type FulfillmentPush } from "../../../s
 import { isAmbiguous } from "../../../src/stores/StoreErrors.js"
 import { admin, connectTo, startSimulator, stats } from "./harness.js"
 
-interface SimLine { readonly id: string; readonly quantity: number }
+interface SimLine {
+  readonly id: string
+  readonly quantity: number
+}
 interface SimOrder {
   readonly legacyResourceId: string
   readonly updatedAt: string
@@ -41,7 +44,7 @@ const read = (sim: Parameters<typeof admin>[0], order: SimOrder) => admin<SimOrd
 
 describe("Shopify fulfillment push", () => {
   it.scopedLive("creates one fulfillment with tracking and the configured notifyCustomer, once per tracking number", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim, { notifyCustomer: true })
@@ -61,23 +64,21 @@ describe("Shopify fulfillment push", () => {
       expect(stored.fulfillments[0]).toMatchObject({ notifyCustomer: true, tracking: [tracking("1Z999AA10123456784")] })
       const s = yield* stats(sim)
       expect(s.notificationsByOrder[order.legacyResourceId]).toBe(1)
-    })
-  )
+    }))
 
   it.scopedLive("does not email the buyer when the store's config says not to", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim, { notifyCustomer: false })
       const outcome = yield* connector.pushFulfillment(push(order, [[0, 2]], "TRACK-QUIET"))
       expect(outcome).toMatchObject({ _tag: "Created", notifiedCustomer: false })
       expect((yield* stats(sim)).notificationsByOrder[order.legacyResourceId]).toBeUndefined()
-    })
-  )
+    }))
 
   for (const kind of ["commitThenDrop", "error5xx", "reset"] as const) {
     it.scopedLive(`a push that failed ambiguously (${kind}), then retried, creates exactly one fulfillment`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sim = yield* startSimulator()
         const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
         const connector = yield* connectTo(sim)
@@ -98,20 +99,25 @@ describe("Shopify fulfillment push", () => {
         ])
         expect((yield* stats(sim)).fulfillmentsByOrder[order.legacyResourceId]).toBe(1)
         expect((yield* stats(sim)).notificationsByOrder[order.legacyResourceId]).toBe(1)
-      })
-    )
+      }))
   }
 
   it.scopedLive("turns several packages of one order into their own fulfillments of the right lines", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       const connector = yield* connectTo(sim)
       // One tee and the mug in the first box, the other tee and the tote in the second.
       const boxA = yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001"))
       const boxB = yield* connector.pushFulfillment(push(order, [[0, 1], [2, 1]], "BOX-B-0002"))
-      expect(boxA).toMatchObject({ _tag: "Created", lines: [{ lineId: order.lineItems[0]!.id, quantity: 1 }, { lineId: order.lineItems[1]!.id, quantity: 1 }] })
-      expect(boxB).toMatchObject({ _tag: "Created", lines: [{ lineId: order.lineItems[0]!.id, quantity: 1 }, { lineId: order.lineItems[2]!.id, quantity: 1 }] })
+      expect(boxA).toMatchObject({
+        _tag: "Created",
+        lines: [{ lineId: order.lineItems[0]!.id, quantity: 1 }, { lineId: order.lineItems[1]!.id, quantity: 1 }]
+      })
+      expect(boxB).toMatchObject({
+        _tag: "Created",
+        lines: [{ lineId: order.lineItems[0]!.id, quantity: 1 }, { lineId: order.lineItems[2]!.id, quantity: 1 }]
+      })
 
       const stored = yield* read(sim, order)
       const byNumber = Object.fromEntries(
@@ -125,11 +131,10 @@ describe("Shopify fulfillment push", () => {
       // Replaying the first box changes nothing.
       expect((yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001")))._tag).toBe("AlreadyPushed")
       expect((yield* stats(sim)).fulfillmentsByOrder[order.legacyResourceId]).toBe(2)
-    })
-  )
+    }))
 
   it.scopedLive("reports an ON_HOLD fulfillment order instead of forcing it, and pushes once released", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
       yield* admin(sim, "POST", `orders/${order.legacyResourceId}/hold`, { reason: "HIGH_RISK_OF_FRAUD" })
@@ -145,11 +150,10 @@ describe("Shopify fulfillment push", () => {
 
       yield* admin(sim, "POST", `orders/${order.legacyResourceId}/release`)
       expect((yield* connector.pushFulfillment(request))._tag).toBe("Created")
-    })
-  )
+    }))
 
   it.scopedLive("fulfils only what is left after a refund, and nothing for a fully refunded line or a cancelled order", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       const order = yield* admin<SimOrder>(sim, "POST", "orders", threeLineOrder)
@@ -173,13 +177,12 @@ describe("Shopify fulfillment push", () => {
         reason: "unknown_order"
       })
       expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({ [order.legacyResourceId]: 1 })
-    })
-  )
+    }))
 })
 
 describe("Shopify annotations", () => {
   it.scopedLive("tags the order podsync:drafted and keeps the draft id in a metafield, repeatably", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", { ...threeLineOrder, tags: ["vip"] })
       const connector = yield* connectTo(sim)
@@ -190,6 +193,5 @@ describe("Shopify annotations", () => {
       expect(stored.metafields.map((m) => [m.namespace, m.key, m.value])).toEqual([["podsync", "draft", "dft_01HZX"]])
       const failure = yield* Effect.flip(connector.annotate("424242", draftedAnnotation("dft_x")))
       expect(failure).toMatchObject({ _tag: "StoreApiError" })
-    })
-  )
+    }))
 })

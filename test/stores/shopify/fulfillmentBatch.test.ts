@@ -72,25 +72,31 @@ const singly = (connector: StoreConnector, pushes: ReadonlyArray<FulfillmentPush
  * orders, lines, notification), an error its tag and ambiguity.
  */
 const comparable = (sim: RunningShopifySimulator, results: ReadonlyArray<Either.Either<FulfillmentOutcome, StoreError>>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { orders } = yield* admin<{ orders: ReadonlyArray<SimOrder> }>(sim, "GET", "orders")
     const byId = new Map(orders.flatMap((o) => o.fulfillments.map((f) => [f.id, f] as const)))
     const describe = (id: string) => {
       const f = byId.get(id)
-      return f === undefined ? `missing ${id}` : { tracking: f.tracking.map((t) => t.number), fos: f.fulfillmentOrderIds, lines: f.lines.map((l) => [l.lineItemId, l.quantity]), notify: f.notifyCustomer }
+      return f === undefined
+        ? `missing ${id}`
+        : {
+          tracking: f.tracking.map((t) => t.number),
+          fos: f.fulfillmentOrderIds,
+          lines: f.lines.map((l) => [l.lineItemId, l.quantity]),
+          notify: f.notifyCustomer
+        }
     }
     return results.map((result) =>
       Either.match(result, {
         onLeft: (error) => ({ error: error._tag, ambiguous: isAmbiguous(error) }),
-        onRight: (outcome) =>
-          "fulfillmentIds" in outcome ? { ...outcome, fulfillmentIds: outcome.fulfillmentIds.map(describe) } : outcome
+        onRight: (outcome) => "fulfillmentIds" in outcome ? { ...outcome, fulfillmentIds: outcome.fulfillmentIds.map(describe) } : outcome
       })
     )
   })
 
 /** Two simulators with the same orders; `build` runs on each and returns the same ids on both. */
 const twins = <A, E, R>(build: (sim: RunningShopifySimulator) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batched = yield* startSimulator()
     const single = yield* startSimulator()
     const a = yield* build(batched)
@@ -113,9 +119,9 @@ const delta = (before: Stats, after: Stats) => ({
 
 describe("Shopify batched fulfilment pushes", () => {
   it.scopedLive("pushes many orders in one read and one create request, with the outcomes single pushes give", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const open = yield* Effect.forEach(Array.from({ length: 6 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
           const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
           yield* admin(sim, "POST", `orders/${cancelled.legacyResourceId}/cancel`, { reason: "customer" })
@@ -174,11 +180,10 @@ describe("Shopify batched fulfilment pushes", () => {
       expect(repeated.slice(0, open.length).map((r) => Either.getOrThrow(r)._tag)).toEqual(open.map(() => "AlreadyPushed"))
       const expectedRepeat = yield* singly(singleConnector, pushes)
       expect(yield* comparable(batched, repeated)).toEqual(yield* comparable(single, expectedRepeat))
-    })
-  )
+    }))
 
   it.scopedLive("answers a non-Shopify order id without any request", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
       const connector = yield* connectTo(sim)
@@ -189,11 +194,10 @@ describe("Shopify batched fulfilment pushes", () => {
       ])
       expect((yield* stats(sim)).requests).toBe(before.requests)
       expect(yield* connector.pushFulfillments!([])).toEqual([])
-    })
-  )
+    }))
 
   it.scopedLive("pushes of one order in one batch go one after the other, as single pushes would", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) =>
         Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
       )
@@ -209,15 +213,25 @@ describe("Shopify batched fulfilment pushes", () => {
       const results = yield* batchedConnector.pushFulfillments!(pushes)
       const expected = yield* singly(singleConnector, pushes)
       expect(yield* comparable(batched, results)).toEqual(yield* comparable(single, expected))
-      expect(results.map((r) => Either.getOrThrow(r)._tag)).toEqual(["Created", "Created", "Created", "AlreadyPushed", "Created", "NothingToFulfil"])
-      expect((yield* stats(batched)).fulfillmentsByOrder).toEqual({ [a!.legacyResourceId]: 2, [b!.legacyResourceId]: 1, [c!.legacyResourceId]: 1 })
-    })
-  )
+      expect(results.map((r) => Either.getOrThrow(r)._tag)).toEqual([
+        "Created",
+        "Created",
+        "Created",
+        "AlreadyPushed",
+        "Created",
+        "NothingToFulfil"
+      ])
+      expect((yield* stats(batched)).fulfillmentsByOrder).toEqual({
+        [a!.legacyResourceId]: 2,
+        [b!.legacyResourceId]: 1,
+        [c!.legacyResourceId]: 1
+      })
+    }))
 
   it.scopedLive("reads again alone an order the batched read may have cut short, and splits a package over fulfillment orders", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           // 12 lines: more than the batched read's 10 fulfillment order lines, paged like a single read pages them.
           const manyLines = yield* admin<SimOrder>(sim, "POST", "orders", { lineItems: lines(12) })
           // Four locations: four fulfillment orders, more than the batched read's 3.
@@ -270,11 +284,10 @@ describe("Shopify batched fulfilment pushes", () => {
       expect((yield* stats(batched)).notificationsByOrder[fourLocations.legacyResourceId]).toBe(1)
       const many = yield* read(batched, manyLines.legacyResourceId)
       expect(many.fulfillments[0]!.lines).toHaveLength(12)
-    })
-  )
+    }))
 
   it.scopedLive("a 5xx on the create request is an ambiguous failure of every push in it; the retry creates each once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* Effect.forEach(Array.from({ length: 4 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
       const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
@@ -299,11 +312,10 @@ describe("Shopify batched fulfilment pushes", () => {
       expect(retried.slice(0, orders.length).map((r) => Either.getOrThrow(r)._tag)).toEqual(orders.map(() => "Created"))
       const after = yield* stats(sim)
       for (const o of orders) expect(after.fulfillmentsByOrder[o.legacyResourceId]).toBe(1)
-    })
-  )
+    }))
 
   it.scopedLive("an order the store drops after committing is found on the retry (commitThenDrop)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
       const connector = yield* connectTo(sim)
@@ -315,11 +327,10 @@ describe("Shopify batched fulfilment pushes", () => {
       expect(retried.map((r) => Either.getOrThrow(r)._tag)).toEqual(orders.map(() => "AlreadyPushed"))
       const after = yield* stats(sim)
       for (const o of orders) expect(after.fulfillmentsByOrder[o.legacyResourceId]).toBe(1)
-    })
-  )
+    }))
 
   it.scoped("a read Shopify keeps throttling is a failure of every push in it, not ambiguous, and creates nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
       const connector = yield* connectTo(sim, { requestTimeout: "1 hour" })
@@ -338,11 +349,10 @@ describe("Shopify batched fulfilment pushes", () => {
       const after = yield* stats(sim)
       expect(after.throttled).toBe(21 * 5)
       expect(after.mutations["fulfillmentCreate"] ?? 0).toBe(0)
-    })
-  )
+    }))
 
   it.scopedLive("reads 10 orders per query and creates them all in one mutation", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* Effect.forEach(Array.from({ length: 23 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
       const connector = yield* connectTo(sim)
@@ -354,8 +364,7 @@ describe("Shopify batched fulfilment pushes", () => {
         operations: { PodsyncFulfillmentStates: 3, PodsyncFulfillmentCreateMany: 1 },
         fulfillmentCreate: 23
       })
-    })
-  )
+    }))
 })
 
 describe("Shopify batched fulfilment read: cost", () => {
@@ -375,16 +384,22 @@ describe("Shopify batched fulfilment read: cost", () => {
   })
 
   it.scopedLive("the simulator charges a full chunk what the calculation says, and answers it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const orders = yield* Effect.forEach(Array.from({ length: FULFILLMENT_STATES_PER_QUERY }), () =>
-        admin<SimOrder>(sim, "POST", "orders", orderSpec)
-      )
+        admin<SimOrder>(sim, "POST", "orders", orderSpec))
       const answer = yield* Effect.promise(async () => {
         const response = await fetch(sim.graphqlUrl, {
           method: "POST",
           headers: { "Content-Type": "application/json", "X-Shopify-Access-Token": sim.accessToken },
-          body: JSON.stringify({ query: FULFILLMENT_STATES, variables: { ids: orders.map((o) => orderGid(o.legacyResourceId)) } })
+          body: JSON.stringify({
+            query: FULFILLMENT_STATES,
+            variables: {
+              ids: orders.map((o) =>
+                orderGid(o.legacyResourceId)
+              )
+            }
+          })
         })
         return (await response.json()) as {
           data?: { nodes: ReadonlyArray<{ id: string; fulfillmentOrders: { nodes: ReadonlyArray<unknown> } }> }
@@ -397,6 +412,5 @@ describe("Shopify batched fulfilment read: cost", () => {
       expect(answer.extensions.cost.actualQueryCost).toBeLessThan(answer.extensions.cost.requestedQueryCost)
       expect(answer.data!.nodes.map((n) => n.id)).toEqual(orders.map((o) => orderGid(o.legacyResourceId)))
       expect(answer.data!.nodes.every((n) => n.fulfillmentOrders.nodes.length === 1)).toBe(true)
-    })
-  )
+    }))
 })

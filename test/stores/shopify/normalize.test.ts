@@ -115,7 +115,12 @@ describe("Shopify order normalization", () => {
         }
       })
     )
-    expect(cancelled).toMatchObject({ cancelled: true, cancelledAt: "2026-03-02T12:00:00Z", cancelReason: "customer", financialStatus: "refunded" })
+    expect(cancelled).toMatchObject({
+      cancelled: true,
+      cancelledAt: "2026-03-02T12:00:00Z",
+      cancelReason: "customer",
+      financialStatus: "refunded"
+    })
     expect(cancelled.lines.map((l) => l.fulfillableQuantity)).toEqual([0, 0, 0])
 
     const unpaid = Either.getOrThrow(normalize({ ...milanoOrderPayload, displayFinancialStatus: "PENDING" }))
@@ -161,11 +166,12 @@ describe("Shopify order normalization", () => {
     expect(normalize({ ...milanoOrderPayload, updatedAt: "yesterday" })).toEqual(
       Either.left('updatedAt "yesterday" is not a timestamp')
     )
-    expect(Either.isLeft(normalize({ ...milanoOrderPayload, currentTotalPriceSet: { shopMoney: { amount: "1e3", currencyCode: "EUR" } } }))).toBe(true)
+    expect(Either.isLeft(normalize({ ...milanoOrderPayload, currentTotalPriceSet: { shopMoney: { amount: "1e3", currencyCode: "EUR" } } })))
+      .toBe(true)
   })
 
   it.scopedLive("normalizes the same kind of order read from the simulator over HTTP", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const created = yield* admin(sim, "POST", "orders", {
         email: "chiara.rossi@example.it",
@@ -175,20 +181,39 @@ describe("Shopify order normalization", () => {
         tags: ["vip"],
         customAttributes: [{ key: "gift_message", value: "Buon compleanno, nonna!" }],
         shippingAddress: {
-          firstName: "Chiara", lastName: "Rossi", company: null, address1: "Via Dante 12", address2: null,
-          city: "Milano", province: "Milano", provinceCode: "MI", zip: "20121", country: "Italy",
-          countryCodeV2: "IT", phone: "+39 02 5550 1234"
+          firstName: "Chiara",
+          lastName: "Rossi",
+          company: null,
+          address1: "Via Dante 12",
+          address2: null,
+          city: "Milano",
+          province: "Milano",
+          provinceCode: "MI",
+          zip: "20121",
+          country: "Italy",
+          countryCodeV2: "IT",
+          phone: "+39 02 5550 1234"
         },
         shippingLine: { title: "Spedizione standard", code: "STANDARD" },
         lineItems: [
           {
-            sku: "TEE-BLK-M", title: "Classic Tee", variantTitle: "Black / M", quantity: 3, price: "24.00",
-            variantId: "44880001012", productId: "7981230001",
+            sku: "TEE-BLK-M",
+            title: "Classic Tee",
+            variantTitle: "Black / M",
+            quantity: 3,
+            price: "24.00",
+            variantId: "44880001012",
+            productId: "7981230001",
             customAttributes: [{ key: "design_url", value: "https://cdn.example.com/designs/sunset-wave.png" }]
           },
           {
-            sku: "MUG-WHT-11OZ", title: "Ceramic Mug", variantTitle: "White / 11OZ", quantity: 1, price: "16.00",
-            variantId: "44880004021", productId: "7981230004",
+            sku: "MUG-WHT-11OZ",
+            title: "Ceramic Mug",
+            variantTitle: "White / 11OZ",
+            quantity: 1,
+            price: "16.00",
+            variantId: "44880004021",
+            productId: "7981230004",
             customAttributes: [{ key: "Personalizzazione", value: "Per la migliore nonna ♥" }]
           }
         ]
@@ -215,21 +240,43 @@ describe("Shopify order normalization", () => {
         holds: [],
         email: "chiara.rossi@example.it",
         shipTo: {
-          name: "Chiara Rossi", firstName: "Chiara", lastName: "Rossi", line1: "Via Dante 12", city: "Milano",
-          region: "Milano", regionCode: "MI", postalCode: "20121", countryCode: "IT", country: "Italy",
+          name: "Chiara Rossi",
+          firstName: "Chiara",
+          lastName: "Rossi",
+          line1: "Via Dante 12",
+          city: "Milano",
+          region: "Milano",
+          regionCode: "MI",
+          postalCode: "20121",
+          countryCode: "IT",
+          country: "Italy",
           phone: "+39 02 5550 1234"
         },
         shippingMethod: { title: "Spedizione standard", code: "STANDARD" },
         lines: [
           {
-            lineId: tee.id, sku: "TEE-BLK-M", variantId: "44880001012", productId: "7981230001", title: "Classic Tee",
-            variantTitle: "Black / M", quantity: 3, currentQuantity: 2, fulfillableQuantity: 2,
+            lineId: tee.id,
+            sku: "TEE-BLK-M",
+            variantId: "44880001012",
+            productId: "7981230001",
+            title: "Classic Tee",
+            variantTitle: "Black / M",
+            quantity: 3,
+            currentQuantity: 2,
+            fulfillableQuantity: 2,
             attributes: [{ key: "design_url", value: "https://cdn.example.com/designs/sunset-wave.png" }],
             requiresShipping: true
           },
           {
-            lineId: mug.id, sku: "MUG-WHT-11OZ", variantId: "44880004021", productId: "7981230004", title: "Ceramic Mug",
-            variantTitle: "White / 11OZ", quantity: 1, currentQuantity: 1, fulfillableQuantity: 1,
+            lineId: mug.id,
+            sku: "MUG-WHT-11OZ",
+            variantId: "44880004021",
+            productId: "7981230004",
+            title: "Ceramic Mug",
+            variantTitle: "White / 11OZ",
+            quantity: 1,
+            currentQuantity: 1,
+            fulfillableQuantity: 1,
             attributes: [{ key: "Personalizzazione", value: "Per la migliore nonna ♥" }],
             requiresShipping: true
           }
@@ -239,7 +286,9 @@ describe("Shopify order normalization", () => {
         attributes: [{ key: "gift_message", value: "Buon compleanno, nonna!" }]
       })
       expect(order.total?.currency).toBe("EUR")
-      expect(order.raw).toMatchObject({ legacyResourceId: created.legacyResourceId, lineItems: { nodes: [{ id: tee.id }, { id: mug.id }] } })
-    })
-  )
+      expect(order.raw).toMatchObject({
+        legacyResourceId: created.legacyResourceId,
+        lineItems: { nodes: [{ id: tee.id }, { id: mug.id }] }
+      })
+    }))
 })

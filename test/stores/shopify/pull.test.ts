@@ -4,25 +4,23 @@ import { admin, connectTo, eventually, startSimulator } from "./harness.js"
 import { resumesAfterACrash } from "../contract/PullContract.js"
 import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-
-
 /** Final `updatedAt` of every order in the simulator, by legacy id. */
 const simVersions = (sim: Parameters<typeof admin>[0]) =>
-  Effect.map(admin<{ orders: Array<{ legacyResourceId: string; updatedAt: string }> }>(sim, "GET", "orders"), ({ orders }) =>
-    new Map(orders.map((o) => [o.legacyResourceId, o.updatedAt]))
+  Effect.map(
+    admin<{ orders: Array<{ legacyResourceId: string; updatedAt: string }> }>(sim, "GET", "orders"),
+    ({ orders }) => new Map(orders.map((o) => [o.legacyResourceId, o.updatedAt]))
   )
-
 
 describe("Shopify incremental pull", () => {
   it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 45 })
       const legacy = ids.map((gid) => gid.split("/").pop()!)
       const connector = yield* connectTo(sim, { pageSize: 10 })
 
       const pages = yield* pullAll(connector, null, (page, index) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (index === 0) {
             // An order already handed out changes: it must come again, as its new version.
             yield* admin(sim, "PATCH", `orders/${page.orders[0]!.storeOrderId}`, { note: "edited after it was pulled" })
@@ -34,8 +32,7 @@ describe("Shopify incremental pull", () => {
             yield* admin(sim, "POST", "orders", {})
             yield* admin(sim, "PATCH", `orders/${legacy[12]}`, { financialStatus: "REFUNDED" })
           }
-        })
-      )
+        }))
       const all = pages.flatMap((p) => p.orders)
       const versions = versionsOf(pages)
       expect(new Set(versions).size).toBe(versions.length)
@@ -59,8 +56,7 @@ describe("Shopify incremental pull", () => {
       const edited = yield* admin(sim, "PATCH", `orders/${legacy[5]}`, { tags: ["podsync:test"] })
       const third = yield* pullAll(connector, again[again.length - 1]!.cursor)
       expect(versionsOf(third)).toEqual([`${legacy[5]}@${edited.updatedAt}`])
-    })
-  )
+    }))
 
   resumesAfterACrash({
     test: it.scopedLive,
@@ -75,7 +71,7 @@ describe("Shopify incremental pull", () => {
   })
 
   it.scopedLive("starts a first pull at `since` when given", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       yield* admin(sim, "POST", "orders/bulk", { count: 3 })
       const { now } = yield* admin<{ now: string }>(sim, "POST", "clock/advance", { seconds: 3600 })
@@ -85,11 +81,10 @@ describe("Shopify incremental pull", () => {
       const since = now.replace(/\.\d{3}Z$/, "Z")
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since })))
       expect(pages.flatMap((p) => p.orders.map((o) => `gid://shopify/Order/${o.storeOrderId}`))).toEqual(newer.ids)
-    })
-  )
+    }))
 
   it.scopedLive("reads an order with more line items than one page whole, in the pull and by id", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const lineItems = Array.from({ length: 27 }, (_, i) => ({
         sku: `TEE-BLK-${i}`,
@@ -105,11 +100,10 @@ describe("Shopify incremental pull", () => {
       const pulled = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null))).flatMap((p) => p.orders)
       expect(pulled).toHaveLength(1)
       expect(pulled[0]!.lines).toEqual(byId.lines)
-    })
-  )
+    }))
 
   it.scopedLive("never mixes line item pages of two versions when the order changes while it is read", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const lineItems = Array.from({ length: 15 }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, quantity: 1 }))
       const created = yield* admin(sim, "POST", "orders", { lineItems })
@@ -127,11 +121,10 @@ describe("Shopify incremental pull", () => {
       expect(orders.map((o) => o.updatedAt)).toEqual([edited.updatedAt])
       expect(orders[0]!.lines).toHaveLength(15)
       expect(orders[0]!.lines[14]!.attributes).toEqual([{ key: "design_url", value: "https://cdn.example.com/v2.png" }])
-    })
-  )
+    }))
 
   it.scopedLive("re-reads the overlap without reading a version it handed out again (no line item pages, nothing handed out)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const lineItems = Array.from({ length: 27 }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, quantity: 1 }))
       yield* admin(sim, "POST", "orders", { lineItems })
@@ -146,25 +139,22 @@ describe("Shopify incremental pull", () => {
       const after = yield* admin<{ operations: Record<string, number> }>(sim, "GET", "stats")
       expect(after.operations["PodsyncOrdersPage"]).toBe((before.operations["PodsyncOrdersPage"] ?? 0) + 1)
       expect(after.operations["PodsyncOrderLineItems"]).toBe(before.operations["PodsyncOrderLineItems"])
-    })
-  )
+    }))
 
   it.scopedLive("answers none for an order Shopify does not know", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       expect(yield* connector.getOrder("999999")).toEqual(Option.none())
       expect(yield* connector.getOrder("not-a-number")).toEqual(Option.none())
-    })
-  )
+    }))
 
   it.scopedLive("fails with a typed auth error when the token is refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim, { accessToken: Redacted.make("shpat_wrong") })
       const error = yield* Effect.flip(connector.getOrder("1"))
       expect(error).toMatchObject({ _tag: "StoreAuthError", status: 401 })
       expect(JSON.stringify(error)).not.toContain("shpat_")
-    })
-  )
+    }))
 })

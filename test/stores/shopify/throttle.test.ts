@@ -5,20 +5,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
-import {
-  availableAt,
-  millisAfterThrottled,
-  millisUntilAffordable
-} from "../../../src/stores/shopify/ShopifyThrottle.js"
+import { availableAt, millisAfterThrottled, millisUntilAffordable } from "../../../src/stores/shopify/ShopifyThrottle.js"
 import { admin, connectTo, startSimulator, stats } from "./harness.js"
 import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
-
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (bucket: { maximumAvailable: number; restoreRate: number }) =>
   pacedSimulator((now) => startSimulator({ bucket, now }))
-
-
 
 describe("Shopify cost-bucket pacing", () => {
   it("computes waits from throttleStatus, never from hard-coded limits", () => {
@@ -35,7 +28,7 @@ describe("Shopify cost-bucket pacing", () => {
   })
 
   it.scoped("after THROTTLED waits exactly (requested − available) / restoreRate, then succeeds", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ maximumAvailable: 1000, restoreRate: 50 })
       const created = yield* admin(sim, "POST", "orders", {})
       const connector = yield* connectTo(sim, { requestTimeout })
@@ -60,11 +53,10 @@ describe("Shopify cost-bucket pacing", () => {
       const after = yield* stats(sim)
       expect(after.throttled - before.throttled).toBe(1)
       expect(after.requests - afterThrottle.requests).toBe(1)
-    })
-  )
+    }))
 
   it.scoped("paces a long pull so that no request arrives while the bucket is short", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { sim, advance } = yield* simulatorWithClock({ maximumAvailable: 1000, restoreRate: 50 })
       yield* admin(sim, "POST", "orders/bulk", { count: 80 })
       const connector = yield* connectTo(sim, { pageSize: 10, requestTimeout })
@@ -87,6 +79,5 @@ describe("Shopify cost-bucket pacing", () => {
       // Each page asks 622 points of a 1000-point bucket: the connector had to wait, more than once.
       expect(waits).toBeGreaterThan(1)
       expect((yield* TestClock.currentTimeMillis) - startedAt).toBeGreaterThan(0)
-    })
-  )
+    }))
 })

@@ -60,11 +60,17 @@ describe("Shopify webhook verification (pure)", () => {
   })
 
   it("rejects forged, tampered and unsigned deliveries", () => {
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("guessed-secret", body) })))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("guessed-secret", body) })))).toBe(
+      "bad_signature"
+    )
     const tampered = body.replace("5610000042", "5610000043")
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body) }, tampered)))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body) }, tampered)))).toBe(
+      "bad_signature"
+    )
     expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": "not base64 at all!" })))).toBe("bad_signature")
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body).slice(0, 20) })))).toBe("bad_signature")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body).slice(0, 20) })))).toBe(
+      "bad_signature"
+    )
     expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": undefined })))).toBe("missing_signature")
   })
 
@@ -77,7 +83,9 @@ describe("Shopify webhook verification (pure)", () => {
     expect(rejection(verifyShopifyWebhook(secrets, shouting))).toBe("accepted")
     expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-shop-domain": "evil.myshopify.com" })))).toBe("wrong_shop")
     const notJson = "webhook_id=1"
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", notJson) }, notJson)))).toBe("malformed_body")
+    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", notJson) }, notJson)))).toBe(
+      "malformed_body"
+    )
   })
 
   it("gives every copy of one event the same dedup key, and different events different keys", () => {
@@ -95,7 +103,6 @@ describe("Shopify webhook verification (pure)", () => {
   })
 })
 
-
 describe("Shopify webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries, rejects a forged one and ignores replays by their dedup key",
@@ -104,7 +111,7 @@ describe("Shopify webhook deliveries from the simulator", () => {
     path: "/webhooks/acme-shopify",
     subscriptions: (address) => ["orders/create", "orders/updated", "orders/cancelled"].map((topic) => ({ topic, address })),
     raise: (sim) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const order = yield* admin(sim, "POST", "orders", {})
         yield* admin(sim, "PATCH", `orders/${order.legacyResourceId}`, { note: "gift" })
         yield* admin(sim, "POST", `orders/${order.legacyResourceId}/cancel`, {})
@@ -117,6 +124,9 @@ describe("Shopify webhook deliveries from the simulator", () => {
       expect([...topics].sort()).toEqual(["orders/cancelled", "orders/create", "orders/updated", "orders/updated"])
     },
     // The same headers over a changed body: refused.
-    forge: (received, orderId) => ({ headers: received[0]!.headers, rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(orderId, "1")) })
+    forge: (received, orderId) => ({
+      headers: received[0]!.headers,
+      rawBody: Buffer.from(received[0]!.rawBody.toString("utf8").replace(orderId, "1"))
+    })
   })
 })

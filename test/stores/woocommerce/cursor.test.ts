@@ -1,5 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { afterPage, EPOCH, pageQuery, type PageFacts, pruneSeen, startWalk, type WalkPosition } from "../../../src/stores/woocommerce/WooCursor.js"
+import {
+  afterPage,
+  EPOCH,
+  pageQuery,
+  type PageFacts,
+  pruneSeen,
+  startWalk,
+  type WalkPosition
+} from "../../../src/stores/woocommerce/WooCursor.js"
 
 const NOW = Date.UTC(2026, 2, 2, 16, 0, 0, 750)
 
@@ -64,7 +72,8 @@ describe("WooCommerce walk bookkeeping (pure)", () => {
   it("ends on a short page or when X-WP-TotalPages says this was the last", () => {
     const walk = startWalk(null, undefined, 300, NOW)
     expect(afterPage(walk, facts(["2026-03-02T10:00:00Z"]), 300).done).toBe(true)
-    expect(afterPage(walk, facts(["2026-03-02T10:00:00Z", "2026-03-02T10:00:01Z", "2026-03-02T10:00:02Z"], { totalPages: 1 }), 300).done).toBe(true)
+    expect(afterPage(walk, facts(["2026-03-02T10:00:00Z", "2026-03-02T10:00:01Z", "2026-03-02T10:00:02Z"], { totalPages: 1 }), 300).done)
+      .toBe(true)
     expect(afterPage(walk, facts([]), 300)).toMatchObject({ done: true, cursor: { watermark: EPOCH } })
   })
 

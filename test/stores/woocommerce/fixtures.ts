@@ -81,8 +81,20 @@ export const milanoOrderPayload = {
       meta_data: [
         { id: 2901, key: "pa_color", value: "black", display_key: "Color", display_value: "Black" },
         { id: 2902, key: "pa_size", value: "m", display_key: "Size", display_value: "M" },
-        { id: 2903, key: "design_front", value: "https://cdn.example.com/designs/sunset-wave.png", display_key: "design_front", display_value: "https://cdn.example.com/designs/sunset-wave.png" },
-        { id: 2904, key: "Personalizzazione", value: "Per la migliore nonna ♥", display_key: "Personalizzazione", display_value: "Per la migliore nonna ♥" },
+        {
+          id: 2903,
+          key: "design_front",
+          value: "https://cdn.example.com/designs/sunset-wave.png",
+          display_key: "design_front",
+          display_value: "https://cdn.example.com/designs/sunset-wave.png"
+        },
+        {
+          id: 2904,
+          key: "Personalizzazione",
+          value: "Per la migliore nonna ♥",
+          display_key: "Personalizzazione",
+          display_value: "Per la migliore nonna ♥"
+        },
         { id: 2905, key: "_reduced_stock", value: "3", display_key: "_reduced_stock", display_value: "3" }
       ],
       sku: "TEE-BLK-M",
@@ -102,7 +114,13 @@ export const milanoOrderPayload = {
       total: "16.00",
       total_tax: "0.00",
       taxes: [],
-      meta_data: [{ id: 2906, key: "print_options", value: { finish: "gloss", wrap: true }, display_key: "print_options", display_value: "" }],
+      meta_data: [{
+        id: 2906,
+        key: "print_options",
+        value: { finish: "gloss", wrap: true },
+        display_key: "print_options",
+        display_value: ""
+      }],
       sku: "",
       price: 16,
       image: { id: 0, src: "" },
@@ -110,7 +128,16 @@ export const milanoOrderPayload = {
     }
   ],
   tax_lines: [],
-  shipping_lines: [{ id: 314, method_title: "Spedizione standard", method_id: "flat_rate", instance_id: "2", total: "4.90", total_tax: "0.00", taxes: [], meta_data: [] }],
+  shipping_lines: [{
+    id: 314,
+    method_title: "Spedizione standard",
+    method_id: "flat_rate",
+    instance_id: "2",
+    total: "4.90",
+    total_tax: "0.00",
+    taxes: [],
+    meta_data: []
+  }],
   fee_lines: [],
   coupon_lines: [],
   refunds: [
@@ -119,7 +146,15 @@ export const milanoOrderPayload = {
       reason: "Taglia sbagliata",
       total: "-24.00",
       line_items: [
-        { id: 320, name: "Classic Tee - Black, M", product_id: 311, variation_id: 318, quantity: -1, total: "-24.00", meta_data: [{ id: 2950, key: "_refunded_item_id", value: "312", display_key: "_refunded_item_id", display_value: "312" }] }
+        {
+          id: 320,
+          name: "Classic Tee - Black, M",
+          product_id: 311,
+          variation_id: 318,
+          quantity: -1,
+          total: "-24.00",
+          meta_data: [{ id: 2950, key: "_refunded_item_id", value: "312", display_key: "_refunded_item_id", display_value: "312" }]
+        }
       ]
     }
   ],
@@ -128,5 +163,8 @@ export const milanoOrderPayload = {
   needs_payment: false,
   needs_processing: true,
   currency_symbol: "€",
-  _links: { self: [{ href: "https://acme.example.com/wp-json/wc/v3/orders/4187" }], collection: [{ href: "https://acme.example.com/wp-json/wc/v3/orders" }] }
+  _links: {
+    self: [{ href: "https://acme.example.com/wp-json/wc/v3/orders/4187" }],
+    collection: [{ href: "https://acme.example.com/wp-json/wc/v3/orders" }]
+  }
 }

@@ -19,12 +19,22 @@ const push: FulfillmentPush = {
 
 describe("WooCommerce fulfilment plan (pure)", () => {
   it("recognises a tracking number whatever its spacing and case", () => {
-    const plan = planWooFulfillment(state({ status: "completed", trackingRecords: [{ id: "t1", number: "1z999aa1" }], packages: [{ number: "1Z999AA1", company: "UPS", lines: push.lines }] }), push)
+    const plan = planWooFulfillment(
+      state({
+        status: "completed",
+        trackingRecords: [{ id: "t1", number: "1z999aa1" }],
+        packages: [{ number: "1Z999AA1", company: "UPS", lines: push.lines }]
+      }),
+      push
+    )
     expect(plan).toEqual({ _tag: "Decided", outcome: { _tag: "AlreadyPushed", fulfillmentIds: ["t1"] } })
   })
 
   it("does not record again a package whose tracking record the seller deleted, but still completes the order", () => {
-    const plan = planWooFulfillment(state({ packages: [{ number: "1Z999AA1", company: "UPS", lines: push.lines, trackingRecordId: "t1" }] }), push)
+    const plan = planWooFulfillment(
+      state({ packages: [{ number: "1Z999AA1", company: "UPS", lines: push.lines, trackingRecordId: "t1" }] }),
+      push
+    )
     expect(plan).toMatchObject({ _tag: "Write", createTracking: false, packages: null, complete: true, existing: ["t1"] })
   })
 
@@ -34,7 +44,10 @@ describe("WooCommerce fulfilment plan (pure)", () => {
 
   it("clamps units to what the buyer still has, and completes once earlier packages and this one cover the order", () => {
     const plan = planWooFulfillment(
-      state({ lines: [{ lineId: "312", currentQuantity: 1 }, { lineId: "313", currentQuantity: 1 }], packages: [{ number: "EARLIER", company: "UPS", lines: [{ lineId: "313", quantity: 1 }] }] }),
+      state({
+        lines: [{ lineId: "312", currentQuantity: 1 }, { lineId: "313", currentQuantity: 1 }],
+        packages: [{ number: "EARLIER", company: "UPS", lines: [{ lineId: "313", quantity: 1 }] }]
+      }),
       push
     )
     expect(plan).toMatchObject({ _tag: "Write", complete: true, lines: [{ lineId: "312", quantity: 1 }, { lineId: "313", quantity: 1 }] })

@@ -90,7 +90,9 @@ describe("WooCommerce order normalization", () => {
 
   it("maps every status as the table in WooNormalize.ts says", () => {
     const paid = "2026-03-01T09:30:04"
-    const cases: Array<[status: string, datePaid: string | null, refunds: number, financial: string, fulfillment: string, cancelled: boolean]> = [
+    const cases: Array<
+      [status: string, datePaid: string | null, refunds: number, financial: string, fulfillment: string, cancelled: boolean]
+    > = [
       ["pending", null, 0, "pending", "unfulfilled", false],
       ["on-hold", null, 0, "pending", "on_hold", false],
       ["on-hold", paid, 0, "paid", "on_hold", false],
@@ -103,8 +105,16 @@ describe("WooCommerce order normalization", () => {
     ]
     for (const [status, datePaid, refunds, financial, fulfillment, cancelled] of cases) {
       const order = { status, date_paid_gmt: datePaid, refunds: Array.from({ length: refunds }, (_, id) => ({ id })) }
-      expect([status, financialStatusOf(order), fulfillmentStatusOf(status), normalize({ ...milanoOrderPayload, ...order, refunds: [] }).pipe(Either.map((o) => o.cancelled), Either.getOrThrow)]).toEqual([
-        status, financial, fulfillment, cancelled
+      expect([
+        status,
+        financialStatusOf(order),
+        fulfillmentStatusOf(status),
+        normalize({ ...milanoOrderPayload, ...order, refunds: [] }).pipe(Either.map((o) => o.cancelled), Either.getOrThrow)
+      ]).toEqual([
+        status,
+        financial,
+        fulfillment,
+        cancelled
       ])
     }
     const onHold = Either.getOrThrow(normalize({ ...milanoOrderPayload, status: "on-hold" }))
@@ -114,23 +124,29 @@ describe("WooCommerce order normalization", () => {
   })
 
   it("reports what it cannot read instead of guessing", () => {
-    expect(normalize({ ...milanoOrderPayload, date_modified_gmt: "yesterday" })).toEqual(Either.left('date_modified_gmt "yesterday" is not a timestamp'))
+    expect(normalize({ ...milanoOrderPayload, date_modified_gmt: "yesterday" })).toEqual(
+      Either.left('date_modified_gmt "yesterday" is not a timestamp')
+    )
     expect(normalize({ ...milanoOrderPayload, total: "72,90" })).toMatchObject({ _tag: "Left" })
-    expect(Either.getOrThrow(normalize({ ...milanoOrderPayload, shipping: { first_name: "", last_name: "", address_1: "", city: "" } })).shipTo).toBeNull()
+    expect(
+      Either.getOrThrow(normalize({ ...milanoOrderPayload, shipping: { first_name: "", last_name: "", address_1: "", city: "" } })).shipTo
+    ).toBeNull()
   })
 
   it.scoped("reads refunds through the API, so getOrder's quantities match the store's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const sim = yield* startSimulator()
       const order = yield* admin(sim, "POST", "orders", { lineItems: [{ quantity: 3, price: "10.00" }, { quantity: 1, price: "5.00" }] })
-      yield* admin(sim, "POST", `orders/${order.id}/refund`, { line_items: [{ id: order.line_items[0].id, quantity: 2 }], reason: "damaged" })
+      yield* admin(sim, "POST", `orders/${order.id}/refund`, {
+        line_items: [{ id: order.line_items[0].id, quantity: 2 }],
+        reason: "damaged"
+      })
       const connector = yield* connectTo(sim)
       const read = Option.getOrThrow(yield* connector.getOrder(String(order.id)))
       expect(read.lines.map((l) => [l.quantity, l.currentQuantity, l.fulfillableQuantity])).toEqual([[3, 1, 1], [1, 1, 1]])
       expect(read.financialStatus).toBe("partially_refunded")
       // The refund's lines are kept in `raw`, so normalizing it again gives the same order.
       expect(normalize(read.raw)).toEqual(Either.right(read))
-    })
-  )
+    }))
 })

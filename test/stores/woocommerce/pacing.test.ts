@@ -8,8 +8,6 @@ import { backoffMillis, initialPacing, nextSendAt, retryAfterMillis } from "../.
 import { admin, connectTo, type Sim, startSimulator, stats, T0 } from "./harness.js"
 import { realPause, requestTimeout, untilPacingOrDone as untilPacing } from "../contract/PacedClocks.js"
 
-
-
 /** Real-time wait until the connector fiber sleeps for pacing (or ends); returns the waits from now. */
 const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => untilPacing(fiber, true)
 
@@ -22,7 +20,7 @@ const advance = (sim: Sim, ms: number) =>
 
 /** Lets the fiber run to its end, advancing both clocks to each wake-up; returns every wait it made. */
 const driveToEnd = <A, E>(sim: Sim, fiber: Fiber.RuntimeFiber<A, E>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const waits: Array<number> = []
     for (;;) {
       const sleeps = yield* untilPacingOrDone(fiber)
@@ -50,7 +48,7 @@ describe("WooCommerce pacing (pure)", () => {
 
 describe("WooCommerce pacing against a host that allows one request a second", () => {
   it.scoped("spaces every request a second apart, so the host never refuses one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(T0 + 600_000)
       const sim = yield* startSimulator({ rateLimit: { requests: 1, windowSeconds: 1, retryAfterSeconds: 1 } })
       yield* admin(sim, "POST", "orders/bulk", { count: 25, spacingSeconds: 1 })
@@ -66,11 +64,10 @@ describe("WooCommerce pacing against a host that allows one request a second", (
       expect(s.requests).toBe(4)
       expect(s.minGapMs).toBe(1000)
       expect(waits).toEqual([1000, 1000, 1000])
-    })
-  )
+    }))
 
   it.scoped("after a 429 waits exactly Retry-After before sending anything, then succeeds", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const sim = yield* startSimulator()
       const order = yield* admin(sim, "POST", "orders", {})
@@ -87,11 +84,10 @@ describe("WooCommerce pacing against a host that allows one request a second", (
       yield* advance(sim, 1)
       expect(Option.map(yield* Fiber.join(fiber), (o) => o.storeOrderId)).toEqual(Option.some(String(order.id)))
       expect((yield* stats(sim)).requests).toBe(refused.requests + 1)
-    })
-  )
+    }))
 
   it.scoped("without Retry-After backs off 1 s, then 2 s; a write refused with 429 is sent again too", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const sim = yield* startSimulator()
       const order = yield* admin(sim, "POST", "orders", {})
@@ -102,11 +98,10 @@ describe("WooCommerce pacing against a host that allows one request a second", (
       expect(waits).toEqual([1000, 2000])
       const stored = yield* admin(sim, "GET", `orders/${order.id}`)
       expect(stored.notes.filter((n: { note: string }) => n.note === "podsync was here")).toHaveLength(1)
-    })
-  )
+    }))
 
   it.scoped("retries a read after a 503, but reports a write refused with 503 as ambiguous and holds the next request", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const sim = yield* startSimulator()
       const order = yield* admin(sim, "POST", "orders", {})
@@ -123,6 +118,5 @@ describe("WooCommerce pacing against a host that allows one request a second", (
       const next = yield* Effect.fork(connector.getOrder(String(order.id)))
       expect(yield* untilPacingOrDone(next)).toEqual([5000])
       yield* driveToEnd(sim, next)
-    })
-  )
+    }))
 })

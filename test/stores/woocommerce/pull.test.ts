@@ -9,14 +9,13 @@ import { admin, connectTo, type Sim, startSimulator, T0 } from "./harness.js"
 import { resumesAfterACrash } from "../contract/PullContract.js"
 import { latestOrders, pullAll, versionsOf } from "../contract/PullWalks.js"
 
-
-
 const isoOf = (gmt: string) => `${gmt}Z`
 
 /** Final `date_modified_gmt` of every order in the simulator, by id. */
 const simVersions = (sim: Sim) =>
-  Effect.map(admin<{ orders: Array<{ id: number; date_modified_gmt: string; status: string }> }>(sim, "GET", "orders"), ({ orders }) =>
-    new Map(orders.filter((o) => o.status !== "trash").map((o) => [String(o.id), isoOf(o.date_modified_gmt)]))
+  Effect.map(
+    admin<{ orders: Array<{ id: number; date_modified_gmt: string; status: string }> }>(sim, "GET", "orders"),
+    ({ orders }) => new Map(orders.filter((o) => o.status !== "trash").map((o) => [String(o.id), isoOf(o.date_modified_gmt)]))
   )
 
 const latestById = latestOrders
@@ -28,7 +27,7 @@ const connectorTime = (ms: number) => TestClock.setTime(ms)
 
 describe("WooCommerce incremental pull", () => {
   it.scoped("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const { ids } = yield* admin<{ ids: Array<number> }>(sim, "POST", "orders/bulk", { count: 45, spacingSeconds: 1 })
       const id = (i: number) => String(ids[i])
@@ -36,7 +35,7 @@ describe("WooCommerce incremental pull", () => {
       yield* connectorTime(T0 + 600_000)
 
       const first = yield* pullAll(connector, null, (page, index) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           sim.clock.now += 1000
           if (index === 0) {
             // Already handed out, edited inside the window: it comes again, as its new version.
@@ -56,8 +55,7 @@ describe("WooCommerce incremental pull", () => {
             yield* admin(sim, "PATCH", `orders/${id(35)}`, { customer_note: "edited after the walk began" })
             yield* admin(sim, "PATCH", `orders/${id(1)}`, { customer_note: "edited after the walk began" })
           }
-        })
-      )
+        }))
       const firstVersions = versionsOf(first)
       expect(new Set(firstVersions).size).toBe(firstVersions.length)
       expect(first.length).toBeGreaterThanOrEqual(5)
@@ -82,11 +80,10 @@ describe("WooCommerce incremental pull", () => {
       // A third walk hands out nothing.
       yield* connectorTime(T0 + 7_300_000)
       expect(versionsOf(yield* pullAll(connector, second[second.length - 1]!.cursor))).toEqual([])
-    })
-  )
+    }))
 
   it.scoped("reads a full page of orders modified in one second by offset, even while some leave it", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       // 25 orders in one second (a bulk action), then 5 more a second apart.
       const burst = (yield* admin<{ ids: Array<number> }>(sim, "POST", "orders/bulk", { count: 25 })).ids
@@ -96,14 +93,13 @@ describe("WooCommerce incremental pull", () => {
       yield* connectorTime(T0 + 600_000)
 
       const first = yield* pullAll(connector, null, (_page, index) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           if (index === 1) {
             // Three orders of the second being read leave it: the rows after them move up.
             sim.clock.now += 3_600_000
             for (const i of [2, 5, 14]) yield* admin(sim, "PATCH", `orders/${burst[i]}`, { customer_note: "moved on" })
           }
-        })
-      )
+        }))
       yield* connectorTime(T0 + 7_200_000)
       const second = yield* pullAll(connector, first[first.length - 1]!.cursor)
       const all = [...first, ...second]
@@ -114,17 +110,19 @@ describe("WooCommerce incremental pull", () => {
       const firstIds = new Set(first.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId))))
       expect(firstIds).toEqual(new Set([...burst, ...after].filter((id) => id !== burst[14])))
       expect(second.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId))).sort()).toEqual([burst[2], burst[5], burst[14]].sort())
-    })
-  )
+    }))
 
   it.scoped("keeps up with a store that edits orders after every page it serves", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator({ seed: 5 })
       yield* admin(sim, "POST", "orders/bulk", { count: 40, spacingSeconds: 1 })
       yield* admin(sim, "POST", "churn", { perListQuery: 3 })
       const connector = yield* connectTo(sim, { pageSize: 7 })
       yield* connectorTime(T0 + 600_000)
-      const first = yield* pullAll(connector, null, () => Effect.sync(() => { sim.clock.now += 1000 }))
+      const first = yield* pullAll(connector, null, () =>
+        Effect.sync(() => {
+          sim.clock.now += 1000
+        }))
       yield* admin(sim, "POST", "churn", { perListQuery: 0 })
       yield* connectorTime(T0 + 900_000)
       const second = yield* pullAll(connector, first[first.length - 1]!.cursor)
@@ -133,8 +131,7 @@ describe("WooCommerce incremental pull", () => {
       // Edited orders came again, as their new versions.
       expect(versions.length).toBeGreaterThan(40)
       expect(updatedAts(latestById([...first, ...second].flatMap((p) => p.orders)))).toEqual(yield* simVersions(sim))
-    })
-  )
+    }))
 
   resumesAfterACrash({
     test: it.scoped,
@@ -143,13 +140,16 @@ describe("WooCommerce incremental pull", () => {
     connect: (sim, pageSize) => connectTo(sim, { pageSize }),
     edit: (sim, id, note) => admin(sim, "PATCH", `orders/${id}`, { customer_note: note }),
     beforeWalk: (_sim, walk) => connectorTime(walk === 0 ? T0 + 600_000 : T0 + 900_000),
-    beforeEdit: (sim) => Effect.sync(() => { sim.clock.now += 1000 }),
+    beforeEdit: (sim) =>
+      Effect.sync(() => {
+        sim.clock.now += 1000
+      }),
     walksToCatchUp: 1,
     simVersions
   })
 
   it.scoped("starts a first pull at `since`, inclusive, with GMT bounds a non-UTC site reads right", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // The site runs at UTC−5: a bound sent with a "Z" would be shifted by five hours.
       const sim = yield* startSimulator({ gmtOffsetHours: -5 })
       const { ids } = yield* admin<{ ids: Array<number> }>(sim, "POST", "orders/bulk", { count: 6, spacingSeconds: 60 })
@@ -159,11 +159,10 @@ describe("WooCommerce incremental pull", () => {
       const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since })))
       expect(pages.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId)))).toEqual(ids.slice(3))
       expect(pages[0]!.orders[0]!.updatedAt).toBe("2026-03-02T15:03:00Z")
-    })
-  )
+    }))
 
   it.scoped("answers none for an order the store does not know, and a typed auth error without the key", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sim = yield* startSimulator()
       const connector = yield* connectTo(sim)
       expect(yield* connector.getOrder("999999")).toEqual(Option.none())
@@ -174,9 +173,14 @@ describe("WooCommerce incremental pull", () => {
       expect(JSON.stringify(error)).not.toContain("cs_")
       // A site whose REST API is not where the config says: an error that says so, not "no such order".
       const misplaced = yield* connectTo(sim, { url: `${sim.url}/shop` })
-      expect(yield* Effect.flip(misplaced.getOrder("4021"))).toMatchObject({ _tag: "StoreApiError", messages: [expect.stringContaining("is the REST API reachable")] })
+      expect(yield* Effect.flip(misplaced.getOrder("4021"))).toMatchObject({
+        _tag: "StoreApiError",
+        messages: [expect.stringContaining("is the REST API reachable")]
+      })
       const insecure = yield* connectTo(sim, { url: "http://shop.example.com" })
-      expect(yield* Effect.flip(insecure.getOrder("4021"))).toMatchObject({ _tag: "StoreApiError", messages: [expect.stringContaining("https://")] })
-    })
-  )
+      expect(yield* Effect.flip(insecure.getOrder("4021"))).toMatchObject({
+        _tag: "StoreApiError",
+        messages: [expect.stringContaining("https://")]
+      })
+    }))
 })

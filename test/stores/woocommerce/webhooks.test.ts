@@ -52,12 +52,17 @@ describe("WooCommerce webhook verification (pure)", () => {
   })
 
   it("answers WooCommerce's unsigned ping as a ping, and nothing else unsigned", () => {
-    const ping: WebhookDelivery = { headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)" }, rawBody: Buffer.from("webhook_id=12") }
+    const ping: WebhookDelivery = {
+      headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)" },
+      rawBody: Buffer.from("webhook_id=12")
+    }
     expect(verifyWooWebhook(secrets, ping)).toEqual(
       Either.right({ storeKey: "acme-woo", topic: "webhook.ping", dedupKey: "acme-woo:woo-ping:12", payload: { webhook_id: 12 } })
     )
     expect(verdict(verifyWooWebhook(secrets, { headers: {}, rawBody: Buffer.from(body) }))).toBe("missing_signature")
-    expect(verdict(verifyWooWebhook(secrets, { headers: {}, rawBody: Buffer.from("webhook_id=12&status=completed") }))).toBe("missing_signature")
+    expect(verdict(verifyWooWebhook(secrets, { headers: {}, rawBody: Buffer.from("webhook_id=12&status=completed") }))).toBe(
+      "missing_signature"
+    )
   })
 
   it("rejects forged, tampered and truncated signatures; accepts the previous secret only when configured", () => {
@@ -65,7 +70,9 @@ describe("WooCommerce webhook verification (pure)", () => {
     expect(verdict(verifyWooWebhook(secrets, delivery({}, body.replace("4187", "4188"))))).toBe("accepted")
     const tampered = { ...delivery(), rawBody: Buffer.from(body.replace("4187", "4188")) }
     expect(verdict(verifyWooWebhook(secrets, tampered))).toBe("bad_signature")
-    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("current-secret", body).slice(0, 20) })))).toBe("bad_signature")
+    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("current-secret", body).slice(0, 20) })))).toBe(
+      "bad_signature"
+    )
     const old = delivery({ "x-wc-webhook-signature": sign("old-secret", body) })
     expect(verdict(verifyWooWebhook(secrets, old))).toBe("accepted")
     const { previousWebhookSecret: _, ...current } = secrets
@@ -80,7 +87,8 @@ describe("WooCommerce webhook verification (pure)", () => {
   })
 
   it("keys duplicates alike and two events alike only when they carry the same order version", () => {
-    const key = (headers: Record<string, string | undefined>, raw = body) => Either.getOrThrow(verifyWooWebhook(secrets, delivery(headers, raw))).dedupKey
+    const key = (headers: Record<string, string | undefined>, raw = body) =>
+      Either.getOrThrow(verifyWooWebhook(secrets, delivery(headers, raw))).dedupKey
     const original = key({})
     expect(key({ "x-wc-webhook-delivery-id": "another-delivery" })).toBe(original)
     // The Delivery-ID is shared by deliveries in the same second, so it does not make events equal.
@@ -88,10 +96,11 @@ describe("WooCommerce webhook verification (pure)", () => {
     expect(key({}, later)).not.toBe(original)
     expect(key({ "x-wc-webhook-topic": "order.created" })).not.toBe(original)
     const deleted = JSON.stringify({ id: 4187 })
-    expect(key({ "x-wc-webhook-topic": "order.deleted" }, deleted)).toMatch(/^acme-woo:woo-delivery:12:2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c:[0-9a-f]{16}$/)
+    expect(key({ "x-wc-webhook-topic": "order.deleted" }, deleted)).toMatch(
+      /^acme-woo:woo-delivery:12:2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c:[0-9a-f]{16}$/
+    )
   })
 })
-
 
 describe("WooCommerce webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
@@ -101,7 +110,7 @@ describe("WooCommerce webhook deliveries from the simulator", () => {
     path: "/webhooks/acme-woo",
     subscriptions: (address) => ["order.created", "order.updated", "order.deleted"].map((topic) => ({ topic, address })),
     raise: (sim) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const order = yield* admin(sim, "POST", "orders", {})
         sim.clock.now += 1000
         yield* admin(sim, "PATCH", `orders/${order.id}`, { customer_note: "gift" })
@@ -118,7 +127,15 @@ describe("WooCommerce webhook deliveries from the simulator", () => {
     processed: (topics, replays) => {
       expect(replays).toBe(4)
       // Trashing saves the order (order.updated) and deletes it (order.deleted).
-      expect([...topics].sort()).toEqual(["order.created", "order.deleted", "order.updated", "order.updated", "webhook.ping", "webhook.ping", "webhook.ping"])
+      expect([...topics].sort()).toEqual([
+        "order.created",
+        "order.deleted",
+        "order.updated",
+        "order.updated",
+        "webhook.ping",
+        "webhook.ping",
+        "webhook.ping"
+      ])
     },
     forge: (received) => {
       const genuine = received.find((r) => r.headers["x-wc-webhook-topic"] === "order.updated")!
