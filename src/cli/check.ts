@@ -135,12 +135,14 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
           ),
           { errors: 0 } satisfies CatalogOutcome
         ),
+      // Like an unreachable POD API: said, and not an error of the configuration (a check often runs
+      // before the database is up, e.g. while building an image).
       DbError: (error) =>
         Effect.as(
           Console.log(
-            `Catalog: not checked: the database that holds the POD rate budget is not usable (${error.message}); check database.url`
+            `Catalog: not checked: the database that holds the POD rate budget is not reachable (${error.message}); mapped variants not checked against the catalog`
           ),
-          { errors: 1 } satisfies CatalogOutcome
+          { errors: 0 } satisfies CatalogOutcome
         )
     })
   )
