@@ -94,8 +94,14 @@ const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
         types: pgTypes,
         ...(schema ? { options: `-c search_path=${schema}` } : {})
       })
-      // An idle client losing its server must not crash the daemon; the next query reports it.
+      // A client losing its server (a failover, a restart, an idle-timeout proxy, pg_terminate_backend)
+      // must not end the process: pg emits 'error' on the client, and node throws an 'error' event
+      // nobody listens to. The pool listens only while a client is idle, so every client gets its own
+      // listener for its whole life. The query in flight, or the next one, fails with the cause and
+      // is reported by its caller (watchDatabase: logged once, counted, /readyz unready); the pool
+      // drops the broken client when it is released and connects anew for the next query.
       pool.on("error", () => undefined)
+      pool.on("connect", (client) => client.on("error", () => undefined))
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     }),
     (kysely) => Effect.promise(() => kysely.destroy())
