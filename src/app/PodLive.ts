@@ -15,6 +15,7 @@ import type { AuthHeaderPair } from "../pod/AuthHeaders.js"
 import { PodClient, type PodClientConfig } from "../pod/PodClient.js"
 import { makeSqlSlotLedger } from "../repos/SqlSlotLedger.js"
 import { replicaIdentity } from "../schedule/ReplicaIdentity.js"
+import { withPodHealth } from "./DependencyReports.js"
 import { RateBudgetGateLive } from "./RateBudgetGate.js"
 
 type PodSettings = AppConfig["pod"]
@@ -60,8 +61,11 @@ export const RateBudgetSql = (config: RateBudgetConfig & { readonly replica?: st
 export const RateBudgetLive = (pod: PodSettings) =>
   RateBudgetSql({ credential: credentialId(pod.clientKey), rateLimit: pod.rateLimit, requestTimeoutMs: pod.timeoutMs })
 
-/** The gate every POD request passes: counted for /metrics (when they are provided), then spent from the budget. */
-export const PodGateLive = withPodRequestMetrics(RateBudgetGateLive)
+/**
+ * The gate every POD request passes: its outcome reported to the daemon's health and counted for
+ * /metrics (when they are provided), then spent from the budget.
+ */
+export const PodGateLive = withPodHealth(withPodRequestMetrics(RateBudgetGateLive))
 
 /**
  * The POD client with every request through the shared budget. The budget is merged out, so

@@ -2,6 +2,7 @@ import { HttpClient } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import type { StoreConfig } from "../config/AppConfig.js"
 import { countStoreApiCalls } from "../observability/StoreApiMetrics.js"
+import { reportStoreHealth } from "./DependencyReports.js"
 import type { StoreSettings } from "../mapping/DraftPlan.js"
 import { makeEtsyConnector } from "../stores/etsy/EtsyConnector.js"
 import { makeJsonFeedConnector } from "../stores/jsonfeed/JsonFeedConnector.js"
@@ -44,8 +45,9 @@ export const StoresLive = (stores: ReadonlyArray<StoreConfig>) =>
     Effect.map(
       Effect.forEach(stores, (store) =>
         connectorFor(store).pipe(
-          // Store API calls counted for /metrics when the metrics are provided.
+          // Store API calls counted for /metrics, and their outcomes reported to the daemon's health, when those are provided.
           Effect.provideServiceEffect(HttpClient.HttpClient, countStoreApiCalls(store.key, store.platform)),
+          Effect.provideServiceEffect(HttpClient.HttpClient, reportStoreHealth(store.key)),
           Effect.map((c) => [store.key, c] as const)
         )),
       (entries) => new Map(entries)

@@ -17,10 +17,13 @@ export const HealthRoutes = HttpRouter.empty.pipe(
         Effect.as(true),
         Effect.catchAll(() => Effect.succeed(false))
       )
-      // A dependency whose failures persist in the loops (the database refusing claims) keeps the daemon unready.
-      const troubles = yield* Effect.serviceOption(DependencyHealth).pipe(
+      // The database failing in the loops (refusing claims, connections lost) keeps the daemon unready. The POD
+      // service or a store being down does not: webhooks are still taken in, and the work waits for them.
+      const all = yield* Effect.serviceOption(DependencyHealth).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.succeed([]), onSome: (health) => health.troubles }))
       )
+      const troubles = all.filter((t) => t.dependency === "database")
+      const degraded = all.filter((t) => t.dependency !== "database")
       const ok = ready && database && troubles.length === 0
       return yield* HttpServerResponse.json({
         status: ok ? "ready" : "not ready",
@@ -36,6 +39,9 @@ export const HealthRoutes = HttpRouter.empty.pipe(
               message: t.message
             }))
           }
+          : {}),
+        ...(degraded.length > 0
+          ? { unreachable: degraded.map((t) => ({ dependency: t.dependency, since: t.since.toISOString(), failures: t.failures })) }
           : {})
       }, { status: ok ? 200 : 503 })
     })

@@ -2,6 +2,7 @@ import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { RateBudget } from "../budget/RateBudget.js"
 import { budgetStatusOf } from "../observability/BudgetStatus.js"
+import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { MetricsRegistry } from "../observability/MetricsRegistry.js"
 import { PodRequestMetrics } from "../observability/PodRequestMetrics.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
@@ -27,10 +28,12 @@ const daemonExtras = Effect.gen(function*() {
   const pod = yield* Effect.serviceOption(PodRequestMetrics)
   const storeCalls = yield* Effect.serviceOption(StoreApiMetrics)
   const webhooks = yield* Effect.serviceOption(WebhookMetrics)
+  const health = yield* Effect.serviceOption(DependencyHealth)
   const counted = Option.isSome(pod) || Option.isSome(storeCalls) || Option.isSome(webhooks)
   return {
     storeKeys: Option.match(stores, { onNone: () => [], onSome: (map) => [...map.keys()] }),
     budget: Option.isSome(budget) ? budgetStatusOf(yield* budget.value.snapshot) : null,
+    ...(Option.isSome(health) ? { troubles: yield* health.value.troubles } : {}),
     traffic: counted
       ? {
         pod: Option.isSome(pod) ? yield* pod.value.counts : [],

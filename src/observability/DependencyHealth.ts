@@ -1,69 +1,132 @@
-import { Cause, Clock, Effect, Option, Ref } from "effect"
+import { Cause, Clock, Effect, Option, Ref, Stream, SubscriptionRef } from "effect"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 
-/** A dependency failing right now: since when, how often, and what it last said. */
+/**
+ * What the daemon depends on: `database`, `pod` (the POD service), `store:<key>` (a store's API).
+ * Each is up until a round trip to it fails, and down until one succeeds again.
+ */
+export type Dependency = "database" | "pod" | `store:${string}`
+
+/** The store API dependency of a store. */
+export const storeDependency = (storeKey: string): Dependency => `store:${storeKey}`
+
+/** How a dependency is named to a person. */
+export const dependencyLabel = (dependency: Dependency): string =>
+  dependency === "pod" ? "POD service" : dependency.startsWith("store:") ? `store ${dependency.slice("store:".length)}` : dependency
+
+/** A dependency failing right now: since when, how often, what it last said, and how many orders wait for it. */
 export interface Trouble {
-  readonly dependency: string
+  readonly dependency: Dependency
   readonly operation: string
   readonly since: Date
   readonly failures: number
   readonly message: string
+  /** Orders waiting for it when it went down (null when nothing counts them). */
+  readonly waiting: number | null
 }
 
 /**
- * Failures of what the daemon depends on (the database first), seen instead of swallowed
- * (STYLE.md, 13): each is logged with its cause and counted in /metrics, and while one persists
- * /readyz says so. The loops report every failed and every successful round trip; the first
- * success after a failure clears the trouble and says how long it lasted.
+ * Failures of what the daemon depends on, seen instead of swallowed (STYLE.md, 13). One log
+ * line when a dependency goes away ("… unreachable since …; N orders waiting") and one when it
+ * is back ("… back after …; draining N orders"), not one per failure (those are at debug
+ * level); each failure counted in /metrics, `podsync_dependency_up` 0 while it lasts, /readyz
+ * and /status say which and since when. The loops report every round trip (`watchDatabase`; the
+ * POD request gate and the store API clients report theirs); the first success after a failure
+ * clears the trouble. Loops that can do nothing while a dependency is down wait for it
+ * (`awaitUp`) while a probe asks it cheaply (the pipeline's DependencyProbes).
  */
 export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsync/DependencyHealth", {
   effect: Effect.gen(function*() {
-    const troubles = yield* Ref.make<ReadonlyMap<string, Trouble>>(new Map())
+    const troubles = yield* SubscriptionRef.make<ReadonlyMap<Dependency, Trouble>>(new Map())
+    const counters = yield* Ref.make<ReadonlyMap<Dependency, Effect.Effect<number, unknown>>>(new Map())
     const registry = yield* Effect.serviceOption(MetricsRegistry)
-    const errors = Option.map(
-      registry,
-      (metrics) =>
-        metrics.counter("podsync_dependency_errors_total", "Failed round trips to a dependency (database), by dependency and operation", [
+    const metrics = Option.map(registry, (m) => ({
+      errors: m.counter(
+        "podsync_dependency_errors_total",
+        "Failed round trips to a dependency (database, pod, store:<key>), by dependency and operation",
+        [
           "dependency",
           "operation"
-        ])
-    )
-    const up = Option.map(
-      registry,
-      (metrics) =>
-        metrics.gauge("podsync_dependency_up", "1 while the dependency answers the daemon's loops, 0 while its failures persist", [
+        ]
+      ),
+      up: m.gauge("podsync_dependency_up", "1 while the dependency answers, 0 from its first failure until it answers again", [
+        "dependency"
+      ]),
+      since: m.gauge(
+        "podsync_dependency_down_since_seconds",
+        "Unix time at which the dependency stopped answering; 0 while it answers",
+        ["dependency"]
+      ),
+      waiting: m.gauge(
+        "podsync_dependency_waiting_orders",
+        "Orders waiting for the dependency, counted when it went down and when it came back",
+        [
           "dependency"
-        ])
-    )
-    Option.map(up, (gauge) => gauge.set({ dependency: "database" }, 1))
+        ]
+      )
+    }))
+    const metric = (f: (m: Option.Option.Value<typeof metrics>) => void) => Option.map(metrics, f)
+    metric((m) => {
+      m.up.set({ dependency: "database" }, 1)
+      m.since.set({ dependency: "database" }, 0)
+    })
 
-    /** One failed round trip: logged with its cause, counted, and remembered until a success clears it. */
-    const failed = (dependency: string, operation: string, cause: Cause.Cause<unknown>) =>
-      Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const message = Cause.pretty(cause).split("\n")[0] ?? "failed"
-        const next = yield* Ref.modify(troubles, (all) => {
-          const previous = all.get(dependency)
-          const trouble: Trouble = {
-            dependency,
-            operation,
-            since: previous?.since ?? now,
-            failures: (previous?.failures ?? 0) + 1,
-            message
-          }
-          return [trouble, new Map(all).set(dependency, trouble)]
-        })
-        Option.map(errors, (counter) => counter.inc({ dependency, operation }))
-        Option.map(up, (gauge) => gauge.set({ dependency }, 0))
-        yield* Effect.logError(`${dependency} failed during ${operation}; retrying with backoff`, cause).pipe(
-          Effect.annotateLogs({ dependency, operation, failures: next.failures, since: next.since.toISOString() })
-        )
+    /** The orders waiting for `dependency`, when something counts them; a failing count says nothing. */
+    const waitingFor = (dependency: Dependency) =>
+      Effect.flatMap(Ref.get(counters), (all) => {
+        const count = all.get(dependency)
+        return count === undefined ? Effect.succeed(null) : count.pipe(Effect.orElseSucceed(() => null))
       })
 
-    /** A successful round trip: clears the dependency's trouble, if it had one, and says so. */
-    const succeeded = (dependency: string) =>
-      Effect.gen(function*() {
-        const cleared = yield* Ref.modify(troubles, (all) => {
+    /** One failed round trip: counted; the first of an episode is logged with its cause and how many orders wait. */
+    const failed = (dependency: Dependency, operation: string, cause: Cause.Cause<unknown> | string) =>
+      // Uninterruptible: whoever waits for the change may interrupt the caller before its line is written.
+      Effect.uninterruptible(Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const message = typeof cause === "string" ? cause : Cause.pretty(cause).split("\n")[0] ?? "failed"
+        const previous = (yield* SubscriptionRef.get(troubles)).get(dependency)
+        // Counting the waiting orders needs the database: not when the database is the one failing.
+        const waiting = previous !== undefined ? previous.waiting : dependency === "database" ? null : yield* waitingFor(dependency)
+        const trouble = yield* SubscriptionRef.modify(troubles, (all) => {
+          const before = all.get(dependency)
+          const next: Trouble = {
+            dependency,
+            operation,
+            since: before?.since ?? now,
+            failures: (before?.failures ?? 0) + 1,
+            message,
+            waiting: before?.waiting ?? waiting
+          }
+          return [next, new Map(all).set(dependency, next)]
+        })
+        metric((m) => {
+          m.errors.inc({ dependency, operation })
+          m.up.set({ dependency }, 0)
+          m.since.set({ dependency }, Math.floor(trouble.since.getTime() / 1000))
+          if (trouble.waiting !== null) m.waiting.set({ dependency }, trouble.waiting)
+        })
+        const annotations = { dependency, operation, failures: trouble.failures, since: trouble.since.toISOString() }
+        if (trouble.failures > 1) {
+          return yield* Effect.logDebug(`${dependency} failed again during ${operation}: ${message}`).pipe(Effect.annotateLogs(annotations))
+        }
+        const waitingText = trouble.waiting === null ? "" : `; ${trouble.waiting} orders waiting`
+        yield* Effect.logError(
+          `${
+            dependencyLabel(dependency)
+          } unreachable since ${trouble.since.toISOString()}${waitingText} (${operation} failed: ${message}); retrying with backoff`,
+          ...(typeof cause === "string" ? [] : [cause])
+        ).pipe(Effect.annotateLogs(annotations))
+      }))
+
+    /** A successful round trip: clears the dependency's trouble, if it had one, and says so once. */
+    const succeeded = (dependency: Dependency) =>
+      Effect.uninterruptible(Effect.gen(function*() {
+        // The common case (nothing was wrong) reads one reference and writes nothing.
+        if (!(yield* SubscriptionRef.get(troubles)).has(dependency)) {
+          metric((m) => m.up.set({ dependency }, 1))
+          return
+        }
+        const cleared = yield* SubscriptionRef.modify(troubles, (all) => {
           const trouble = all.get(dependency)
           if (trouble === undefined) return [undefined, all]
           const rest = new Map(all)
@@ -71,14 +134,58 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
           return [trouble, rest]
         })
         if (cleared === undefined) return
-        Option.map(up, (gauge) => gauge.set({ dependency }, 1))
         const seconds = Math.round(((yield* Clock.currentTimeMillis) - cleared.since.getTime()) / 1000)
-        yield* Effect.logInfo(`${dependency} is back after ${cleared.failures} failed attempt(s) over ${seconds} s`).pipe(
-          Effect.annotateLogs({ dependency })
-        )
+        const waiting = yield* waitingFor(dependency)
+        metric((m) => {
+          m.up.set({ dependency }, 1)
+          m.since.set({ dependency }, 0)
+          if (waiting !== null) m.waiting.set({ dependency }, waiting)
+        })
+        yield* Effect.logInfo(
+          `${dependencyLabel(dependency)} back after ${seconds} s (${cleared.failures} failed attempt(s))${
+            waiting === null ? "" : `; draining ${waiting} orders`
+          }`
+        ).pipe(Effect.annotateLogs({ dependency, failures: cleared.failures, downSeconds: seconds }))
+      }))
+
+    /** Counts the orders waiting for a dependency that is down again (the probe does, each time it asks). */
+    const refreshWaiting = (dependency: Dependency) =>
+      Effect.gen(function*() {
+        const waiting = yield* waitingFor(dependency)
+        if (waiting === null) return
+        yield* SubscriptionRef.update(troubles, (all) => {
+          const trouble = all.get(dependency)
+          return trouble === undefined ? all : new Map(all).set(dependency, { ...trouble, waiting })
+        })
+        metric((m) => m.waiting.set({ dependency }, waiting))
       })
 
-    return { failed, succeeded, troubles: Effect.map(Ref.get(troubles), (all) => [...all.values()]) }
+    /** What counts the orders waiting for a dependency (for the log lines, /status and /metrics). */
+    const countWaiting = (dependency: Dependency, count: Effect.Effect<number, unknown>) =>
+      Ref.update(counters, (all) => new Map(all).set(dependency, count)).pipe(
+        Effect.zipRight(Effect.sync(() => metric((m) => m.up.set({ dependency }, 1))))
+      )
+
+    const isDown = (dependency: Dependency) => Effect.map(SubscriptionRef.get(troubles), (all) => all.has(dependency))
+
+    /** Completes at once while the dependency is up, else as soon as a round trip to it succeeds. */
+    const awaitUp = (dependency: Dependency): Effect.Effect<void> =>
+      troubles.changes.pipe(Stream.filter((all) => !all.has(dependency)), Stream.take(1), Stream.runDrain)
+
+    /** Completes when the dependency goes down (at once if it is). */
+    const awaitDown = (dependency: Dependency): Effect.Effect<void> =>
+      troubles.changes.pipe(Stream.filter((all) => all.has(dependency)), Stream.take(1), Stream.runDrain)
+
+    return {
+      failed,
+      succeeded,
+      countWaiting,
+      refreshWaiting,
+      isDown,
+      awaitUp,
+      awaitDown,
+      troubles: Effect.map(SubscriptionRef.get(troubles), (all) => [...all.values()])
+    }
   })
 }) {}
 
@@ -89,3 +196,10 @@ export const watchDatabase = <A, E, R>(operation: string, effect: Effect.Effect<
       Effect.tapErrorCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : health.value.failed("database", operation, cause))),
       Effect.tap(() => health.value.succeeded("database"))
     ))
+
+/** Runs an effect while `dependency` is up: waits first while it is down (when the daemon's health is there). */
+export const whenUp = (dependency: Dependency): Effect.Effect<void> =>
+  Effect.flatMap(
+    Effect.serviceOption(DependencyHealth),
+    (health) => (Option.isNone(health) ? Effect.void : health.value.awaitUp(dependency))
+  )

@@ -1,5 +1,6 @@
 import { DateTime, Effect, Schema } from "effect"
 import { BudgetStatus } from "./BudgetStatus.js"
+import type { Trouble } from "./DependencyHealth.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
 
 const Count = Schema.Number
@@ -34,6 +35,16 @@ export const StatusReport = Schema.Struct({
     ageSeconds: Schema.NullOr(Schema.Number)
   })),
   budget: Schema.NullOr(BudgetStatus),
+  /** What the answering daemon depends on and cannot reach now (database, POD service, stores); absent when read from the database. */
+  unreachable: Schema.optional(Schema.Array(Schema.Struct({
+    dependency: Schema.String,
+    since: Schema.String,
+    downSeconds: Schema.Number,
+    failures: Count,
+    /** Orders waiting for it, counted when it went down. */
+    waitingOrders: Schema.NullOr(Count),
+    lastError: Schema.String
+  }))),
   /** Counters of the answering daemon since it started; null when read from the database. */
   traffic: Schema.NullOr(Schema.Struct({
     pod: Schema.Array(Schema.Struct({ operation: Schema.String, status: Schema.String, count: Count })),
@@ -48,6 +59,7 @@ export interface StatusExtras {
   readonly storeKeys: ReadonlyArray<string>
   readonly budget: BudgetStatus | null
   readonly traffic: StatusReport["traffic"]
+  readonly troubles?: ReadonlyArray<Trouble>
 }
 
 const HELD_ACTIONS: Readonly<Record<string, string>> = {
@@ -136,6 +148,16 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
       return { storeKey, lastPullAt: at === undefined ? null : iso(at.getTime()), ageSeconds: at === undefined ? null : age(at) }
     }),
     budget: extras.budget,
+    ...(extras.troubles === undefined ? {} : {
+      unreachable: extras.troubles.map((t) => ({
+        dependency: t.dependency,
+        since: t.since.toISOString(),
+        downSeconds: ageSeconds(figures.now, t.since),
+        failures: t.failures,
+        waitingOrders: t.waiting,
+        lastError: t.message
+      }))
+    }),
     traffic: extras.traffic
   }
 }

@@ -1,6 +1,7 @@
 import { type Duration, Effect, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
+import { DependencyProbesLive } from "./DependencyProbes.js"
 import { FollowUpLoopLive } from "./FollowUpLoop.js"
 import { PullLoopLive } from "./PullLoop.js"
 import { CatalogLoopLive, ReconcileLoopLive } from "./ReconcileLoop.js"
@@ -24,7 +25,8 @@ export const PipelineLoopsLive = Layer.mergeAll(
   PullLoopLive,
   FollowUpLoopLive,
   ReconcileLoopLive,
-  CatalogLoopLive
+  CatalogLoopLive,
+  DependencyProbesLive
 ).pipe(Layer.provide(ReleaseStaleClaimsLive))
 
 /**

@@ -1,6 +1,6 @@
 import { Clock, Context, Duration, Effect, Layer, Queue } from "effect"
 import type { OrderState } from "../domain/OrderState.js"
-import { watchDatabase } from "../observability/DependencyHealth.js"
+import { type Dependency, watchDatabase, whenUp } from "../observability/DependencyHealth.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { LEASE_SECONDS } from "./Lease.js"
@@ -45,7 +45,8 @@ export const logFailures = <A, E, R>(name: string, effect: Effect.Effect<A, E, R
  * A stage's loop: claim due orders in `states` (leases, so replicas share them), work on them,
  * wake the next stage, wait when there was less than a batch. A failed claim (the database
  * down) is never read as "no work": it is logged with its cause, counted, reported to readiness
- * through `watchDatabase`, and the loop backs off until the database answers again.
+ * through `watchDatabase`, and the loop backs off until the database answers again. A loop whose
+ * work `needs` a dependency (the POD service) claims nothing while it is down.
  */
 export const claimLoop = <R>(options: {
   readonly name: string
@@ -56,6 +57,8 @@ export const claimLoop = <R>(options: {
   readonly next?: Wakeup
   /** The claim is the write-ahead record of an attempt (the draft stage). */
   readonly countsAttempt?: boolean
+  /** The work can do nothing while this dependency is down: nothing is claimed until it answers again. */
+  readonly needs?: Dependency
 }) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
@@ -63,6 +66,8 @@ export const claimLoop = <R>(options: {
     const { idle } = yield* PipelineSettings
     let backoffMs = 0
     return yield* Effect.gen(function*() {
+      // While the dependency is down its probe asks it; the loop resumes the moment it answers.
+      if (options.needs !== undefined) yield* whenUp(options.needs)
       const claim = yield* watchDatabase(
         `claiming ${options.name} work`,
         repo.claim(options.states, options.batch, owner, LEASE_SECONDS, { countsAttempt: options.countsAttempt ?? false })

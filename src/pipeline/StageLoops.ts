@@ -45,6 +45,7 @@ export const DraftLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     states: DRAFT_STATES,
     batch: DRAFT_BATCH,
     countsAttempt: true,
+    needs: "pod",
     self: draft,
     work: (claimed, owner) =>
       Effect.gen(function*() {

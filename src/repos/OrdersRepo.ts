@@ -339,11 +339,38 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         return Number(result.numUpdatedRows)
       })
 
+    /**
+     * Makes the orders in the given states (of a store) that wait for a later attempt due now: a
+     * dependency they waited for is back, and no backoff may outlive its outage. Orders due only
+     * when something changes (no next attempt) stay as they are. Answers how many.
+     */
+    const wakeWaiting = (states: ReadonlyArray<OrderState>, storeKey?: string) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const result = yield* db.use((k) => {
+          let q = k.updateTable("store_orders").set({ next_attempt_at: at }).where("state", "in", [...states])
+            .where("next_attempt_at", ">", at)
+          if (storeKey !== undefined) q = q.where("store_key", "=", storeKey)
+          return q.executeTakeFirst()
+        })
+        return Number(result.numUpdatedRows)
+      })
+
+    /** How many orders are in the given states (of a store). */
+    const countIn = (states: ReadonlyArray<OrderState>, storeKey?: string) =>
+      db.use((k) => {
+        let q = k.selectFrom("store_orders").select(sql<number>`count(*)::int`.as("n")).where("state", "in", [...states])
+        if (storeKey !== undefined) q = q.where("store_key", "=", storeKey)
+        return q.executeTakeFirstOrThrow()
+      }).pipe(Effect.map((row) => Number(row.n)))
+
     const countByState = db.use((k) =>
       k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
     ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
     return {
+      wakeWaiting,
+      countIn,
       storePage,
       upsertPulled,
       note,
