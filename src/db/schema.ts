@@ -113,7 +113,7 @@ export interface WebhookInboxTable {
 }
 
 /** A scheduled job's tick (schedule/RunCoordinator.ts): taken, then finished one way or the other. */
-export type JobRunStatus = "running" | "done" | "failed"
+export type JobRunStatus = "running" | "done" | "failed" | "coalesced"
 
 export interface JobRunsTable {
   job: string
@@ -123,6 +123,15 @@ export interface JobRunsTable {
   finished_at: Timestamp | null
   status: JobRunStatus
   error: string | null
+}
+
+/** One run of a job at a time across replicas (schedule/JobLeases.ts). */
+export interface JobLeasesTable {
+  job: string
+  owner: string
+  expires_at: Timestamp
+  rerun: Generated<boolean>
+  tick_at: Timestamp | null
 }
 
 export interface ReportsTable {
@@ -144,5 +153,6 @@ export interface Database {
   shipments: ShipmentsTable
   webhook_inbox: WebhookInboxTable
   job_runs: JobRunsTable
+  job_leases: JobLeasesTable
   reports: ReportsTable
 }

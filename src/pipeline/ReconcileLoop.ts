@@ -21,8 +21,12 @@ export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.zipRight(fulfill.kick),
     Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
   )
-  yield* Queue.take(signals.reconciles).pipe(Effect.zipRight(reconcileNow), Effect.forever, Effect.forkScoped)
   const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  yield* Queue.take(signals.reconciles).pipe(
+    Effect.zipRight(logFailures("reconcile", scheduler.runNow("reconcile", reconcileNow))),
+    Effect.forever,
+    Effect.forkScoped
+  )
   yield* scheduler.schedule("reconcile", settings.schedules.reconcile, reconcileNow)
 }))
 
@@ -44,5 +48,5 @@ export const CatalogLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
   const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
   yield* scheduler.schedule("catalog", settings.schedules.catalog, catalogAndSubscriptions)
-  yield* Effect.forkScoped(catalogAndSubscriptions)
+  yield* Effect.forkScoped(logFailures("catalog refresh", scheduler.runNow("catalog", catalogAndSubscriptions)))
 }))

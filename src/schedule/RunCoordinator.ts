@@ -1,6 +1,7 @@
 import { Clock, Effect, Runtime } from "effect"
 import type { RunCoordinator } from "node-cron"
 import { Db } from "../db/Db.js"
+import type { JobRunStatus } from "../db/schema.js"
 
 /** node-cron names a tick `<task name>:<slot as ISO time>`. */
 export const parseTickKey = (key: string): { readonly job: string; readonly tickAt: Date } => {
@@ -32,7 +33,7 @@ export const makeRunCoordinator = (owner: string) =>
         return inserted !== undefined
       })
 
-    const finish = (job: string, tickAt: Date, status: "done" | "failed", error: string | null) =>
+    const finish = (job: string, tickAt: Date, status: Exclude<JobRunStatus, "running">, error: string | null) =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         yield* db.use((k) =>
