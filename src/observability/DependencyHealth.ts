@@ -203,3 +203,15 @@ export const whenUp = (dependency: Dependency): Effect.Effect<void> =>
     Effect.serviceOption(DependencyHealth),
     (health) => (Option.isNone(health) ? Effect.void : health.value.awaitUp(dependency))
   )
+
+/**
+ * Runs `effect` unless `dependency` is down: then skips it with a debug line (its probe and the
+ * log line of the outage already say what is wrong; the next turn runs it). For scheduled work
+ * that only talks to that dependency, so an outage does not log one failure per tick.
+ */
+export const unlessDown = <E, R>(dependency: Dependency, what: string, effect: Effect.Effect<void, E, R>): Effect.Effect<void, E, R> =>
+  Effect.flatMap(Effect.serviceOption(DependencyHealth), (health) =>
+    Option.isNone(health)
+      ? effect
+      : Effect.flatMap(health.value.isDown(dependency), (down) =>
+        down ? Effect.logDebug(`${what} skipped: ${dependencyLabel(dependency)} is unreachable`) : effect))

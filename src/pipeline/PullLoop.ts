@@ -1,4 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
+import { storeDependency, unlessDown } from "../observability/DependencyHealth.js"
 import { makeJobLeases } from "../schedule/JobLeases.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
@@ -23,7 +24,8 @@ export const PullLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const leases = yield* makeJobLeases(owner)
   // The pulls run from other fibers (the scheduler's, the hint loop's): with this layer's services.
   const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof pullStore>>>()
-  const wholePull = (storeKey: string) => Effect.asVoid(pullStore(storeKey))
+  // While the store is unreachable its probe asks it; its return asks for a pull.
+  const wholePull = (storeKey: string) => unlessDown(storeDependency(storeKey), `pull of ${storeKey}`, Effect.asVoid(pullStore(storeKey)))
   // One pull of a store at a time anywhere: a pull asked for while one runs (here or on another
   // replica) is folded into one follow-up pull by whoever holds the store's pull.
   const pull = (storeKey: string) =>

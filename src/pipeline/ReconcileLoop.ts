@@ -1,4 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
+import { unlessDown } from "../observability/DependencyHealth.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
@@ -17,7 +18,7 @@ export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const settings = yield* PipelineSettings
   const { fulfill } = yield* StageWakeups
   const owner = yield* Replica
-  const reconcileNow = logFailures("reconcile", reconcileAll(owner)).pipe(
+  const reconcileNow = logFailures("reconcile", unlessDown("pod", "reconcile", reconcileAll(owner))).pipe(
     Effect.zipRight(fulfill.kick),
     Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
   )
@@ -42,7 +43,7 @@ export const CatalogLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const inbox = yield* WebhookInboxRepo
   const catalogAndSubscriptions = Effect.all([
     logFailures("webhook subscriptions", subscriptions.ensure),
-    logFailures("catalog refresh", refreshCatalog),
+    logFailures("catalog refresh", unlessDown("pod", "catalog refresh", refreshCatalog)),
     // The webhook inbox only needs keys their senders may still retry.
     logFailures("webhook inbox pruning", inbox.pruneExpired)
   ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
