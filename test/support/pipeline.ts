@@ -18,13 +18,15 @@ export interface Stack {
 
 export interface StackOptions {
   readonly podRateLimit?: false
+  /** Shopify's cost bucket; default a Plus-sized one (see below). */
+  readonly shopifyBucket?: { readonly maximumAvailable: number; readonly restoreRate: number }
 }
 
 export const startStack = async (options: StackOptions = {}): Promise<Stack> => {
   const pod = await startPodSimulator(options.podRateLimit === false ? { rateLimit: false } : {})
   // A Plus-sized cost bucket: these tests are about exactly-once, not about Shopify's pacing
   // (the connector's own tests cover that), and a Standard bucket paces 200 fulfillments to minutes.
-  const shopify = await startShopifySimulator({ bucket: { maximumAvailable: 20_000, restoreRate: 1_000 } })
+  const shopify = await startShopifySimulator({ bucket: options.shopifyBucket ?? { maximumAvailable: 20_000, restoreRate: 1_000 } })
   const dir = tempDir("pipeline")
   const mappingFile = path.join(dir, "mappings.csv")
   fs.copyFileSync("config/mappings/demo-shopify.csv", mappingFile)
