@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Exit, Fiber, Layer, Schema } from "effect"
+import { Effect, Exit, Fiber, Layer, Logger, LogLevel, Schema } from "effect"
 import pg from "pg"
 import { loggerLayer } from "../src/cli/AppRuntime.js"
 import { daemonLayer } from "../src/app/DaemonLive.js"
@@ -25,6 +25,11 @@ export interface DaemonSettings {
   readonly schedules: { readonly pull: string; readonly reconcile: string }
   /** The mapping CSV copied into the run's directory. */
   readonly mappingSource: string
+  /**
+   * Where the daemon's log lines go instead of stderr (JSON lines there), from which level on:
+   * a benchmark that keeps them out of its output. Default: stderr at warning.
+   */
+  readonly log?: { readonly logger: Logger.Logger<unknown, void>; readonly level: "debug" | "info" | "warning" | "error" }
 }
 
 export interface RunningDaemon {
@@ -52,6 +57,8 @@ const YEARLY = "0 0 0 1 1 *"
  * must not count it waits this long after launch before its orders come.
  */
 export const REPORT_CATCH_UP_MS = 65_000
+
+const LOG_LEVELS = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error } as const
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -109,7 +116,7 @@ export const startDaemon = async (settings: DaemonSettings): Promise<RunningDaem
       ? { database: { url: withParams(database.url, { options: `-c search_path=${schema}`, application_name: applicationName }) } }
       : {}),
     dataDir: path.join(dir, "data"),
-    log: { level: "warning" },
+    log: { level: settings.log?.level ?? "warning" },
     server: { host: "127.0.0.1", port },
     pod: {
       baseUrl: settings.podUrl,
@@ -138,7 +145,13 @@ export const startDaemon = async (settings: DaemonSettings): Promise<RunningDaem
   }
   const config = Schema.decodeUnknownSync(AppConfig)(raw)
   const startedAt = Date.now()
-  const fiber = Effect.runFork(Layer.launch(daemonLayer(config)).pipe(Effect.provide(loggerLayer(config.log.level))))
+  const logging = settings.log === undefined
+    ? loggerLayer(config.log.level)
+    : Layer.merge(
+      Logger.replace(Logger.defaultLogger, settings.log.logger),
+      Logger.minimumLogLevel(LOG_LEVELS[settings.log.level])
+    )
+  const fiber = Effect.runFork(Layer.launch(daemonLayer(config)).pipe(Effect.provide(logging)))
 
   const cleanUp = async () => {
     if (database.kind === "postgres") await withClient(database.url, (c) => c.query(`drop schema if exists "${schema}" cascade`))
