@@ -10,6 +10,8 @@ export type Dependency = "database" | "pod" | `store:${string}`
 /** The store API dependency of a store. */
 export const storeDependency = (storeKey: string): Dependency => `store:${storeKey}`
 
+const orders = (n: number) => `${n} order${n === 1 ? "" : "s"}`
+
 /** How a dependency is named to a person. */
 export const dependencyLabel = (dependency: Dependency): string =>
   dependency === "pod" ? "POD service" : dependency.startsWith("store:") ? `store ${dependency.slice("store:".length)}` : dependency
@@ -109,7 +111,7 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
         if (trouble.failures > 1) {
           return yield* Effect.logDebug(`${dependency} failed again during ${operation}: ${message}`).pipe(Effect.annotateLogs(annotations))
         }
-        const waitingText = trouble.waiting === null ? "" : `; ${trouble.waiting} orders waiting`
+        const waitingText = trouble.waiting === null ? "" : `; ${orders(trouble.waiting)} waiting`
         yield* Effect.logError(
           `${
             dependencyLabel(dependency)
@@ -143,7 +145,7 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
         })
         yield* Effect.logInfo(
           `${dependencyLabel(dependency)} back after ${seconds} s (${cleared.failures} failed attempt(s))${
-            waiting === null ? "" : `; draining ${waiting} orders`
+            waiting === null ? "" : `; draining ${orders(waiting)}`
           }`
         ).pipe(Effect.annotateLogs({ dependency, failures: cleared.failures, downSeconds: seconds }))
       }))
@@ -215,3 +217,18 @@ export const unlessDown = <E, R>(dependency: Dependency, what: string, effect: E
       ? effect
       : Effect.flatMap(health.value.isDown(dependency), (down) =>
         down ? Effect.logDebug(`${what} skipped: ${dependencyLabel(dependency)} is unreachable`) : effect))
+
+/**
+ * Logs a failure at error level, unless it is the database failing while the daemon already
+ * knows it is down: that was said once when it went away, and is counted; the line is then at
+ * debug level, so an outage does not log one failure per loop turn or per tick.
+ */
+export const logFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const health = yield* Effect.serviceOption(DependencyHealth)
+    const database = Cause.failures(cause).pipe((failures) =>
+      [...failures].some((f) => typeof f === "object" && f !== null && "_tag" in f && f._tag === "DbError")
+    )
+    const known = database && Option.isSome(health) && (yield* health.value.isDown("database"))
+    yield* (known ? Effect.logDebug(message, cause) : Effect.logError(message, cause))
+  })

@@ -1,5 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
-import { storeDependency, unlessDown } from "../observability/DependencyHealth.js"
+import { logFailure, storeDependency, unlessDown } from "../observability/DependencyHealth.js"
 import { makeJobLeases } from "../schedule/JobLeases.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
@@ -66,7 +66,7 @@ export const PullLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
       discard: true
     })
   }).pipe(Effect.forever, Effect.forkScoped)
-  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone, logFailure })
   yield* scheduler.schedule("pull", settings.schedules.pull, pullAll)
   yield* Effect.forkScoped(pullAll)
 }))

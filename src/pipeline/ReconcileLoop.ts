@@ -1,5 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
-import { unlessDown } from "../observability/DependencyHealth.js"
+import { logFailure, unlessDown } from "../observability/DependencyHealth.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
@@ -22,7 +22,7 @@ export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.zipRight(fulfill.kick),
     Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
   )
-  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone, logFailure })
   yield* Queue.take(signals.reconciles).pipe(
     Effect.zipRight(logFailures("reconcile", scheduler.runNow("reconcile", reconcileNow))),
     Effect.forever,
@@ -47,7 +47,7 @@ export const CatalogLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     // The webhook inbox only needs keys their senders may still retry.
     logFailures("webhook inbox pruning", inbox.pruneExpired)
   ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
-  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone })
+  const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone, logFailure })
   yield* scheduler.schedule("catalog", settings.schedules.catalog, catalogAndSubscriptions)
   yield* Effect.forkScoped(logFailures("catalog refresh", scheduler.runNow("catalog", catalogAndSubscriptions)))
 }))

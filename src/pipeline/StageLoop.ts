@@ -1,6 +1,6 @@
 import { Clock, Context, Duration, Effect, Layer, Queue } from "effect"
 import type { OrderState } from "../domain/OrderState.js"
-import { type Dependency, watchDatabase, whenUp } from "../observability/DependencyHealth.js"
+import { type Dependency, logFailure, watchDatabase, whenUp } from "../observability/DependencyHealth.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { LEASE_SECONDS } from "./Lease.js"
@@ -39,7 +39,7 @@ const FIRST_BACKOFF_MS = 500
 const MAX_BACKOFF_MS = 10_000
 
 export const logFailures = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; it runs again at its next turn`, cause)))
+  effect.pipe(Effect.catchAllCause((cause) => logFailure(`${name} failed; it runs again at its next turn`, cause)))
 
 /**
  * A stage's loop: claim due orders in `states` (leases, so replicas share them), work on them,
@@ -115,7 +115,7 @@ export const wholeBatch =
   (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
     work(claimed, owner).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.logError(`${name} of ${claimed.length} orders failed; they are due again in a few seconds`, cause).pipe(
+        logFailure(`${name} of ${claimed.length} orders failed; they are due again in a few seconds`, cause).pipe(
           Effect.zipRight(giveBack(claimed, owner, 5_000))
         )
       ),

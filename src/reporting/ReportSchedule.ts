@@ -1,3 +1,4 @@
+import { logFailure } from "../observability/DependencyHealth.js"
 /**
  * The morning report on `schedules.report`: each tick writes the previous
  * day's report, on one replica only (the Postgres run coordinator). A daemon
@@ -43,7 +44,7 @@ export const ReportScheduleLive = (options: ReportScheduleOptions) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const reports = yield* ReportService
     const owner = options.owner ?? (yield* replicaIdentity)
-    const scheduler = yield* makeScheduler({ owner, timezone: options.timezone })
+    const scheduler = yield* makeScheduler({ owner, timezone: options.timezone, logFailure })
     yield* scheduler.schedule("report", options.expression, reports.runPreviousDay)
     if (options.catchUpAfter !== false) {
       yield* catchUpPreviousDay(owner).pipe(

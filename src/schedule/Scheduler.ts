@@ -10,6 +10,8 @@ export interface ScheduleOptions {
   /** Process identity recorded in job_runs. */
   readonly owner: string
   readonly timezone: string
+  /** How a failed run is logged (the daemon lowers a database failure it already reported). Default: at error level. */
+  readonly logFailure?: (message: string, cause: Cause.Cause<unknown>) => Effect.Effect<void>
 }
 
 /**
@@ -64,7 +66,7 @@ export const makeScheduler = (options: ScheduleOptions) =>
                   Cause.isInterruptedOnly(cause)
                     ? Effect.void
                     : Effect.zipRight(
-                      Effect.logError(`scheduled job ${name} failed`, cause),
+                      (options.logFailure ?? Effect.logError)(`scheduled job ${name} failed`, cause),
                       finish(jobName, tickAt, "failed", Cause.pretty(cause).split("\n")[0] ?? "failed").pipe(Effect.ignore)
                     )
                 )

@@ -65,7 +65,9 @@ describe.runIf(url)("three replicas, kill -9, one Shopify store with a Standard 
       await post(`${stack.pod.url}/__sim/ship-all`)
       const final = await driveUntil(stack, () => statusOf(ports[0]!), (s) => (s.fulfilled ?? 0) === ORDERS, 120_000).finally(async () => {
         const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
-        console.log(`Shopify: ${shop.requests} requests, ${shop.throttled} THROTTLED (${(100 * shop.throttled / shop.requests).toFixed(2)} %)`)
+        console.log(
+          `Shopify: ${shop.requests} requests, ${shop.throttled} THROTTLED (${(100 * shop.throttled / shop.requests).toFixed(2)} %)`
+        )
       })
       expect(final).toEqual({ fulfilled: ORDERS })
 
