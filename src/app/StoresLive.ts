@@ -9,22 +9,41 @@ import { makeJsonFeedConnector } from "../stores/jsonfeed/JsonFeedConnector.js"
 import { makeShopifyConnector } from "../stores/shopify/ShopifyConnector.js"
 import { makeWooCommerceConnector } from "../stores/woocommerce/WooCommerceConnector.js"
 import { type StoreConnector, StoreConnectors } from "../stores/StoreConnector.js"
+import { Db } from "../db/Db.js"
+import { reportStoreThrottling } from "../observability/StoreThrottling.js"
+import { makeSqlStoreBuckets } from "../repos/SqlStoreBucket.js"
+import type { StoreBudgetConfig } from "../stores/ConnectorConfig.js"
 
 const unsupported = (store: StoreConfig) => Effect.dieMessage(`platform ${store.platform} (store ${store.key}) is not supported yet`)
 
+/**
+ * A store's API budget in the database, shared by every replica and command using its credential
+ * (ARCHITECTURE.md, rate budget 6), and its throttling counted and logged.
+ */
+const budgetOf = (store: StoreConfig): Effect.Effect<StoreBudgetConfig, never, Db> =>
+  Effect.gen(function*() {
+    const db = yield* Db
+    // The root handle: a bucket's statements never join a caller's transaction.
+    return { buckets: makeSqlStoreBuckets(db.kysely), onThrottled: yield* reportStoreThrottling(store.key, store.platform) }
+  })
+
+const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, HttpClient.HttpClient | Db> =>
+  Effect.flatMap(budgetOf(store), (budget) => platformConnector(store, budget))
+
 // A store's config section (optional settings absent, never undefined) is its connector's config as it is.
-const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> => {
+const platformConnector = (store: StoreConfig, budget: StoreBudgetConfig): Effect.Effect<StoreConnector, never, HttpClient.HttpClient> => {
   switch (store.platform) {
     case "shopify":
-      return makeShopifyConnector({ storeKey: store.key, ...store.shopify, notifyCustomer: store.fulfillment.notifyCustomer })
+      return makeShopifyConnector({ storeKey: store.key, ...store.shopify, notifyCustomer: store.fulfillment.notifyCustomer, ...budget })
     case "woocommerce":
-      return makeWooCommerceConnector({ storeKey: store.key, ...store.woocommerce })
+      return makeWooCommerceConnector({ storeKey: store.key, ...store.woocommerce, ...budget })
     case "jsonfeed":
       return makeJsonFeedConnector({ storeKey: store.key, ...store.jsonfeed, notifyCustomer: store.fulfillment.notifyCustomer })
     case "etsy":
       return makeEtsyConnector({
         storeKey: store.key,
         ...store.etsy,
+        ...budget,
         // Etsy may rotate refresh tokens; the newest is kept in memory and must not be lost silently.
         onRefreshTokenRotated: () =>
           Effect.logWarning("Etsy rotated the refresh token: podsync keeps the new one in memory until restart; update etsy.refreshToken")
@@ -38,7 +57,7 @@ const connectorFor = (store: StoreConfig): Effect.Effect<StoreConnector, never, 
   }
 }
 
-/** One connector per configured store, by store key. */
+/** One connector per configured store, by store key; their API budgets in the database (needs `Db`). */
 export const StoresLive = (stores: ReadonlyArray<StoreConfig>) =>
   Layer.effect(
     StoreConnectors,

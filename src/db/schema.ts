@@ -144,6 +144,19 @@ export interface ReportsTable {
   summary: Json
 }
 
+/** A store credential's API budget (migrations/2026-11-25T00-00-02_store_budgets.ts, repos/SqlStoreBucket.ts). */
+export interface StoreBudgetsTable {
+  credential: string
+  capacity: number | null
+  restore_per_second: number | null
+  available: ColumnType<number, number | undefined, number>
+  updated_at_ms: number
+  spent_total: ColumnType<number, number | undefined, number>
+  paused_until_ms: ColumnType<number, number | undefined, number>
+  observed_at_ms: number | null
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
 export interface Database {
   store_orders: StoreOrdersTable
   order_events: OrderEventsTable
@@ -155,4 +168,5 @@ export interface Database {
   job_runs: JobRunsTable
   job_leases: JobLeasesTable
   reports: ReportsTable
+  store_budgets: StoreBudgetsTable
 }

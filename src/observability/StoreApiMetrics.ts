@@ -11,7 +11,7 @@ export interface StoreApiCall {
   readonly status: string
 }
 
-/** Store API calls by store, platform, operation and status; 429s counted apart too. */
+/** Store API calls by store, platform, operation and status; 429s counted apart too, and every refusal for a rate limit. */
 export class StoreApiMetrics extends Effect.Service<StoreApiMetrics>()("podsync/StoreApiMetrics", {
   effect: Effect.gen(function*() {
     const metrics = yield* MetricsRegistry
@@ -24,7 +24,14 @@ export class StoreApiMetrics extends Effect.Service<StoreApiMetrics>()("podsync/
       "store",
       "platform"
     ])
+    const throttled = metrics.counter(
+      "podsync_store_throttled_total",
+      "Store API requests refused for the store's rate limit (Shopify THROTTLED, 429, WooCommerce 503), by store and platform",
+      ["store", "platform"]
+    )
     return {
+      /** One refusal for the store's rate limit (see StoreThrottling.ts). */
+      throttled: (storeKey: string, platform: string) => Effect.sync(() => throttled.inc({ store: storeKey, platform })),
       record: (call: StoreApiCall) =>
         Effect.sync(() => {
           calls.inc({ store: call.storeKey, platform: call.platform, operation: call.operation, status: call.status })

@@ -3,7 +3,8 @@
  * store key, the webhook secrets of a rotation, and the pull's tuning. Each
  * platform's config extends it and states its own defaults and limits.
  */
-import type { Duration, Redacted } from "effect"
+import type { Duration, Effect, Redacted } from "effect"
+import type { StoreBuckets } from "../domain/StoreBucket.js"
 import type { PullSettings } from "./OverlapWalk.js"
 
 export interface WebhookSecretsConfig {
@@ -21,6 +22,22 @@ export interface ConnectorTuning {
   readonly overlapSeconds?: number
   /** Per-request timeout (default 30 s); a timed-out write is ambiguous. */
   readonly requestTimeout?: Duration.DurationInput
+}
+
+/** The store refused a request for its rate limit (THROTTLED, 429, 503): what it said, and how long we wait. */
+export interface StoreThrottle {
+  readonly said: string
+  readonly waitMs: number
+}
+
+/**
+ * Where a connector keeps its API budget, and whom it tells when the store throttles it. Without
+ * `buckets`, the budget is this connector's alone, in memory; replicas give every connector of a
+ * credential the same shared buckets.
+ */
+export interface StoreBudgetConfig {
+  readonly buckets?: StoreBuckets
+  readonly onThrottled?: (throttle: StoreThrottle) => Effect.Effect<void>
 }
 
 export const DEFAULT_REQUEST_TIMEOUT = "30 seconds"

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import pg from "pg"
-import { type Db, DbLive } from "../../src/db/Db.js"
+import { Db, DbLive } from "../../src/db/Db.js"
 import { migrateToLatest } from "../../src/db/Migrator.js"
 
 export interface TestDatabase {
@@ -53,3 +53,13 @@ export const testDatabases = (): ReadonlyArray<TestDatabase> => {
   const url = process.env.TEST_DATABASE_URL
   return url ? [pgliteDatabase(), postgresDatabase(url)] : [pgliteDatabase()]
 }
+
+/**
+ * A second, independent connection pool to the test's database, as another replica has (on
+ * PostgreSQL; PGlite has one connection, so both "replicas" share it), for the test's scope.
+ */
+export const otherReplicaDb = (database: TestDatabase): Effect.Effect<Db["Type"], never, Db | Scope.Scope> =>
+  database.name === "postgres" && database.url !== undefined && database.schema !== undefined
+    ? Layer.build(DbLive({ url: Option.some(Redacted.make(database.url)), dataDir: "unused", schema: database.schema }))
+      .pipe(Effect.map((context) => Context.get(context, Db)), Effect.orDie)
+    : Db

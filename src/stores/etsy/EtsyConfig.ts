@@ -4,7 +4,7 @@
  * optional settings with sensible defaults.
  */
 import type { Effect, Redacted } from "effect"
-import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
+import type { ConnectorTuning, PullLimits, StoreBudgetConfig, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
 export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
 
@@ -20,7 +20,7 @@ export type EtsyReceiptFilter = "paidUnshipped" | "all"
  * The webhook secrets are the endpoint's (`whsec_…`); only commercial apps get
  * webhooks, so without a secret webhooks are off.
  */
-export interface EtsyConnectorConfig extends ConnectorTuning, Partial<WebhookSecretsConfig> {
+export interface EtsyConnectorConfig extends ConnectorTuning, Partial<WebhookSecretsConfig>, StoreBudgetConfig {
   /** Numeric Etsy shop id. */
   readonly shopId: string
   /** The app's keystring (also the OAuth client_id). */

@@ -7,7 +7,9 @@
  * - 401: the access token is dropped and refreshed, and the request sent
  *   once more (Etsy did not act on it). A second 401, or a 403, is an auth error.
  * - 429: the request did not run, so it is retried (writes too) after the
- *   pause the gate takes (`retry-after`, else 1, 2, 4… s), at most 5 times.
+ *   pause the gate takes (`retry-after`, else 1, 2, 4… s), at most 5 times;
+ *   the pause holds every replica of the application, and each 429 is
+ *   reported to `onThrottled`.
  * - Transport failures, timeouts and 5xx: reads are retried; a write is not,
  *   and the error is `ambiguous` (the caller reads back before writing again).
  * - Other 4xx (400, 404, 409): `Refused`, with Etsy's `{"error"}` message,
@@ -17,7 +19,18 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
 import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
 import { applicationUrl, DEFAULT_DAILY_RESERVE, DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig } from "./EtsyConfig.js"
-import { type QuotaRefusedError, type Lane, makeQuotaGate, type QuotaGate, readQuotaHeaders } from "./EtsyQuota.js"
+import { budgetUnavailable } from "../BucketGate.js"
+import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
+import {
+  DEFAULT_PER_SECOND,
+  etsyCredential,
+  type Lane,
+  makeQuotaGate,
+  type QuotaGate,
+  type QuotaRefusedError,
+  readQuotaHeaders,
+  spacingShape
+} from "./EtsyQuota.js"
 import { EtsyErrorBody } from "./EtsySchemas.js"
 import { type EtsyTokens, makeEtsyTokens } from "./EtsyTokens.js"
 
@@ -72,16 +85,21 @@ const errorMessage = (status: number, body: string): string =>
 type Attempt<A> =
   | { readonly _tag: "Done"; readonly answer: EtsyAnswer<A> }
   | { readonly _tag: "Unauthorized" }
-  | { readonly _tag: "Throttled"; readonly retryAfter: number | undefined }
+  | { readonly _tag: "Throttled"; readonly retryAfter: number | undefined; readonly said: string }
 
 export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHttp, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const tokens = yield* makeEtsyTokens(config)
-    const gate = yield* makeQuotaGate(config.dailyReserve ?? DEFAULT_DAILY_RESERVE)
+    const storeKey = config.storeKey
+    const gate = yield* makeQuotaGate(
+      storeKey,
+      config.dailyReserve ?? DEFAULT_DAILY_RESERVE,
+      (config.buckets ?? inMemoryStoreBuckets).open(etsyCredential(config), spacingShape(DEFAULT_PER_SECOND))
+    )
+    const reportThrottle = config.onThrottled ?? (() => Effect.void)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const apiKey = `${Redacted.value(config.keystring)}:${Redacted.value(config.sharedSecret)}`
-    const storeKey = config.storeKey
 
     const buildRequest = <A, I>(call: EtsyCall<A, I>, token: Redacted.Redacted<string>) => {
       const url = applicationUrl(config, call.path)
@@ -114,7 +132,9 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
           })
         const token = yield* tokens.accessToken
         const { status, body, headers } = yield* Effect.acquireUseRelease(
-          gate.acquire(call.lane),
+          gate.acquire(call.lane).pipe(
+            Effect.catchTag("StoreBucketError", (error) => Effect.fail(budgetUnavailable(storeKey, call.operation)(error)))
+          ),
           () =>
             client.execute(buildRequest(call, token)).pipe(
               Effect.flatMap((response) =>
@@ -134,7 +154,13 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
           yield* Effect.logWarning(`store ${storeKey}: Etsy refused ${call.operation}: ${errorMessage(status, body)}`)
           return yield* new StoreAuthError({ storeKey, operation: call.operation, status })
         }
-        if (status === 429) return { _tag: "Throttled", retryAfter: retryAfterMillis(headers["retry-after"]) } as const
+        if (status === 429) {
+          return {
+            _tag: "Throttled",
+            retryAfter: retryAfterMillis(headers["retry-after"]),
+            said: `HTTP 429: ${errorMessage(status, body)}`
+          } as const
+        }
         if (status >= 500) return yield* unavailable(errorMessage(status, body), status)
         if (status < 200 || status >= 300) {
           return { _tag: "Done", answer: { _tag: "Refused", status, message: errorMessage(status, body) } } as const
@@ -165,18 +191,25 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
             ? Effect.fail(new StoreAuthError({ storeKey, operation: call.operation, status: 401 }))
             : runOnce(call, throttled, true)
         }
+        const wait = result.retryAfter ?? 1000 * 2 ** throttled
         if (throttled >= MAX_THROTTLED_RETRIES) {
-          return Effect.fail(
-            new StoreUnavailableError({
-              storeKey,
-              operation: call.operation,
-              ambiguous: false,
-              status: 429,
-              detail: `still rate limited after ${MAX_THROTTLED_RETRIES} retries`
-            })
+          return Effect.zipRight(
+            reportThrottle({ said: result.said, waitMs: 0 }),
+            Effect.fail(
+              new StoreUnavailableError({
+                storeKey,
+                operation: call.operation,
+                ambiguous: false,
+                status: 429,
+                detail: `still rate limited after ${MAX_THROTTLED_RETRIES} retries`
+              })
+            )
           )
         }
-        return Effect.zipRight(gate.pause(result.retryAfter ?? 1000 * 2 ** throttled), runOnce(call, throttled + 1, reauthorized))
+        return reportThrottle({ said: result.said, waitMs: wait }).pipe(
+          Effect.zipRight(gate.pause(wait)),
+          Effect.zipRight(runOnce(call, throttled + 1, reauthorized))
+        )
       })
 
     const run = <A, I>(call: EtsyCall<A, I>): Effect.Effect<EtsyAnswer<A>, StoreError> =>

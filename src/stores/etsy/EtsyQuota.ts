@@ -4,24 +4,36 @@
  * (`x-limit-per-second`, `x-remaining-this-second`, `x-limit-per-day`,
  * `x-remaining-today`); until the first answer, the classic 10 per second.
  *
- * - Per second: a request holds its slot from the moment it is sent until one
- *   second after its answer came back, so however latency shifts arrivals,
- *   Etsy never sees more than the limit within any one second from us. An
- *   answer saying nothing is left this second pauses sending for a second
- *   (another client of the same app may be using it).
- * - Per day: the reading is counted down locally as requests go out. When it
- *   reaches the reserve, pulls stop (the rest is kept for tracking pushes and
- *   look-ups); at zero everything stops. Both fail at once, without sending,
- *   with a `QuotaRefusedError` that says why, for as long as the reading
- *   is fresh (one minute); then one request is let through to read the
- *   quota again.
- * - A 429 (the request did not run) pauses every caller for `retry-after`
- *   when Etsy sends one, else 1, 2, 4… seconds. A pause longer than a minute
- *   is not waited out: calls fail at once until it is over.
+ * - Per second, across replicas: requests of the application leave evenly
+ *   spaced, about one per 1/limit second, from a bucket of one token refilled
+ *   `limit` times a second less a headroom for latency jitter
+ *   (domain/StoreBucket.ts), shared by every replica using the same
+ *   application. Spacing, rather than a bucket of `limit` tokens: such a
+ *   bucket lets `limit` saved-up requests go and `limit` more as it refills,
+ *   twice the limit within one second, which Etsy's sliding second refuses.
+ *   An answer saying nothing is left this second pauses the bucket for a
+ *   second (another client of the same app may be using it).
+ * - Per second, in this process: a request also holds its slot from the
+ *   moment it is sent until one second after its answer came back, so however
+ *   latency shifts arrivals, Etsy never sees more than the limit within any
+ *   one second from this process.
+ * - Per day: the reading is counted down locally as requests go out (every
+ *   replica reads Etsy's own count from the headers). When it reaches the
+ *   reserve, pulls stop (the rest is kept for tracking pushes and look-ups);
+ *   at zero everything stops. Both fail at once, without sending, with a
+ *   `QuotaRefusedError` that says why, for as long as the reading is fresh
+ *   (one minute); then one request is let through to read the quota again.
+ * - A 429 (the request did not run) pauses the shared bucket for
+ *   `retry-after` when Etsy sends one, else 1, 2, 4… seconds. A pause longer
+ *   than a minute is not waited out: calls fail at once until it is over.
  *
- * Time is Effect's Clock, so tests drive it with TestClock.
+ * Time is Effect's Clock (the database's for the shared bucket), so tests
+ * drive it with TestClock.
  */
 import { Clock, Data, Effect, Ref } from "effect"
+import { type BucketShape, type StoreBucket, type StoreBucketError, storeCredentialId } from "../../domain/StoreBucket.js"
+import { recordInBucket } from "../BucketGate.js"
+import { baseUrlOf, type EtsyConnectorConfig } from "./EtsyConfig.js"
 
 export const DEFAULT_PER_SECOND = 10
 /** How long a daily reading is trusted to refuse requests before one is let through to read it again. */
@@ -84,10 +96,22 @@ interface DayReading {
 interface GateState {
   readonly slots: ReadonlyArray<Slot>
   readonly perSecond: number
-  readonly pausedUntil: number
   readonly day: DayReading | null
   readonly nextId: number
 }
+
+/** The shared bucket's name: the application (its keystring, hashed) at its API's address. */
+export const etsyCredential = (config: Pick<EtsyConnectorConfig, "keystring" | "baseUrl">): string =>
+  storeCredentialId("etsy", [baseUrlOf(config), config.keystring])
+
+/**
+ * Arrivals drift from sends with latency: a twentieth of each second is left free, so that evenly
+ * spaced requests still fit in Etsy's sliding second when some arrive a little early.
+ */
+export const SPACING_HEADROOM = 0.05
+
+/** `perSecond` requests a second (less the headroom), evenly spaced. */
+export const spacingShape = (perSecond: number): BucketShape => ({ capacity: 1, restorePerSecond: perSecond * (1 - SPACING_HEADROOM) })
 
 /** Why the daily quota refuses a request now, or undefined. */
 export const dayRefusal = (day: DayReading | null, lane: Lane, reserve: number, now: number): string | undefined => {
@@ -109,26 +133,32 @@ export interface QuotaTicket {
 }
 
 export interface QuotaGate {
-  readonly acquire: (lane: Lane) => Effect.Effect<QuotaTicket, QuotaRefusedError>
+  readonly acquire: (lane: Lane) => Effect.Effect<QuotaTicket, QuotaRefusedError | StoreBucketError>
   readonly observe: (reading: QuotaReading) => Effect.Effect<void>
-  /** A 429: pause everyone for `retryAfterMillis`. */
+  /** A 429: pause everyone (every replica of the application) for `retryAfterMillis`. */
   readonly pause: (millis: number) => Effect.Effect<void>
   readonly snapshot: Effect.Effect<{ readonly perSecond: number; readonly remainingToday: number | undefined }>
 }
 
-export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
+/** `bucket`: the application's shared bucket, opened with `spacingShape(DEFAULT_PER_SECOND)`. */
+export const makeQuotaGate = (storeKey: string, dailyReserve: number, bucket: StoreBucket): Effect.Effect<QuotaGate> =>
   Effect.gen(function*() {
-    const state = yield* Ref.make<GateState>({ slots: [], perSecond: DEFAULT_PER_SECOND, pausedUntil: 0, day: null, nextId: 1 })
+    const state = yield* Ref.make<GateState>({ slots: [], perSecond: DEFAULT_PER_SECOND, day: null, nextId: 1 })
     // One caller at a time decides and takes a slot, so two callers never take the same one.
     const lock = yield* Effect.makeSemaphore(1)
+    // The limit this process last told the shared bucket: it is told once, then on a change only.
+    const told = yield* Ref.make<number | null>(null)
 
     const release = (id: number) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => ({ ...s, slots: s.slots.map((slot) => (slot.id === id ? { ...slot, doneAt: now } : slot)) })))
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => Ref.update(state, (s) => ({ ...s, slots: s.slots.map((slot) => (slot.id === id ? { ...slot, doneAt: now } : slot)) }))
+      )
 
-    const acquire = (lane: Lane): Effect.Effect<QuotaTicket, QuotaRefusedError> =>
+    const acquire = (lane: Lane): Effect.Effect<QuotaTicket, QuotaRefusedError | StoreBucketError> =>
       lock.withPermits(1)(
         Effect.gen(function*() {
+          // Everything is looked at again after every wake-up: the day's reading, this process's slots, the shared bucket.
           for (;;) {
             const now = yield* Clock.currentTimeMillis
             const s = yield* Ref.get(state)
@@ -136,17 +166,19 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
             if (refusal !== undefined) {
               return yield* new QuotaRefusedError({ detail: refusal })
             }
-            if (s.pausedUntil - now > MAX_INLINE_WAIT_MS) {
+            const slotWait = millisUntilSlot(s.slots, s.perSecond, now)
+            if (slotWait !== 0) {
+              yield* Effect.sleep(slotWait === "in_flight" ? IN_FLIGHT_POLL_MS : slotWait)
+              continue
+            }
+            const { waitMs } = yield* bucket.take(1)
+            if (waitMs <= 0) break
+            if (waitMs > MAX_INLINE_WAIT_MS) {
               return yield* new QuotaRefusedError({
-                detail: `Etsy asked to wait ${Math.ceil((s.pausedUntil - now) / 1000)} s before the next request (rate limited)`
+                detail: `Etsy asked to wait ${Math.ceil(waitMs / 1000)} s before the next request (rate limited)`
               })
             }
-            const slotWait = millisUntilSlot(s.slots, s.perSecond, now)
-            const wait = Math.max(s.pausedUntil - now, slotWait === "in_flight" ? IN_FLIGHT_POLL_MS : slotWait)
-            if (wait <= 0) {
-              break
-            }
-            yield* Effect.sleep(wait)
+            yield* Effect.sleep(waitMs)
           }
           const now = yield* Clock.currentTimeMillis
           const id = yield* Ref.modify(state, (s) => [
@@ -155,9 +187,7 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
               ...s,
               nextId: s.nextId + 1,
               slots: [
-                ...s.slots.filter((slot) =>
-                  slot.doneAt === null || slot.doneAt + 1000 > now
-                ),
+                ...s.slots.filter((slot) => slot.doneAt === null || slot.doneAt + 1000 > now),
                 {
                   id: s.nextId,
                   sentAt: now,
@@ -171,22 +201,26 @@ export const makeQuotaGate = (dailyReserve: number): Effect.Effect<QuotaGate> =>
         })
       )
 
+    const tellLimit = (perSecond: number | undefined): Effect.Effect<void> =>
+      perSecond === undefined || perSecond < 1
+        ? Effect.void
+        : Effect.flatMap(Ref.getAndSet(told, perSecond), (before) =>
+          before === perSecond ? Effect.void : recordInBucket(storeKey, bucket.observe(spacingShape(perSecond))))
+
     const observe = (reading: QuotaReading): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Ref.update(state, (s) => ({
           ...s,
           perSecond: reading.perSecond !== undefined && reading.perSecond >= 1 ? reading.perSecond : s.perSecond,
-          pausedUntil: reading.remainingThisSecond === 0 ? Math.max(s.pausedUntil, now + 1000) : s.pausedUntil,
           day: reading.remainingToday === undefined
             ? s.day
             : { limit: reading.perDay ?? s.day?.limit, remaining: reading.remainingToday, atMillis: now }
-        })))
+        }))).pipe(
+          Effect.zipRight(tellLimit(reading.perSecond)),
+          Effect.zipRight(reading.remainingThisSecond === 0 ? pause(1000) : Effect.void)
+        )
 
-    const pause = (millis: number): Effect.Effect<void> =>
-      Effect.flatMap(
-        Clock.currentTimeMillis,
-        (now) => Ref.update(state, (s) => ({ ...s, pausedUntil: Math.max(s.pausedUntil, now + millis) }))
-      )
+    const pause = (millis: number): Effect.Effect<void> => recordInBucket(storeKey, bucket.pause(millis))
 
     const snapshot = Effect.map(Ref.get(state), (s) => ({ perSecond: s.perSecond, remainingToday: s.day?.remaining }))
 

@@ -3,7 +3,7 @@
  * block of the config plus the store's `fulfillment.notifyCustomer`).
  */
 import type { Redacted } from "effect"
-import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
+import type { ConnectorTuning, PullLimits, StoreBudgetConfig, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
 export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
 
@@ -11,7 +11,7 @@ export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
  * `webhookSecret` is the app's client secret; after a rotation Shopify may keep
  * signing with the previous one for up to an hour.
  */
-export interface ShopifyConnectorConfig extends ConnectorTuning, WebhookSecretsConfig {
+export interface ShopifyConnectorConfig extends ConnectorTuning, WebhookSecretsConfig, StoreBudgetConfig {
   /** `acme.myshopify.com` */
   readonly shop: string
   readonly accessToken: Redacted.Redacted<string>

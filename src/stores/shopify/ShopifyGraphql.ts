@@ -3,10 +3,12 @@
  * pinned Admin API version, paced inside the cost bucket, and turn every
  * answer into data or a typed `StoreError`.
  *
- * - Every answer's `extensions.cost.throttleStatus` feeds the cost gate.
+ * - Every answer's `extensions.cost.throttleStatus` feeds the cost bucket
+ *   (shared by the replicas when the config gives shared buckets).
  * - THROTTLED (whatever the HTTP status) waits exactly
  *   (requestedQueryCost − currentlyAvailable) / restoreRate, then retries:
- *   a throttled query did not run, so this is safe for writes too.
+ *   a throttled query did not run, so this is safe for writes too. Each
+ *   one is reported to `onThrottled`.
  * - Reads are retried on transport failures, timeouts and 5xx. Writes are
  *   never retried here: such a failure is `ambiguous`, and the caller reads
  *   back before writing again.
@@ -14,8 +16,10 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
+import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import { DEFAULT_REQUEST_TIMEOUT, graphqlUrl, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
-import { type CostGate, makeCostGate, millisAfterThrottled } from "./ShopifyThrottle.js"
+import { millisAfterThrottled, readingOf, shopifyCredential, throttledSaid } from "./ShopifyThrottle.js"
 
 export interface GraphqlOperation<A, I> {
   /** Name used in errors and logs (the root field, e.g. `fulfillmentCreate`). */
@@ -32,7 +36,7 @@ export interface GraphqlOperation<A, I> {
 
 export interface ShopifyGraphql {
   readonly run: <A, I>(operation: GraphqlOperation<A, I>) => Effect.Effect<A, StoreError>
-  readonly gate: CostGate
+  readonly gate: BucketGate
 }
 
 const MAX_THROTTLED_RETRIES = 20
@@ -85,18 +89,25 @@ const retryAfterMillis = (header: string | undefined): number => {
 /** What one attempt produced, before retry decisions. */
 type Attempt<A> =
   | { readonly _tag: "Done"; readonly value: A }
-  | { readonly _tag: "Throttled"; readonly waitMillis: number }
+  | {
+    readonly _tag: "Throttled"
+    readonly waitMillis: number
+    readonly said: string
+    /** A 429 says nothing of the bucket: every caller of the credential waits instead. */
+    readonly pauseAll: boolean
+  }
 
 export const makeShopifyGraphql = (
   config: ShopifyConnectorConfig
 ): Effect.Effect<ShopifyGraphql, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const gate = yield* makeCostGate
+    const gate = yield* makeBucketGate((config.buckets ?? inMemoryStoreBuckets).open(shopifyCredential(config)))
     const url = graphqlUrl(config)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const learnedCost = new Map<string, number>()
     const storeKey = config.storeKey
+    const reportThrottle = config.onThrottled ?? (() => Effect.void)
 
     const attempt = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Attempt<A>, StoreError> =>
       Effect.gen(function*() {
@@ -108,7 +119,9 @@ export const makeShopifyGraphql = (
             detail,
             ...(status === undefined ? {} : { status })
           })
-        yield* gate.acquire(learnedCost.get(op.name) ?? op.estimatedCost)
+        const ticket = yield* gate.acquire(learnedCost.get(op.name) ?? op.estimatedCost).pipe(
+          Effect.mapError(budgetUnavailable(storeKey, op.name))
+        )
         const request = HttpClientRequest.post(url).pipe(
           HttpClientRequest.setHeader("X-Shopify-Access-Token", Redacted.value(config.accessToken)),
           HttpClientRequest.acceptJson,
@@ -134,7 +147,9 @@ export const makeShopifyGraphql = (
         const envelope = decodeEnvelope(body)
         if (Either.isLeft(envelope)) {
           if (status >= 500) return yield* unavailable("server error", status)
-          if (status === 429) return { _tag: "Throttled", waitMillis: retryAfter } as const
+          if (status === 429) {
+            return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
+          }
           return yield* new StoreResponseError({
             storeKey,
             operation: op.name,
@@ -147,17 +162,21 @@ export const makeShopifyGraphql = (
         const { data, errors, extensions } = envelope.right
         const cost = extensions?.cost
         if (cost !== undefined) {
-          yield* gate.observe(cost.throttleStatus)
+          yield* recordInBucket(storeKey, gate.bucket.observe(readingOf(cost.throttleStatus), ticket))
           if (typeof cost.requestedQueryCost === "number") learnedCost.set(op.name, cost.requestedQueryCost)
         }
         if (errors?.some((e) => e.extensions?.code === "THROTTLED")) {
           const requested = cost?.requestedQueryCost ?? learnedCost.get(op.name) ?? op.estimatedCost
           return {
             _tag: "Throttled",
-            waitMillis: cost === undefined ? 1000 : millisAfterThrottled(requested, cost.throttleStatus)
+            waitMillis: cost === undefined ? 1000 : millisAfterThrottled(requested, cost.throttleStatus),
+            said: throttledSaid(requested, cost?.throttleStatus),
+            pauseAll: false
           } as const
         }
-        if (status === 429) return { _tag: "Throttled", waitMillis: retryAfter } as const
+        if (status === 429) {
+          return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
+        }
         // Shopify answers its own failures with 200 and this code: whether a write ran is unknown.
         if (status >= 500 || errors?.some((e) => e.extensions?.code === "INTERNAL_SERVER_ERROR")) {
           return yield* unavailable(errors?.map((e) => e.message).join("; ") ?? "server error", status)
@@ -186,17 +205,24 @@ export const makeShopifyGraphql = (
       Effect.flatMap(attempt(op), (result) => {
         if (result._tag === "Done") return Effect.succeed(result.value)
         if (throttledSoFar >= MAX_THROTTLED_RETRIES) {
-          return Effect.fail(
-            new StoreUnavailableError({
-              storeKey,
-              operation: op.name,
-              ambiguous: false,
-              detail: `still throttled after ${MAX_THROTTLED_RETRIES} waits`
-            })
+          return Effect.zipRight(
+            reportThrottle({ said: result.said, waitMs: 0 }),
+            Effect.fail(
+              new StoreUnavailableError({
+                storeKey,
+                operation: op.name,
+                ambiguous: false,
+                detail: `still throttled after ${MAX_THROTTLED_RETRIES} waits`
+              })
+            )
           )
         }
-        // The gate also knows the bucket now; sleeping here keeps the wait exactly what the answer said.
-        return Effect.zipRight(Effect.sleep(result.waitMillis), runOnce(op, throttledSoFar + 1))
+        // The bucket also knows the answer now; sleeping here keeps the wait exactly what the answer said.
+        return reportThrottle({ said: result.said, waitMs: result.waitMillis }).pipe(
+          Effect.zipRight(result.pauseAll ? recordInBucket(storeKey, gate.bucket.pause(result.waitMillis)) : Effect.void),
+          Effect.zipRight(Effect.sleep(result.waitMillis)),
+          Effect.zipRight(runOnce(op, throttledSoFar + 1))
+        )
       })
 
     const run = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<A, StoreError> =>

@@ -2,12 +2,12 @@
  * Plain values a WooCommerce connector is built from (the `stores[].woocommerce` block of the config).
  */
 import type { Redacted } from "effect"
-import type { ConnectorTuning, PullLimits, WebhookSecretsConfig } from "../ConnectorConfig.js"
+import type { ConnectorTuning, PullLimits, StoreBudgetConfig, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
 export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
 
 /** `webhookSecret` is the one secret set on all the store's order webhooks. */
-export interface WooCommerceConnectorConfig extends ConnectorTuning, WebhookSecretsConfig {
+export interface WooCommerceConnectorConfig extends ConnectorTuning, WebhookSecretsConfig, StoreBudgetConfig {
   /** The site URL (`https://shop.example.com`); the REST API is at `<url>/wp-json`. */
   readonly url: string
   readonly consumerKey: Redacted.Redacted<string>

@@ -1,12 +1,13 @@
 /**
  * The one way this connector talks to a WooCommerce store: a request to `<url>/wp-json/…` with the
- * consumer key as HTTP Basic credentials, paced by the store's PoliteGate, turned into an answer or a
- * typed `StoreError`.
+ * consumer key as HTTP Basic credentials, paced by the store's polite bucket (WooPacing.ts), turned into
+ * an answer or a typed `StoreError`.
  *
  * - 401/403: `StoreAuthError` (nothing is retried until the key is fixed).
- * - 429: the store did not act; the gate holds every request for Retry-After (or a backoff), then the
- *   request goes again, reads and writes alike.
- * - 503: the gate holds as for 429; a read goes again, a write fails as ambiguous (a host may answer
+ * - 429: the store did not act; the bucket holds every request (of every replica sharing it) for
+ *   Retry-After (or a backoff), then the request goes again, reads and writes alike. Each refusal is
+ *   reported to `onThrottled`.
+ * - 503: the bucket holds as for 429; a read goes again, a write fails as ambiguous (a host may answer
  *   503 after WordPress ran) and the caller reads back before writing again.
  * - Other 5xx, transport failures, timeouts: reads are retried with backoff; writes fail as ambiguous.
  * - Any other status comes back to the caller, who knows which 4xx it expects (404 for a missing order,
@@ -22,7 +23,9 @@ import {
   urlProblem,
   type WooCommerceConnectorConfig
 } from "./WooConfig.js"
-import { backoffMillis, makePoliteGate, type PoliteGate, retryAfterMillis } from "./WooPacing.js"
+import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
+import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
+import { backoffMillis, politeShape, retryAfterMillis, wooCredential } from "./WooPacing.js"
 
 export interface WooRequest {
   /** Name used in errors (e.g. `orders.update`). */
@@ -45,7 +48,7 @@ export interface WooAnswer {
 
 export interface WooHttp {
   readonly send: (request: WooRequest) => Effect.Effect<WooAnswer, StoreError>
-  readonly gate: PoliteGate
+  readonly gate: BucketGate
 }
 
 /** Transport failures and 5xx other than 503, per request, before a read gives up. */
@@ -62,6 +65,8 @@ export const isUnknownId = (answer: WooAnswer): boolean =>
 /** WooCommerce's `{code, message}` error body, when the answer is one. */
 export const wooErrorOf = (answer: WooAnswer): { readonly code: string; readonly message: string } | undefined =>
   Either.getOrUndefined(Schema.decodeUnknownEither(WooErrorBody)(answer.body))
+
+const retryAfterText = (header: string | undefined): string => (header === undefined ? "" : `, Retry-After: ${header}`)
 
 /** The transport's own words (e.g. "ECONNRESET"), never the request (which carries the key). */
 const causeText = (cause: unknown): string => {
@@ -109,7 +114,13 @@ export const decodeAnswer = <A, I>(
 export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<WooHttp, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const gate = yield* makePoliteGate(config.minRequestIntervalMs ?? DEFAULT_MIN_REQUEST_INTERVAL_MS)
+    const gate = yield* makeBucketGate(
+      (config.buckets ?? inMemoryStoreBuckets).open(
+        wooCredential(config),
+        politeShape(config.minRequestIntervalMs ?? DEFAULT_MIN_REQUEST_INTERVAL_MS)
+      )
+    )
+    const reportThrottle = config.onThrottled ?? (() => Effect.void)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const root = restRoot(config.url)
     const refused = urlProblem(config.url)
@@ -127,10 +138,13 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
     const once = (request: WooRequest): Effect.Effect<WooAnswer, StoreUnavailableError> => {
       const unavailable = (detail: string) =>
         new StoreUnavailableError({ storeKey, operation: request.name, ambiguous: request.write, detail })
-      return gate.acquire.pipe(
-        Effect.zipRight(client.execute(build(request))),
+      const sent = client.execute(build(request)).pipe(
         Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, headers: response.headers, body }))),
-        Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`)),
+        Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`))
+      )
+      return gate.acquire(1).pipe(
+        Effect.mapError(budgetUnavailable(storeKey, request.name)),
+        Effect.zipRight(sent),
         Effect.timeoutFail({ duration: timeout, onTimeout: () => unavailable(`no answer within ${Duration.format(timeout)}`) })
       )
     }
@@ -150,7 +164,8 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
         }
         if (status === 429 || status === 503) {
           const wait = retryAfterMillis(answer.headers["retry-after"], yield* Clock.currentTimeMillis) ?? backoffMillis(refusals + 1)
-          yield* gate.pauseFor(wait)
+          yield* reportThrottle({ said: `HTTP ${status}${retryAfterText(answer.headers["retry-after"])}`, waitMs: wait })
+          yield* recordInBucket(storeKey, gate.bucket.pause(wait))
           const giveUp = refusals + 1 >= MAX_REFUSALS || (status === 503 && request.write)
           if (giveUp) {
             return yield* new StoreUnavailableError({

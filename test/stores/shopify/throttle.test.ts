@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
-import { availableAt, millisAfterThrottled, millisUntilAffordable } from "../../../src/stores/shopify/ShopifyThrottle.js"
+import { levelAt, millisUntilAffordable, newBucket, observeReading } from "../../../src/domain/StoreBucket.js"
+import { millisAfterThrottled, readingOf } from "../../../src/stores/shopify/ShopifyThrottle.js"
 import { admin, connectTo, startSimulator, stats } from "./harness.js"
 import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
 
@@ -17,14 +18,16 @@ describe("Shopify cost-bucket pacing", () => {
   it("computes waits from throttleStatus, never from hard-coded limits", () => {
     // The documented example: requested 752, 666 available, restoring 50/s → 1.72 s.
     expect(millisAfterThrottled(752, { maximumAvailable: 1000, currentlyAvailable: 666, restoreRate: 50 })).toBe(1720)
-    const reading = { status: { maximumAvailable: 2000, currentlyAvailable: 100, restoreRate: 100 }, atMillis: 10_000 }
-    expect(availableAt(reading, 12_000)).toBe(300)
-    expect(availableAt(reading, 60_000)).toBe(2000)
+    const unknown = newBucket(undefined, 10_000)
+    const reading = observeReading(unknown, readingOf({ maximumAvailable: 2000, currentlyAvailable: 100, restoreRate: 100 }), 10_000)
+    expect(levelAt(reading, 12_000)).toBe(300)
+    expect(levelAt(reading, 60_000)).toBe(2000)
     expect(millisUntilAffordable(reading, 300, 12_000)).toBe(0)
     expect(millisUntilAffordable(reading, 622, 12_000)).toBe(3220)
     // A query larger than the bucket waits for a full bucket, not forever.
     expect(millisUntilAffordable(reading, 5000, 10_000)).toBe(19_000)
-    expect(millisUntilAffordable(null, 5000, 10_000)).toBe(0)
+    // Before Shopify has said anything, nothing is assumed.
+    expect(millisUntilAffordable(unknown, 5000, 10_000)).toBe(0)
   })
 
   it.scoped("after THROTTLED waits exactly (requested − available) / restoreRate, then succeeds", () =>

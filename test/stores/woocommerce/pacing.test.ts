@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
-import { backoffMillis, initialPacing, nextSendAt, retryAfterMillis } from "../../../src/stores/woocommerce/WooPacing.js"
+import { newBucket, pauseBucket, takeTokens } from "../../../src/domain/StoreBucket.js"
+import { backoffMillis, politeShape, retryAfterMillis } from "../../../src/stores/woocommerce/WooPacing.js"
 import { admin, connectTo, type Sim, startSimulator, stats, T0 } from "./harness.js"
 import { realPause, requestTimeout, untilPacingOrDone as untilPacing } from "../contract/PacedClocks.js"
 
@@ -34,9 +35,15 @@ const driveToEnd = <A, E>(sim: Sim, fiber: Fiber.RuntimeFiber<A, E>) =>
 
 describe("WooCommerce pacing (pure)", () => {
   it("spaces requests, holds them during a pause, and reads Retry-After in seconds or as a date", () => {
-    expect(nextSendAt(initialPacing, 5_000, 1_000)).toBe(5_000)
-    expect(nextSendAt({ lastSentAt: 5_000, pausedUntil: 0 }, 5_200, 1_000)).toBe(6_000)
-    expect(nextSendAt({ lastSentAt: 5_000, pausedUntil: 12_000 }, 5_200, 1_000)).toBe(12_000)
+    const spacing = politeShape(1_000)
+    const [first, afterFirst] = takeTokens(newBucket(spacing, 5_000), 1, 5_000, spacing)
+    expect(first.waitMs).toBe(0)
+    expect(takeTokens(afterFirst, 1, 5_200, spacing)[0].waitMs).toBe(800)
+    expect(takeTokens(pauseBucket(afterFirst, 6_800, 5_200), 1, 5_200, spacing)[0].waitMs).toBe(6_800)
+    // At an interval of 0 nothing is spaced.
+    const unspaced = politeShape(0)
+    const [, once] = takeTokens(newBucket(unspaced, 5_000), 1, 5_000, unspaced)
+    expect(takeTokens(once, 1, 5_000, unspaced)[0].waitMs).toBe(0)
     expect([1, 2, 3, 7, 12].map(backoffMillis)).toEqual([1_000, 2_000, 4_000, 60_000, 60_000])
     expect(retryAfterMillis("7", 0)).toBe(7_000)
     expect(retryAfterMillis("Mon, 02 Mar 2026 15:00:30 GMT", T0)).toBe(30_000)

@@ -1,0 +1,59 @@
+/**
+ * Two replicas of the daemon share one Etsy application's per-second quota. Two connectors (each
+ * with its own HTTP client and, on PostgreSQL, its own connection pool) read one simulated shop
+ * at once, in real time, against the simulator's sliding-second quota.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Option } from "effect"
+import { Db } from "../../../src/db/Db.js"
+import { makeSqlStoreBuckets } from "../../../src/repos/SqlStoreBucket.js"
+import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { otherReplicaDb, testDatabases } from "../../support/database.js"
+import { admin, connectTo, type SimReceipt, type SimStats, startSimulator, stats } from "./harness.js"
+
+const PER_SECOND = 20
+const READS_PER_REPLICA = 15
+
+const live = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withClock(effect, Clock.make())
+
+const shop = Effect.gen(function*() {
+  const sim = yield* startSimulator({ quota: { perSecond: PER_SECOND, perDay: 100_000 } })
+  const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
+  return { sim, id: String(receipt.receipt_id) }
+})
+
+/** Both replicas read at once, each as fast as its own pacing lets it. */
+const readTogether = (replicas: ReadonlyArray<StoreConnector>, id: string) =>
+  Effect.forEach(
+    replicas,
+    (connector) => Effect.forEach(Array.from({ length: READS_PER_REPLICA }), () => connector.getOrder(id), { concurrency: 5 }),
+    { concurrency: "unbounded" }
+  ).pipe(Effect.tap((reads) => expect(reads.flat().every(Option.isSome)).toBe(true)))
+
+describe("two replicas of one Etsy application", () => {
+  it.scopedLive("pacing alone, together they go over the per-second quota and are refused", () =>
+    Effect.gen(function*() {
+      const { sim, id } = yield* shop
+      yield* readTogether([yield* connectTo(sim), yield* connectTo(sim)], id)
+      const after: SimStats = yield* stats(sim)
+      expect(after.throttled).toBeGreaterThan(0)
+    }), 30_000)
+
+  for (const database of testDatabases()) {
+    it.layer(database.layer)((it) => {
+      it.scoped(`sharing the quota in ${database.name}, together they stay within it`, () =>
+        live(Effect.gen(function*() {
+          const { sim, id } = yield* shop
+          const pools = [yield* Db, yield* otherReplicaDb(database)]
+          const replicas = [
+            yield* connectTo(sim, { buckets: makeSqlStoreBuckets(pools[0]!.kysely) }),
+            yield* connectTo(sim, { buckets: makeSqlStoreBuckets(pools[1]!.kysely) })
+          ]
+          yield* readTogether(replicas, id)
+          const after: SimStats = yield* stats(sim)
+          expect(after.throttled).toBe(0)
+          expect(after.quota.maxInOneSecond).toBeLessThanOrEqual(PER_SECOND)
+        })), 30_000)
+    })
+  }
+})

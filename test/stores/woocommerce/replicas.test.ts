@@ -1,0 +1,63 @@
+/**
+ * Two replicas of the daemon keep to one WooCommerce store's politeness together. Two connectors
+ * (each with its own HTTP client and, on PostgreSQL, its own connection pool) read one simulated
+ * site at once, in real time, behind a host limit of one request per 150 ms.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Option } from "effect"
+import { Db } from "../../../src/db/Db.js"
+import { makeSqlStoreBuckets } from "../../../src/repos/SqlStoreBucket.js"
+import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { otherReplicaDb, testDatabases } from "../../support/database.js"
+import { admin, connectTo, type SimStats, startSimulator, stats } from "./harness.js"
+
+const INTERVAL_MS = 200
+const READS_PER_REPLICA = 5
+
+const live = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withClock(effect, Clock.make())
+
+const site = Effect.gen(function*() {
+  const sim = yield* startSimulator({ now: Date.now, rateLimit: { requests: 1, windowSeconds: 0.15, retryAfterSeconds: 0.2 } })
+  yield* admin(sim, "POST", "orders/bulk", { count: 1 })
+  const { orders } = yield* admin<{ orders: ReadonlyArray<{ id: number }> }>(sim, "GET", "orders")
+  return { sim, id: String(orders[0]!.id) }
+})
+
+const readTogether = (replicas: ReadonlyArray<StoreConnector>, id: string) =>
+  Effect.forEach(
+    replicas,
+    (connector) => Effect.forEach(Array.from({ length: READS_PER_REPLICA }), () => connector.getOrder(id), { concurrency: 2 }),
+    { concurrency: "unbounded" }
+  ).pipe(Effect.tap((reads) => expect(reads.flat().every(Option.isSome)).toBe(true)))
+
+describe("two replicas of one WooCommerce store", () => {
+  it.scopedLive("spacing alone, their requests bunch up and the host refuses some", () =>
+    Effect.gen(function*() {
+      const { sim, id } = yield* site
+      const replicas = [
+        yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS }),
+        yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS })
+      ]
+      yield* readTogether(replicas, id)
+      const after: SimStats = yield* stats(sim)
+      expect(after.rateLimited).toBeGreaterThan(0)
+    }), 30_000)
+
+  for (const database of testDatabases()) {
+    it.layer(database.layer)((it) => {
+      it.scoped(`sharing the spacing in ${database.name}, they are never refused`, () =>
+        live(Effect.gen(function*() {
+          const { sim, id } = yield* site
+          const pools = [yield* Db, yield* otherReplicaDb(database)]
+          const replicas = [
+            yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS, buckets: makeSqlStoreBuckets(pools[0]!.kysely) }),
+            yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS, buckets: makeSqlStoreBuckets(pools[1]!.kysely) })
+          ]
+          yield* readTogether(replicas, id)
+          const after: SimStats = yield* stats(sim)
+          expect(after.rateLimited).toBe(0)
+          expect(after.minGapMs).toBeGreaterThan(150)
+        })), 30_000)
+    })
+  }
+})
