@@ -97,12 +97,25 @@ type Attempt<A> =
     readonly pauseAll: boolean
   }
 
+/**
+ * The bucket assumed until Shopify's first answer tells the real one: the smallest published
+ * (1,000 points, 50 a second), so replicas that start together on a new database do not spend
+ * a bucket they know nothing of.
+ */
+const FIRST_SHAPE = { capacity: 1000, restorePerSecond: 50 }
+
+/**
+ * What the cost Shopify asked for is remembered under: the operation and its estimate, since a
+ * batched operation's cost grows with its batch (a batch of 10 is not charged a batch of 2's cost).
+ */
+const costKey = (op: { readonly name: string; readonly estimatedCost: number }) => `${op.name}:${op.estimatedCost}`
+
 export const makeShopifyGraphql = (
   config: ShopifyConnectorConfig
 ): Effect.Effect<ShopifyGraphql, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const gate = yield* makeBucketGate((config.buckets ?? inMemoryStoreBuckets).open(shopifyCredential(config)))
+    const gate = yield* makeBucketGate((config.buckets ?? inMemoryStoreBuckets).open(shopifyCredential(config), FIRST_SHAPE))
     const url = graphqlUrl(config)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const learnedCost = new Map<string, number>()
@@ -119,7 +132,7 @@ export const makeShopifyGraphql = (
             detail,
             ...(status === undefined ? {} : { status })
           })
-        const ticket = yield* gate.acquire(learnedCost.get(op.name) ?? op.estimatedCost).pipe(
+        const ticket = yield* gate.acquire(learnedCost.get(costKey(op)) ?? op.estimatedCost).pipe(
           Effect.mapError(budgetUnavailable(storeKey, op.name))
         )
         const request = HttpClientRequest.post(url).pipe(
@@ -163,10 +176,10 @@ export const makeShopifyGraphql = (
         const cost = extensions?.cost
         if (cost !== undefined) {
           yield* recordInBucket(storeKey, gate.bucket.observe(readingOf(cost.throttleStatus), ticket))
-          if (typeof cost.requestedQueryCost === "number") learnedCost.set(op.name, cost.requestedQueryCost)
+          if (typeof cost.requestedQueryCost === "number") learnedCost.set(costKey(op), cost.requestedQueryCost)
         }
         if (errors?.some((e) => e.extensions?.code === "THROTTLED")) {
-          const requested = cost?.requestedQueryCost ?? learnedCost.get(op.name) ?? op.estimatedCost
+          const requested = cost?.requestedQueryCost ?? learnedCost.get(costKey(op)) ?? op.estimatedCost
           return {
             _tag: "Throttled",
             waitMillis: cost === undefined ? 1000 : millisAfterThrottled(requested, cost.throttleStatus),
