@@ -51,7 +51,15 @@ const budgetLines = (budget: NonNullable<StatusReport["budget"]>) => {
 
 /** The status report as tables for a person. Pure. */
 export const renderStatus = (status: StatusReport, source: string): string => {
-  const lines = [`podsync status (${source}, ${status.generatedAt})`, "", "Orders by store and state:"]
+  const lines = [`podsync status (${source}, ${status.generatedAt})`]
+  // What the daemon cannot reach comes first: it explains most of what follows.
+  for (const u of status.unreachable ?? []) {
+    const waiting = u.waitingOrders === null ? "" : `, ${u.waitingOrders} orders waiting`
+    lines.push(
+      `UNREACHABLE: ${u.dependency} since ${u.since} (${formatAge(u.downSeconds)}, ${u.failures} failed attempts${waiting}): ${u.lastError}`
+    )
+  }
+  lines.push("", "Orders by store and state:")
   lines.push(
     status.orders.length === 0
       ? "  no orders yet"

@@ -244,6 +244,22 @@ describe("observability", () => {
           expect(text).toContain("waiting: unknown (no daemon answered)")
           expect(text).not.toContain("Since the daemon started")
           expect([formatAge(59), formatAge(61), formatAge(3_661), formatAge(90_000)]).toEqual(["59s", "1m 1s", "1h 1m", "1d 1h"])
+          // A daemon that cannot reach a dependency says so first, with what waits for it.
+          const down = renderStatus({
+            ...report,
+            unreachable: [{
+              dependency: "pod",
+              since: "2026-11-21T12:00:10.000Z",
+              downSeconds: 90,
+              failures: 31,
+              waitingOrders: 75,
+              lastError: "HTTP 503"
+            }]
+          }, "running daemon")
+          expect(down.split("\n")[1]).toBe(
+            "UNREACHABLE: pod since 2026-11-21T12:00:10.000Z (1m 30s, 31 failed attempts, 75 orders waiting): HTTP 503"
+          )
+          expect(text).not.toContain("UNREACHABLE")
         }))
     })
 
