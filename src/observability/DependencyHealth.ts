@@ -218,17 +218,35 @@ export const unlessDown = <E, R>(dependency: Dependency, what: string, effect: E
       : Effect.flatMap(health.value.isDown(dependency), (down) =>
         down ? Effect.logDebug(`${what} skipped: ${dependencyLabel(dependency)} is unreachable`) : effect))
 
+/** The dependency a failure says is unreachable: the database, the POD service (5xx, no answer), a store (unavailable). */
+const unreachableIn = (failure: unknown): Dependency | undefined => {
+  if (typeof failure !== "object" || failure === null || !("_tag" in failure)) return undefined
+  switch (failure._tag) {
+    case "DbError":
+      return "database"
+    case "PodServerError":
+    case "PodTransportError":
+      return "pod"
+    case "StoreUnavailableError":
+      return "storeKey" in failure && typeof failure.storeKey === "string" ? storeDependency(failure.storeKey) : undefined
+    default:
+      return undefined
+  }
+}
+
 /**
- * Logs a failure at error level, unless it is the database failing while the daemon already
- * knows it is down: that was said once when it went away, and is counted; the line is then at
- * debug level, so an outage does not log one failure per loop turn or per tick.
+ * Logs a failure at error level, unless it is a dependency failing that the daemon already
+ * knows is down: that was said once when it went away, and is counted; the line is then at debug
+ * level, so an outage does not log one failure per loop turn or per tick.
  */
 export const logFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
   Effect.gen(function*() {
     const health = yield* Effect.serviceOption(DependencyHealth)
-    const database = Cause.failures(cause).pipe((failures) =>
-      [...failures].some((f) => typeof f === "object" && f !== null && "_tag" in f && f._tag === "DbError")
-    )
-    const known = database && Option.isSome(health) && (yield* health.value.isDown("database"))
+    const dependencies = [...Cause.failures(cause)].map(unreachableIn)
+    let known = Option.isSome(health) && dependencies.length > 0
+    for (const dependency of dependencies) {
+      if (!known || Option.isNone(health)) break
+      known = dependency !== undefined && (yield* health.value.isDown(dependency))
+    }
     yield* (known ? Effect.logDebug(message, cause) : Effect.logError(message, cause))
   })
