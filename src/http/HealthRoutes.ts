@@ -18,12 +18,12 @@ export const HealthRoutes = HttpRouter.empty.pipe(
         Effect.catchAll(() => Effect.succeed(false))
       )
       // The database failing in the loops (refusing claims, connections lost) keeps the daemon unready. The POD
-      // service or a store being down does not: webhooks are still taken in, and the work waits for them.
+      // service or a store being down does not: webhooks are still taken in, and the work waits for them
+      // (GET /status says what is unreachable).
       const all = yield* Effect.serviceOption(DependencyHealth).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.succeed([]), onSome: (health) => health.troubles }))
       )
       const troubles = all.filter((t) => t.dependency === "database")
-      const degraded = all.filter((t) => t.dependency !== "database")
       const ok = ready && database && troubles.length === 0
       return yield* HttpServerResponse.json({
         status: ok ? "ready" : "not ready",
@@ -39,9 +39,6 @@ export const HealthRoutes = HttpRouter.empty.pipe(
               message: t.message
             }))
           }
-          : {}),
-        ...(degraded.length > 0
-          ? { unreachable: degraded.map((t) => ({ dependency: t.dependency, since: t.since.toISOString(), failures: t.failures })) }
           : {})
       }, { status: ok ? 200 : 503 })
     })
