@@ -28,11 +28,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import pg from "pg"
 import { LogFile, type Phase, RunLog } from "./outage-log.js"
 import { type OutageResult, type OutageScenario, runPodOutage, runStoreOutage } from "./outage-scenarios.js"
 import type { Database } from "./pipeline-daemon.js"
-import { loadAverage } from "./pipeline-measure.js"
+import { loadAverage, reachable } from "./pipeline-measure.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = here.includes(`${path.sep}dist${path.sep}`) ? path.join(here, "..", "..") : path.join(here, "..")
@@ -41,19 +40,6 @@ const mappingSource = path.join(root, "config", "mappings", "demo-shopify.csv")
 const TARGETS = {
   podDrainSeconds: { atMost: 20, note: "issue #21: the POD drain within 20 s (stated for 75 waiting orders)" },
   storeDrainSeconds: { atMost: 20, note: "issue #21: store pushes likewise (20 s)" }
-}
-
-const reachable = async (url: string) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
-  try {
-    await client.connect()
-    await client.query("select 1")
-    return true
-  } catch {
-    return false
-  } finally {
-    await client.end().catch(() => undefined)
-  }
 }
 
 const positive = (name: string, value: string | undefined, fallback: number) => {

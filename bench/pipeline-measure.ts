@@ -162,3 +162,17 @@ export const postgresBackendCpu = async (url: string, applicationName: string) =
 export type BackendCpu = Awaited<ReturnType<typeof postgresBackendCpu>>
 
 export const loadAverage = () => os.loadavg().map((l) => round(l, 2))
+
+/** Whether a PostgreSQL server answers at `url` (the benchmarks then run on it too). */
+export const reachable = async (url: string) => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
+  try {
+    await client.connect()
+    await client.query("select 1")
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}

@@ -22,11 +22,10 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import pg from "pg"
 import type { Database } from "./pipeline-daemon.js"
 import { type LatencyResult, runLatency } from "./pipeline-latency.js"
 import { type LifecycleResult, runLifecycle } from "./pipeline-lifecycle.js"
-import { loadAverage, round } from "./pipeline-measure.js"
+import { loadAverage, reachable, round } from "./pipeline-measure.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = here.includes(`${path.sep}dist${path.sep}`) ? path.join(here, "..", "..") : path.join(here, "..")
@@ -37,19 +36,6 @@ const LIFECYCLE_SCHEDULES = { pull: "* * * * * *", reconcile: "*/2 * * * * *" }
 const POLLING_SCHEDULES = { pull: "*/2 * * * * *", reconcile: "*/2 * * * * *" }
 // With store webhooks the pull schedule only catches up on what a webhook missed.
 const WEBHOOK_SCHEDULES = { pull: "0 */10 * * * *", reconcile: "*/2 * * * * *" }
-
-const reachable = async (url: string) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
-  try {
-    await client.connect()
-    await client.query("select 1")
-    return true
-  } catch {
-    return false
-  } finally {
-    await client.end().catch(() => undefined)
-  }
-}
 
 const target = (value: number, goal: number, direction: "atLeast" | "atMost") => ({
   value,
