@@ -15,6 +15,15 @@
  * discounts what others took after it, since those requests may not have reached the store when
  * it read its bucket.
  *
+ * A caller that has waited its turn and more may `reserve`: the tokens are taken at once, even
+ * when the bucket does not hold them yet (the level goes below zero), and the answer says how long
+ * to wait before sending. So a request that needs many tokens is not starved by smaller ones that
+ * each fit sooner (a fulfilment read of 770 points behind a pull's pages of 622, asked again and
+ * again, on another replica). Nothing is reserved while a pause is on, or when the wait would be
+ * longer than the caller sits out. Only a caller that waited reserves: a reservation's ticket is
+ * fixed before its request goes, so callers that all reserved would make the discount of the
+ * answers less exact.
+ *
  * The arithmetic below is the in-memory bucket's, and the SQL bucket does the same in SQL.
  */
 import { createHash } from "node:crypto"
@@ -31,8 +40,20 @@ export interface BucketReading extends BucketShape {
   readonly available?: number
 }
 
-/** `waitMs` 0: the tokens were taken, `ticket` marks the take. Otherwise nothing was taken. */
+export interface TakeOptions {
+  /** Take the tokens now and go when the bucket holds them (a caller that has waited before). */
+  readonly reserve?: boolean
+  /** The longest wait reserved for (default: any). */
+  readonly maxWaitMs?: number
+}
+
+/**
+ * `taken`: the tokens are taken, and the request goes after `waitMs` (0: now); `ticket` marks
+ * the take. Not taken (a pause is on, or the wait is longer than the caller's limit): nothing was
+ * taken, and `waitMs` is how long until asking again is worth it.
+ */
 export interface BucketTake {
+  readonly taken: boolean
   readonly waitMs: number
   readonly ticket: number
 }
@@ -49,10 +70,15 @@ export class StoreBucketError extends Data.TaggedError("StoreBucketError")<{
 }
 
 export interface StoreBucket {
-  /** Takes `cost` tokens when the bucket holds them (a cost above the capacity needs a full bucket) and no pause is on. */
-  readonly take: (cost: number) => Effect.Effect<BucketTake, StoreBucketError>
-  /** The store's word on its bucket overrides ours. `ticket`: of the take whose answer carried the reading. */
-  readonly observe: (reading: BucketReading, ticket?: number) => Effect.Effect<void, StoreBucketError>
+  /**
+   * Takes `cost` tokens when the bucket holds them (a cost above the capacity needs a full bucket)
+   * and no pause is on; with `reserve`, also when it will hold them within `maxWaitMs` (see above).
+   */
+  readonly take: (cost: number, options?: TakeOptions) => Effect.Effect<BucketTake, StoreBucketError>
+  /** How long the pause still holds every caller (0: none); a reserved take looks again before it sends. */
+  readonly pausedFor: Effect.Effect<number, StoreBucketError>
+  /** The store's word on its bucket, with the request whose answer carried it (see `observeReading`). */
+  readonly observe: (reading: BucketReading, answered?: Answered) => Effect.Effect<void, StoreBucketError>
   /** Nothing is taken for `ms` from now (a longer pause already on stays). */
   readonly pause: (ms: number) => Effect.Effect<void, StoreBucketError>
 }
@@ -125,34 +151,61 @@ export const millisUntilAffordable = (state: BucketState, cost: number, nowMilli
 const withConfigured = (state: BucketState, configured: BucketShape | undefined): BucketState =>
   configured === undefined || state.observed ? state : { ...state, shape: configured }
 
-/** A take of `cost` at `nowMillis`: its answer, and the bucket after it. */
+/** A take of `cost` at `nowMillis` (see `StoreBucket.take`): its answer, and the bucket after it. */
 export const takeTokens = (
   before: BucketState,
   cost: number,
   nowMillis: number,
-  configured?: BucketShape
+  configured?: BucketShape,
+  options: TakeOptions = {}
 ): readonly [BucketTake, BucketState] => {
   const state = withConfigured(before, configured)
   const now = Math.max(nowMillis, state.atMillis)
   const level = levelAt(state, now)
-  const waitMs = state.pausedUntil > now ? state.pausedUntil - now : millisUntilAffordable(state, cost, now)
-  if (waitMs > 0) return [{ waitMs, ticket: state.spent }, { ...state, available: level, atMillis: now }]
+  const settled = { ...state, available: level, atMillis: now }
+  if (state.pausedUntil > now) return [{ taken: false, waitMs: state.pausedUntil - now, ticket: state.spent }, settled]
+  const waitMs = millisUntilAffordable(state, cost, now)
+  if (waitMs > 0 && (options.reserve !== true || waitMs > (options.maxWaitMs ?? Infinity))) {
+    return [{ taken: false, waitMs, ticket: state.spent }, settled]
+  }
   const spent = state.spent + cost
-  return [{ waitMs: 0, ticket: spent }, { ...state, available: state.shape === null ? level : level - cost, atMillis: now, spent }]
+  return [{ taken: true, waitMs, ticket: spent }, { ...settled, available: state.shape === null ? level : level - cost, spent }]
+}
+
+/** How long the bucket's pause still holds at `nowMillis`. */
+export const pauseLeft = (state: BucketState, nowMillis: number): number => Math.max(0, state.pausedUntil - nowMillis)
+
+/**
+ * What an answer tells of the request that carried it: its take's ticket, and how many of the
+ * tokens taken for it the store did not charge (a query that cost less than asked, or was refused:
+ * negative when it cost more than was taken).
+ */
+export interface Answered {
+  readonly ticket: number
+  readonly credit?: number
 }
 
 /**
  * The bucket after the store reported `reading` at `nowMillis`. With the ticket of the request
  * that carried it, what was taken since that take is still owed: those requests may reach the
- * store after it read its bucket.
+ * store after it read its bucket. A request taken before it may reach the store after it too
+ * (two requests racing); the ticket cannot tell, so with the answer's credit the bucket also keeps
+ * its own count (every take, less what this answer says was not charged) and believes the lower
+ * of the two. A store that says its bucket is full has nothing of ours in it: then its word alone.
  */
-export const observeReading = (before: BucketState, reading: BucketReading, nowMillis: number, ticket?: number): BucketState => {
+export const observeReading = (before: BucketState, reading: BucketReading, nowMillis: number, answered?: Answered): BucketState => {
   const now = Math.max(nowMillis, before.atMillis)
   const shape = { capacity: reading.capacity, restorePerSecond: reading.restorePerSecond }
   const available = reading.available === undefined
     ? Math.min(shape.capacity, before.shape === null ? shape.capacity : levelAt(before, now))
-    : reading.available - (ticket === undefined ? 0 : Math.max(0, before.spent - ticket))
+    : believed(before, reading.available, shape.capacity, now, answered)
   return { ...before, shape, available, atMillis: now, observed: true }
+}
+
+const believed = (before: BucketState, said: number, capacity: number, now: number, answered?: Answered): number => {
+  const fromStore = said - (answered === undefined ? 0 : Math.max(0, before.spent - answered.ticket))
+  if (answered?.credit === undefined || before.shape === null || said >= capacity - EPSILON) return fromStore
+  return Math.min(fromStore, Math.min(capacity, levelAt(before, now) + answered.credit))
 }
 
 /** The bucket paused for `ms` from `nowMillis` (a later pause already on stays). */

@@ -2,7 +2,7 @@
  * Store API buckets (domain/StoreBucket.ts) in PostgreSQL or PGlite, one row per store
  * credential, shared by every replica and every one-off command on the database.
  *
- * Each operation is one statement, the bucket's arithmetic done in SQL on the database's clock
+ * Each operation is one statement, the bucket's arithmetic (reservations included) done in SQL on the database's clock
  * (`clock_timestamp()`), so replicas never compare their own clocks. A take locks the row (`for
  * update`) and reads, decides and writes it in that statement: two replicas taking at once are
  * served one after the other, and never both spend the same tokens. A time read before waiting
@@ -40,8 +40,8 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
       from (select ${nowMs} as now) clock
       ${onConflict}`
 
-  const takeStatement = (cost: number) =>
-    sql<{ wait_ms: Millis; ticket: number }>`
+  const takeStatement = (cost: number, reserve: boolean, maxWaitMs: number) =>
+    sql<{ taken: boolean; wait_ms: Millis; ticket: number }>`
       with clock as (select ${nowMs} as now),
       locked as (
         select b.credential, b.available, b.spent_total, b.paused_until_ms, b.updated_at_ms,
@@ -61,6 +61,7 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
       ),
       decided as (
         select levelled.*,
+          paused_until_ms > now as paused,
           (case
             when paused_until_ms > now then paused_until_ms - now
             when capacity is null or restore <= 0 or level >= needed - ${EPSILON} then 0
@@ -68,47 +69,70 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
           end)::bigint as wait_ms
         from levelled
       ),
+      reserved as (
+        select decided.*, (not paused and (wait_ms = 0 or (${reserve}::boolean and wait_ms <= ${float(maxWaitMs)}))) as taken from decided
+      ),
       written as (
         update store_budgets b set
-          capacity = d.capacity,
-          restore_per_second = d.restore,
-          available = d.level - (case when d.wait_ms = 0 and d.capacity is not null then ${float(cost)} else 0 end),
-          spent_total = d.spent_total + (case when d.wait_ms = 0 then ${float(cost)} else 0 end),
-          updated_at_ms = d.now,
+          capacity = r.capacity,
+          restore_per_second = r.restore,
+          available = r.level - (case when r.taken and r.capacity is not null then ${float(cost)} else 0 end),
+          spent_total = r.spent_total + (case when r.taken then ${float(cost)} else 0 end),
+          updated_at_ms = r.now,
           updated_at = now()
-        from decided d
-        where b.credential = d.credential
+        from reserved r
+        where b.credential = r.credential
       )
-      select wait_ms, spent_total + (case when wait_ms = 0 then ${float(cost)} else 0 end) as ticket from decided`.execute(db)
+      select taken, wait_ms, spent_total + (case when taken then ${float(cost)} else 0 end) as ticket from reserved`.execute(db)
 
-  const take: StoreBucket["take"] = (cost) =>
+  const take: StoreBucket["take"] = (cost, options = {}) =>
     run("take from the bucket", async (): Promise<BucketTake> => {
-      let rows = rowExists ? (await takeStatement(cost)).rows : []
+      const reserve = options.reserve === true
+      const maxWaitMs = options.maxWaitMs ?? Number.MAX_VALUE
+      let rows = rowExists ? (await takeStatement(cost, reserve, maxWaitMs)).rows : []
       if (rows.length === 0) {
         await insertRow(0, sql`on conflict (credential) do nothing`).execute(db)
-        rows = (await takeStatement(cost)).rows
+        rows = (await takeStatement(cost, reserve, maxWaitMs)).rows
       }
       const row = rows[0]
       if (row === undefined) throw new Error(`no budget row for ${credential} after inserting it`)
       rowExists = true
-      return { waitMs: Number(row.wait_ms), ticket: Number(row.ticket) }
+      return { taken: row.taken, waitMs: Number(row.wait_ms), ticket: Number(row.ticket) }
     })
 
-  const observe: StoreBucket["observe"] = (reading, ticket) =>
+  const pausedFor: StoreBucket["pausedFor"] = run("read the bucket's pause", async () => {
+    const { rows } = await sql<{ left_ms: Millis }>`
+      select greatest(0, b.paused_until_ms - clock.now) as left_ms
+      from store_budgets b cross join (select ${nowMs} as now) clock
+      where b.credential = ${credential}`.execute(db)
+    return rows[0] === undefined ? 0 : Number(rows[0].left_ms)
+  })
+
+  const observe: StoreBucket["observe"] = (reading, answered) =>
     run("record what the store said of its bucket", async () => {
       const available = float(reading.available)
+      const capacityNow = float(reading.capacity)
+      // As domain/StoreBucket.ts observeReading: the store's word less what was taken after the answered take,
+      // and, with the answer's credit, no more than the bucket's own count.
+      const fromStore = sql`${available} - greatest(0, b.spent_total - coalesce(${float(answered?.ticket)}, b.spent_total))`
+      const ownCount = sql`least(${capacityNow}, least(b.capacity,
+        b.available + b.restore_per_second * greatest(0, excluded.updated_at_ms - b.updated_at_ms) / 1000.0) + ${
+        float(answered?.credit)
+      })`
       await sql`
         with clock as (select ${nowMs} as now)
         insert into store_budgets as b
           (credential, capacity, restore_per_second, available, updated_at_ms, observed_at_ms)
-        select ${credential}, ${float(reading.capacity)}, ${float(reading.restorePerSecond)},
-          coalesce(${available}, ${float(reading.capacity)}), clock.now, clock.now
+        select ${credential}, ${capacityNow}, ${float(reading.restorePerSecond)},
+          coalesce(${available}, ${capacityNow}), clock.now, clock.now
         from clock
         on conflict (credential) do update set
           capacity = excluded.capacity,
           restore_per_second = excluded.restore_per_second,
           available = case
-            when ${available} is not null then ${available} - greatest(0, b.spent_total - coalesce(${float(ticket)}, b.spent_total))
+            when ${available} is not null and (${float(answered?.credit)} is null or b.capacity is null or ${available} >= ${capacityNow} - ${EPSILON})
+              then ${fromStore}
+            when ${available} is not null then least(${fromStore}, ${ownCount})
             when b.capacity is null then excluded.capacity
             else least(
               excluded.capacity,
@@ -131,7 +155,7 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
       ).execute(db)
     })
 
-  return { take, observe, pause }
+  return { take, pausedFor, observe, pause }
 }
 
 /** Every credential's bucket in the database; `db` is the root handle (never a caller's transaction). */

@@ -1,9 +1,13 @@
 /**
  * Waiting in a store credential's bucket (domain/StoreBucket.ts), written once for every
  * connector: one caller of this process at a time asks the bucket and sits out the wait it
- * answers, so callers are served in turn and only one of them polls the shared database; then it
- * takes its tokens. The bucket's storage failing is the store being unavailable for now (nothing
- * was sent), and what a store said that could not be recorded is logged, not lost silently.
+ * answers, so callers are served in turn and only one of them polls the shared database. A caller
+ * that was answered a wait and, asking again after it, still finds the tokens gone (another
+ * replica took them first) reserves them: it goes in its turn, and the takes after it wait
+ * behind it, so a large request is never starved by smaller ones. A pause that came while a
+ * reserved take waited holds it too. The bucket's storage failing is the store being unavailable
+ * for now (nothing was sent), and what a store said that could not be recorded is logged, not
+ * lost silently.
  */
 import { Data, Effect } from "effect"
 import type { StoreBucket, StoreBucketError } from "../domain/StoreBucket.js"
@@ -13,7 +17,7 @@ import { StoreUnavailableError } from "./StoreErrors.js"
 export class BucketWaitTooLongError extends Data.TaggedError("BucketWaitTooLongError")<{ readonly waitMs: number }> {}
 
 export interface BucketGate {
-  /** Waits for `cost` tokens and takes them; the take's ticket. */
+  /** Waits for `cost` tokens and takes them (reserving them if it had to wait); the take's ticket. */
   readonly acquire: (cost: number) => Effect.Effect<number, StoreBucketError | BucketWaitTooLongError>
   readonly bucket: StoreBucket
 }
@@ -22,21 +26,38 @@ export const makeBucketGate = (
   bucket: StoreBucket,
   options: { readonly longestWaitMs?: number } = {}
 ): Effect.Effect<BucketGate> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => ({
-    bucket,
-    acquire: (cost) =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => {
+    const tooLong = (waitMs: number) => options.longestWaitMs !== undefined && waitMs > options.longestWaitMs
+    /** Takes, sitting out the waits and pauses; from its second ask on, a take reserves. */
+    const take = (cost: number) =>
       lock.withPermits(1)(Effect.gen(function*() {
-        // A pause may arrive while we sleep (another replica's 429): the bucket is asked again after every wake-up.
-        for (;;) {
-          const { waitMs, ticket } = yield* bucket.take(cost)
-          if (waitMs <= 0) return ticket
-          if (options.longestWaitMs !== undefined && waitMs > options.longestWaitMs) {
-            return yield* new BucketWaitTooLongError({ waitMs })
-          }
-          yield* Effect.sleep(waitMs)
+        for (let asked = 0;; asked++) {
+          const take = yield* bucket.take(cost, {
+            reserve: asked > 0,
+            ...(options.longestWaitMs === undefined ? {} : { maxWaitMs: options.longestWaitMs })
+          })
+          if (take.taken) return take
+          if (tooLong(take.waitMs)) return yield* new BucketWaitTooLongError({ waitMs: take.waitMs })
+          yield* Effect.sleep(take.waitMs)
         }
       }))
-  }))
+    return {
+      bucket,
+      acquire: (cost) =>
+        Effect.gen(function*() {
+          const { waitMs, ticket } = yield* take(cost)
+          if (waitMs <= 0) return ticket
+          // Reserved: outside the lock, so the callers after it ask meanwhile (and wait behind it).
+          yield* Effect.sleep(waitMs)
+          for (;;) {
+            const paused = yield* bucket.pausedFor
+            if (paused <= 0) return ticket
+            if (tooLong(paused)) return yield* new BucketWaitTooLongError({ waitMs: paused })
+            yield* Effect.sleep(paused)
+          }
+        })
+    }
+  })
 
 /**
  * The store is unavailable for now when its budget cannot be read, or asks for a longer wait than

@@ -10,6 +10,7 @@ import {
   newBucket,
   observeReading,
   pauseBucket,
+  pauseLeft,
   type StoreBucket,
   type StoreBuckets,
   takeTokens
@@ -23,8 +24,9 @@ export const makeInMemoryStoreBucket = (configured?: BucketShape): StoreBucket =
     Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.modify(state, (s) => f(s ?? newBucket(configured, now), now)))
 
   return {
-    take: (cost) => change((s, now) => takeTokens(s, cost, now, configured)),
-    observe: (reading, ticket) => change((s, now) => [undefined, observeReading(s, reading, now, ticket)] as const),
+    take: (cost, options) => change((s, now) => takeTokens(s, cost, now, configured, options)),
+    pausedFor: change((s, now) => [pauseLeft(s, now), s] as const),
+    observe: (reading, answered) => change((s, now) => [undefined, observeReading(s, reading, now, answered)] as const),
     pause: (ms) => change((s, now) => [undefined, pauseBucket(s, ms, now)] as const)
   }
 }

@@ -41,11 +41,30 @@ const contract = <E, R>(
       const [one] = yield* replicas
       const bucket = one.open("arithmetic", { capacity: 3, restorePerSecond: 10 })
       const taken = yield* Effect.forEach([1, 2, 3], () => bucket.take(1))
-      expect(taken).toEqual([{ waitMs: 0, ticket: 1 }, { waitMs: 0, ticket: 2 }, { waitMs: 0, ticket: 3 }])
-      const wait = yield* waitOf(bucket, 1)
-      expectWait(wait, 100, fixture)
-      yield* fixture.elapse(wait)
-      expect(yield* bucket.take(1)).toEqual({ waitMs: 0, ticket: 4 })
+      expect(taken).toEqual([{ taken: true, waitMs: 0, ticket: 1 }, { taken: true, waitMs: 0, ticket: 2 }, {
+        taken: true,
+        waitMs: 0,
+        ticket: 3
+      }])
+      const refused = yield* bucket.take(1)
+      expect(refused).toMatchObject({ taken: false, ticket: 3 })
+      expectWait(refused.waitMs, 100, fixture)
+      yield* fixture.elapse(refused.waitMs)
+      expect(yield* bucket.take(1)).toEqual({ taken: true, waitMs: 0, ticket: 4 })
+    }))
+
+  test("reserves for a caller that waited: its tokens are taken now, and it goes in its turn before later takes", () =>
+    Effect.gen(function*() {
+      const [one] = yield* replicas
+      const bucket = one.open("reserved", { capacity: 3, restorePerSecond: 10 })
+      yield* bucket.take(3)
+      const reserved = yield* bucket.take(1, { reserve: true })
+      expect(reserved).toMatchObject({ taken: true, ticket: 4 })
+      expectWait(reserved.waitMs, 100, fixture)
+      // The bucket owes the reservation: the next take waits for both.
+      expectWait(yield* waitOf(bucket, 1), 200, fixture)
+      yield* fixture.elapse(200)
+      expect(yield* bucket.take(1)).toEqual({ taken: true, waitMs: 0, ticket: 5 })
     }))
 
   test("lets a cost above the capacity go with a full bucket, and leaves the bucket in debt", () =>
@@ -57,6 +76,37 @@ const contract = <E, R>(
       expectWait(yield* waitOf(bucket, 1), 400, fixture)
     }))
 
+  test("serves takes in the order they were made: a large one is not starved by smaller ones that fit sooner", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* replicas
+      // Shopify's Standard bucket; a pull's page costs 622, a fulfilment read 770.
+      const shape = { capacity: 2000, restorePerSecond: 100 }
+      const puller = one.open("starved", shape)
+      const fulfiller = two.open("starved", shape)
+      expect((yield* puller.take(1900)).waitMs).toBe(0)
+      // 100 left: the read waits 6.7 s for its 770; the page asked after it waits for both, 12.9 s.
+      // The fulfilment read was refused once and lost its turn: it reserves.
+      const read = yield* fulfiller.take(770, { reserve: true })
+      expect(read.taken).toBe(true)
+      expectWait(read.waitMs, 6_700, fixture)
+      const page = yield* puller.take(622)
+      expect(page.taken).toBe(false)
+      expectWait(page.waitMs, 12_920, fixture)
+      expect(page.waitMs).toBeGreaterThan(read.waitMs)
+    }))
+
+  test("reserves nothing when the wait is longer than the caller sits out", () =>
+    Effect.gen(function*() {
+      const [one] = yield* replicas
+      const bucket = one.open("too-long", { capacity: 10, restorePerSecond: 1 })
+      expect((yield* bucket.take(10)).waitMs).toBe(0)
+      const refused = yield* bucket.take(5, { reserve: true, maxWaitMs: 2_000 })
+      expect(refused.taken).toBe(false)
+      expectWait(refused.waitMs, 5_000, fixture)
+      // Nothing was reserved: a take of 1 still waits 1 s, not 6.
+      expectWait(yield* waitOf(bucket, 1), 1_000, fixture)
+    }))
+
   test("never lets two replicas spend the same tokens", () =>
     Effect.gen(function*() {
       const [one, two] = yield* replicas
@@ -65,9 +115,29 @@ const contract = <E, R>(
       const takes = yield* Effect.forEach(Array.from({ length: 60 }, (_, i) => buckets[i % 2]!), (b) => b.take(1), {
         concurrency: "unbounded"
       })
-      const granted = takes.filter((t) => t.waitMs === 0)
+      const granted = takes.filter((t) => t.taken)
       expect(granted).toHaveLength(20)
+      expect(granted.every((t) => t.waitMs === 0)).toBe(true)
       expect(granted.map((t) => t.ticket).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    }))
+
+  test("gives two replicas' reservations each its own turn", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* replicas
+      const shape = { capacity: 20, restorePerSecond: 1 }
+      const buckets = [one.open("reserving", shape), two.open("reserving", shape)]
+      const takes = yield* Effect.forEach(
+        Array.from({ length: 60 }, (_, i) => buckets[i % 2]!),
+        (b) => b.take(1, { reserve: true }),
+        { concurrency: "unbounded" }
+      )
+      // 20 at once, then one a second, each its own turn.
+      expect(takes.every((t) => t.taken)).toBe(true)
+      const byTicket = [...takes].sort((a, b) => a.ticket - b.ticket)
+      expect(byTicket.map((t) => t.ticket)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1))
+      expect(byTicket.filter((t) => t.waitMs === 0)).toHaveLength(20)
+      byTicket.slice(20).forEach((t, i) => expectWait(t.waitMs, 1_000 * (i + 1), { ...fixture, slackMs: fixture.slackMs + 1_000 }))
+      for (let i = 21; i < 60; i++) expect(byTicket[i]!.waitMs).toBeGreaterThan(byTicket[i - 1]!.waitMs)
     }))
 
   test("takes the store's reading over its own, less what was taken after the answered request", () =>
@@ -77,12 +147,52 @@ const contract = <E, R>(
       const other = one.open("reading")
       // Before the store has said anything, nothing is limited.
       const mine = yield* answered.take(10)
-      expect(mine).toEqual({ waitMs: 0, ticket: 10 })
-      expect(yield* other.take(7)).toEqual({ waitMs: 0, ticket: 17 })
+      expect(mine).toEqual({ taken: true, waitMs: 0, ticket: 10 })
+      expect(yield* other.take(7)).toEqual({ taken: true, waitMs: 0, ticket: 17 })
       // The answer to the first request: 50 left. The other request may not have reached the store yet.
-      yield* answered.observe({ capacity: 100, available: 50, restorePerSecond: 10 }, mine.ticket)
+      yield* answered.observe({ capacity: 100, available: 50, restorePerSecond: 10 }, { ticket: mine.ticket })
       expect((yield* other.take(43)).waitMs).toBe(0)
       expectWait(yield* waitOf(other, 5), 500, fixture)
+    }))
+
+  test("keeps its own count when an answer raced past a request taken before it", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* replicas
+      const shape = { capacity: 100, restorePerSecond: 0.01 }
+      const first = one.open("raced", shape)
+      const second = two.open("raced", shape)
+      yield* first.observe({ ...shape, available: 100 })
+      yield* first.take(10)
+      const late = yield* second.take(20)
+      // The later request reached the store first: its answer says 80 left, nothing of the earlier one's 10.
+      yield* second.observe({ ...shape, available: 80 }, { ticket: late.ticket, credit: 0 })
+      expect((yield* first.take(70)).taken).toBe(true)
+      expect((yield* first.take(1)).taken).toBe(false)
+    }))
+
+  test("counts back what the store did not charge", () =>
+    Effect.gen(function*() {
+      const [one] = yield* replicas
+      const shape = { capacity: 100, restorePerSecond: 0.01 }
+      const bucket = one.open("refunded", shape)
+      yield* bucket.observe({ ...shape, available: 100 })
+      // Asked 50, charged 5: the store holds 95, and so does the bucket's own count.
+      const asked = yield* bucket.take(50)
+      yield* bucket.observe({ ...shape, available: 95 }, { ticket: asked.ticket, credit: 45 })
+      expect((yield* bucket.take(95)).taken).toBe(true)
+    }))
+
+  test("believes a store that says its bucket is full over its own count", () =>
+    Effect.gen(function*() {
+      const [one] = yield* replicas
+      const shape = { capacity: 100, restorePerSecond: 0.01 }
+      const bucket = one.open("healed", shape)
+      yield* bucket.observe({ ...shape, available: 100 })
+      // A request whose answer never came (a timeout): its 60 are never credited.
+      yield* bucket.take(60)
+      const next = yield* bucket.take(10)
+      yield* bucket.observe({ ...shape, available: 100 }, { ticket: next.ticket, credit: 10 })
+      expect((yield* bucket.take(100)).taken).toBe(true)
     }))
 
   test("holds every replica during a pause, which a shorter one never shortens", () =>
@@ -92,12 +202,17 @@ const contract = <E, R>(
       const refused = one.open("paused", shape)
       const other = two.open("paused", shape)
       yield* refused.pause(400)
-      expectWait(yield* waitOf(other, 1), 400, fixture)
+      const held = yield* other.take(1)
+      // Nothing is reserved during a pause: it is asked again after it.
+      expect(held.taken).toBe(false)
+      expectWait(held.waitMs, 400, fixture)
+      expectWait(yield* other.pausedFor, 400, fixture)
       yield* refused.pause(100)
       const wait = yield* waitOf(other, 1)
       expect(wait).toBeGreaterThan(300)
       yield* fixture.elapse(wait)
-      expect((yield* other.take(1)).waitMs).toBe(0)
+      expect(yield* other.pausedFor).toBe(0)
+      expect(yield* other.take(1)).toMatchObject({ taken: true, waitMs: 0 })
     }))
 
   test("keeps the configured shape until the store reports one, then the store's", () =>

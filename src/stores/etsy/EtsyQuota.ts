@@ -159,6 +159,7 @@ export const makeQuotaGate = (storeKey: string, dailyReserve: number, bucket: St
       lock.withPermits(1)(
         Effect.gen(function*() {
           // Everything is looked at again after every wake-up: the day's reading, this process's slots, the shared bucket.
+          let asked = 0
           for (;;) {
             const now = yield* Clock.currentTimeMillis
             const s = yield* Ref.get(state)
@@ -171,14 +172,19 @@ export const makeQuotaGate = (storeKey: string, dailyReserve: number, bucket: St
               yield* Effect.sleep(slotWait === "in_flight" ? IN_FLIGHT_POLL_MS : slotWait)
               continue
             }
-            const { waitMs } = yield* bucket.take(1)
-            if (waitMs <= 0) break
-            if (waitMs > MAX_INLINE_WAIT_MS) {
+            // After a wait, the take reserves (domain/StoreBucket.ts): it goes in its turn, after a pause that came meanwhile.
+            const take = yield* bucket.take(1, { reserve: asked++ > 0, maxWaitMs: MAX_INLINE_WAIT_MS })
+            if (take.taken) {
+              yield* Effect.sleep(take.waitMs)
+              for (let paused = yield* bucket.pausedFor; paused > 0; paused = yield* bucket.pausedFor) yield* Effect.sleep(paused)
+              break
+            }
+            if (take.waitMs > MAX_INLINE_WAIT_MS) {
               return yield* new QuotaRefusedError({
-                detail: `Etsy asked to wait ${Math.ceil(waitMs / 1000)} s before the next request (rate limited)`
+                detail: `Etsy asked to wait ${Math.ceil(take.waitMs / 1000)} s before the next request (rate limited)`
               })
             }
-            yield* Effect.sleep(waitMs)
+            yield* Effect.sleep(take.waitMs)
           }
           const now = yield* Clock.currentTimeMillis
           const id = yield* Ref.modify(state, (s) => [

@@ -132,7 +132,8 @@ export const makeShopifyGraphql = (
             detail,
             ...(status === undefined ? {} : { status })
           })
-        const ticket = yield* gate.acquire(learnedCost.get(costKey(op)) ?? op.estimatedCost).pipe(
+        const taking = learnedCost.get(costKey(op)) ?? op.estimatedCost
+        const ticket = yield* gate.acquire(taking).pipe(
           Effect.mapError(budgetUnavailable(storeKey, op.name))
         )
         const request = HttpClientRequest.post(url).pipe(
@@ -174,11 +175,14 @@ export const makeShopifyGraphql = (
         }
         const { data, errors, extensions } = envelope.right
         const cost = extensions?.cost
+        const throttled = errors?.some((e) => e.extensions?.code === "THROTTLED") === true
         if (cost !== undefined) {
-          yield* recordInBucket(storeKey, gate.bucket.observe(readingOf(cost.throttleStatus), ticket))
+          // A refused query is charged nothing; an answered one its actual cost (the requested one until it is known).
+          const charged = throttled ? 0 : cost.actualQueryCost ?? cost.requestedQueryCost ?? taking
+          yield* recordInBucket(storeKey, gate.bucket.observe(readingOf(cost.throttleStatus), { ticket, credit: taking - charged }))
           if (typeof cost.requestedQueryCost === "number") learnedCost.set(costKey(op), cost.requestedQueryCost)
         }
-        if (errors?.some((e) => e.extensions?.code === "THROTTLED")) {
+        if (throttled) {
           const requested = cost?.requestedQueryCost ?? learnedCost.get(costKey(op)) ?? op.estimatedCost
           return {
             _tag: "Throttled",
