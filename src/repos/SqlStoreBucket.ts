@@ -116,9 +116,7 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
       // and, with the answer's credit, no more than the bucket's own count.
       const fromStore = sql`${available} - greatest(0, b.spent_total - coalesce(${float(answered?.ticket)}, b.spent_total))`
       const ownCount = sql`least(${capacityNow}, least(b.capacity,
-        b.available + b.restore_per_second * greatest(0, excluded.updated_at_ms - b.updated_at_ms) / 1000.0) + ${
-        float(answered?.credit)
-      })`
+        b.available + b.restore_per_second * greatest(0, excluded.updated_at_ms - b.updated_at_ms) / 1000.0) + ${float(answered?.credit)})`
       await sql`
         with clock as (select ${nowMs} as now)
         insert into store_budgets as b
@@ -130,7 +128,9 @@ export const makeSqlStoreBucket = (db: Kysely<Database>, credential: string, con
           capacity = excluded.capacity,
           restore_per_second = excluded.restore_per_second,
           available = case
-            when ${available} is not null and (${float(answered?.credit)} is null or b.capacity is null or ${available} >= ${capacityNow} - ${EPSILON})
+            when ${available} is not null and (${
+        float(answered?.credit)
+      } is null or b.capacity is null or ${available} >= ${capacityNow} - ${EPSILON})
               then ${fromStore}
             when ${available} is not null then least(${fromStore}, ${ownCount})
             when b.capacity is null then excluded.capacity

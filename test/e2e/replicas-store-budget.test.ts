@@ -65,15 +65,17 @@ describe.runIf(url)("three replicas, kill -9, one Shopify store with a Standard 
       // Everything is drafted: the POD service ships it all now; two minutes for the stores' side.
       await post(`${stack.pod.url}/__sim/checkout-all`, { paid: true })
       await post(`${stack.pod.url}/__sim/ship-all`)
-      const final = await driveUntil(stack, () => statusOf(ports[0]!), (s) => (s.fulfilled ?? 0) === ORDERS, 120_000).catch(async (error) => {
-        // What the orders left behind wait for: a lease held (work stuck in a replica) or a push still open.
-        const left = await admin.query(
-          `select o.state, o.lease_owner is not null as leased, s.push_state, count(*)::int as n from "${schema}".store_orders o
+      const final = await driveUntil(stack, () => statusOf(ports[0]!), (s) => (s.fulfilled ?? 0) === ORDERS, 120_000).catch(
+        async (error) => {
+          // What the orders left behind wait for: a lease held (work stuck in a replica) or a push still open.
+          const left = await admin.query(
+            `select o.state, o.lease_owner is not null as leased, s.push_state, count(*)::int as n from "${schema}".store_orders o
            left join "${schema}".shipments s on s.order_id = o.id where o.state <> 'fulfilled' group by 1, 2, 3`
-        )
-        console.log(`not fulfilled: ${JSON.stringify(left.rows)}`)
-        throw error
-      }).finally(async () => {
+          )
+          console.log(`not fulfilled: ${JSON.stringify(left.rows)}`)
+          throw error
+        }
+      ).finally(async () => {
         const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
         console.log(
           `Shopify: ${shop.requests} requests, ${shop.throttled} THROTTLED (${(100 * shop.throttled / shop.requests).toFixed(2)} %)`

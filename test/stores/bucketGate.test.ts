@@ -28,7 +28,9 @@ describe("the store bucket gate", () => {
       const read = yield* Effect.fork(Effect.zipRight(fulfiller.acquire(770), TestClock.currentTimeMillis))
       // The read wants 6.7 s of refill; the page before it took the bucket at 5.2 s, so the read asks
       // again at 6.7 s, finds 148 points, and reserves: it goes at 12.9 s, the next page after it.
-      for (let second = 0; second < 30; second++) yield* TestClock.adjust(1_000)
+      for (let second = 0; second < 30; second++) {
+        yield* TestClock.adjust(1_000)
+      }
       const done = yield* Fiber.poll(read)
       // Starved, it would still be asking.
       expect(Option.isSome(done)).toBe(true)
