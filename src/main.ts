@@ -1,4 +1,4 @@
-import { Command } from "@effect/cli"
+import { Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
 import { checkCommand } from "./cli/check.js"
@@ -29,19 +29,85 @@ const podsync = Command.make("podsync").pipe(
   ])
 )
 
+/** Each command's usage line, as its --help shows it. */
+const usages: Record<string, Usage.Usage> = {
+  start: Command.getUsage(startCommand),
+  migrate: Command.getUsage(migrateCommand),
+  check: Command.getUsage(checkCommand),
+  status: Command.getUsage(statusCommand),
+  simulate: Command.getUsage(simulateCommand),
+  mappings: Command.getUsage(mappingsCommand),
+  pull: Command.getUsage(pullCommand),
+  reconcile: Command.getUsage(reconcileCommand),
+  explain: Command.getUsage(explainCommand),
+  report: Command.getUsage(reportCommand),
+  demo: Command.getUsage(demoCommand)
+}
+
 const cli = Command.run(podsync, { name: "podsync", version: "0.1.0" })
 
-// Errors a user can act on carry a message: print it alone, exit 1, no stack trace.
-const userFacing = new Set(["CliFailure", "ConfigError", "DataDirLockedError", "DbError"])
+const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "none"]
 
-const program = cli(process.argv).pipe(
+/** A mistake in how podsync was called: said with the usage, exit 2. */
+let usageMistake: string | undefined
+
+/**
+ * `--log-level LEVEL` anywhere on the line (before or after the command): it is taken out and set
+ * as $PODSYNC_LOG_LEVEL, which every command's logger reads over the config's level.
+ */
+const takeLogLevel = (argv: ReadonlyArray<string>): Array<string> => {
+  const rest: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? ""
+    const inline = arg.startsWith("--log-level=") ? arg.slice("--log-level=".length) : undefined
+    if (arg !== "--log-level" && inline === undefined) {
+      rest.push(arg)
+      continue
+    }
+    const level = inline ?? argv[++i]
+    if (level === undefined || !LOG_LEVELS.includes(level)) {
+      usageMistake = `--log-level expects one of ${LOG_LEVELS.join(", ")}; got ${level === undefined ? "nothing" : `"${level}"`}`
+    } else process.env.PODSYNC_LOG_LEVEL = level
+  }
+  return rest
+}
+
+/** The usage of the command named on the line, else the list of commands. */
+const usageOf = (argv: ReadonlyArray<string>) => {
+  const name = argv.slice(2).find((arg) => Object.hasOwn(usages, arg))
+  const usage = name === undefined ? undefined : usages[name]
+  if (usage === undefined) {
+    return `usage: podsync <command> [options], a command of: ${Object.keys(usages).join(", ")}\n(podsync --help for more)`
+  }
+  return `usage: podsync ${HelpDoc.toAnsiText(Usage.getHelp(usage)).trim()}\n(podsync ${name} --help for more)`
+}
+
+/** Says a usage mistake (`said`: the mistake, unless @effect/cli has printed it already) with the usage; exit 2. */
+const usageFailure = (said: string | undefined, argv: ReadonlyArray<string>) =>
+  Effect.sync(() => {
+    usageMistake = said ?? "usage"
+  }).pipe(Effect.zipRight(Console.error(`${said === undefined ? "" : `podsync: ${said}\n`}${usageOf(argv)}`)))
+
+// Errors a user can act on carry a message: print it alone, exit 1, no stack trace.
+const userFacing = new Set(["CliFailure", "ConfigError", "DataDirLockedError", "DbError", "NoDatabaseYetError"])
+
+const argv = takeLogLevel(process.argv)
+
+const run: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = usageMistake === undefined
+  ? cli(argv)
+  : Effect.fail(usageMistake)
+
+const program = run.pipe(
   Effect.tapErrorCause((cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.void
     const failure = Cause.failureOption(cause)
     if (failure._tag === "Some") {
-      const error = failure.value as { readonly _tag?: string; readonly message?: string }
-      if (error._tag === "ValidationError") return Effect.void // @effect/cli already printed it
-      if (error._tag !== undefined && userFacing.has(error._tag)) return Console.error(`podsync: ${error.message}`)
+      const error: unknown = failure.value
+      if (typeof error === "string") return usageFailure(error, argv)
+      // A usage mistake (unknown command or option, missing argument): @effect/cli said what is wrong; then the usage.
+      if (ValidationError.isValidationError(error)) return usageFailure(undefined, argv)
+      const { _tag, message } = error as { readonly _tag?: string; readonly message?: string }
+      if (_tag !== undefined && userFacing.has(_tag)) return Console.error(`podsync: ${message}`)
     }
     return Console.error(`podsync: unexpected failure\n${Cause.pretty(cause)}`)
   }),
@@ -51,5 +117,5 @@ const program = cli(process.argv).pipe(
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0)
+  teardown: (exit, onExit) => onExit(usageMistake !== undefined ? 2 : Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0)
 })

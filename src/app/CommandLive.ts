@@ -15,7 +15,7 @@ import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
-import { dbLayer } from "./DatabaseLive.js"
+import { existingDbLayer } from "./DatabaseLive.js"
 import { PodLive } from "./PodLive.js"
 import { storeSettingsOf, StoresLive } from "./StoresLive.js"
 
@@ -39,11 +39,11 @@ export const PlanningLive = (config: AppConfig, options: { readonly reloadOnSigh
     Layer.provideMerge(MappingStore.Default({ stores: config.stores, ...options }))
   )
 
-/** A one-shot command's services, on the configured database: what the daemon's stages use, without its loops. */
+/** A one-shot command's services, on the database the daemon made: what the daemon's stages use, without its loops. */
 export const CommandLive = (config: AppConfig) =>
   Layer.mergeAll(PlanningLive(config, { reloadOnSighup: false }), ExternalApisLive(config)).pipe(
     Layer.provideMerge(PipelineTriggersLive),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),
-    Layer.provideMerge(dbLayer(config))
+    Layer.provideMerge(existingDbLayer(config))
   )

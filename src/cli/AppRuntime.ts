@@ -78,7 +78,7 @@ export const askEmbeddedDaemon = <A, I>(
     const sent = yield* HttpClient.execute(request).pipe(Effect.option)
     if (Option.isNone(sent)) return Option.none<A>()
     const response = sent.value
-    if (response.status !== 200) {
+    if (response.status < 200 || response.status >= 300) {
       const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
       const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ error: Schema.String })))(body))
         ?.error

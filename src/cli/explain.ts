@@ -1,10 +1,11 @@
 import { Args, Command } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
-import { explainOrder, type OrderStory, renderStory } from "../pipeline/Explain.js"
+import { HttpClientRequest } from "@effect/platform"
+import { Console, Effect, Option, Schema } from "effect"
+import { explainOrder, noOrderMessage, type OrderStory, renderStory } from "../pipeline/Explain.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { askDaemon, CliFailure, configOption, withConfig } from "./AppRuntime.js"
-import { dbLayer } from "../app/DatabaseLive.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
+import { existingDbLayer } from "../app/DatabaseLive.js"
 
 const StoryBody = Schema.Struct({
   referenceId: Schema.String,
@@ -36,16 +37,17 @@ export const explainCommand = Command.make(
         const fromDatabase = explainOrder(reference).pipe(
           Effect.provide(OrdersRepo.Default),
           Effect.provide(ShipmentsRepo.Default),
-          Effect.provide(dbLayer(app))
+          Effect.provide(existingDbLayer(app))
         )
-        const story: OrderStory | undefined = app.database.url
-          ? yield* fromDatabase
-          : yield* askDaemon(app, "GET", `/explain?ref=${encodeURIComponent(reference)}`, StoryBody).pipe(Effect.orElse(() => fromDatabase))
-        if (story === undefined) {
-          return yield* Effect.fail(
-            new CliFailure({ message: `no order ${reference} (expected <store key>:<store order id>, e.g. acme-shopify:5550001)` })
-          )
-        }
+        // A daemon on the embedded database holds it: it tells the story (or says it knows no such order).
+        const told = yield* askEmbeddedDaemon(
+          app,
+          HttpClientRequest.get(daemonUrl(app, "/explain")).pipe(HttpClientRequest.setUrlParam("ref", reference)),
+          StoryBody,
+          "10 seconds"
+        )
+        const story: OrderStory | undefined = Option.isSome(told) ? told.value : yield* fromDatabase
+        if (story === undefined) return yield* new CliFailure({ message: noOrderMessage(reference) })
         yield* Console.log(renderStory(story))
       }))
 ).pipe(Command.withDescription("Tell an order's whole story"))

@@ -1,11 +1,22 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
+import { HttpClientRequest } from "@effect/platform"
+import { Console, Effect, Option, Schema } from "effect"
 import { CommandLive } from "../app/CommandLive.js"
+import type { AppConfig } from "../config/AppConfig.js"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
-import { askDaemon, CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { askDaemon, askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
 
 const Accepted = Schema.Struct({ accepted: Schema.Unknown })
+
+/**
+ * Asks a running daemon to do it: on the embedded database the daemon holds it alone (a refusal is
+ * said as it is), on PostgreSQL one on this machine's loopback is asked first. Whether one took it.
+ */
+const handedToDaemon = (app: AppConfig, path: string) =>
+  app.database.url === undefined
+    ? Effect.map(askEmbeddedDaemon(app, HttpClientRequest.post(daemonUrl(app, path)), Accepted, "10 seconds"), Option.isSome)
+    : askDaemon(app, "POST", path, Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
 const storeOption = Options.text("store").pipe(Options.withDescription("only this store (its key)"), Options.optional)
 
@@ -19,25 +30,15 @@ export const pullCommand = Command.make(
         const keys = store._tag === "Some" ? [store.value] : app.stores.map((s) => s.key)
         const unknown = keys.filter((k) => !app.stores.some((s) => s.key === k))
         if (unknown.length > 0) return yield* Effect.fail(new CliFailure({ message: `no store "${unknown[0]}" in the configuration` }))
-        const viaDaemon = yield* askDaemon(
-          app,
-          "POST",
-          store._tag === "Some" ? `/pull?store=${encodeURIComponent(store.value)}` : "/pull",
-          Accepted
-        ).pipe(
-          Effect.as(true),
-          Effect.orElseSucceed(() => false)
-        )
+        const viaDaemon = yield* handedToDaemon(app, store._tag === "Some" ? `/pull?store=${encodeURIComponent(store.value)}` : "/pull")
         if (viaDaemon) return yield* Console.log(`The running daemon is pulling ${keys.join(", ")}; podsync status shows the result.`)
-        for (const key of keys) {
-          const result = yield* pullStore(key)
-          yield* Console.log(
-            `${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`
-          )
-        }
-      }).pipe(
-        Effect.provide(CommandLive(app))
-      ))
+        // No daemon: this process opens the database (only now: a daemon on the embedded one holds it).
+        yield* Effect.forEach(keys, (key) =>
+          Effect.flatMap(pullStore(key), (result) =>
+            Console.log(
+              `${key}: ${result.inserted} new, ${result.changed} changed, ${result.unreadable} unreadable (${result.pages} pages)`
+            ))).pipe(Effect.provide(CommandLive(app)))
+      }))
 ).pipe(Command.withDescription("Pull new and changed store orders now"))
 
 /** `podsync reconcile`: follow every order with a draft at the POD service now. */
@@ -47,14 +48,12 @@ export const reconcileCommand = Command.make(
   ({ config }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const viaDaemon = yield* askDaemon(app, "POST", "/reconcile", Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+        const viaDaemon = yield* handedToDaemon(app, "/reconcile")
         if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
-        const totals = yield* reconcileAll("cli")
+        const totals = yield* reconcileAll("cli").pipe(Effect.provide(CommandLive(app)))
         const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
           ? ""
           : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
         yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
-      }).pipe(
-        Effect.provide(CommandLive(app))
-      ))
+      }))
 ).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))

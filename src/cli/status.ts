@@ -5,14 +5,14 @@ import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { askDaemon, configOption, withConfig } from "./AppRuntime.js"
-import { dbLayer } from "../app/DatabaseLive.js"
+import { existingDbLayer } from "../app/DatabaseLive.js"
 
 // Without a daemon: the database's figures; the budget from the shared send log (who waits is not known).
 const fromDatabase = (config: AppConfig) =>
   Effect.gen(function*() {
     const budget = yield* budgetStatusFromLog(config.pod).pipe(Effect.orElseSucceed(() => null))
     return yield* readStatusReport({ storeKeys: config.stores.map((s) => s.key), budget, traffic: null })
-  }).pipe(Effect.provide(StatusRepo.Default), Effect.provide(dbLayer(config)))
+  }).pipe(Effect.provide(StatusRepo.Default), Effect.provide(existingDbLayer(config)))
 
 // A daemon on the embedded database holds it alone, and only a daemon knows its waiters and traffic: ask it first.
 const fromDaemon = (config: AppConfig) => askDaemon(config, "GET", "/status", StatusReport)

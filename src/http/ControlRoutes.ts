@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { explainOrder } from "../pipeline/Explain.js"
+import { explainOrder, noOrderMessage } from "../pipeline/Explain.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
 
@@ -37,7 +37,7 @@ export const ControlRoutes = HttpRouter.empty.pipe(
       if (ref === undefined) return HttpServerResponse.unsafeJson({ error: "give ?ref=<store key>:<store order id>" }, { status: 400 })
       const story = yield* explainOrder(ref)
       return story === undefined
-        ? HttpServerResponse.unsafeJson({ error: `no order ${ref}` }, { status: 404 })
+        ? HttpServerResponse.unsafeJson({ error: noOrderMessage(ref) }, { status: 404 })
         : HttpServerResponse.unsafeJson(story)
     })
   )

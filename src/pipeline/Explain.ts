@@ -23,6 +23,10 @@ const heldMessageOf = (details: unknown): string | null => {
 }
 
 /** An order's whole story from order_events, for `podsync explain`. */
+/** What `explain` says of a reference it does not know (the CLI and the daemon's /explain alike). */
+export const noOrderMessage = (reference: string) =>
+  `no order ${reference} (expected <store key>:<store order id>, e.g. acme-shopify:5550001)`
+
 export const explainOrder = (referenceId: string) =>
   Effect.gen(function*() {
     const orders = yield* OrdersRepo

@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
 
@@ -74,6 +75,18 @@ describe("podsync start on the embedded database", () => {
       expect(status.code).toBe(0)
       expect(status.stdout).toContain("running daemon")
 
+      // The daemon holds the embedded database: these go through it, never to the lock.
+      const pull = podsync(["pull", "--config", config])
+      expect(pull.stderr).not.toContain("in use")
+      expect(pull.stdout).toContain("The running daemon is pulling")
+      expect(pull.code).toBe(0)
+      const reconcile = podsync(["reconcile", "--config", config])
+      expect(reconcile.stdout).toContain("The running daemon is reconciling")
+      expect(reconcile.code).toBe(0)
+      const unknown = podsync(["explain", "nobody:1", "--config", config])
+      expect(unknown.stderr).toBe("podsync: no order nobody:1 (expected <store key>:<store order id>, e.g. acme-shopify:5550001)\n")
+      expect(unknown.code).toBe(1)
+
       const stoppedAt = Date.now()
       daemon.kill("SIGTERM")
       const exit = await exited(daemon)
@@ -96,4 +109,86 @@ describe("podsync start on the embedded database", () => {
     const again = podsync(["migrate", "--config", config])
     expect(again.stdout).toContain("The database is up to date.")
   }, 60_000)
+})
+
+describe("a usage mistake", () => {
+  it.each([
+    [["bogus"], /Invalid subcommand for podsync/, /usage: podsync <command> \[options\], a command of: start, migrate, check/],
+    [["status", "--confg", "x.yaml"], /Received unknown argument: '--confg'/, /usage: podsync status \[--config text\]/],
+    [["explain"], /Missing argument <store key:store order id>/, /usage: podsync explain \[--config text\] <store key:store order id>/],
+    [["pull", "--store"], /--store/, /usage: podsync pull \[--config text\] \[--store text\]/],
+    [
+      ["--log-level", "loud", "status"],
+      /--log-level expects one of trace, debug, info, warning, error, none; got "loud"/,
+      /usage: podsync status/
+    ]
+  ])("podsync %j says what is wrong and the usage, exit 2, no dump", (args, wrong, usage) => {
+    const result = podsync(args)
+    const said = result.stdout + result.stderr
+    expect(said).toMatch(wrong)
+    expect(said).toMatch(usage)
+    expect(said).not.toContain("unexpected failure")
+    expect(said).not.toMatch(/\bat .*\.js:\d+/)
+    expect(result.code).toBe(2)
+  })
+})
+
+describe("--log-level", () => {
+  it("works before the command and after it, over the config's level", () => {
+    const fresh = (name: string) => {
+      const where = path.join(dir, name)
+      fs.mkdirSync(where)
+      return exampleConfig(where, 0)
+    }
+    // The example logs at info: migrating says so.
+    expect(podsync(["migrate", "--config", fresh("log-default")]).stderr).toContain('"message":"database migrated"')
+    const before = podsync(["--log-level", "error", "migrate", "--config", fresh("log-before")])
+    expect(before.stdout).toContain("Applied:")
+    expect(before.stderr).toBe("")
+    const after = podsync(["migrate", "--config", fresh("log-after"), "--log-level=none"])
+    expect(after.stdout).toContain("Applied:")
+    expect(after.stderr).toBe("")
+  }, 60_000)
+})
+
+describe("a command on a data folder the daemon never ran in", () => {
+  it.each([["status"], ["explain", "acme-shopify:1"], ["reconcile"], ["pull"]])(
+    "podsync %s says there is nothing yet and how to start, and creates nothing",
+    (...args) => {
+      const where = path.join(dir, `never-${args[0]}`)
+      fs.mkdirSync(where)
+      const config = exampleConfig(where, 0)
+      const result = podsync([...args, "--config", config])
+      expect(result.stderr).toContain("nothing here yet")
+      expect(result.stderr).toContain("podsync start")
+      expect(result.stderr).not.toContain("does not exist")
+      expect(result.code).toBe(1)
+      expect(fs.existsSync(path.join(where, "data"))).toBe(false)
+    },
+    30_000
+  )
+})
+
+describe.runIf(process.env.TEST_DATABASE_URL)("a command on a PostgreSQL database the daemon never ran on", () => {
+  it("says there is nothing yet, and migrates nothing", async () => {
+    const schema = `never_${Date.now()}`
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await admin.connect()
+    try {
+      await admin.query(`create schema "${schema}"`)
+      const where = path.join(dir, "never-postgres")
+      fs.mkdirSync(where)
+      const config = exampleConfig(where, 0)
+      const result = podsync(["status", "--config", config], {
+        DATABASE_URL: `${process.env.TEST_DATABASE_URL}?options=-c%20search_path%3D${schema}`
+      })
+      expect(result.stderr).toContain("nothing here yet: the configured PostgreSQL database holds no podsync data")
+      expect(result.code).toBe(1)
+      const tables = await admin.query("select count(*)::int as n from information_schema.tables where table_schema = $1", [schema])
+      expect(tables.rows[0].n).toBe(0)
+    } finally {
+      await admin.query(`drop schema if exists "${schema}" cascade`)
+      await admin.end()
+    }
+  }, 30_000)
 })
