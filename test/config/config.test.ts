@@ -25,11 +25,52 @@ const issuesOf = (text: string, env: Record<string, string> = {}) => {
 }
 
 describe("configuration", () => {
-  it("accepts the shipped example with no environment set, and the demo config", () => {
-    for (const file of ["config/podsync.example.yaml", "config/demo.yaml", "config/demo-all.yaml"]) {
+  it("accepts the simulators' and the demos' configs with no environment set", () => {
+    for (const file of ["config/simulators.yaml", "config/demo.yaml", "config/demo-all.yaml"]) {
       const result = parseConfig(read(file), file, {})
       expect(Either.isRight(result) ? "ok" : result.left.message).toBe("ok")
     }
+  })
+
+  it("refuses the production example while a credential or address is unset, naming each, and takes it once they are set", () => {
+    const example = read("config/podsync.example.yaml")
+    const issues = issuesOf(example)
+    const unset = issues.map((i) => /environment variable (\w+) is not set/.exec(i.message)?.[1])
+    // No simulator fallback: every credential, address and store id comes from the environment.
+    for (
+      const name of [
+        "POD_BASE_URL",
+        "POD_CLIENT_KEY",
+        "POD_CLIENT_SECRET",
+        "POD_WEBHOOK_URL",
+        "ACME_POD_STORE_ID",
+        "ACME_SHOPIFY_TOKEN",
+        "ACME_SHOPIFY_WEBHOOK_SECRET",
+        "ACME_WOO_URL",
+        "ACME_WOO_CONSUMER_KEY",
+        "ACME_WOO_CONSUMER_SECRET",
+        "ACME_ETSY_KEYSTRING",
+        "ACME_ETSY_REFRESH_TOKEN",
+        "ACME_FEED_BASE_URL",
+        "ACME_FEED_TOKEN"
+      ]
+    ) expect(unset).toContain(name)
+    expect(issues.every((i) => i.message.includes("is not set"))).toBe(true)
+    expect(example).not.toMatch(/127\.0\.0\.1:\d|sim-client|_sim_|podsync\.example\.com/)
+    const env = Object.fromEntries(unset.flatMap((name) => (name === undefined ? [] : [[name, "x"]])))
+    const set = parseConfig(
+      example,
+      "config/podsync.example.yaml",
+      {
+        ...env,
+        POD_BASE_URL: "https://pod.example.net",
+        POD_WEBHOOK_URL: "https://podsync.example.net/webhooks/pod",
+        ACME_WOO_URL: "https://shop.example.net",
+        ACME_FEED_BASE_URL: "https://feed.example.net/podsync/v1",
+        ACME_ETSY_SHOP_ID: "123"
+      }
+    )
+    expect(Either.isRight(set) ? "ok" : set.left.message).toBe("ok")
   })
 
   it("fills in documented defaults", () => {

@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { compose, configPlaceholders, deployPath, dockerfile, envFile, repoRoot } from "./deployFiles.js"
@@ -91,5 +93,25 @@ describe("deploy/docker-compose.yml", () => {
     expect(caddy.ports).toEqual(expect.arrayContaining(["80:80", "443:443"]))
     expect(caddy.volumes).toContain("./proxy/Caddyfile:/etc/caddy/Caddyfile:ro")
     expect(fs.existsSync(deployPath("proxy", "Caddyfile"))).toBe(true)
+  })
+
+  it("refuses to start Caddy with an empty PODSYNC_DOMAIN, saying why, and runs it with one", () => {
+    const [shell, flag, script] = caddy.entrypoint ?? []
+    expect([shell, flag]).toEqual(["/bin/sh", "-c"])
+    // Compose writes a literal $ as $$; the container's shell sees one.
+    const run = (domain: string) => {
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), "podsync-caddy-"))
+      fs.writeFileSync(path.join(bin, "caddy"), '#!/bin/sh\necho "caddy $*"\n', { mode: 0o755 })
+      return spawnSync("sh", ["-c", (script ?? "").replaceAll("$$", "$")], {
+        encoding: "utf8",
+        env: { PATH: `${bin}:/usr/bin:/bin`, PODSYNC_DOMAIN: domain }
+      })
+    }
+    const empty = run("")
+    expect(empty.status).toBe(1)
+    expect(empty.stderr).toContain("PODSYNC_DOMAIN is empty: set it in deploy/.env")
+    const named = run("podsync.example.net")
+    expect(named.status).toBe(0)
+    expect(named.stdout.trim()).toBe("caddy run --config /etc/caddy/Caddyfile --adapter caddyfile")
   })
 })

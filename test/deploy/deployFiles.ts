@@ -68,6 +68,7 @@ export interface ComposeService {
   readonly tmpfs?: ReadonlyArray<string>
   readonly cap_drop?: ReadonlyArray<string>
   readonly stop_grace_period?: string
+  readonly entrypoint?: ReadonlyArray<string>
 }
 export interface ComposeFile {
   readonly services: Record<string, ComposeService>

@@ -8,10 +8,19 @@ const dir = tempDir("cli")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("podsync check", () => {
-  it("prints OK for the shipped example", () => {
-    const result = podsync(["check", "--config", "config/podsync.example.yaml"])
-    expect(result.stdout).toMatch(/^OK: config\/podsync\.example\.yaml is valid/)
+  it("prints OK for the shipped simulators' config", () => {
+    const result = podsync(["check", "--config", "config/simulators.yaml"])
+    expect(result.stdout).toMatch(/^OK: config\/simulators\.yaml is valid/)
     expect(result.code).toBe(0)
+  })
+
+  it("refuses the production example while its variables are unset, naming each", () => {
+    const result = podsync(["check", "--config", "config/podsync.example.yaml"], { POD_CLIENT_KEY: "", POD_BASE_URL: "" })
+    expect(result.stderr).toContain("pod.baseUrl: environment variable POD_BASE_URL is not set")
+    expect(result.stderr).toContain("pod.clientKey: environment variable POD_CLIENT_KEY is not set")
+    expect(result.stderr).toContain("stores[0].shopify.accessToken: environment variable ACME_SHOPIFY_TOKEN is not set")
+    expect(result.stdout).not.toContain("OK")
+    expect(result.code).toBe(1)
   })
 
   it("finds the file through $PODSYNC_CONFIG", () => {

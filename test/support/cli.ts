@@ -86,9 +86,9 @@ export const runPodsyncIn = async (cwd: string, args: ReadonlyArray<string>, kil
 
 export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), `podsync-${prefix}-`))
 
-/** The example config, pointed at a temporary data folder and port. */
+/** The shipped simulators' config (the example's keys, the simulators' values), pointed at a temporary data folder and port. */
 export const exampleConfig = (dir: string, port: number) => {
-  const text = fs.readFileSync("config/podsync.example.yaml", "utf8")
+  const text = fs.readFileSync("config/simulators.yaml", "utf8")
     .replace("dataDir: ./data", `dataDir: ${path.join(dir, "data")}`)
     .replace("port: 8080", `port: ${port}`)
   const file = path.join(dir, "podsync.yaml")
