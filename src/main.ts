@@ -89,7 +89,10 @@ const usageFailure = (said: string | undefined, argv: ReadonlyArray<string>) =>
   }).pipe(Effect.zipRight(Console.error(`${said === undefined ? "" : `podsync: ${said}\n`}${usageOf(argv)}`)))
 
 // Errors a user can act on carry a message: print it alone, exit 1, no stack trace.
-const userFacing = new Set(["CliFailure", "ConfigError", "DataDirLockedError", "DbError", "NoDatabaseYetError"])
+const userFacing = new Set(["CliFailure", "ConfigError", "DataDirLockedError", "DbError", "NoDatabaseYetError", "NotVerifiedError"])
+
+/** A user-facing failure that says its own exit code (`check`: 3, not verified); else 1. */
+let failureExitCode = 1
 
 const argv = takeLogLevel(process.argv)
 
@@ -106,8 +109,11 @@ const program = run.pipe(
       if (typeof error === "string") return usageFailure(error, argv)
       // A usage mistake (unknown command or option, missing argument): @effect/cli said what is wrong; then the usage.
       if (ValidationError.isValidationError(error)) return usageFailure(undefined, argv)
-      const { _tag, message } = error as { readonly _tag?: string; readonly message?: string }
-      if (_tag !== undefined && userFacing.has(_tag)) return Console.error(`podsync: ${message}`)
+      const { _tag, message, exitCode } = error as { readonly _tag?: string; readonly message?: string; readonly exitCode?: number }
+      if (_tag !== undefined && userFacing.has(_tag)) {
+        if (typeof exitCode === "number") failureExitCode = exitCode
+        return Console.error(`podsync: ${message}`)
+      }
     }
     return Console.error(`podsync: unexpected failure\n${Cause.pretty(cause)}`)
   }),
@@ -117,5 +123,6 @@ const program = run.pipe(
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(usageMistake !== undefined ? 2 : Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0)
+  teardown: (exit, onExit) =>
+    onExit(usageMistake !== undefined ? 2 : Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? failureExitCode : 0)
 })

@@ -1,15 +1,20 @@
-import { Command } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
-import type { AppConfig } from "../config/AppConfig.js"
+import { Console, Data, Effect, Either, Layer } from "effect"
+import type { AppConfig, StoreConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"
 import { liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../pipeline/MappingFile.js"
 import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPublishedAuthHeaders } from "../pod/AuthHeaders.js"
 import { PodClient } from "../pod/PodClient.js"
+import type { PodError } from "../pod/PodErrors.js"
+import type { PodRequestGate } from "../pod/PodRequestGate.js"
+import { ABSENT_ORDER_ID, StoreConnectors } from "../stores/StoreConnector.js"
+import { StoreUnavailableError } from "../stores/StoreErrors.js"
+import { StoresLive } from "../app/StoresLive.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { PodGateLive, podClientConfig, RateBudgetLive } from "../app/PodLive.js"
-import { CliFailure, configOption, loadAppConfig } from "./AppRuntime.js"
+import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
 import { dbLayer } from "../app/DatabaseLive.js"
 
 // A lint, not a daemon: do not wait long for an API that is not there.
@@ -43,6 +48,8 @@ type Lookup = Effect.Effect.Success<ReturnType<typeof liveLookupFor>>
 /** What the catalog check found: its problems, and whether the credentials' header names are the trouble. */
 interface CatalogOutcome {
   readonly errors: number
+  /** What could not be verified (the service did not answer): said, and the exit code says it (3). */
+  readonly unverified?: string
   /** `switch`: another published header pair works (set it); `wrong`: no pair does (the credentials are wrong). */
   readonly authHeaders?: { readonly _tag: "switch"; readonly pair: AuthHeaderPair } | { readonly _tag: "wrong" }
 }
@@ -51,15 +58,20 @@ interface CatalogOutcome {
 const clientFor = (app: AppConfig, authHeaders: AuthHeaderPair) =>
   PodClient.Default(podClientConfig(app.pod, { authHeaders, timeoutMs: CHECK_TIMEOUT_MS })).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
-/**
- * The shared rate budget, as the daemon spends it: the check's requests take slots in the same
- * ledger, so a check run beside a daemon cannot push the credential over its limit.
- */
-const budgetFor = (app: AppConfig) =>
-  PodGateLive.pipe(Layer.provide(RateBudgetLive(app.pod)), Layer.provide(Layer.effectDiscard(migrateToLatest)), Layer.provide(dbLayer(app)))
-
 const readCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, authHeaders: AuthHeaderPair) =>
   Effect.either(Effect.provide(liveLookupFor(files.map((f) => f.table)), clientFor(app, authHeaders)))
+
+/** One cheap authenticated read (a draft lookup by a reference no order has): do the service and the credentials answer? */
+const readOnce = (app: AppConfig, authHeaders: AuthHeaderPair) =>
+  Effect.either(
+    Effect.provide(Effect.flatMap(PodClient, (pod) => pod.findDraftsByReferenceId("podsync-check")), clientFor(app, authHeaders))
+  )
+
+/**
+ * What the POD check asks with a pair of header names: the service's refusal, or how to report
+ * its answer (answering the number of problems found in it).
+ */
+type PodAsk = (authHeaders: AuthHeaderPair) => Effect.Effect<Either.Either<Effect.Effect<number>, PodError>, never, PodRequestGate>
 
 /** Prints each mapped row's problem against the catalog; answers the error count. */
 const reportCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, { lookup, variants }: Lookup) =>
@@ -78,42 +90,53 @@ const reportCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, 
   })
 
 /**
- * Each mapped POD variant against the live catalog; an unreachable API is said and skipped. A 401
- * may only mean the service wants the other published header names (the published texts disagree):
- * the same read is tried with them, through the same client and gate, to say exactly what to set.
+ * The POD service and podsync's credentials, with one read through the shared budget: each mapped
+ * POD variant against the live catalog, or, with none mapped, one cheap lookup. A service that does
+ * not answer is said as not verified. A 401 may only mean the service wants the other published
+ * header names (the published texts disagree): the same read is tried with them, through the same
+ * client and gate, to say exactly what to set.
  */
-const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>) =>
+const verifyPod = (app: AppConfig, ask: PodAsk, what: string) =>
   Effect.gen(function*() {
     const at = `the POD API at ${app.pod.baseUrl}`
-    const configured = yield* readCatalog(app, files, app.pod.authHeaders)
-    if (configured._tag === "Right") return { errors: yield* reportCatalog(app, files, configured.right) } satisfies CatalogOutcome
+    const configured = yield* ask(app.pod.authHeaders)
+    if (configured._tag === "Right") return { errors: yield* configured.right } satisfies CatalogOutcome
     const error = configured.left
     switch (error._tag) {
       case "PodTransportError":
-        yield* Console.log(`Catalog: ${at} is not reachable (${error.reason}): mapped variants not checked against the catalog`)
-        return { errors: 0 } satisfies CatalogOutcome
+      case "PodServerError":
+      case "PodRateLimitedError": {
+        const reason = error._tag === "PodTransportError" ? error.reason : error.message
+        yield* Console.log(`POD: NOT VERIFIED: ${at} did not answer (${reason}): the credentials and ${what} are not checked`)
+        return { errors: 0, unverified: `${at} (did not answer)` } satisfies CatalogOutcome
+      }
       case "PodUnauthorizedError":
         break
+      case "PodForbiddenError":
+        yield* Console.log(
+          `POD: ${at} refused the credentials (403): the key is not allowed this API. Check POD_CLIENT_KEY and POD_CLIENT_SECRET`
+        )
+        return { errors: 1, authHeaders: { _tag: "wrong" } } satisfies CatalogOutcome
       default:
-        yield* Console.log(`Catalog: ${at} failed (${error.message}): mapped variants not checked against the catalog`)
+        yield* Console.log(`POD: ${at} failed (${error.message}): ${what} not checked`)
         return { errors: 1 } satisfies CatalogOutcome
     }
     const refused = describeAuthHeaders(app.pod.authHeaders)
     const tried = [refused]
     for (const pair of otherPublishedAuthHeaders(app.pod.authHeaders)) {
-      const other = yield* readCatalog(app, files, pair)
+      const other = yield* ask(pair)
       if (other._tag === "Right") {
         yield* Console.log(
-          `Catalog: ${at} refused the credentials sent as ${refused} (401) but accepts them as ${describeAuthHeaders(pair)}. ` +
+          `POD: ${at} refused the credentials sent as ${refused} (401) but accepts them as ${describeAuthHeaders(pair)}. ` +
             `Set this in the configuration:\n  ${authHeadersSetting(pair)}`
         )
-        const errors = yield* reportCatalog(app, files, other.right)
+        const errors = yield* other.right
         return { errors: errors + 1, authHeaders: { _tag: "switch", pair } } satisfies CatalogOutcome
       }
       tried.push(describeAuthHeaders(pair))
       if (other.left._tag !== "PodUnauthorizedError") {
         yield* Console.log(
-          `Catalog: ${at} refused ${refused} (401); trying ${
+          `POD: ${at} refused ${refused} (401); trying ${
             describeAuthHeaders(pair)
           } failed too (${other.left._tag}), so it is not known whether those header names would work`
         )
@@ -121,53 +144,165 @@ const lintAgainstLiveCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappi
       }
     }
     yield* Console.log(
-      `Catalog: ${at} refused the credentials (401) under every published header pair (${tried.join(", ")}): ` +
+      `POD: ${at} refused the credentials (401) under every published header pair (${tried.join(", ")}): ` +
         `the credentials themselves are wrong. Check pod.clientKey and pod.clientSecret (POD_CLIENT_KEY, POD_CLIENT_SECRET)`
     )
     return { errors: 1, authHeaders: { _tag: "wrong" } } satisfies CatalogOutcome
-  }).pipe(
-    Effect.provide(budgetFor(app)),
+  })
+
+// A store that does not answer within this is not verified (the connectors retry reads on their own).
+const STORE_CHECK_TIMEOUT = "10 seconds"
+
+/** Where a store's credentials are in the configuration, to say what to fix. */
+const credentialKeys = (store: StoreConfig, index: number) => {
+  const at = `stores[${index}].${store.platform}`
+  switch (store.platform) {
+    case "shopify":
+      return `${at}.accessToken (and ${at}.shop)`
+    case "woocommerce":
+      return `${at}.consumerKey and ${at}.consumerSecret`
+    case "etsy":
+      return `${at}.keystring, ${at}.sharedSecret and ${at}.refreshToken`
+    case "jsonfeed":
+      return `${at}.token`
+  }
+}
+
+/** Each store's credentials, with one cheap read (an order that does not exist) through its connector and the shared store budget. */
+const verifyStores = (app: AppConfig) =>
+  Effect.gen(function*() {
+    const connectors = yield* StoreConnectors
+    let errors = 0
+    const unverified: Array<string> = []
+    // Asked all at once (each store has its own budget), said in the configuration's order.
+    const reads = yield* Effect.forEach(app.stores, (store) => {
+      const connector = connectors.get(store.key)
+      return connector === undefined ? Effect.succeed(undefined) : connector.getOrder(ABSENT_ORDER_ID).pipe(
+        Effect.timeoutFail({
+          duration: STORE_CHECK_TIMEOUT,
+          onTimeout: () =>
+            new StoreUnavailableError({
+              storeKey: store.key,
+              operation: "getOrder",
+              ambiguous: false,
+              detail: `no answer within ${STORE_CHECK_TIMEOUT}`
+            })
+        }),
+        Effect.either
+      )
+    }, { concurrency: "unbounded" })
+    yield* Effect.forEach(app.stores, (store, index) =>
+      Effect.gen(function*() {
+        const name = `Store ${store.key} (${store.platform})`
+        const read = reads[index]
+        if (read === undefined) return
+        if (read._tag === "Right") return yield* Console.log(`${name}: credentials accepted`)
+        const error = read.left
+        switch (error._tag) {
+          case "StoreAuthError":
+            errors++
+            return yield* Console.log(`${name}: refused the credentials (HTTP ${error.status}): check ${credentialKeys(store, index)}`)
+          case "StoreUnavailableError":
+            unverified.push(`store ${store.key} (did not answer)`)
+            return yield* Console.log(`${name}: NOT VERIFIED: did not answer (${error.detail}): its credentials are not checked`)
+          default:
+            errors++
+            return yield* Console.log(`${name}: answered with an error podsync cannot work with: ${error.message}`)
+        }
+      }), { discard: true })
+    return { errors, unverified }
+  })
+
+/**
+ * The POD service (one read) and every store (one read each), through the budgets the daemon
+ * spends: the check's requests take their share in the same ledgers, so a check run beside a
+ * daemon on PostgreSQL cannot push a credential over its limit.
+ */
+const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
+  Effect.all([verifyPod(app, ask, what), verifyStores(app)]).pipe(
+    Effect.map(([pod, stores]) => ({
+      errors: pod.errors + stores.errors,
+      authHeaders: pod.authHeaders,
+      unverified: [...(pod.unverified === undefined ? [] : [pod.unverified]), ...stores.unverified]
+    })),
+    Effect.provide(
+      Layer.mergeAll(PodGateLive.pipe(Layer.provide(RateBudgetLive(app.pod))), StoresLive(app.stores)).pipe(
+        Layer.provide(NodeHttpClient.layerUndici),
+        Layer.provide(Layer.effectDiscard(migrateToLatest)),
+        Layer.provide(dbLayer(app))
+      )
+    ),
     Effect.catchTags({
       DataDirLockedError: () =>
         Effect.as(
           Console.log(
-            "Catalog: not checked here: a running daemon holds the embedded database and the POD rate budget; it checks the catalog on its own schedule"
+            "POD and stores: NOT VERIFIED here: a running daemon holds the embedded database and the API budgets (it is using the credentials: podsync status says how)"
           ),
-          { errors: 0 } satisfies CatalogOutcome
+          { errors: 0, authHeaders: undefined, unverified: ["the POD API and the stores (a running daemon holds the budgets)"] }
         ),
-      // Like an unreachable POD API: said, and not an error of the configuration (a check often runs
-      // before the database is up, e.g. while building an image).
+      // Said, not an error of the configuration (a check often runs before the database is up).
       DbError: (error) =>
         Effect.as(
           Console.log(
-            `Catalog: not checked: the database that holds the POD rate budget is not reachable (${error.message}); mapped variants not checked against the catalog`
+            `POD and stores: NOT VERIFIED: the database that holds the API budgets is not reachable (${error.message}); the credentials and ${what} are not checked`
           ),
-          { errors: 0 } satisfies CatalogOutcome
+          {
+            errors: 0,
+            authHeaders: undefined,
+            unverified: ["the POD API and the stores (the database holding their budgets did not answer)"]
+          }
         )
     })
   )
 
+/** Everything podsync could check was right, but something did not answer: not verified. Exit code 3. */
+export class NotVerifiedError extends Data.TaggedError("NotVerifiedError")<{ readonly what: ReadonlyArray<string> }> {
+  readonly exitCode = 3
+  override get message(): string {
+    return `not verified: ${this.what.join("; ")}. Everything else checked is OK; run podsync check again when they answer`
+  }
+}
+
+const unverifiedOk = Options.boolean("unverified-ok").pipe(
+  Options.withDescription("exit 0 when nothing is wrong but a service did not answer (a unit that checks before every start)")
+)
+
 /**
- * `podsync check`: validates the configuration, lints every store's mapping
- * file, and checks the mapped POD variants against the live catalog when the
- * API answers. Exits non-zero on any error.
+ * `podsync check`: validates the configuration and every store's mapping file, then asks the POD
+ * service (the mapped variants against its live catalog, or one cheap read) and every store (one
+ * cheap read) whether podsync's credentials work. Exit 0: all verified; 1: something is wrong (said
+ * above, with what to fix); 3: nothing wrong, but a service did not answer, so its credentials are
+ * not verified (0 with --unverified-ok).
  */
-export const checkCommand = Command.make("check", { config: configOption }, ({ config }) =>
+export const checkCommand = Command.make(
+  "check",
+  { config: configOption, unverifiedOk },
+  ({ config, unverifiedOk }) => withConfig(config, (app) => check(resolveConfigPath(config), app, unverifiedOk))
+).pipe(
+  Command.withDescription("Validate the configuration and the mapping files, and verify the POD and store credentials with one read each")
+)
+
+const check = (file: string, app: AppConfig, unverifiedOk: boolean) =>
   Effect.gen(function*() {
-    const file = resolveConfigPath(config)
-    const app = yield* loadAppConfig(config)
     const stores = app.stores.map((s) => `${s.key} (${s.platform})`).join(", ") || "none"
     const database = app.database.url ? "PostgreSQL" : `embedded, under ${app.dataDir}`
     yield* Console.log(`OK: ${file} is valid. Stores: ${stores}. Database: ${database}.`)
     const mappings = yield* lintMappingFiles(app)
     const mapped = mappings.parsed.some((f) => f.table.rows.some((r) => r.pod !== undefined && !r.ignore))
-    const catalog: CatalogOutcome = mapped ? yield* lintAgainstLiveCatalog(app, mappings.parsed) : { errors: 0 }
     if (!mapped) yield* Console.log("Catalog: no mapped POD variants to check")
-    switch (catalog.authHeaders?._tag) {
+    const ask: PodAsk = mapped
+      ? (pair) => Effect.map(readCatalog(app, mappings.parsed, pair), Either.map((lookup) => reportCatalog(app, mappings.parsed, lookup)))
+      : (pair) =>
+        Effect.map(
+          readOnce(app, pair),
+          Either.map(() => Effect.as(Console.log(`POD: the API at ${app.pod.baseUrl} accepts the credentials`), 0))
+        )
+    const services = yield* verifyServices(app, ask, mapped ? "the mapped variants" : "nothing else")
+    switch (services.authHeaders?._tag) {
       case "switch":
         return yield* new CliFailure({
           message: `the POD service takes podsync's credentials under other header names: set ${
-            authHeadersSetting(catalog.authHeaders.pair)
+            authHeadersSetting(services.authHeaders.pair)
           } in ${file}, then run podsync check again`
         })
       case "wrong":
@@ -177,10 +312,12 @@ export const checkCommand = Command.make("check", { config: configOption }, ({ c
       default:
         break
     }
-    const errors = mappings.errors + catalog.errors
-    if (errors > 0) {
-      return yield* new CliFailure({
-        message: `${errors} problem(s) in the mapping files (listed above): fix them, then run podsync check again`
-      })
+    if (mappings.errors > 0 || services.errors > 0) {
+      const parts = [
+        ...(mappings.errors > 0 ? [`${mappings.errors} in the mapping files`] : []),
+        ...(services.errors > 0 ? [`${services.errors} with the POD service or the stores`] : [])
+      ]
+      return yield* new CliFailure({ message: `problems: ${parts.join(", ")} (listed above): fix them, then run podsync check again` })
     }
-  })).pipe(Command.withDescription("Validate the configuration, the mapping files, and the mapped POD variants"))
+    if (services.unverified.length > 0 && !unverifiedOk) return yield* new NotVerifiedError({ what: services.unverified })
+  })

@@ -3,7 +3,7 @@ import { DRAFT_STATES, FULFILL_STATES } from "../domain/OrderState.js"
 import { type Dependency, DependencyHealth, storeDependency, watchDatabase } from "../observability/DependencyHealth.js"
 import { PodClient } from "../pod/PodClient.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { StoreConnectors } from "../stores/StoreConnector.js"
+import { ABSENT_ORDER_ID, StoreConnectors } from "../stores/StoreConnector.js"
 import { PipelineSignals } from "./PipelineSignals.js"
 import { PipelineSettings, StageWakeups } from "./StageLoop.js"
 
@@ -75,8 +75,8 @@ export const DependencyProbesLive = Layer.scopedDiscard(Effect.gen(function*() {
     yield* probeWhileDown(
       health,
       dependency,
-      // An order id no store has: any answer, "not found" included, says the store is there.
-      connector.getOrder("0"),
+      // An order id no store has (of a shape every platform sends on): any answer, "not found" included, says the store is there.
+      connector.getOrder(ABSENT_ORDER_ID),
       Effect.all([
         wake(`waking ${storeKey}'s orders after its outage`, repo.wakeWaiting(FULFILL_STATES, storeKey)),
         fulfill.kick,

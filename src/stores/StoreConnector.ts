@@ -129,6 +129,13 @@ export const pushAll = (connector: StoreConnector, pushes: ReadonlyArray<Fulfill
     ? connector.pushFulfillments(pushes)
     : Effect.forEach(pushes, (push) => Effect.either(connector.pushFulfillment(push)))
 
+/**
+ * An order id of the shape every platform takes (digits, as Etsy's receipt ids and Shopify's and
+ * WooCommerce's order ids are) that no store has: reading it asks the store, with the credentials,
+ * for nothing (the health probes and \`podsync check\` use it).
+ */
+export const ABSENT_ORDER_ID = "999999999999999"
+
 /** Several orders' annotations through one connector: batched where it can, one by one where it cannot. */
 export const annotateAll = (
   connector: StoreConnector,

@@ -33,7 +33,7 @@ describe("deploy/systemd/podsync.service", () => {
     expect(value(unit, "Service", "Type")).toBe("exec")
     expect(value(unit, "Service", "User")).toBe("podsync")
     expect(value(unit, "Service", "Group")).toBe("podsync")
-    expect(value(unit, "Service", "ExecStartPre")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js check")
+    expect(value(unit, "Service", "ExecStartPre")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js check --unverified-ok")
     expect(value(unit, "Service", "ExecStart")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js start")
     expect(value(unit, "Service", "WorkingDirectory")).toBe("/opt/podsync")
   })

@@ -8,10 +8,11 @@ const dir = tempDir("cli")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("podsync check", () => {
-  it("prints OK for the shipped simulators' config", () => {
+  it("prints OK for the shipped simulators' config, and that the simulators (not running) are not verified", () => {
     const result = podsync(["check", "--config", "config/simulators.yaml"])
     expect(result.stdout).toMatch(/^OK: config\/simulators\.yaml is valid/)
-    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("POD: NOT VERIFIED")
+    expect(result.code).toBe(3)
   })
 
   it("refuses the production example while its variables are unset, naming each", () => {

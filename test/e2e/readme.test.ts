@@ -10,13 +10,17 @@ import { exited, tempDir, waitForHttp } from "../support/cli.js"
  * then hold), after the steps it gives in words (the example copied as
  * config/podsync.yaml, its environment set). `npm ci`, `npm start` and `npm test` are run by CI and the demo test.
  */
-const readmeCommands = (): ReadonlyArray<ReadonlyArray<string>> => {
+const readmeCommands = (): ReadonlyArray<{ readonly section: string; readonly args: ReadonlyArray<string> }> => {
   const readme = fs.readFileSync("README.md", "utf8")
-  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
-  return blocks.flatMap((block) => block.split("\n"))
-    .map((line) => line.replace(/#.*$/, "").trim())
-    .filter((line) => line.startsWith("npx podsync "))
-    .map((line) => line.replace(/^npx podsync /, "").split(/\s+/))
+  // Each "## " section with its shell blocks' lines.
+  return readme.split(/^## /m).flatMap((section) => {
+    const title = section.split("\n")[0] ?? ""
+    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
+    return blocks.flatMap((block) => block.split("\n"))
+      .map((line) => line.replace(/#.*$/, "").trim())
+      .filter((line) => line.startsWith("npx podsync "))
+      .map((line) => ({ section: title, args: line.replace(/^npx podsync /, "").split(/\s+/) }))
+  })
 }
 
 const bin = path.resolve("bin/podsync.js")
@@ -84,13 +88,22 @@ describe("the README's commands", () => {
     // Going live, step 2: the example copied as config/podsync.yaml (its variables set, above).
     fs.copyFileSync(path.join(dir, "config/podsync.example.yaml"), path.join(dir, "config/podsync.yaml"))
     const commands = readmeCommands()
-    expect(commands.map((c) => c[0])).toEqual(expect.arrayContaining(["simulate", "start", "status", "mappings", "check"]))
-    for (const args of commands) {
+    expect(commands.map((c) => c.args[0])).toEqual(expect.arrayContaining(["simulate", "start", "status", "mappings", "check"]))
+    let section = commands[0]?.section
+    const daemons: Array<ChildProcess> = []
+    for (const { section: next, args } of commands) {
+      // A new section is a new sitting: the daemon the last one started is stopped (Ctrl-C in its
+      // terminal), the simulators stay (they stand in for the real services).
+      if (next !== section) {
+        for (const daemon of daemons.splice(0)) daemon.kill("SIGTERM")
+        await Promise.all(background.filter((c) => c.killed).map(exited))
+        section = next
+      }
       if (args[0] === "simulate") {
         const sims = start(args)
         await waitFor(() => (sims.output().match(/listening on/g) ?? []).length === 5, 60_000, sims.output)
       } else if (args[0] === "start") {
-        start(args)
+        daemons.push(start(args).child)
         await waitForHttp("http://127.0.0.1:8080/readyz", 90_000)
       } else {
         const result = await run(args)
