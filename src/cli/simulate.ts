@@ -1,5 +1,9 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { CliFailure } from "./AppRuntime.js"
+import { MIN_ORDERS, planOrders } from "./demo/OrderPlan.js"
+import { shopifyAdmin } from "./demo/SimulatorAdmin.js"
 import { HEADER_PAIR_SETS } from "../simulator/pod/auth.js"
 import { runPodSimulatorStandalone } from "../simulator/pod/index.js"
 import { runEtsySimulatorStandalone } from "../simulator/etsy/index.js"
@@ -17,12 +21,32 @@ const port = (name: string, description: string, fallback: number) =>
 const hostOption = Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("127.0.0.1"))
 
 /** Starts a simulator for the life of the command scope. */
-const serve = (start: () => Promise<{ readonly close: () => Promise<void> }>) =>
+const serve = <R extends { readonly url: string; readonly close: () => Promise<void> }>(start: () => Promise<R>) =>
   Effect.acquireRelease(Effect.promise(start), (running) => Effect.promise(() => running.close()))
+
+/** What to do next, with the addresses the simulators listen on (pure). */
+export const simulateHints = (urls: { readonly pod: string; readonly shopify: string }, seeded: number): string =>
+  [
+    "",
+    seeded > 0
+      ? `Put ${seeded} paid orders in the Shopify simulator (a few with SKUs the example mapping does not cover: podsync holds those, saying why).`
+      : "No orders yet: start with --orders N to have N paid Shopify orders put in, or put one in yourself:",
+    ...(seeded > 0 ? [] : [
+      `  curl -X POST ${urls.shopify}/__sim/orders -H 'content-type: application/json' \\`,
+      `    -d '{"financialStatus":"PAID","lineItems":[{"sku":"UTS01-FOREST-S","title":"Tee","quantity":1,"price":"24.00"}]}'`
+    ]),
+    "Run podsync against them, in another terminal:",
+    "  npx podsync start --config config/simulators.yaml",
+    "Move the drafts along at the POD service (checkout, then ship), as its team would:",
+    `  curl -X POST ${urls.pod}/__sim/checkout-all -H 'content-type: application/json' -d '{"paid":true}'`,
+    `  curl -X POST ${urls.pod}/__sim/ship-all`,
+    "Then npx podsync status --config config/simulators.yaml shows where everything is. Ctrl-C stops the simulators."
+  ].join("\n")
 
 /**
  * `podsync simulate`: the local simulators of the services podsync talks to,
- * one line each (`<name> listening on http://…`), until Ctrl-C.
+ * one line each (`<name> listening on http://…`), then how to put orders in
+ * and move them along (with `--orders N`, N paid orders are put in), until Ctrl-C.
  */
 export const simulateCommand = Command.make(
   "simulate",
@@ -34,6 +58,10 @@ export const simulateCommand = Command.make(
     etsyPort: port("etsy-port", "port of the Etsy Open API simulator", 9103),
     jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront", 9104),
     noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit")),
+    orders: Options.integer("orders").pipe(
+      Options.withDescription("put this many paid orders in the Shopify simulator at start (default 0)"),
+      Options.withDefault(0)
+    ),
     podAuthHeaders: Options.choice("pod-auth-headers", ["both", "gearment", "x-api"] as const).pipe(
       Options.withDescription(
         "the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only"
@@ -41,9 +69,14 @@ export const simulateCommand = Command.make(
       Options.withDefault("both" as const)
     )
   },
-  ({ etsyPort, host, jsonfeedPort, noRateLimit, podAuthHeaders, podPort, shopifyPort, woocommercePort }) =>
+  ({ etsyPort, host, jsonfeedPort, noRateLimit, orders, podAuthHeaders, podPort, shopifyPort, woocommercePort }) =>
     Effect.scoped(Effect.gen(function*() {
-      yield* serve(() =>
+      if (orders !== 0 && orders < MIN_ORDERS) {
+        return yield* new CliFailure({
+          message: `--orders takes 0, or ${MIN_ORDERS} or more (a mix of mapped and unmapped items); got ${orders}`
+        })
+      }
+      const pod = yield* serve(() =>
         runPodSimulatorStandalone({
           host,
           port: podPort,
@@ -51,10 +84,14 @@ export const simulateCommand = Command.make(
           ...(noRateLimit ? { rateLimit: false as const } : {})
         })
       )
-      yield* serve(() => runShopifySimulatorStandalone({ host, port: shopifyPort }))
+      const shopify = yield* serve(() => runShopifySimulatorStandalone({ host, port: shopifyPort }))
       yield* serve(() => runWooCommerceSimulatorStandalone({ host, port: woocommercePort }))
       yield* serve(() => runEtsySimulatorStandalone({ host, port: etsyPort }))
       yield* serve(() => runJsonFeedSimulatorStandalone({ host, port: jsonfeedPort }))
+      const admin = shopifyAdmin(shopify.url)
+      // The demo's orders (its mapped tees, a few unmapped items), all left for podsync to find.
+      if (orders > 0) yield* Effect.forEach(planOrders(orders), (planned) => admin.createOrder(planned.spec), { discard: true })
+      yield* Console.log(simulateHints({ pod: pod.url, shopify: shopify.url }, orders))
       return yield* Effect.never
-    }))
+    })).pipe(Effect.provide(NodeHttpClient.layerUndici))
 ).pipe(Command.withDescription("Run the local simulators (POD API, stores)"))

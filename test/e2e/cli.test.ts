@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
@@ -201,4 +202,55 @@ describe.runIf(process.env.TEST_DATABASE_URL)("a command on a PostgreSQL databas
       await admin.end()
     }
   }, 30_000)
+})
+
+describe("podsync simulate", () => {
+  const ports = ["--pod-port", "0", "--shopify-port", "0", "--woocommerce-port", "0", "--etsy-port", "0", "--jsonfeed-port", "0"]
+  const untilHints = async (child: ReturnType<typeof spawnPodsync>) => {
+    const deadline = Date.now() + 30_000
+    while (!child.output().includes("Ctrl-C stops the simulators")) {
+      if (Date.now() > deadline) throw new Error(`no hints within 30 s:\n${child.output()}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    return child.output()
+  }
+  const urlOf = (output: string, name: string) => new RegExp(`${name} listening on (\\S+)`).exec(output)?.[1] ?? ""
+
+  it("puts --orders N paid orders in the Shopify simulator and says how to move them along", async () => {
+    const child = spawnPodsync(["simulate", "--orders", "6", ...ports])
+    try {
+      const output = await untilHints(child)
+      expect(output).toContain("Put 6 paid orders in the Shopify simulator")
+      expect(output).toContain("npx podsync start --config config/simulators.yaml")
+      const { orders } = await (await fetch(`${urlOf(output, "shopify")}/__sim/orders`)).json() as { orders: ReadonlyArray<unknown> }
+      expect(orders).toHaveLength(6)
+      // The printed commands work as printed.
+      for (const line of output.split("\n").filter((l) => l.trim().startsWith("curl"))) {
+        const run = spawnSync("sh", ["-c", `${line.trim()} --fail --silent --show-error`], { encoding: "utf8" })
+        expect(run.status, `${line}\n${run.stderr}`).toBe(0)
+      }
+    } finally {
+      child.kill("SIGTERM")
+      await exited(child)
+    }
+  }, 60_000)
+
+  it("without --orders, says how to put one in, and the printed command does", async () => {
+    const child = spawnPodsync(["simulate", ...ports])
+    try {
+      const output = await untilHints(child)
+      expect(output).toContain("No orders yet: start with --orders N")
+      const lines = output.split("\n")
+      const start = lines.findIndex((l) => l.includes("/__sim/orders"))
+      // The command and its continuation line, joined as the shell joins them.
+      const command = `${lines[start]!.trim().replace(/\\$/, "")} ${lines[start + 1]!.trim()}`
+      const run = spawnSync("sh", ["-c", `${command} --fail --silent --show-error`], { encoding: "utf8" })
+      expect(run.status, run.stderr).toBe(0)
+      const { orders } = await (await fetch(`${urlOf(output, "shopify")}/__sim/orders`)).json() as { orders: ReadonlyArray<unknown> }
+      expect(orders).toHaveLength(1)
+    } finally {
+      child.kill("SIGTERM")
+      await exited(child)
+    }
+  }, 60_000)
 })
