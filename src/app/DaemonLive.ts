@@ -3,7 +3,7 @@
  * database up. `podsync start`, the demo and the benchmarks launch this one layer.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
@@ -72,6 +72,9 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
 export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
   DaemonLive(config, options).pipe(
     Layer.provideMerge(dbLayer(config)),
-    // Built first, so released last: after the server and the database have closed.
-    Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.logInfo("podsync stopped"))))
+    // Built first, so released last: after the server and the database have closed. Not said when
+    // the daemon never started (the database locked, the port taken): its error is what is said.
+    Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer((exit) =>
+      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? Effect.void : Effect.logInfo("podsync stopped")
+    )))
   )

@@ -27,19 +27,27 @@ const levels: Record<AppConfig["log"]["level"], LogLevel.LogLevel> = {
 
 const isLevelName = (name: string): name is AppConfig["log"]["level"] => name in levels
 
-/** JSON lines on stderr (stdout stays for command output), at the level of $PODSYNC_LOG_LEVEL, else the config's. */
-export const loggerLayer = (configured: AppConfig["log"]["level"]) => {
+/**
+ * Log lines on stderr (stdout stays for command output), at the level of $PODSYNC_LOG_LEVEL (or
+ * --log-level), else the config's: readable lines on a terminal, JSON lines otherwise (a file, a
+ * pipe, a log collector), unless `log.format` says which.
+ */
+export const loggerLayer = (configured: AppConfig["log"]["level"], format: AppConfig["log"]["format"] = "auto") => {
   const fromEnv = process.env.PODSYNC_LOG_LEVEL
   const level = fromEnv !== undefined && isLevelName(fromEnv) ? fromEnv : configured
+  const readable = format === "text" || (format === "auto" && process.stderr.isTTY === true)
   return Layer.merge(
-    Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.jsonLogger)),
+    Logger.replace(
+      Logger.defaultLogger,
+      readable ? Logger.prettyLogger({ stderr: true, colors: "auto", mode: "tty" }) : Logger.withConsoleError(Logger.jsonLogger)
+    ),
     Logger.minimumLogLevel(levels[level])
   )
 }
 
 /** Loads the config, then runs the command with its logger installed. */
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level)))
+  Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level, config.log.format)))
 
 /** The running daemon's HTTP address, as this machine reaches it (a wildcard listen address is reached on loopback). */
 export const daemonUrl = (config: AppConfig, path: string) => {

@@ -50,6 +50,8 @@ const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema
   Schema.optionalWith(schema, { default: value, exact: true })
 
 const LogLevel = Schema.Literal("trace", "debug", "info", "warning", "error", "none")
+/** auto: readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
+const LogFormat = Schema.Literal("auto", "text", "json")
 
 const RateLimit = Schema.Struct({
   requests: withDefault(IntLike.pipe(Schema.positive()), () => 100),
@@ -225,7 +227,10 @@ export const AppConfig = Schema.Struct({
     () => ({})
   ),
   dataDir: withDefault(Schema.NonEmptyTrimmedString, () => "./data"),
-  log: withDefault(Schema.Struct({ level: withDefault(LogLevel, () => "info" as const) }), () => ({ level: "info" as const })),
+  log: withDefault(
+    Schema.Struct({ level: withDefault(LogLevel, () => "info" as const), format: withDefault(LogFormat, () => "auto" as const) }),
+    () => ({ level: "info" as const, format: "auto" as const })
+  ),
   server: withDefault(
     Schema.Struct({
       host: withDefault(Schema.NonEmptyTrimmedString, () => "127.0.0.1"),

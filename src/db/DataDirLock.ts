@@ -34,6 +34,12 @@ const readOwner = (file: string): number | undefined => {
   }
 }
 
+/** The live process other than this one that holds the data directory, if one does (nothing is taken). */
+export const dataDirHolder = (dataDir: string): DataDirLockedError | undefined => {
+  const owner = readOwner(path.join(dataDir, LOCK_FILE))
+  return owner !== undefined && owner !== process.pid && isAlive(owner) ? new DataDirLockedError({ dataDir, pid: owner }) : undefined
+}
+
 /**
  * Takes the data directory for this process: a lock file holding our pid,
  * created exclusively. A lock left by a dead process (kill -9) is taken over;

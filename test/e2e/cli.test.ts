@@ -81,6 +81,18 @@ describe("podsync start on the embedded database", () => {
       const second = podsync(["start", "--config", config])
       expect(second.code).toBe(1)
       expect(second.stderr).toMatch(/in use by another podsync process \(pid \d+\)/)
+      // It never started: nothing else is said (no "podsync stopped", no log lines).
+      expect(second.stderr.trim().split("\n")).toHaveLength(1)
+
+      // Another data folder on the taken port: the port is said at once, alone, before anything starts.
+      const elsewhere = path.join(dir, "elsewhere")
+      fs.mkdirSync(elsewhere)
+      const taken = podsync(["start", "--config", exampleConfig(elsewhere, port)])
+      expect(taken.code).toBe(1)
+      expect(taken.stderr).toBe(
+        `podsync: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port} (is another podsync running? change server.port)\n`
+      )
+      expect(fs.existsSync(path.join(elsewhere, "data"))).toBe(false)
 
       const status = podsync(["status", "--config", config])
       expect(status.code).toBe(0)
@@ -159,6 +171,22 @@ describe("--log-level", () => {
     const after = podsync(["migrate", "--config", fresh("log-after"), "--log-level=none"])
     expect(after.stdout).toContain("Applied:")
     expect(after.stderr).toBe("")
+  }, 60_000)
+
+  it("writes JSON lines off a terminal, and readable lines with log.format: text", () => {
+    const fresh = (name: string, format?: string) => {
+      const where = path.join(dir, name)
+      fs.mkdirSync(where)
+      const file = exampleConfig(where, 0)
+      if (format !== undefined) fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("format: auto", `format: ${format}`))
+      return file
+    }
+    // A test's stderr is a pipe: auto means JSON.
+    const json = podsync(["migrate", "--config", fresh("format-auto")])
+    expect(JSON.parse(json.stderr.trim().split("\n")[0]!)).toMatchObject({ message: "database migrated", logLevel: "INFO" })
+    const text = podsync(["migrate", "--config", fresh("format-text", "text")])
+    expect(text.stderr).toMatch(/INFO.*database migrated/)
+    expect(text.stderr).not.toContain('"message"')
   }, 60_000)
 })
 

@@ -46,7 +46,7 @@ export const makeDemoTerminal = (output: DemoOutput, plainEveryMs: number) => {
   const logger = (config: AppConfig): Layer.Layer<never> =>
     output.interactive
       ? Layer.merge(Logger.replace(Logger.defaultLogger, keepWarning), Logger.minimumLogLevel(LogLevel.Warning))
-      : loggerLayer(config.log.level)
+      : loggerLayer(config.log.level, config.log.format)
 
   const write = (text: string) => Effect.sync(() => output.write(text))
 
