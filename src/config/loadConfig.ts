@@ -67,6 +67,77 @@ export const interpolateEnv = (
 
 const decode = Schema.decodeUnknownEither(AppConfig, { errors: "all", onExcessProperty: "error" })
 
+/** Edits (insert, delete, replace) between two short words: how near a mistyped key is. */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+const LITERAL = /^Expected "([^"]*)", actual (.*)$/
+const UNEXPECTED = /^is unexpected, expected: (.*)$/
+
+/**
+ * The schema's issues as a person reads them: a value outside a set is one line ("expected one
+ * of …; got …") instead of one per allowed value, and an unknown key names the near one it
+ * probably meant ("did you mean …?"), else the keys allowed there.
+ */
+const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
+  const out: Array<ConfigIssue> = []
+  const choices = new Map<string, { readonly allowed: Array<string>; readonly actual: string; readonly at: number }>()
+  for (const issue of issues) {
+    const literal = LITERAL.exec(issue.message)
+    if (literal !== null) {
+      const known = choices.get(issue.path)
+      if (known !== undefined) {
+        known.allowed.push(literal[1]!)
+        continue
+      }
+      choices.set(issue.path, { allowed: [literal[1]!], actual: literal[2]!, at: out.length })
+      out.push(issue)
+      continue
+    }
+    const unexpected = UNEXPECTED.exec(issue.message)
+    if (unexpected !== null) {
+      const key = issue.path.split(/[.[\]]/).filter((part) => part !== "").pop() ?? ""
+      const allowed = [...unexpected[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!)
+      const near = allowed
+        .map((name) => ({ name, edits: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name) }))
+        .filter((c) => c.edits <= Math.max(1, Math.floor(key.length / 4)))
+        .sort((a, b) => a.edits - b.edits)[0]
+      out.push({
+        path: issue.path,
+        message: near !== undefined
+          ? `unknown key "${key}"; did you mean "${near.name}"?`
+          : `unknown key "${key}"; expected one of ${allowed.join(", ")}`
+      })
+      continue
+    }
+    out.push(issue)
+  }
+  for (const [path, { actual, allowed, at }] of choices) {
+    out[at] = allowed.length === 1
+      ? { path, message: `expected ${allowed[0]}; got ${actual}` }
+      : { path, message: `expected one of ${allowed.join(", ")}; got ${actual}` }
+  }
+  return out
+}
+
+/** The YAML lines around a syntax error, with a caret under its column. */
+const excerpt = (text: string, line: number, col: number): string => {
+  const lines = text.split(/\r?\n/)
+  const shown = [line - 1, line].filter((n) => n >= 1 && n <= lines.length)
+  const width = String(line).length
+  return shown.map((n) => `\n    ${String(n).padStart(width)} | ${lines[n - 1]}`).join("") +
+    `\n    ${" ".repeat(width)}   ${" ".repeat(Math.max(0, col - 1))}^`
+}
+
 /** Parses and decodes configuration text; every problem is reported, each with its path. */
 export const parseConfig = (
   text: string,
@@ -77,12 +148,19 @@ export const parseConfig = (
   const syntax = document.errors[0]
   if (syntax !== undefined) {
     // Later YAML errors cascade from the first; the first is the one to fix.
-    const position = syntax.linePos ? `line ${syntax.linePos[0].line}, column ${syntax.linePos[0].col}` : ""
-    const hint = text.includes("${") ? " (a ${NAME} inside { } or [ ] must be quoted)" : ""
+    const at = syntax.linePos?.[0]
+    const position = at ? `line ${at.line}, column ${at.col}` : ""
+    // The quoting hint only where a placeholder stands (the line, or the one before: YAML often notices a line late).
+    const near = at ? text.split(/\r?\n/).slice(Math.max(0, at.line - 2), at.line).join("\n") : text
+    const hint = near.includes("${") ? " (a ${NAME} inside { } or [ ] must be quoted)" : ""
+    const shown = at ? excerpt(text, at.line, at.col) : ""
     return Either.left(
       new ConfigError({
         file,
-        issues: [{ path: position, message: `YAML syntax error: ${syntax.message.split(/ at line \d+/)[0] ?? syntax.message}${hint}` }]
+        issues: [{
+          path: position,
+          message: `YAML syntax error: ${syntax.message.split(/ at line \d+/)[0] ?? syntax.message}${hint}${shown}`
+        }]
       })
     )
   }
@@ -91,7 +169,7 @@ export const parseConfig = (
   const decoded = decode(raw)
   if (Either.isRight(decoded) && envIssues.length === 0) return Either.right(decoded.right)
   const schemaIssues = Either.isLeft(decoded)
-    ? ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message }))
+    ? readable(ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => ({ path: formatPath(i.path), message: i.message })))
     : []
   const envPaths = new Set(envIssues.map((i) => i.path))
   const seen = new Set<string>()

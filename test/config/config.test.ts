@@ -157,9 +157,34 @@ schedules: { pull: "every five minutes" }
     ])
   })
 
-  it("reports YAML syntax errors with their line", () => {
-    const issues = issuesOf("pod: [unclosed\nstores: {")
-    expect(issues[0]?.path).toMatch(/^line \d+/)
+  it("reports YAML syntax errors with their line, shown with a caret under the column", () => {
+    const issues = issuesOf("pod:\n  baseUrl: https://x\n  timeoutMs: [1\nstores: []\n")
+    expect(issues).toHaveLength(1)
+    expect(issues[0]?.path).toBe("line 4, column 1")
+    expect(issues[0]?.message).toContain("YAML syntax error")
+    expect(issues[0]?.message).toContain("\n    3 |   timeoutMs: [1\n    4 | stores: []\n        ^")
+    // No placeholder near the mistake: no quoting hint.
+    expect(issues[0]?.message).not.toContain("must be quoted")
+  })
+
+  it("gives the quoting hint only where a ${NAME} stands near the mistake", () => {
+    const near = issuesOf("pod:\n  baseUrl: https://x\n  authHeaders: { key: ${KEY_HEADER}, secret: x\nstores: []\n")
+    expect(near[0]?.message).toContain("(a ${NAME} inside { } or [ ] must be quoted)")
+    const far = issuesOf("pod:\n  clientKey: ${POD_CLIENT_KEY}\n  baseUrl: https://x\n  timeoutMs: [1\nstores: []\n")
+    expect(far[0]?.message).not.toContain("must be quoted")
+  })
+
+  it("says a value outside a set once, with the set, and names the key a mistyped one probably meant", () => {
+    const issues = issuesOf(`${minimal()}\nlog:\n  level: loud\nschedule:\n  pull: "* * * * *"\nmystery: 1\n`, { POD_CLIENT_KEY: "k" })
+    expect(issues).toEqual(expect.arrayContaining([
+      { path: "log.level", message: 'expected one of trace, debug, info, warning, error, none; got "loud"' },
+      { path: "schedule", message: 'unknown key "schedule"; did you mean "schedules"?' },
+      { path: "mystery", message: 'unknown key "mystery"; expected one of database, dataDir, log, server, pod, stores, schedules, reports' }
+    ]))
+    expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)
+    expect(issuesOf(minimal().replace("pod:", "pod:\n  rateLimt: { requests: 5 }"), { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "pod.rateLimt", message: 'unknown key "rateLimt"; did you mean "rateLimit"?' }
+    ])
   })
 
   it("finds the file from --config, else $PODSYNC_CONFIG, else config/podsync.yaml", () => {
