@@ -73,11 +73,11 @@ const distance = (a: string, b: string): number => {
   for (let i = 1; i <= a.length; i++) {
     const row = [i]
     for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1))
     }
     previous = row
   }
-  return previous[b.length]!
+  return previous[b.length] ?? 0
 }
 
 const LITERAL = /^Expected "([^"]*)", actual (.*)$/
@@ -94,19 +94,20 @@ const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
   for (const issue of issues) {
     const literal = LITERAL.exec(issue.message)
     if (literal !== null) {
+      const [, value = "", actual = ""] = literal
       const known = choices.get(issue.path)
       if (known !== undefined) {
-        known.allowed.push(literal[1]!)
+        known.allowed.push(value)
         continue
       }
-      choices.set(issue.path, { allowed: [literal[1]!], actual: literal[2]!, at: out.length })
+      choices.set(issue.path, { allowed: [value], actual, at: out.length })
       out.push(issue)
       continue
     }
     const unexpected = UNEXPECTED.exec(issue.message)
     if (unexpected !== null) {
       const key = issue.path.split(/[.[\]]/).filter((part) => part !== "").pop() ?? ""
-      const allowed = [...unexpected[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!)
+      const allowed = [...(unexpected[1] ?? "").matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? "")
       const near = allowed
         .map((name) => ({ name, edits: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name) }))
         .filter((c) => c.edits <= Math.max(1, Math.floor(key.length / 4)))
