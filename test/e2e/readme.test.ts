@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -122,3 +122,25 @@ const waitFor = async (done: () => boolean, timeoutMs: number, output: () => str
     await new Promise((r) => setTimeout(r, 200))
   }
 }
+
+describe("the README's reference sections", () => {
+  it("list every command the CLI has", () => {
+    // The CLI names its commands in a usage mistake's answer.
+    const usage = spawnSync(process.execPath, [bin, "no-such-command"], { encoding: "utf8" }).stderr
+    const commands = /a command of: ([a-z, -]+)/.exec(usage)?.[1]?.split(", ") ?? []
+    expect(commands.length).toBeGreaterThan(5)
+    const table = fs.readFileSync("README.md", "utf8").split(/^## /m).find((s) => s.startsWith("CLI")) ?? ""
+    expect(commands.filter((command) => !table.includes(`| \`${command}`))).toEqual([])
+  })
+
+  it("list every HTTP endpoint the daemon serves", () => {
+    const routes = fs.readdirSync("src/http").filter((f) => f.endsWith(".ts")).flatMap((file) =>
+      [...fs.readFileSync(path.join("src/http", file), "utf8").matchAll(/HttpRouter\.(get|post)\(\s*"([^"]+)"/g)].map((m) =>
+        `${m[1]!.toUpperCase()} ${m[2]!.replace(":storeKey", "<store key>").replace(":name", "<file>")}`
+      )
+    )
+    expect(routes.length).toBeGreaterThan(10)
+    const section = fs.readFileSync("README.md", "utf8").split(/^## /m).find((s) => s.startsWith("HTTP")) ?? ""
+    expect(routes.filter((route) => !section.includes(`\`${route}`))).toEqual([])
+  })
+})
