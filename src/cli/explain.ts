@@ -1,7 +1,7 @@
-import { Args, Command } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import { HttpClientRequest } from "@effect/platform"
 import { Console, Effect, Option, Schema } from "effect"
-import { explainOrder, noOrderMessage, type OrderStory, renderStory } from "../pipeline/Explain.js"
+import { ambiguousMessage, lookUpOrder, noOrderMessage, type OrderStory, renderStory } from "../pipeline/Explain.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
@@ -27,27 +27,49 @@ const StoryBody = Schema.Struct({
   shipments: Schema.Array(Schema.Struct({ trackingNo: Schema.String, carrier: Schema.NullOr(Schema.String), pushState: Schema.String }))
 })
 
-/** `podsync explain <store key>:<store order id>`: the order's whole story. */
+/**
+ * `podsync explain <order> [--store KEY]`: the order's whole story. The order is its reference
+ * (`acme-shopify:5550001`) or what the store shows the seller: its name (`#1006`) or number.
+ */
 export const explainCommand = Command.make(
   "explain",
-  { config: configOption, reference: Args.text({ name: "store key:store order id" }) },
-  ({ config, reference }) =>
+  {
+    config: configOption,
+    store: Options.text("store").pipe(
+      Options.withDescription("the store, when an order name or number is in several (its key)"),
+      Options.optional
+    ),
+    reference: Args.text({ name: "order: <store key>:<store order id>, or the order name (#1006)" })
+  },
+  ({ config, reference, store }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const fromDatabase = explainOrder(reference).pipe(
+        const storeKey = Option.getOrUndefined(store)
+        const fromDatabase = lookUpOrder(reference, storeKey).pipe(
           Effect.provide(OrdersRepo.Default),
           Effect.provide(ShipmentsRepo.Default),
-          Effect.provide(existingDbLayer(app))
+          Effect.provide(existingDbLayer(app)),
+          Effect.flatMap((found) => {
+            switch (found._tag) {
+              case "Found":
+                return Effect.succeed(found.story)
+              case "NotFound":
+                return Effect.fail(new CliFailure({ message: noOrderMessage(reference) }))
+              case "Ambiguous":
+                return Effect.fail(new CliFailure({ message: ambiguousMessage(reference, found.references) }))
+            }
+          })
         )
-        // A daemon on the embedded database holds it: it tells the story (or says it knows no such order).
+        // A daemon on the embedded database holds it: it tells the story (or says why it cannot).
         const told = yield* askEmbeddedDaemon(
           app,
-          HttpClientRequest.get(daemonUrl(app, "/explain")).pipe(HttpClientRequest.setUrlParam("ref", reference)),
+          HttpClientRequest.get(daemonUrl(app, "/explain")).pipe(
+            HttpClientRequest.setUrlParams({ ref: reference, ...(storeKey === undefined ? {} : { store: storeKey }) })
+          ),
           StoryBody,
           "10 seconds"
         )
-        const story: OrderStory | undefined = Option.isSome(told) ? told.value : yield* fromDatabase
-        if (story === undefined) return yield* new CliFailure({ message: noOrderMessage(reference) })
+        const story: OrderStory = Option.isSome(told) ? told.value : yield* fromDatabase
         yield* Console.log(renderStory(story))
       }))
-).pipe(Command.withDescription("Tell an order's whole story"))
+).pipe(Command.withDescription("Tell an order's whole story (by its reference, or the order name the store shows)"))

@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { explainOrder, noOrderMessage } from "../pipeline/Explain.js"
+import { ambiguousMessage, lookUpOrder, noOrderMessage } from "../pipeline/Explain.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
 
@@ -34,11 +34,21 @@ export const ControlRoutes = HttpRouter.empty.pipe(
     Effect.gen(function*() {
       if (!(yield* fromLoopback)) return loopbackOnly("/explain")
       const ref = yield* stringParam("ref")
-      if (ref === undefined) return HttpServerResponse.unsafeJson({ error: "give ?ref=<store key>:<store order id>" }, { status: 400 })
-      const story = yield* explainOrder(ref)
-      return story === undefined
-        ? HttpServerResponse.unsafeJson({ error: noOrderMessage(ref) }, { status: 404 })
-        : HttpServerResponse.unsafeJson(story)
+      if (ref === undefined) {
+        return HttpServerResponse.unsafeJson({ error: "give ?ref=<store key>:<store order id> or the order name, and &store=KEY" }, {
+          status: 400
+        })
+      }
+      const store = yield* stringParam("store")
+      const found = yield* lookUpOrder(ref, store)
+      switch (found._tag) {
+        case "Found":
+          return HttpServerResponse.unsafeJson(found.story)
+        case "NotFound":
+          return HttpServerResponse.unsafeJson({ error: noOrderMessage(ref) }, { status: 404 })
+        case "Ambiguous":
+          return HttpServerResponse.unsafeJson({ error: ambiguousMessage(ref, found.references) }, { status: 409 })
+      }
     })
   )
 )

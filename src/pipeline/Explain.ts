@@ -22,11 +22,37 @@ const heldMessageOf = (details: unknown): string | null => {
   return typeof message === "string" && message !== "" ? message : null
 }
 
-/** An order's whole story from order_events, for `podsync explain`. */
-/** What `explain` says of a reference it does not know (the CLI and the daemon's /explain alike). */
+/** What `explain` says of an order it cannot find (the CLI and the daemon's /explain alike). */
 export const noOrderMessage = (reference: string) =>
-  `no order ${reference} (expected <store key>:<store order id>, e.g. acme-shopify:5550001)`
+  `no order ${reference} (give its reference <store key>:<store order id>, e.g. acme-shopify:5550001, or the store's order name, e.g. #1006)`
 
+/** What `explain` says when what the seller gave names orders in several stores. */
+export const ambiguousMessage = (said: string, references: ReadonlyArray<string>) =>
+  `${said} is more than one order: ${references.join(", ")}. Give the reference, or add --store KEY`
+
+export type Lookup =
+  | { readonly _tag: "Found"; readonly story: OrderStory }
+  | { readonly _tag: "NotFound" }
+  | { readonly _tag: "Ambiguous"; readonly references: ReadonlyArray<string> }
+
+/**
+ * The story of the order a seller means: its reference (`acme-shopify:5550001`), or what the store
+ * shows them (the order name `#1006`, with or without the #, or the order id), in `storeKey` when given.
+ */
+export const lookUpOrder = (said: string, storeKey?: string) =>
+  Effect.gen(function*() {
+    const exact = storeKey === undefined ? yield* explainOrder(said) : undefined
+    if (exact !== undefined) return { _tag: "Found", story: exact } satisfies Lookup
+    const orders = yield* OrdersRepo
+    const named = yield* orders.referencesNamed(said, storeKey)
+    const [only, ...others] = named
+    if (only === undefined) return { _tag: "NotFound" } satisfies Lookup
+    if (others.length > 0) return { _tag: "Ambiguous", references: named.map((n) => n.referenceId) } satisfies Lookup
+    const story = yield* explainOrder(only.referenceId)
+    return story === undefined ? ({ _tag: "NotFound" } satisfies Lookup) : ({ _tag: "Found", story } satisfies Lookup)
+  })
+
+/** An order's whole story from order_events, for `podsync explain`. */
 export const explainOrder = (referenceId: string) =>
   Effect.gen(function*() {
     const orders = yield* OrdersRepo

@@ -308,6 +308,24 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
         .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
 
+    /**
+     * The references of the orders a seller may mean by `said`: the store's order name (`#1006`,
+     * with or without the #) or its order id, in `storeKey` when given. A scan: for a person's
+     * lookup, not a loop.
+     */
+    const referencesNamed = (said: string, storeKey?: string) =>
+      db.use((k) => {
+        const bare = said.replace(/^#/, "")
+        let q = k.selectFrom("store_orders").select(["reference_id", "store_key"]).where((w) =>
+          w.or([
+            w(sql<string>`normalized->>'name'`, "in", [said, bare, `#${bare}`]),
+            w("store_order_id", "=", bare)
+          ])
+        )
+        if (storeKey !== undefined) q = q.where("store_key", "=", storeKey)
+        return q.orderBy("reference_id").limit(20).execute()
+      }).pipe(Effect.map((rows) => rows.map((r) => ({ referenceId: r.reference_id, storeKey: r.store_key }))))
+
     /** The order whose POD order or POD draft has this id (a webhook about a draft names the draft). */
     const byPodId = (podId: string) =>
       db.use((k) =>
@@ -385,6 +403,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       transition,
       transitionMany,
       byReference,
+      referencesNamed,
       byPodId,
       byId,
       story,

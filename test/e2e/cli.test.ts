@@ -107,7 +107,9 @@ describe("podsync start on the embedded database", () => {
       expect(reconcile.stdout).toContain("The running daemon is reconciling")
       expect(reconcile.code).toBe(0)
       const unknown = podsync(["explain", "nobody:1", "--config", config])
-      expect(unknown.stderr).toBe("podsync: no order nobody:1 (expected <store key>:<store order id>, e.g. acme-shopify:5550001)\n")
+      expect(unknown.stderr).toBe(
+        "podsync: no order nobody:1 (give its reference <store key>:<store order id>, e.g. acme-shopify:5550001, or the store's order name, e.g. #1006)\n"
+      )
       expect(unknown.code).toBe(1)
 
       const stoppedAt = Date.now()
@@ -138,7 +140,11 @@ describe("a usage mistake", () => {
   it.each([
     [["bogus"], /Invalid subcommand for podsync/, /usage: podsync <command> \[options\], a command of: start, migrate, check/],
     [["status", "--confg", "x.yaml"], /Received unknown argument: '--confg'/, /usage: podsync status \[--config text\]/],
-    [["explain"], /Missing argument <store key:store order id>/, /usage: podsync explain \[--config text\] <store key:store order id>/],
+    [
+      ["explain"],
+      /Missing argument <order: <store key>:<store order id>, or the order name \(#1006\)>/,
+      /usage: podsync explain \[--config text\] \[--store text\] <order/
+    ],
     [["pull", "--store"], /--store/, /usage: podsync pull \[--config text\] \[--store text\]/],
     [
       ["--log-level", "loud", "status"],

@@ -99,6 +99,9 @@ describe("the demo's order stream", () => {
     expect(summary).toContain("demo-jsonfeed #1 unmatched: no mapping row")
     expect(summary).toContain("demo-etsy #7 mapped order, not pulled yet")
     expect(summary).toMatch(/^ {2}demo-woocommerce\s+1 order, +1 where expected: fulfilled 1$/m)
+    // How to look around afterwards, with an order the demo made.
+    expect(summary).toContain("  npx podsync status --config config/demo-all.yaml")
+    expect(summary).toContain("  npx podsync explain '#1' --store demo-jsonfeed --config config/demo-all.yaml")
   })
 
   it("redraws a terminal frame in place, every line within the terminal's width", () => {

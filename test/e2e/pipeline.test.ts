@@ -53,6 +53,8 @@ describe("the pipeline, daemon against the simulators", () => {
         expect(podOrder).toBe(200)
         const story = podsync(["explain", `demo-shopify:${ids[17]}`, "--config", config])
         expect(story.stdout).toContain("fulfilled")
+        // What the seller sees in Shopify names the same order.
+        expect(podsync(["explain", sample.name, "--config", config]).stdout).toBe(story.stdout)
         // Our own fulfillment changes what is left to ship: that is not a store edit for a person.
         expect(story.stdout).not.toContain("by hand")
         const tracking = /^ {2}tracking (\S+)/m.exec(story.stdout)?.[1]

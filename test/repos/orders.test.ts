@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
+import { ambiguousMessage, lookUpOrder } from "../../src/pipeline/Explain.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"
@@ -196,6 +197,29 @@ for (const database of testDatabases()) {
           expect([...moved.keys()]).toEqual([done])
           expect((yield* repo.byId(open)).state).toBe("shipped")
           expect((yield* repo.byId(done)).state).toBe("fulfilled")
+        }))
+
+      it.effect("finds the order a seller means by what the store shows (#1006, 1006, the order id), per store when two have it", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          yield* repo.upsertPulled(sampleOrder({ storeOrderId: "n1", name: "#7006" }), "acme-shopify:n1")
+          yield* repo.upsertPulled(sampleOrder({ storeKey: "acme-woo", storeOrderId: "7006", name: "#7006" }), "acme-woo:7006")
+          yield* repo.upsertPulled(sampleOrder({ storeOrderId: "n2", name: "#7007" }), "acme-shopify:n2")
+          const found = (said: string, store?: string) =>
+            Effect.map(
+              lookUpOrder(said, store),
+              (l) => l._tag === "Found" ? l.story.referenceId : l._tag === "Ambiguous" ? l.references : l._tag
+            )
+          expect(yield* found("acme-shopify:n2")).toBe("acme-shopify:n2")
+          expect(yield* found("#7007")).toBe("acme-shopify:n2")
+          expect(yield* found("7007")).toBe("acme-shopify:n2")
+          expect(yield* found("#7006")).toEqual(["acme-shopify:n1", "acme-woo:7006"])
+          expect(yield* found("#7006", "acme-woo")).toBe("acme-woo:7006")
+          expect(yield* found("n1", "acme-shopify")).toBe("acme-shopify:n1")
+          expect(yield* found("#9999")).toBe("NotFound")
+          expect(ambiguousMessage("#7006", ["acme-shopify:n1", "acme-woo:7006"])).toBe(
+            "#7006 is more than one order: acme-shopify:n1, acme-woo:7006. Give the reference, or add --store KEY"
+          )
         }))
     }
   )

@@ -51,6 +51,21 @@ const headline = (input: SummaryInput): string => {
   }
 }
 
+/** How to look at what the demo left (its database stays until the next demo), with an order it made. */
+const lookAround = (input: SummaryInput): ReadonlyArray<string> => {
+  const progress = input.progress
+  const order = progress.held[0] ?? progress.outstanding[0]
+  const several = progress.stores.length > 1
+  const config = `--config ${input.configFile}`
+  return [
+    "Look around (until the next demo starts; explain takes the order name the store shows):",
+    `  npx podsync status ${config}`,
+    ...(order === undefined ? [] : [
+      `  npx podsync explain '${order.name}'${several ? ` --store ${order.storeKey}` : ""} ${config}`
+    ])
+  ]
+}
+
 export const renderSummary = (input: SummaryInput): string => {
   const { progress, pod } = input
   const lines = [headline(input), "", "Final counts (orders by state):"]
@@ -93,6 +108,8 @@ export const renderSummary = (input: SummaryInput): string => {
       ? `  report    not written: ${input.report.notWritten}`
       : `  report    ${input.report.files.join("\n            ")}`,
     `  config    ${input.configFile}  (the local simulators; no credentials)`,
+    "",
+    ...lookAround(input),
     "",
     "Next: point podsync at your own store and POD account",
     "  1. cp config/podsync.example.yaml config/podsync.yaml   (every key is documented there)",
