@@ -1,4 +1,5 @@
-import { Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
+import { CliConfig, Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
+import { descriptionOf, renderHelp, renderOverview } from "./cli/Help.js"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
 import { checkCommand } from "./cli/check.js"
@@ -29,6 +30,21 @@ const podsync = Command.make("podsync").pipe(
   ])
 )
 
+/** Each command's help, as `podsync <command> --help` shows it. */
+const helps: Record<string, HelpDoc.HelpDoc> = {
+  start: Command.getHelp(startCommand, CliConfig.defaultConfig),
+  migrate: Command.getHelp(migrateCommand, CliConfig.defaultConfig),
+  check: Command.getHelp(checkCommand, CliConfig.defaultConfig),
+  status: Command.getHelp(statusCommand, CliConfig.defaultConfig),
+  simulate: Command.getHelp(simulateCommand, CliConfig.defaultConfig),
+  mappings: Command.getHelp(mappingsCommand, CliConfig.defaultConfig),
+  pull: Command.getHelp(pullCommand, CliConfig.defaultConfig),
+  reconcile: Command.getHelp(reconcileCommand, CliConfig.defaultConfig),
+  explain: Command.getHelp(explainCommand, CliConfig.defaultConfig),
+  report: Command.getHelp(reportCommand, CliConfig.defaultConfig),
+  demo: Command.getHelp(demoCommand, CliConfig.defaultConfig)
+}
+
 /** Each command's usage line, as its --help shows it. */
 const usages: Record<string, Usage.Usage> = {
   start: Command.getUsage(startCommand),
@@ -44,7 +60,9 @@ const usages: Record<string, Usage.Usage> = {
   demo: Command.getUsage(demoCommand)
 }
 
-const cli = Command.run(podsync, { name: "podsync", version: "0.1.0" })
+const VERSION = "0.1.0"
+
+const cli = Command.run(podsync, { name: "podsync", version: VERSION })
 
 const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "none"]
 
@@ -96,9 +114,26 @@ let failureExitCode = 1
 
 const argv = takeLogLevel(process.argv)
 
-const run: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = usageMistake === undefined
-  ? cli(argv)
-  : Effect.fail(usageMistake)
+/**
+ * `--help`/`-h`: podsync's own rendering (Help.ts) of the named command's help, else of podsync's.
+ * (`mappings load --help` shows `mappings`' help, which lists both of its commands.)
+ */
+const helpAsked = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
+const helpText = () => {
+  const name = argv.slice(2).find((arg) => Object.hasOwn(helps, arg))
+  const doc = name === undefined ? undefined : helps[name]
+  const usage = name === undefined ? undefined : usages[name]
+  if (doc === undefined || usage === undefined) {
+    return renderOverview(VERSION, Object.entries(helps).map(([command, help]) => [command, descriptionOf(help)] as const))
+  }
+  return renderHelp(HelpDoc.toAnsiText(Usage.getHelp(usage)).trim(), doc)
+}
+
+const run: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = usageMistake !== undefined
+  ? Effect.fail(usageMistake)
+  : helpAsked
+  ? Effect.sync(() => process.stdout.write(helpText()))
+  : cli(argv)
 
 const program = run.pipe(
   Effect.tapErrorCause((cause) => {

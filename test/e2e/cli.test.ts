@@ -288,3 +288,29 @@ describe("podsync simulate", () => {
     }
   }, 60_000)
 })
+
+describe("--help", () => {
+  it("lists every command on a line of at most 100 columns, with no colour codes off a terminal and no generic lines", () => {
+    const result = podsync(["--help"])
+    expect(result.code).toBe(0)
+    expect(result.stdout).not.toContain("\u001b[")
+    expect(result.stdout).not.toMatch(/A user-defined piece of text|This setting is optional|--completions|--wizard/)
+    for (
+      const command of ["start", "migrate", "check", "status", "simulate", "mappings", "pull", "reconcile", "explain", "report", "demo"]
+    ) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"))
+    }
+    expect(result.stdout.split("\n").every((line) => line.length <= 100)).toBe(true)
+    expect(result.stdout).toContain("--log-level trace | debug | info | warning | error | none")
+  })
+
+  it("shows a command's usage and its own options, before or after the command name", () => {
+    for (const args of [["explain", "--help"], ["-h", "explain"]]) {
+      const result = podsync(args)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\] <order/)
+      expect(result.stdout).toContain("the store, when an order name or number is in several (its key)")
+      expect(result.stdout).not.toMatch(/\u001b\[|A user-defined piece of text/)
+    }
+  })
+})
