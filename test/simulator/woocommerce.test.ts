@@ -4,6 +4,7 @@ import {
   startWooCommerceSimulator,
   type RunningWooCommerceSimulator
 } from "../../src/simulator/woocommerce/index.js"
+import { simAdmin } from "../support/simAdmin.js"
 
 // REST v3 fidelity of the WooCommerce simulator: auth, listing and its date bounds, updates, notes,
 // refunds, the Shipment Tracking extension on and off, host faults.
@@ -29,15 +30,7 @@ const api = async (method: string, path: string, body?: unknown, headers: Record
   }
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const advance = (seconds: number) => {
   simTime += seconds * 1000
