@@ -9,7 +9,7 @@ import { Effect, type Scope } from "effect"
 import { draftedAnnotation, type FulfillmentPush } from "../../../src/domain/StoreTypes.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { isAmbiguous } from "../../../src/stores/StoreErrors.js"
-import { eventually, simulatorAdmin } from "./SimulatorHarness.js"
+import { eventually, simulatorAdmin, statsOf } from "./SimulatorHarness.js"
 
 /** An order as placed on a simulator: its id, its lines' ids in order, and the simulator's own record. */
 export interface PlacedOrder<Raw> {
@@ -17,6 +17,16 @@ export interface PlacedOrder<Raw> {
   readonly lineIds: ReadonlyArray<string>
   readonly raw: Raw
 }
+
+/** The lines of the order every case places: two tees, a mug and a tote, in that order. */
+export const threeLines = [
+  { sku: "TEE-BLK-M", title: "Classic Tee", quantity: 2 },
+  { sku: "MUG-WHT-11OZ", title: "Ceramic Mug", quantity: 1 },
+  { sku: "TOTE-NAT-OS", title: "Canvas Tote", quantity: 1 }
+]
+
+/** UPS tracking with its tracking page. */
+export const upsTracking = (number: string) => ({ company: "UPS", number, url: `https://www.ups.com/track?tracknum=${number}` })
 
 /** Which lines of an order, by index, and how many of each. */
 export type Lines = ReadonlyArray<readonly [index: number, quantity: number]>
@@ -36,19 +46,22 @@ export interface FulfillmentDriver<Sim extends { readonly url: string }, Raw> {
   readonly tracking: (number: string) => FulfillmentPush["tracking"]
   /** The simulator's name of the write that fulfils, for faults. */
   readonly fulfilOperation: string
-  readonly counts: (sim: Sim) => Effect.Effect<Counts>
+  /** The names of the simulator's `/__sim/stats` tallies of fulfilments and of emails to the buyer, by order. */
+  readonly counters: { readonly [K in keyof Counts]: string }
 }
 
-/** A driver for platforms whose fulfilments carry lines and that hold, refund and cancel orders. */
+/**
+ * A driver for platforms whose fulfilments carry lines and that hold, refund and cancel orders. Their
+ * simulators share the admin API of an order's life: `POST /__sim/orders/:id/hold`, `…/release`,
+ * `…/cancel`, and `PATCH /__sim/orders/:id` for what is left of each line.
+ */
 export interface LinesDriver<Sim extends { readonly url: string }, Raw> extends FulfillmentDriver<Sim, Raw> {
-  /** The order's fulfilments on the simulator: the lines and quantities of each, by tracking number. */
-  readonly fulfilments: (sim: Sim, order: PlacedOrder<Raw>) => Effect.Effect<Record<string, ReadonlyArray<readonly [string, number]>>>
+  /** The fulfilments of an order as `GET /__sim/orders/:id` answers it: the tracking number of each, and its lines and quantities. */
+  readonly fulfilled: (stored: Raw) => ReadonlyArray<readonly [number: string, lines: ReadonlyArray<readonly [string, number]>]>
   /** Holds the order on the simulator; answers the holds a push should report. */
   readonly hold: (sim: Sim, order: PlacedOrder<Raw>) => Effect.Effect<ReadonlyArray<Record<string, string>>>
-  readonly release: (sim: Sim, order: PlacedOrder<Raw>) => Effect.Effect<void>
-  /** Refunds units: what is left of each line, by index. */
-  readonly refund: (sim: Sim, order: PlacedOrder<Raw>, left: Lines) => Effect.Effect<void>
-  readonly cancel: (sim: Sim, order: PlacedOrder<Raw>) => Effect.Effect<void>
+  /** The field of `PATCH /__sim/orders/:id` that sets what is left of each line (after a refund). */
+  readonly linesField: string
   /** An order id the store never had. */
   readonly unknownOrderId: string
 }
@@ -67,6 +80,13 @@ const answered = (order: PlacedOrder<unknown>, lines: Lines) =>
 
 /** The lines of `order` by index, as the simulator records them. */
 const recorded = (order: PlacedOrder<unknown>, lines: Lines) => lines.map(([index, quantity]) => [order.lineIds[index]!, quantity] as const)
+
+/** What the simulator counts, by its `/__sim/stats`. */
+const countsOf = (sim: { readonly url: string }, counters: { readonly [K in keyof Counts]: string }): Effect.Effect<Counts> =>
+  Effect.map(statsOf<Record<string, Record<string, number>>>(sim), (stats) => ({
+    fulfilments: stats[counters.fulfilments]!,
+    emails: stats[counters.emails]!
+  }))
 
 const placed = <Sim extends { readonly url: string }, Raw>(driver: FulfillmentDriver<Sim, Raw>, overrides = {}) =>
   Effect.gen(function*() {
@@ -121,7 +141,7 @@ export const fulfilsOnceAfterAnAmbiguousFailure = <Sim extends { readonly url: s
         // The drop came after the commit: the read-back finds it. Otherwise the retry creates it.
         expect(retried._tag).toBe(kind === "commitThenDrop" ? "AlreadyPushed" : "Created")
         yield* check.stored(sim, order, "1ZAMBIGUOUS0001")
-        expect(yield* driver.counts(sim)).toEqual({ fulfilments: { [order.id]: 1 }, emails: { [order.id]: 1 } })
+        expect(yield* countsOf(sim, driver.counters)).toEqual({ fulfilments: { [order.id]: 1 }, emails: { [order.id]: 1 } })
       }))
   }
 }
@@ -129,7 +149,10 @@ export const fulfilsOnceAfterAnAmbiguousFailure = <Sim extends { readonly url: s
 /** The fulfilments are the ones pushed, line for line. */
 export const fulfilledAsPushed =
   <Sim extends { readonly url: string }, Raw>(driver: LinesDriver<Sim, Raw>) => (sim: Sim, order: PlacedOrder<Raw>, number: string) =>
-    Effect.map(driver.fulfilments(sim, order), (stored) => expect(stored).toEqual({ [number]: recorded(order, [[0, 2], [1, 1]]) }))
+    Effect.map(fulfilmentsOf(driver, sim, order), (stored) => expect(stored).toEqual({ [number]: recorded(order, [[0, 2], [1, 1]]) }))
+
+const fulfilmentsOf = <Sim extends { readonly url: string }, Raw>(driver: LinesDriver<Sim, Raw>, sim: Sim, order: PlacedOrder<Raw>) =>
+  Effect.map(simulatorAdmin<Raw>(sim, "GET", `orders/${order.id}`), (stored) => Object.fromEntries(driver.fulfilled(stored)))
 
 /** Cases of platforms whose fulfilments carry lines, and that hold, refund and cancel orders. */
 export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
@@ -158,9 +181,9 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       const again = yield* connector.pushFulfillment({ ...request, tracking: { ...request.tracking, number: platformChecks.replayNumber } })
       expect(again).toEqual({ _tag: "AlreadyPushed", fulfillmentIds: first._tag === "Created" ? first.fulfillmentIds : [] })
 
-      expect(Object.keys(yield* driver.fulfilments(sim, order))).toEqual(["1Z999AA10123456784"])
+      expect(Object.keys(yield* fulfilmentsOf(driver, sim, order))).toEqual(["1Z999AA10123456784"])
       yield* platformChecks.first(sim, order, request)
-      expect((yield* driver.counts(sim)).emails).toEqual({ [order.id]: 1 })
+      expect((yield* countsOf(sim, driver.counters)).emails).toEqual({ [order.id]: 1 })
     }))
 
   it.scopedLive(`${driver.platform}: does not email the buyer when the store's config says not to`, () =>
@@ -168,7 +191,7 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       const { sim, order, connector } = yield* placed(driver, { notifyCustomer: false })
       const outcome = yield* connector.pushFulfillment(push(order, [[0, 2]], "TRACK-QUIET"))
       expect(outcome).toMatchObject({ _tag: "Created", notifiedCustomer: false })
-      expect((yield* driver.counts(sim)).emails).toEqual({})
+      expect((yield* countsOf(sim, driver.counters)).emails).toEqual({})
     }))
 
   fulfilsOnceAfterAnAmbiguousFailure(driver, { failure: platformChecks.ambiguousFailure, stored: fulfilledAsPushed(driver) })
@@ -181,14 +204,14 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       const boxB = yield* connector.pushFulfillment(push(order, [[0, 1], [2, 1]], "BOX-B-0002"))
       expect(boxA).toMatchObject({ _tag: "Created", lines: answered(order, [[0, 1], [1, 1]]) })
       expect(boxB).toMatchObject({ _tag: "Created", lines: answered(order, [[0, 1], [2, 1]]) })
-      expect(yield* driver.fulfilments(sim, order)).toEqual({
+      expect(yield* fulfilmentsOf(driver, sim, order)).toEqual({
         "BOX-A-0001": recorded(order, [[0, 1], [1, 1]]),
         "BOX-B-0002": recorded(order, [[0, 1], [2, 1]])
       })
       yield* platformChecks.packed?.(sim, order) ?? Effect.void
       // Replaying the first box changes nothing.
       expect((yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001")))._tag).toBe("AlreadyPushed")
-      expect((yield* driver.counts(sim)).fulfilments).toEqual({ [order.id]: 2 })
+      expect((yield* countsOf(sim, driver.counters)).fulfilments).toEqual({ [order.id]: 2 })
     }))
 
   it.scopedLive(`${driver.platform}: reports a held order instead of forcing it, and pushes once released`, () =>
@@ -197,15 +220,17 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       const holds = yield* driver.hold(sim, order)
       const request = push(order, [[0, 2]], "HELD-0001")
       expect(yield* connector.pushFulfillment(request)).toEqual({ _tag: "OnHold", holds })
-      expect((yield* driver.counts(sim)).fulfilments).toEqual({})
-      yield* driver.release(sim, order)
+      expect((yield* countsOf(sim, driver.counters)).fulfilments).toEqual({})
+      yield* simulatorAdmin(sim, "POST", `orders/${order.id}/release`)
       expect((yield* connector.pushFulfillment(request))._tag).toBe("Created")
     }))
 
   it.scopedLive(`${driver.platform}: fulfils only what is left after a refund; nothing for a refunded line, a cancelled or unknown order`, () =>
     Effect.gen(function*() {
       const { sim, order, connector } = yield* placed(driver)
-      yield* driver.refund(sim, order, [[0, 1], [1, 0]])
+      yield* simulatorAdmin(sim, "PATCH", `orders/${order.id}`, {
+        [driver.linesField]: [{ id: order.lineIds[0], currentQuantity: 1 }, { id: order.lineIds[1], currentQuantity: 0 }]
+      })
       expect(yield* connector.pushFulfillment(push(order, [[1, 1]], "REFUNDED-MUG"))).toMatchObject({ _tag: "NothingToFulfil" })
       expect(yield* connector.pushFulfillment(push(order, [[0, 2]], "ONE-TEE-LEFT"))).toMatchObject({
         _tag: "Created",
@@ -213,7 +238,7 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       })
 
       const cancelled = yield* driver.place(sim)
-      yield* driver.cancel(sim, cancelled)
+      yield* simulatorAdmin(sim, "POST", `orders/${cancelled.id}/cancel`, { reason: "customer" })
       expect(yield* connector.pushFulfillment(push(cancelled, [[0, 2]], "TOO-LATE"))).toMatchObject({
         _tag: "Rejected",
         reason: "order_cancelled"
@@ -222,19 +247,18 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
         _tag: "Rejected",
         reason: "unknown_order"
       })
-      expect((yield* driver.counts(sim)).fulfilments).toEqual({ [order.id]: 1 })
+      expect((yield* countsOf(sim, driver.counters)).fulfilments).toEqual({ [order.id]: 1 })
     }))
 }
 
 /** Platforms without annotations: annotating succeeds and makes no request. */
 export const annotatesNothing = <Sim extends { readonly url: string }, Raw>(
-  driver: FulfillmentDriver<Sim, Raw>,
-  requests: (sim: Sim) => Effect.Effect<number>
+  driver: FulfillmentDriver<Sim, Raw>
 ) =>
   it.scopedLive(`${driver.platform}: annotating does nothing (the store keeps no annotations) and costs no request`, () =>
     Effect.gen(function*() {
       const { sim, order, connector } = yield* placed(driver)
       yield* connector.annotate(order.id, draftedAnnotation("dft_01HZX"))
       expect(connector.capabilities.annotations).toEqual([])
-      expect(yield* requests(sim)).toBe(0)
+      expect((yield* statsOf<{ requests: number }>(sim)).requests).toBe(0)
     }))

@@ -6,6 +6,8 @@ import type { RunningJsonFeedSimulator } from "../../../src/simulator/jsonfeed/i
 import {
   annotatesNothing,
   fulfilsByLines,
+  threeLines,
+  upsTracking,
   type LinesDriver,
   type PlacedOrder,
   pushOf,
@@ -13,47 +15,30 @@ import {
 } from "../contract/FulfillmentContract.js"
 import { admin, connectTo, type SimOrder, startSimulator, stats } from "./harness.js"
 
-const threeLineOrder = {
-  lines: [
-    { sku: "TEE-BLK-M", title: "Organic Tee", quantity: 2 },
-    { sku: "MUG-WHT-12OZ", title: "Enamel Mug", quantity: 1 },
-    { sku: "PRINT-MAT-A3", title: "Art Print", quantity: 1 }
-  ]
-}
-
-const tracking = (number: string) => ({ company: "UPS", number, url: `https://www.ups.com/track?tracknum=${number}` })
-
-const read = (sim: Parameters<typeof admin>[0], order: PlacedOrder<SimOrder>) => admin<SimOrder>(sim, "GET", `orders/${order.id}`)
-
 const driver: LinesDriver<RunningJsonFeedSimulator, SimOrder> = {
   platform: "JSON feed",
-  start: () => startSimulator(),
+  start: startSimulator,
   connect: connectTo,
   place: (sim) =>
-    Effect.map(admin<SimOrder>(sim, "POST", "orders", threeLineOrder), (raw) => ({ id: raw.id, lineIds: raw.lines.map((l) => l.id), raw })),
-  tracking,
-  fulfilOperation: "createFulfillment",
-  counts: (sim) => Effect.map(stats(sim), (s) => ({ fulfilments: s.fulfillmentsByOrder, emails: s.buyerEmailsByOrder })),
-  fulfilments: (sim, order) =>
     Effect.map(
-      read(sim, order),
-      (stored) =>
-        Object.fromEntries(stored.fulfillments.map((f) => [f.tracking.number, f.lines.map((l) => [l.line_id, l.quantity] as const)]))
+      admin<SimOrder>(sim, "POST", "orders", { lines: threeLines }),
+      (raw) => ({ id: raw.id, lineIds: raw.lines.map((l) => l.id), raw })
     ),
+  tracking: upsTracking,
+  fulfilOperation: "createFulfillment",
+  counters: { fulfilments: "fulfillmentsByOrder", emails: "buyerEmailsByOrder" },
+  fulfilled: (stored) => stored.fulfillments.map((f) => [f.tracking.number, f.lines.map((l) => [l.line_id, l.quantity] as const)]),
   hold: (sim, order) =>
     Effect.map(
       admin<SimOrder>(sim, "POST", `orders/${order.id}/hold`, { reason: "fraud_review" }),
       (held) => [{ heldId: held.holds[0]!.id, reason: "fraud_review" }]
     ),
-  release: (sim, order) => admin(sim, "POST", `orders/${order.id}/release`),
-  refund: (sim, order, left) =>
-    admin(sim, "PATCH", `orders/${order.id}`, {
-      lines: left.map(([index, currentQuantity]) => ({ id: order.lineIds[index], currentQuantity }))
-    }),
-  cancel: (sim, order) => admin(sim, "POST", `orders/${order.id}/cancel`, { reason: "customer" }),
+  linesField: "lines",
   unknownOrderId: "ord_404"
 }
-const push = pushOf(tracking)
+
+const read = (sim: Parameters<typeof admin>[0], order: PlacedOrder<SimOrder>) => admin<SimOrder>(sim, "GET", `orders/${order.id}`)
+const push = pushOf(upsTracking)
 
 /** A client of the storefront other than podsync (the seller's warehouse, say). */
 const otherClientFulfils = (sim: { baseUrl: string; token: string }, order: SimOrder, body: unknown) =>
@@ -79,7 +64,7 @@ describe("JSON feed fulfillment push", () => {
     replayNumber: "1z999aa1 0123456784",
     ambiguousFailure: (failure) => expect((failure as Error).message).toContain("read the store back before retrying")
   })
-  annotatesNothing(driver, (sim) => Effect.map(stats(sim), (s) => s.requests))
+  annotatesNothing(driver)
 
   it.scopedLive("emails the buyer when the push asks, though the store's config says not to", () =>
     Effect.gen(function*() {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { DRAFTED_TAG, draftedAnnotation } from "../../../src/domain/StoreTypes.js"
 import type { RunningShopifySimulator } from "../../../src/simulator/shopify/index.js"
-import { fulfilsByLines, type LinesDriver, type PlacedOrder } from "../contract/FulfillmentContract.js"
-import { admin, connectTo, startSimulator, stats } from "./harness.js"
+import { fulfilsByLines, threeLines, upsTracking, type LinesDriver, type PlacedOrder } from "../contract/FulfillmentContract.js"
+import { admin, connectTo, startSimulator } from "./harness.js"
 
 interface SimLine {
   readonly id: string
@@ -25,51 +25,29 @@ interface SimOrder {
   }>
 }
 
-const threeLineOrder = {
-  lineItems: [
-    { sku: "TEE-BLK-M", title: "Classic Tee", quantity: 2 },
-    { sku: "MUG-WHT-11OZ", title: "Ceramic Mug", quantity: 1 },
-    { sku: "TOTE-NAT-OS", title: "Canvas Tote", quantity: 1 }
-  ]
-}
-
-const tracking = (number: string) => ({ company: "UPS", number, url: `https://www.ups.com/track?tracknum=${number}` })
-
-const read = (sim: Parameters<typeof admin>[0], order: PlacedOrder<SimOrder>) => admin<SimOrder>(sim, "GET", `orders/${order.id}`)
-
 const driver: LinesDriver<RunningShopifySimulator, SimOrder> = {
   platform: "Shopify",
-  start: () => startSimulator(),
+  start: startSimulator,
   connect: connectTo,
   place: (sim) =>
-    Effect.map(admin<SimOrder>(sim, "POST", "orders", threeLineOrder), (raw) => ({
+    Effect.map(admin<SimOrder>(sim, "POST", "orders", { lineItems: threeLines }), (raw) => ({
       id: raw.legacyResourceId,
       lineIds: raw.lineItems.map((l) => l.id),
       raw
     })),
-  tracking,
+  tracking: upsTracking,
   fulfilOperation: "fulfillmentCreate",
-  counts: (sim) => Effect.map(stats(sim), (s) => ({ fulfilments: s.fulfillmentsByOrder, emails: s.notificationsByOrder })),
-  fulfilments: (sim, order) =>
-    Effect.map(
-      read(sim, order),
-      (stored) =>
-        Object.fromEntries(
-          stored.fulfillments.map((f) => [f.tracking[0]!.number!, f.lines.map((l) => [l.lineItemId, l.quantity] as const)])
-        )
-    ),
+  counters: { fulfilments: "fulfillmentsByOrder", emails: "notificationsByOrder" },
+  fulfilled: (stored) => stored.fulfillments.map((f) => [f.tracking[0]!.number!, f.lines.map((l) => [l.lineItemId, l.quantity] as const)]),
   hold: (sim, order) =>
     Effect.as(admin(sim, "POST", `orders/${order.id}/hold`, { reason: "HIGH_RISK_OF_FRAUD" }), [
       { heldId: order.raw.fulfillmentOrders[0]!.id, reason: "HIGH_RISK_OF_FRAUD", notes: "Held from the simulator admin" }
     ]),
-  release: (sim, order) => admin(sim, "POST", `orders/${order.id}/release`),
-  refund: (sim, order, left) =>
-    admin(sim, "PATCH", `orders/${order.id}`, {
-      lineItems: left.map(([index, currentQuantity]) => ({ id: order.lineIds[index], currentQuantity }))
-    }),
-  cancel: (sim, order) => admin(sim, "POST", `orders/${order.id}/cancel`, { reason: "customer" }),
+  linesField: "lineItems",
   unknownOrderId: "99999999"
 }
+
+const read = (sim: Parameters<typeof admin>[0], order: PlacedOrder<SimOrder>) => admin<SimOrder>(sim, "GET", `orders/${order.id}`)
 
 describe("Shopify fulfillment push", () => {
   fulfilsByLines(driver, {
@@ -88,7 +66,7 @@ describe("Shopify annotations", () => {
   it.scopedLive("tags the order podsync:drafted and keeps the draft id in a metafield, repeatably", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", { ...threeLineOrder, tags: ["vip"] })
+      const order = yield* admin<SimOrder>(sim, "POST", "orders", { lineItems: threeLines, tags: ["vip"] })
       const connector = yield* connectTo(sim)
       yield* connector.annotate(order.legacyResourceId, draftedAnnotation("dft_01HZX"))
       yield* connector.annotate(order.legacyResourceId, draftedAnnotation("dft_01HZX"))
