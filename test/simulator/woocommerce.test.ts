@@ -4,6 +4,7 @@ import {
   startWooCommerceSimulator,
   type RunningWooCommerceSimulator
 } from "../../src/simulator/woocommerce/index.js"
+import { simTeeLine } from "../stores/woocommerce/fixtures.js"
 import { simAdmin } from "../support/simAdmin.js"
 
 // REST v3 fidelity of the WooCommerce simulator: auth, listing and its date bounds, updates, notes,
@@ -92,13 +93,7 @@ describe("WooCommerce simulator: orders", () => {
     const created = await admin("POST", "orders", {
       currency: "EUR",
       lineItems: [{
-        name: "Classic Tee - Black, M",
-        parentName: "Classic Tee",
-        productId: 311,
-        variationId: 318,
-        sku: "TEE-BLA-M",
-        quantity: 2,
-        price: "24.00",
+        ...simTeeLine,
         meta: [{ key: "pa_size", value: "m" }, { key: "design_front", value: "https://cdn.example.com/f.png" }]
       }],
       shippingLine: { methodTitle: "Express", methodId: "flat_rate", total: "14.90" }

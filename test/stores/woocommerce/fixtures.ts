@@ -168,3 +168,14 @@ export const milanoOrderPayload = {
     collection: [{ href: "https://acme.example.com/wp-json/wc/v3/orders" }]
   }
 }
+
+/** The variable tee (Black, M), two at 24.00, as the simulator's admin API takes a line item. */
+export const simTeeLine = {
+  name: "Classic Tee - Black, M",
+  parentName: "Classic Tee",
+  productId: 311,
+  variationId: 318,
+  sku: "TEE-BLA-M",
+  quantity: 2,
+  price: "24.00"
+}
