@@ -10,7 +10,7 @@ import type { PodError } from "../../src/pod/PodErrors.js"
 import { EnvelopeStatus, ErrorBody, RateLimitBody } from "../../src/pod/schemas/Common.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
 import * as Money from "../../src/domain/Money.js"
-import { addFault, admin, draftInput, legacyClientLayer, podClientLayer, SIM_KEY, SIM_SECRET } from "./podSim.js"
+import { addFault, admin, draftInput, legacyClientLayer, podClientLayer, SIM_KEY, SIM_SECRET, adaLovelaceV2 } from "./podSim.js"
 
 let sim: RunningPodSimulator
 let strict: ReturnType<typeof podClientLayer>
@@ -90,13 +90,7 @@ const fullDraft = (referenceId: string) =>
   })
 
 const draftV2 = {
-  store_id: "store-1",
-  shipping_name: "Ada Lovelace",
-  shipping_address1: "12 Analytical Way",
-  shipping_city: "Los Angeles",
-  shipping_province_code: "CA",
-  shipping_zipcode: "90012",
-  shipping_country_code: "US",
+  ...adaLovelaceV2,
   shipping_method: 1,
   gift_message_body: "Hello",
   ioss_number: "IM2"
