@@ -25,14 +25,11 @@ const summary = (r: Received) => {
 
 beforeAll(async () => {
   sim = await startShopifySimulator({ seed: 11, webhookSecret: "whsec_test" })
-  await inbox.open()
 })
 afterAll(async () => {
   await sim.close()
-  await inbox.close()
 })
 beforeEach(async () => {
-  inbox.clear()
   await admin("POST", "reset")
   for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
     await admin("POST", "webhooks/subscribe", { topic, address: inbox.url })

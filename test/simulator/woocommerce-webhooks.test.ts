@@ -19,14 +19,11 @@ const signed = (r: Received, secret: string) =>
 
 beforeAll(async () => {
   sim = await startWooCommerceSimulator({ seed: 3, now: () => simTime, webhookSecret: "whsec_woo" })
-  await inbox.open()
 })
 afterAll(async () => {
   await sim.close()
-  await inbox.close()
 })
 beforeEach(async () => {
-  inbox.clear()
   simTime = Date.UTC(2026, 2, 2, 15, 0, 0)
   await admin("POST", "reset")
   await admin("POST", "webhooks/settings", { autoDeliver: false })

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, beforeEach } from "vitest"
 
 /** One delivery as the receiver got it: headers and the raw body, byte for byte. */
 export interface Received {
@@ -8,9 +9,9 @@ export interface Received {
 }
 
 /**
- * A webhook receiver on 127.0.0.1:0 that a simulator test file keeps open across its tests: it records
- * every delivery and answers with the next of `answers` (then 200). The arrays keep their identity, so
- * a file can take them apart once; `clear` empties both between tests.
+ * A webhook receiver on 127.0.0.1:0 that a simulator test file keeps open across its tests (opened
+ * before them, closed after): it records every delivery and answers with the next of `answers` (then
+ * 200). Both are emptied before each test; the arrays keep their identity, so a file can take them apart once.
  */
 export const webhookInbox = (path: string) => {
   const received: Array<Received> = []
@@ -18,7 +19,7 @@ export const webhookInbox = (path: string) => {
   const answers: Array<number> = []
   let server: Server | undefined
   let url = ""
-  return {
+  const inbox = {
     received,
     answers,
     /** The address to subscribe, once opened. */
@@ -43,4 +44,8 @@ export const webhookInbox = (path: string) => {
     },
     close: () => new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
   }
+  beforeAll(inbox.open)
+  afterAll(inbox.close)
+  beforeEach(inbox.clear)
+  return inbox
 }
