@@ -140,3 +140,14 @@ export const adaLovelaceV2 = {
   shipping_zipcode: "90012",
   shipping_country_code: "US"
 }
+
+/** The published webhook topics, in the order of their enum numbers (2 to 8). */
+export const PUBLISHED_TOPICS = [
+  "TOPIC_ORDER_COMPLETED",
+  "TOPIC_ORDER_CANCELLED",
+  "TOPIC_TRACKING_ORDER_UPDATED",
+  "TOPIC_ORDER_ON_HOLD",
+  "TOPIC_SHIPPING_ADDRESS_VERIFIED",
+  "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+  "TOPIC_PRODUCT_OUT_OF_STOCK"
+] as const
