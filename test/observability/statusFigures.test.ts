@@ -45,20 +45,14 @@ const seed = Effect.gen(function*() {
 
   yield* at(0)
   yield* put("acme", "new-1")
-  const held = yield* put("acme", "held-1")
-  yield* orders.transition(held, "pulled", "held", {
-    actor,
-    reason: "no mapping row",
-    held: { code: "unmatched", details: {} },
-    nextAttemptAt: null
-  })
-  const wooHeld = yield* put("woo", "held-2")
-  yield* orders.transition(wooHeld, "pulled", "held", {
-    actor,
-    reason: "city too long",
-    held: { code: "address", details: {} },
-    nextAttemptAt: null
-  })
+  /** An order pulled and held at once, with no next attempt. */
+  const putHeld = (storeKey: string, id: string, code: "unmatched" | "address", reason: string) =>
+    Effect.flatMap(
+      put(storeKey, id),
+      (row) => orders.transition(row, "pulled", "held", { actor, reason, held: { code, details: {} }, nextAttemptAt: null })
+    )
+  yield* putHeld("acme", "held-1", "unmatched", "no mapping row")
+  yield* putHeld("woo", "held-2", "address", "city too long")
 
   yield* at(30)
   yield* (yield* CursorsRepo).save("acme", { watermark: "2026-11-21T09:59:00Z" })

@@ -6,6 +6,7 @@ import { LegacyV2Client } from "../../src/pod/LegacyV2Client.js"
 import { DEFAULT_AUTH_HEADERS, PodClient, type PodClientConfig } from "../../src/pod/PodClient.js"
 import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
 import type { CreateDraftInput } from "../../src/pod/schemas/DraftRequests.js"
+import type { CreateWebhookInput } from "../../src/pod/schemas/Webhooks.js"
 import { type PodSimulatorOptions, type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { afterAll, beforeAll } from "vitest"
 
@@ -151,3 +152,13 @@ export const PUBLISHED_TOPICS = [
   "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
   "TOPIC_PRODUCT_OUT_OF_STOCK"
 ] as const
+
+/** An active V3 subscription of store-1 to `topic`, named `name`, delivered to `deliveryUrl`. */
+export const activeV3Webhook = (topic: CreateWebhookInput["topic"], name: string, deliveryUrl: string): CreateWebhookInput => ({
+  status: "STATUS_ACTIVE",
+  topic,
+  version: "VERSION_V3",
+  name,
+  delivery_url: deliveryUrl,
+  store_id: "store-1"
+})
