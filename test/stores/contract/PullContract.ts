@@ -95,3 +95,29 @@ export const answersNoneForAnUnknownOrder = <Sim extends { readonly url: string 
       expect(yield* connector.getOrder("999999")).toEqual(Option.none())
       expect(yield* connector.getOrder("not-a-number")).toEqual(Option.none())
     }))
+
+/**
+ * A connector whose credentials the store refuses (`refused`, connected with a wrong `secret`) fails
+ * reading an order with a typed auth error (of `operation`, where given) that does not carry the secret.
+ */
+export const refusesWrongCredentials = <Sim extends { readonly url: string }>(
+  driver: PullDriver<Sim>,
+  wrong: {
+    readonly refused: (sim: Sim) => Effect.Effect<StoreConnector, never, Scope.Scope>
+    readonly secret: string
+    readonly orderId: string
+    readonly operation?: string
+  }
+) =>
+  driver.test("fails with a typed auth error that does not carry the refused secret", () =>
+    Effect.gen(function*() {
+      const connector = yield* wrong.refused(yield* driver.start())
+      const error = yield* Effect.flip(connector.getOrder(wrong.orderId))
+      expect(error).toMatchObject({
+        _tag: "StoreAuthError",
+        status: 401,
+        ...(wrong.operation === undefined ? {} : { operation: wrong.operation })
+      })
+      expect(JSON.stringify(error)).not.toContain(wrong.secret)
+      expect(error.message).not.toContain(wrong.secret)
+    }))

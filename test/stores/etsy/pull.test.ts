@@ -27,6 +27,10 @@ const driver: PullDriver<RunningEtsySimulator> = {
 }
 
 describe("Etsy incremental pull", () => {
+  startsAtSince(driver, ({ nowSeconds }) => iso(nowSeconds))
+  answersNoneForAnUnknownOrder(driver)
+  resumesAfterACrash(driver)
+
   it.scopedLive("walks many pages while receipts are edited mid-walk, losing and duplicating nothing", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
@@ -107,10 +111,6 @@ describe("Etsy incremental pull", () => {
         [String(unpaid.receipt_id), false, "paid"]
       ])
     }))
-
-  resumesAfterACrash(driver)
-  startsAtSince(driver, ({ nowSeconds }) => iso(nowSeconds))
-  answersNoneForAnUnknownOrder(driver)
 
   it.scopedLive("still progresses through a tie with the smallest page (a page of 1 is raised to 2)", () =>
     Effect.gen(function*() {
