@@ -14,6 +14,13 @@ import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilP
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) => pacedSimulator((now) => startSimulator({ ...options, now }))
 
+/** A simulator whose clock the test owns, one order on it, and a connector whose requests time out after an hour. */
+const anOrderPaced = Effect.gen(function*() {
+  const { sim, advance } = yield* simulatorWithClock()
+  const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+  return { sim, advance, order, connector: yield* connectTo(sim, { requestTimeout }) }
+})
+
 describe("JSON feed pacing", () => {
   it("reads Retry-After as seconds or as an HTTP date", () => {
     const now = Date.UTC(2026, 2, 1, 9, 0, 0)
@@ -41,9 +48,7 @@ describe("JSON feed pacing", () => {
 
   it.scoped("after a 429 waits exactly Retry-After, sends nothing meanwhile, then succeeds", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock()
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, advance, order, connector } = yield* anOrderPaced
       yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "rateLimit", retryAfterSeconds: 7, count: 1 })
 
       const fiber = yield* Effect.fork(connector.getOrder(order.id))
@@ -67,9 +72,7 @@ describe("JSON feed pacing", () => {
 
   it.scoped("does not sit out a Retry-After over a minute: fails at once, and sends nothing until it has passed", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock()
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, advance, order, connector } = yield* anOrderPaced
       yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "429", retryAfterSeconds: 120, count: 1 })
 
       const first = yield* Effect.flip(connector.getOrder(order.id))
