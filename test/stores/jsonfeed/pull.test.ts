@@ -34,6 +34,15 @@ const driver: PullDriver<RunningJsonFeedSimulator> = {
   versionForm: (iso) => new Date(iso).toISOString()
 }
 
+/** `count` orders on a storefront whose clock has moved on past them, and a connector paging `pageSize` at a time. */
+const settledOrders = (count: number, pageSize: number) =>
+  Effect.gen(function*() {
+    const sim = yield* startSimulator()
+    const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count })
+    yield* settle(sim)
+    return { sim, ids, connector: yield* connectTo(sim, { pageSize }) }
+  })
+
 describe("JSON feed incremental pull", () => {
   startsAtSince(driver, ({ now }) => now)
   refusesWrongCredentials(driver, {
@@ -46,10 +55,7 @@ describe("JSON feed incremental pull", () => {
 
   it.scopedLive("walks many pages while orders are edited mid-walk, losing and duplicating nothing", () =>
     Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 45 })
-      yield* settle(sim)
-      const connector = yield* connectTo(sim, { pageSize: 10 })
+      const { sim, ids, connector } = yield* settledOrders(45, 10)
       let created = ""
       let editedAfterPull = ""
 
@@ -114,10 +120,7 @@ describe("JSON feed incremental pull", () => {
 
   it.scopedLive("walks the window again from its start when the storefront refuses a persisted cursor", () =>
     Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const { ids } = yield* admin<{ ids: Array<string> }>(sim, "POST", "orders/bulk", { count: 12 })
-      yield* settle(sim)
-      const connector = yield* connectTo(sim, { pageSize: 5 })
+      const { ids, connector } = yield* settledOrders(12, 5)
       const stale: StoreCursor = {
         watermark: "1970-01-01T00:00:00Z",
         continuation: JSON.stringify({ since: null, cursor: "expired-or-from-another-deploy", high: "1970-01-01T00:00:00Z", upper: null })
