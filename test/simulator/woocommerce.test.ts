@@ -6,6 +6,7 @@ import {
 } from "../../src/simulator/woocommerce/index.js"
 import { simTeeLine } from "../stores/woocommerce/fixtures.js"
 import { simAdmin } from "../support/simAdmin.js"
+import { listensStandalone } from "../support/standalone.js"
 
 // REST v3 fidelity of the WooCommerce simulator: auth, listing and its date bounds, updates, notes,
 // refunds, the Shipment Tracking extension on and off, host faults.
@@ -48,11 +49,7 @@ beforeEach(async () => {
 
 describe("WooCommerce simulator: standalone", () => {
   it("prints the line `podsync simulate` shows", async () => {
-    const lines: string[] = []
-    const running = await runWooCommerceSimulatorStandalone({ log: (line) => lines.push(line) })
-    await running.close()
-    expect(lines).toEqual([`woocommerce listening on ${running.url}`])
-    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    await listensStandalone("woocommerce", runWooCommerceSimulatorStandalone)
   })
 })
 
