@@ -1,22 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect } from "effect"
 import pg from "pg"
-import { DaemonLive } from "../../src/app/DaemonLive.js"
-import { loadConfig } from "../../src/config/loadConfig.js"
 import { postgresDatabase } from "../support/database.js"
-import { createOrders, driveUntil, freePort, getJson, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import { createOrders } from "../support/pipeline.js"
 import { startTcpProxy } from "../support/tcpProxy.js"
+import { daemonInProcess, fulfilsEachOrderOnce, scopedStack, until } from "../support/daemonInProcess.js"
 
 const url = process.env.TEST_DATABASE_URL
-
-const until = (what: string, done: () => Promise<boolean>, timeoutMs = 60_000) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  })
 
 const readyz = async (port: number) => (await fetch(`http://127.0.0.1:${port}/readyz`)).status
 
@@ -50,18 +40,8 @@ describe.runIf(url)("lost database connections under a running daemon (postgres)
           ])
         ).pipe(Effect.map((r) => (r.rows[0] as { n: number }).n))
 
-        const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
-        const port = yield* Effect.promise(() => freePort())
-        const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "*/2 * * * * *" }), {})
-        const lines: Array<string> = []
-        const logged = Layer.merge(
-          Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void lines.push(line))),
-          Logger.minimumLogLevel(LogLevel.Info)
-        )
-        const db = yield* Layer.build(postgresDatabase(proxied.toString()).layer)
-        yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
-          Effect.provide(logged)
-        )
+        const stack = yield* scopedStack()
+        const { port, lines } = yield* daemonInProcess(stack, postgresDatabase(proxied.toString()).layer)
         yield* until("the daemon to be ready", async () => (await readyz(port)) === 200)
 
         // Under load: orders arrive and are worked on while the connections are cut three times.
@@ -81,13 +61,7 @@ describe.runIf(url)("lost database connections under a running daemon (postgres)
         yield* Effect.promise(() => proxy.restore())
         yield* until("readiness to come back", async () => (await readyz(port)) === 200, 30_000)
 
-        const final = yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 35, 180_000))
-        expect(final).toEqual({ fulfilled: 35 })
-        const stats = yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))
-        expect(Object.keys(stats.draftsByReferenceId)).toHaveLength(35)
-        expect(stats.duplicateReferenceIds).toEqual([])
-        const shop = yield* Effect.promise(() => getJson(`${stack.shopify.url}/__sim/stats`))
-        expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+        yield* fulfilsEachOrderOnce(stack, port, 35, 180_000)
 
         // Each episode is said once when it starts and once when it ends, not once per failure.
         const wentAway = lines.filter((l) => l.includes("database unreachable since")).length

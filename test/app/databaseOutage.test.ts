@@ -1,31 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect } from "effect"
 import { sql } from "kysely"
-import { DaemonLive } from "../../src/app/DaemonLive.js"
-import { loadConfig } from "../../src/config/loadConfig.js"
 import { Db } from "../../src/db/Db.js"
 import { testDatabases } from "../support/database.js"
-import { createOrders, driveUntil, freePort, getJson, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
-
-/** Real time passes until `done` holds (the daemon works over real HTTP and cron ticks). */
-const until = (what: string, done: () => Promise<boolean>, timeoutMs = 60_000) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  })
+import { createOrders, driveUntil, statusOf } from "../support/pipeline.js"
+import { daemonInProcess, fulfilsEachOrderOnce, metric, scopedStack, until } from "../support/daemonInProcess.js"
 
 const readyz = async (port: number) => {
   const response = await fetch(`http://127.0.0.1:${port}/readyz`)
   return { status: response.status, body: await response.json() as { failing?: Array<{ dependency: string; failures: number }> } }
-}
-
-const metric = async (port: number, line: RegExp) => {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-  const found = text.split("\n").find((l) => line.test(l))
-  return found === undefined ? undefined : Number(found.split(" ").at(-1))
 }
 
 /**
@@ -40,20 +23,10 @@ describe.each(testDatabases())("a database failure under a running daemon ($name
     "is logged, counted and unready while it lasts; the daemon recovers with nothing lost or doubled",
     () =>
       Effect.gen(function*() {
-        const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
-        const port = yield* Effect.promise(() => freePort())
-        const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "*/2 * * * * *" }), {})
-        const lines: Array<string> = []
-        const logged = Layer.merge(
-          Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void lines.push(line))),
-          Logger.minimumLogLevel(LogLevel.Info)
-        )
-        const db = yield* Layer.build(database.layer)
+        const stack = yield* scopedStack()
+        const { port, lines, db } = yield* daemonInProcess(stack, database.layer)
         const run = <A, E>(statement: string) =>
           Effect.flatMap(Db, (d) => d.use((k) => sql.raw<A>(statement).execute(k))).pipe(Effect.provide(db)) as Effect.Effect<unknown, E>
-        yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
-          Effect.provide(logged)
-        )
         yield* until("the daemon to be ready", async () => (await readyz(port)).status === 200)
 
         yield* Effect.promise(() => createOrders(stack, 5))
@@ -83,11 +56,7 @@ describe.each(testDatabases())("a database failure under a running daemon ($name
         expect(lines.some((l) => l.includes("database back after"))).toBe(true)
         expect(yield* Effect.promise(() => metric(port, /^podsync_dependency_up\{dependency="database"\}/))).toBe(1)
 
-        const final = yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 10, 90_000))
-        expect(final).toEqual({ fulfilled: 10 })
-        const stats = yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))
-        expect(Object.keys(stats.draftsByReferenceId)).toHaveLength(10)
-        expect(stats.duplicateReferenceIds).toEqual([])
+        yield* fulfilsEachOrderOnce(stack, port, 10, 90_000)
       }),
     240_000
   )

@@ -1,26 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
-import { DaemonLive } from "../../src/app/DaemonLive.js"
-import { loadConfig } from "../../src/config/loadConfig.js"
+import { Effect } from "effect"
 import { testDatabases } from "../support/database.js"
-import { createOrders, driveUntil, freePort, getJson, startStack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import { createOrders, getJson, statusOf } from "../support/pipeline.js"
 import { simAdmin } from "../support/simAdmin.js"
-
-/** Real time passes until `done` holds (the daemon works over real HTTP and cron ticks). */
-const until = (what: string, done: () => Promise<boolean>, timeoutMs = 60_000) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  })
-
-const metric = async (port: number, line: RegExp) => {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-  const found = text.split("\n").find((l) => line.test(l))
-  return found === undefined ? undefined : Number(found.split(" ").at(-1))
-}
+import { daemonInProcess, fulfilsEachOrderOnce, metric, scopedStack, until } from "../support/daemonInProcess.js"
 
 interface Unreachable {
   readonly dependency: string
@@ -44,18 +27,8 @@ describe.each(testDatabases())("the POD service and a store down under a running
     "are probed, reported once each way, and the waiting work resumes the moment they answer",
     () =>
       Effect.gen(function*() {
-        const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
-        const port = yield* Effect.promise(() => freePort())
-        const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "*/2 * * * * *" }), {})
-        const lines: Array<string> = []
-        const logged = Layer.merge(
-          Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => void lines.push(line))),
-          Logger.minimumLogLevel(LogLevel.Info)
-        )
-        const db = yield* Layer.build(database.layer)
-        yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
-          Effect.provide(logged)
-        )
+        const stack = yield* scopedStack()
+        const { port, config, lines } = yield* daemonInProcess(stack, database.layer)
         yield* until("the daemon to be ready", async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200)
 
         // The POD service goes away: every route answers 503.
@@ -107,13 +80,7 @@ describe.each(testDatabases())("the POD service and a store down under a running
         yield* until("the pushes to be made", async () => ((await statusOf(port)).fulfilled ?? 0) === 8, 20_000)
         expect(lines.some((l) => l.includes(`store ${config.stores[0]?.key} back after`))).toBe(true)
 
-        const final = yield* Effect.promise(() => driveUntil(stack, () => statusOf(port), (s) => s.fulfilled === 8, 30_000))
-        expect(final).toEqual({ fulfilled: 8 })
-        const stats = yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))
-        expect(Object.keys(stats.draftsByReferenceId)).toHaveLength(8)
-        expect(stats.duplicateReferenceIds).toEqual([])
-        const shop = yield* Effect.promise(() => getJson(`${stack.shopify.url}/__sim/stats`))
-        expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+        yield* fulfilsEachOrderOnce(stack, port, 8, 30_000)
       }),
     240_000
   )

@@ -2,25 +2,14 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { sql } from "kysely"
-import { DaemonLive } from "../../src/app/DaemonLive.js"
 import { PodLive } from "../../src/app/PodLive.js"
-import { loadConfig } from "../../src/config/loadConfig.js"
 import { Db } from "../../src/db/Db.js"
 import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import { liveLookupFor } from "../../src/pipeline/CatalogCheck.js"
 import { testDatabases } from "../support/database.js"
-import { createOrders, freePort, getJson, type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
+import { createOrders, getJson, type Stack } from "../support/pipeline.js"
 import * as fs from "node:fs"
-
-/** Real time passes until `done` holds (the daemon works over real HTTP). */
-const until = (what: string, done: () => Promise<boolean>, timeoutMs = 60_000) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + timeoutMs
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  })
+import { daemonInProcess, scopedStack, until } from "../support/daemonInProcess.js"
 
 const draftsAtPod = async (stack: Stack) => {
   const stats = await getJson(`${stack.pod.url}/__sim/stats`)
@@ -36,16 +25,11 @@ const draftsAtPod = async (stack: Stack) => {
 describe.each(testDatabases())("a one-shot command beside a daemon saturating the POD budget ($name)", (database) => {
   it.scopedLive("spends the shared budget: no 429 at the service, its requests in the shared slot ledger", () =>
     Effect.gen(function*() {
-      const stack = yield* Effect.acquireRelease(Effect.promise(() => startStack()), (s) => Effect.promise(() => s.close()))
-      const port = yield* Effect.promise(() => freePort())
-      const config = yield* loadConfig(writeDaemonConfig(stack, port, { pull: "*/1 * * * * *", reconcile: "0 0 * * * *" }), {})
+      const stack = yield* scopedStack()
       const quiet = Logger.minimumLogLevel(LogLevel.Error)
-      const db = yield* Layer.build(database.layer)
       // 150 orders: about 15 s of drafts at the budget's 97 requests per 10 s.
       yield* Effect.promise(() => createOrders(stack, 150))
-      yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
-        Effect.provide(quiet)
-      )
+      const { config, db } = yield* daemonInProcess(stack, database.layer, { logLevel: LogLevel.Error, reconcile: "0 0 * * * *" })
       yield* until("the daemon to draft at full rate", async () => (await draftsAtPod(stack)) >= 40)
 
       const table = parseMappingCsv(fs.readFileSync(stack.mappingFile, "utf8")).table

@@ -4,6 +4,13 @@ import { environment, knownKeys, parseUnit, value, values } from "./systemdUnit.
 
 const unit = parseUnit(readDeploy("systemd", "podsync.service"))
 
+/** The unit sets each directive to its value (`undefined`: does not set it), section by section. */
+const expectDirectives = (sections: Record<string, Record<string, string | undefined>>) => {
+  for (const [section, directives] of Object.entries(sections)) {
+    for (const [key, expected] of Object.entries(directives)) expect(value(unit, section, key), `${section}.${key}`).toBe(expected)
+  }
+}
+
 describe("the systemd unit parser", () => {
   it("keeps repeated keys in order, joins continuations and drops comments", () => {
     const parsed = parseUnit("# c\n[Service]\nEnvironment=A=1\n; c\nEnvironment=B=2 \\\n  C=3\n[Install]\nWantedBy=x\n")
@@ -23,19 +30,23 @@ describe("deploy/systemd/podsync.service", () => {
   })
 
   it("restarts on failure, with a delay and a start limit", () => {
-    expect(value(unit, "Service", "Restart")).toBe("on-failure")
-    expect(value(unit, "Service", "RestartSec")).toBe("5s")
-    expect(value(unit, "Unit", "StartLimitIntervalSec")).toBe("300")
-    expect(value(unit, "Unit", "StartLimitBurst")).toBe("5")
+    expectDirectives({
+      Service: { Restart: "on-failure", RestartSec: "5s" },
+      Unit: { StartLimitIntervalSec: "300", StartLimitBurst: "5" }
+    })
   })
 
   it("runs `podsync start` as the podsync user, after checking the config", () => {
-    expect(value(unit, "Service", "Type")).toBe("exec")
-    expect(value(unit, "Service", "User")).toBe("podsync")
-    expect(value(unit, "Service", "Group")).toBe("podsync")
-    expect(value(unit, "Service", "ExecStartPre")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js check --unverified-ok")
-    expect(value(unit, "Service", "ExecStart")).toBe("/usr/bin/node /opt/podsync/bin/podsync.js start")
-    expect(value(unit, "Service", "WorkingDirectory")).toBe("/opt/podsync")
+    expectDirectives({
+      Service: {
+        Type: "exec",
+        User: "podsync",
+        Group: "podsync",
+        ExecStartPre: "/usr/bin/node /opt/podsync/bin/podsync.js check --unverified-ok",
+        ExecStart: "/usr/bin/node /opt/podsync/bin/podsync.js start",
+        WorkingDirectory: "/opt/podsync"
+      }
+    })
   })
 
   it("reads secrets from an environment file and points PODSYNC_CONFIG at /etc/podsync", () => {
@@ -53,9 +64,7 @@ describe("deploy/systemd/podsync.service", () => {
   })
 
   it("stops with SIGTERM and a timeout, and creates the state folders the config uses", () => {
-    expect(value(unit, "Service", "KillSignal")).toBe("SIGTERM")
-    expect(value(unit, "Service", "KillMode")).toBe("mixed")
-    expect(value(unit, "Service", "TimeoutStopSec")).toBe("30s")
+    expectDirectives({ Service: { KillSignal: "SIGTERM", KillMode: "mixed", TimeoutStopSec: "30s" } })
     expect(value(unit, "Service", "StateDirectory")?.split(/\s+/)).toEqual(["podsync", "podsync/data", "podsync/reports"])
     const config = readDeploy("config", "podsync.yaml")
     expect(config).toContain("dataDir: /var/lib/podsync/data")
@@ -66,10 +75,14 @@ describe("deploy/systemd/podsync.service", () => {
     for (const key of ["NoNewPrivileges", "ProtectHome", "PrivateTmp", "PrivateDevices", "RestrictSUIDSGID", "LockPersonality"]) {
       expect(value(unit, "Service", key), key).toBe("yes")
     }
-    expect(value(unit, "Service", "ProtectSystem")).toBe("strict")
-    expect(value(unit, "Service", "CapabilityBoundingSet")).toBe("")
-    expect(value(unit, "Service", "SystemCallFilter")).toBe("@system-service")
-    expect(value(unit, "Service", "MemoryDenyWriteExecute")).toBeUndefined()
-    expect(value(unit, "Install", "WantedBy")).toBe("multi-user.target")
+    expectDirectives({
+      Service: {
+        ProtectSystem: "strict",
+        CapabilityBoundingSet: "",
+        SystemCallFilter: "@system-service",
+        MemoryDenyWriteExecute: undefined
+      },
+      Install: { WantedBy: "multi-user.target" }
+    })
   })
 })

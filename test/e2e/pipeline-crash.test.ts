@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest"
-import {
-  createOrders,
-  driveUntil,
-  exited,
-  freePort,
-  getJson,
-  post,
-  sharedStack,
-  startDaemon,
-  statusOf,
-  writeDaemonConfig
-} from "../support/pipeline.js"
+import { createOrders, driveUntil, expectEachOrderOnce, post, sharedStack, daemonConfig } from "../support/pipeline.js"
+import { exited, startDaemon, statusOf, stopDaemons } from "../support/pipeline.js"
 
 const ORDERS = 60
 const KILLS = 10
@@ -19,8 +9,7 @@ describe("the pipeline through kill -9 and faults", () => {
   const stack = sharedStack()
 
   it(`loses and duplicates nothing when the daemon is killed ${KILLS} times amid commit-then-drop and 5xx faults`, async () => {
-    const port = await freePort()
-    const config = writeDaemonConfig(stack, port)
+    const { port, config } = await daemonConfig(stack)
     await post(`${stack.pod.url}/__sim/faults`, { route: "POST /api/v3/orders/draft", kind: "commitThenDrop", probability: 0.2 })
     await post(`${stack.pod.url}/__sim/faults`, { route: "POST /api/v3/orders/draft", kind: "error5xx", probability: 0.1, status: 502 })
     await post(`${stack.shopify.url}/__sim/faults`, { operation: "fulfillmentCreate", kind: "commitThenDrop", probability: 0.2 })
@@ -45,18 +34,12 @@ describe("the pipeline through kill -9 and faults", () => {
       const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === ORDERS, 240_000)
       expect(final).toEqual({ fulfilled: ORDERS })
 
-      const pod = await getJson(`${stack.pod.url}/__sim/stats`)
-      expect(pod.duplicateReferenceIds).toEqual([])
-      expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(ORDERS)
-      const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
-      expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
-      expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+      const { pod, shop } = await expectEachOrderOnce(stack, ids)
       expect(Object.values(shop.notificationsByOrder).every((n) => n === 1)).toBe(true)
       // The faults did fire: the run went through the in-doubt paths, not around them.
       expect(pod.connectionsDropped).toBeGreaterThan(0)
     } finally {
-      daemon.kill("SIGTERM")
-      await exited(daemon)
+      await stopDaemons(daemon)
     }
   }, 480_000)
 })

@@ -4,18 +4,8 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import {
-  exited,
-  freePort,
-  podHeaders,
-  post,
-  sharedStack,
-  type Stack,
-  startDaemon,
-  statusOf,
-  waitFor,
-  writeDaemonConfig
-} from "../support/pipeline.js"
+import { podHeaders, post, sharedStack, type Stack, daemonConfig } from "../support/pipeline.js"
+import { startDaemon, statusOf, stopDaemons, waitFor } from "../support/pipeline.js"
 
 /** A Shopify order shipping Economy to a US address. */
 const economyOrder = (stack: Stack, zip: string, provinceCode: string) =>
@@ -43,8 +33,7 @@ describe("Economy orders through the daemon", () => {
   const stack = sharedStack({ podRateLimit: false })
 
   it("drafts the covered one as Economy and holds the uncovered one with the reason, under shipping.economyUncovered: hold", async () => {
-    const port = await freePort()
-    const config = writeDaemonConfig(stack, port)
+    const { port, config } = await daemonConfig(stack)
     // The store maps its "Economy" rate to METHOD_ECONOMY and holds what Economy cannot reach.
     fs.writeFileSync(
       config,
@@ -79,8 +68,7 @@ describe("Economy orders through the daemon", () => {
       expect(story.stdout).toContain("held (economy_uncovered)")
       expect(story.stdout).toContain("Economy shipping is not available to ZIP 59001")
     } finally {
-      daemon.kill("SIGTERM")
-      await exited(daemon)
+      await stopDaemons(daemon)
     }
   }, 120_000)
 })

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest"
-import {
-  exited,
-  freePort,
-  getJson,
-  podHeaders,
-  post,
-  sharedStack,
-  startDaemon,
-  statusOf,
-  waitFor,
-  writeDaemonConfig
-} from "../support/pipeline.js"
+import { getJson, podHeaders, post, sharedStack, daemonConfig } from "../support/pipeline.js"
+import { startDaemon, statusOf, stopDaemons, waitFor } from "../support/pipeline.js"
 
 describe("store edits after the draft", () => {
   const stack = sharedStack()
@@ -18,8 +8,6 @@ describe("store edits after the draft", () => {
   it(
     "patches the draft's lines when the store edits them before checkout, and keeps a cancellation in front of a person even once shipped",
     async () => {
-      const port = await freePort()
-      const config = writeDaemonConfig(stack, port)
       const edited = await post(`${stack.shopify.url}/__sim/orders`, {
         financialStatus: "PAID",
         lineItems: [{
@@ -34,6 +22,7 @@ describe("store edits after the draft", () => {
         financialStatus: "PAID",
         lineItems: [{ sku: "UTS01-DARKHE-M", title: "Tee", quantity: 1, price: "20.00" }]
       })
+      const { port, config } = await daemonConfig(stack)
       const daemon = await startDaemon(config, port)
       try {
         await waitFor(() => statusOf(port), (s) => (s.drafted ?? 0) === 2, 60_000)
@@ -68,8 +57,7 @@ describe("store edits after the draft", () => {
         const pod = await getJson(`${stack.pod.url}/__sim/stats`)
         expect(pod.duplicateReferenceIds).toEqual([])
       } finally {
-        daemon.kill("SIGTERM")
-        await exited(daemon)
+        await stopDaemons(daemon)
       }
     },
     180_000

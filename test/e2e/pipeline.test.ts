@@ -1,18 +1,8 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import {
-  createOrders,
-  driveUntil,
-  exited,
-  freePort,
-  getJson,
-  post,
-  sharedStack,
-  startDaemon,
-  statusOf,
-  writeDaemonConfig
-} from "../support/pipeline.js"
+import { createOrders, driveUntil, expectEachOrderOnce, getJson, post, sharedStack, daemonConfig } from "../support/pipeline.js"
+import { startDaemon, statusOf, stopDaemons } from "../support/pipeline.js"
 
 describe("the pipeline, daemon against the simulators", () => {
   const stack = sharedStack()
@@ -22,23 +12,16 @@ describe("the pipeline, daemon against the simulators", () => {
   it(
     "takes 200 Shopify orders to 200 drafts and 200 fulfillments with the right tracking, each exactly once, by polling alone",
     async () => {
-      const port = await freePort()
-      const config = writeDaemonConfig(stack, port)
+      const { port, config } = await daemonConfig(stack)
       const ids = await createOrders(stack, 200)
       const daemon = await startDaemon(config, port)
       try {
         const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 200, 420_000)
         expect(final).toEqual({ fulfilled: 200 })
 
-        const pod = await getJson(`${stack.pod.url}/__sim/stats`)
-        expect(pod.duplicateReferenceIds).toEqual([])
-        expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(200)
+        const { pod, shop } = await expectEachOrderOnce(stack, ids)
         expect(Object.values(pod.draftsByReferenceId).every((n) => n === 1)).toBe(true)
         expect(pod.rejected429).toBe(0)
-
-        const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
-        expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
-        expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
         expect(Object.values(shop.notificationsByOrder).every((n) => n === 1)).toBe(true)
         // Orders claimed together reach the store together: fulfilments and annotations go many to a request.
         const requests = (...names: Array<string>) => names.reduce((n, name) => n + (shop.operations[name] ?? 0), 0)
@@ -65,16 +48,14 @@ describe("the pipeline, daemon against the simulators", () => {
         }).then((r) => r.json()) as { data: Array<{ tracking_number: string }> }
         expect(listed.data[0]!.tracking_number).toBe(tracking)
       } finally {
-        daemon.kill("SIGTERM")
-        await exited(daemon)
+        await stopDaemons(daemon)
       }
     },
     480_000
   )
 
   it("holds an order with an unmatched SKU, and drafts it once a mapping row is appended", async () => {
-    const port = await freePort()
-    const config = writeDaemonConfig(stack, port, { name: "unmatched" })
+    const { port, config } = await daemonConfig(stack, { name: "unmatched" })
     await post(`${stack.shopify.url}/__sim/orders`, {
       financialStatus: "PAID",
       lineItems: [{
@@ -94,8 +75,7 @@ describe("the pipeline, daemon against the simulators", () => {
       const final = await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 0 && (s.fulfilled ?? 0) === 201, 60_000)
       expect(final.held).toBeUndefined()
     } finally {
-      daemon.kill("SIGTERM")
-      await exited(daemon)
+      await stopDaemons(daemon)
     }
   }, 120_000)
 })

@@ -1,20 +1,6 @@
-import { randomUUID } from "node:crypto"
-import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  createOrders,
-  driveUntil,
-  exited,
-  freePort,
-  getJson,
-  post,
-  type Stack,
-  startDaemon,
-  startStack,
-  statusOf,
-  waitFor,
-  writeDaemonConfig
-} from "../support/pipeline.js"
+import { describe, expect, it } from "vitest"
+import { createOrders, driveUntil, expectEachOrderOnce, getJson, post, replicaSuite } from "../support/pipeline.js"
+import { exited, freePort, startDaemon, statusOf, stopDaemons, waitFor, writeDaemonConfig } from "../support/pipeline.js"
 
 const url = process.env.TEST_DATABASE_URL
 const ORDERS = 150
@@ -31,23 +17,11 @@ const KILLS = 4
  * another replica's pull took its 622-point pages first. A caller that lost its turn reserves.)
  */
 describe.runIf(url)("three replicas, kill -9, one Shopify store with a Standard bucket", () => {
-  let stack: Stack
-  const schema = `storebudget_${randomUUID().replaceAll("-", "").slice(0, 12)}`
-  const admin = new pg.Client({ connectionString: url })
-
-  beforeAll(async () => {
-    stack = await startStack({ shopifyBucket: { maximumAvailable: 2_000, restoreRate: 100 } })
-    await admin.connect()
-    await admin.query(`create schema "${schema}"`)
-  })
-  afterAll(async () => {
-    await admin.query(`drop schema if exists "${schema}" cascade`)
-    await admin.end()
-    await stack.close()
-  })
+  const suite = replicaSuite(url, "storebudget", { shopifyBucket: { maximumAvailable: 2_000, restoreRate: 100 } })
+  const { admin, schema, databaseUrl } = suite
 
   it("share the store's budget (THROTTLED ≤ 1 %) and fulfil every order within two minutes of shipping", async () => {
-    const databaseUrl = `${url}?options=-c%20search_path%3D${schema}`
+    const stack = suite.stack
     const ports = [await freePort(), await freePort(), await freePort()]
     const configs = ports.map((port, i) => writeDaemonConfig(stack, port, { databaseUrl, name: `replica-${i}`, pull: "*/5 * * * * *" }))
     const ids = await createOrders(stack, ORDERS)
@@ -83,20 +57,14 @@ describe.runIf(url)("three replicas, kill -9, one Shopify store with a Standard 
       })
       expect(final).toEqual({ fulfilled: ORDERS })
 
-      const pod = await getJson(`${stack.pod.url}/__sim/stats`)
-      expect(pod.duplicateReferenceIds).toEqual([])
-      expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(ORDERS)
-      const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
-      expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
-      expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+      const { shop } = await expectEachOrderOnce(stack, ids)
       expect(shop.throttled / shop.requests).toBeLessThanOrEqual(0.01)
 
       // The pull ticks that found a pull running were folded into it, not run beside it.
       const ticks = await admin.query(`select status, count(*)::int as n from "${schema}".job_runs where job = 'pull' group by status`)
       console.log(`pull ticks: ${JSON.stringify(ticks.rows)}`)
     } finally {
-      for (const daemon of daemons) daemon.kill("SIGTERM")
-      await Promise.all(daemons.map(exited))
+      await stopDaemons(...daemons)
     }
   }, 600_000)
 })

@@ -1,20 +1,18 @@
 // POST /webhooks/pod over real HTTP: hand-signed deliveries (node:crypto), real ones from the POD simulator,
 // the inbox on PGlite and a PipelineTriggers port that records what it is told.
 import { createHmac, randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { expect, layer } from "@effect/vitest"
-import { HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Redacted, type Scope, TestClock, TestContext } from "effect"
-import { PodWebhookSettings, type PodWebhookVerification, podWebhookVerification, WebhookRoutes } from "../../src/http/WebhookRoutes.js"
+import { PodWebhookSettings, type PodWebhookVerification, podWebhookVerification } from "../../src/http/WebhookRoutes.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { PodClient } from "../../src/pod/PodClient.js"
 import type { PodWebhookHint } from "../../src/pod/PodWebhookEvents.js"
 import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import { startPodSimulator } from "../../src/simulator/pod/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
+import { serveWebhookRoutes } from "../support/webhookServer.js"
 import { pgliteDatabase } from "../support/database.js"
-import { admin, draftInput, podClientLayer } from "../pod/podSim.js"
+import { admin, draftInput, podClientLayer, PUBLISHED_TOPICS } from "../pod/podSim.js"
 
 /** The API credentials: the service signs with the secret and sends the key (there is no webhook credential). */
 const CLIENT_KEY = "sim-client-key"
@@ -50,23 +48,24 @@ const serve = (
       replanHeld: () => Effect.void
     })
     const inbox = yield* WebhookInboxRepo
-    const server = yield* Layer.build(
-      HttpRouter.empty.pipe(
-        HttpRouter.concat(WebhookRoutes),
-        HttpServer.serve(),
-        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
-        Layer.provide(Layer.mergeAll(
-          triggers,
-          Layer.succeed(WebhookInboxRepo, inbox),
-          Layer.succeed(StoreConnectors, new Map()),
-          Layer.succeed(PodWebhookSettings, Option.some(settings))
-        ))
-      )
-    ).pipe(Effect.orDie)
-    const address = Context.get(server, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-    return { url: `http://127.0.0.1:${address.port}`, hints }
+    const url = yield* serveWebhookRoutes(Layer.mergeAll(
+      triggers,
+      Layer.succeed(WebhookInboxRepo, inbox),
+      Layer.succeed(StoreConnectors, new Map()),
+      Layer.succeed(PodWebhookSettings, Option.some(settings))
+    ))
+    return { url, hints }
   })
+
+/** A POD simulator that delivers webhooks 10 ms after their event, for the test's scope, and a client of it. */
+const deliveringSimulator = Effect.gen(function*() {
+  const sim = yield* Effect.acquireRelease(
+    Effect.promise(() => startPodSimulator({ rateLimit: false, webhookDeliveryDelayMs: 10 })),
+    (running) => Effect.promise(() => running.close())
+  )
+  const client = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
+  return { sim, client }
+})
 
 /** The wall clock, for the live tests' default timestamp; the TestClock test passes its timestamps explicitly. */
 const wallNow = Effect.sync(() => Date.now())
@@ -327,11 +326,7 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
   it.effect("receives the POD simulator's real deliveries as an order ships, duplicated and reordered too", () =>
     Effect.scoped(Effect.gen(function*() {
       const env = yield* fresh
-      const sim = yield* Effect.acquireRelease(
-        Effect.promise(() => startPodSimulator({ rateLimit: false, webhookDeliveryDelayMs: 10 })),
-        (running) => Effect.promise(() => running.close())
-      )
-      const client = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
+      const { sim, client } = yield* deliveringSimulator
       for (const topic of ["TOPIC_SHIPPING_ADDRESS_VERIFIED", "TOPIC_TRACKING_ORDER_UPDATED", "TOPIC_ORDER_COMPLETED"] as const) {
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: `${env.url}/webhooks/pod` })
       }
@@ -409,20 +404,8 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/pod", (it) => {
     Effect.scoped(Effect.gen(function*() {
       const env = yield* fresh
       // The simulator's defaults are the published ones: it signs with the client secret and sends the client key.
-      const sim = yield* Effect.acquireRelease(
-        Effect.promise(() => startPodSimulator({ rateLimit: false, webhookDeliveryDelayMs: 10 })),
-        (running) => Effect.promise(() => running.close())
-      )
-      const client = yield* Layer.build(podClientLayer(sim.url)).pipe(Effect.map((context) => Context.get(context, PodClient)))
-      const topics = [
-        "TOPIC_ORDER_COMPLETED",
-        "TOPIC_ORDER_CANCELLED",
-        "TOPIC_TRACKING_ORDER_UPDATED",
-        "TOPIC_ORDER_ON_HOLD",
-        "TOPIC_SHIPPING_ADDRESS_VERIFIED",
-        "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
-        "TOPIC_PRODUCT_OUT_OF_STOCK"
-      ] as const
+      const { sim, client } = yield* deliveringSimulator
+      const topics = PUBLISHED_TOPICS
       for (const topic of topics) {
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V3", delivery_url: `${env.url}/webhooks/pod` })
         yield* client.createWebhook({ status: "STATUS_ACTIVE", topic, version: "VERSION_V1", delivery_url: `${env.url}/webhooks/pod?v=1` })

@@ -1,16 +1,15 @@
 // POST /webhooks/<store key> over real HTTP: a real Shopify connector against the Shopify simulator,
 // the inbox on PGlite, and a PipelineTriggers port that records what it is told.
 import { createHmac } from "node:crypto"
-import { createServer, request as httpRequest } from "node:http"
+import { request as httpRequest } from "node:http"
 import { expect, layer } from "@effect/vitest"
-import { HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
-import { PodWebhookSettings, WebhookRoutes } from "../../src/http/WebhookRoutes.js"
+import { PodWebhookSettings } from "../../src/http/WebhookRoutes.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import type { RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
+import { serveWebhookRoutes } from "../support/webhookServer.js"
 import { pgliteDatabase } from "../support/database.js"
 import { admin, connectTo, eventually, startSimulator } from "../stores/shopify/harness.js"
 
@@ -42,21 +41,12 @@ const EnvLive = Layer.scoped(
       podOrderChanged: () => Effect.dieMessage("not expected in the store tests"),
       replanHeld: () => Effect.void
     })
-    const server = yield* Layer.build(
-      HttpRouter.empty.pipe(
-        HttpRouter.concat(WebhookRoutes),
-        HttpServer.serve(),
-        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
-        Layer.provide(Layer.mergeAll(
-          triggers,
-          Layer.succeed(StoreConnectors, new Map([[STORE, connector]])),
-          Layer.succeed(PodWebhookSettings, Option.none())
-        ))
-      )
-    )
-    const address = Context.get(server, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-    return { url: `http://127.0.0.1:${address.port}`, sim, calls }
+    const url = yield* serveWebhookRoutes(Layer.mergeAll(
+      triggers,
+      Layer.succeed(StoreConnectors, new Map([[STORE, connector]])),
+      Layer.succeed(PodWebhookSettings, Option.none())
+    ))
+    return { url, sim, calls }
   })
 ).pipe(Layer.provideMerge(InboxLive))
 

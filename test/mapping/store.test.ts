@@ -53,6 +53,15 @@ const freshStore = () => {
   return { key: `store-${stores}`, mappings: path.join(dir, `store-${stores}.csv`) }
 }
 
+/** Two stores, mapping a variant each: UTS01-FOREST-S to v-1 in the first, UTS01-FOREST-L to v-3 in the second. */
+const twoStores = () => {
+  const a = freshStore()
+  const b = freshStore()
+  writeMappings(a.mappings, row("UTS01-FOREST-S", "v-1"))
+  writeMappings(b.mappings, row("UTS01-FOREST-L", "v-3"))
+  return [a, b] as const
+}
+
 for (const database of testDatabases()) {
   // The standalone `layer`: `it.layer` of a second suite in one file would nest in the first one's layer.
   layer(database.layer)(`MappingStore on ${database.name}`, (it) => {
@@ -78,10 +87,7 @@ for (const database of testDatabases()) {
 
     it.scoped("takes a changed file into effect within 5 s and re-plans that store's held orders", () =>
       Effect.gen(function*() {
-        const a = freshStore()
-        const b = freshStore()
-        writeMappings(a.mappings, row("UTS01-FOREST-S", "v-1"))
-        writeMappings(b.mappings, row("UTS01-FOREST-L", "v-3"))
+        const [a, b] = twoStores()
         const { layer, replans } = yield* recordingTriggers
         const { repo, store } = yield* startStore([a, b], layer)
         const startReplans = yield* Queue.takeAll(replans)
@@ -155,10 +161,7 @@ for (const database of testDatabases()) {
 
     it.scoped("reloads every file on SIGHUP", () =>
       Effect.gen(function*() {
-        const a = freshStore()
-        const b = freshStore()
-        writeMappings(a.mappings, row("UTS01-FOREST-S", "v-1"))
-        writeMappings(b.mappings, row("UTS01-FOREST-L", "v-3"))
+        const [a, b] = twoStores()
         const { layer, replans } = yield* recordingTriggers
         const { store } = yield* startStore([a, b], layer, true)
         yield* Queue.takeAll(replans)

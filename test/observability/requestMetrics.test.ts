@@ -14,12 +14,7 @@ import { startPodSimulator } from "../../src/simulator/pod/index.js"
 import { makeShopifyConnector } from "../../src/stores/shopify/ShopifyConnector.js"
 import { simAdmin } from "../budget/simAdmin.js"
 import { admin, connectorConfig, startSimulator } from "../stores/shopify/harness.js"
-
-/** The value of one sample line of a Prometheus text exposition, or undefined when absent. */
-const sample = (text: string, series: string): number | undefined => {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
+import { expectSamples, sample } from "../support/prometheus.js"
 
 const scrape = Effect.flatMap(MetricsRegistry, (m) => m.scrape)
 
@@ -85,18 +80,22 @@ describe("POD request metrics", () => {
           expect(Either.isLeft(limited) && limited.left._tag).toBe("PodRateLimitedError")
 
           const text = yield* scrape
-          expect(sample(text, 'podsync_pod_requests_total{operation="catalog.list",lane="background",store="acme",status="200"}')).toBe(2)
-          expect(sample(text, 'podsync_pod_requests_total{operation="catalog.list",lane="urgent",store="none",status="401"}')).toBe(1)
-          expect(sample(text, 'podsync_pod_requests_total{operation="catalog.list",lane="normal",store="woo",status="429"}')).toBe(1)
-          expect(sample(text, 'podsync_pod_rate_limited_total{operation="catalog.list",lane="normal"}')).toBe(1)
-          expect(sample(text, 'podsync_pod_request_duration_seconds_count{operation="catalog.list"}')).toBe(4)
+          expectSamples(text, {
+            'podsync_pod_requests_total{operation="catalog.list",lane="background",store="acme",status="200"}': 2,
+            'podsync_pod_requests_total{operation="catalog.list",lane="urgent",store="none",status="401"}': 1,
+            'podsync_pod_requests_total{operation="catalog.list",lane="normal",store="woo",status="429"}': 1,
+            'podsync_pod_rate_limited_total{operation="catalog.list",lane="normal"}': 1,
+            'podsync_pod_request_duration_seconds_count{operation="catalog.list"}': 4
+          })
           // Waiting per lane: the third background request waited for the window (10 s after the answers).
-          expect(sample(text, 'podsync_pod_budget_wait_seconds_count{lane="background"}')).toBe(2)
-          expect(sample(text, 'podsync_pod_budget_wait_seconds_bucket{le="5",lane="background"}')).toBe(1)
+          expectSamples(text, {
+            'podsync_pod_budget_wait_seconds_count{lane="background"}': 2,
+            'podsync_pod_budget_wait_seconds_bucket{le="5",lane="background"}': 1
+          })
           const waited = sample(text, 'podsync_pod_budget_wait_seconds_sum{lane="background"}')!
           expect(waited).toBeGreaterThanOrEqual(10)
           expect(waited).toBeLessThanOrEqual(11)
-          expect(sample(text, 'podsync_pod_budget_wait_seconds_sum{lane="urgent"}')).toBe(0)
+          expectSamples(text, { 'podsync_pod_budget_wait_seconds_sum{lane="urgent"}': 0 })
           expect(yield* (yield* PodRequestMetrics).counts).toEqual([
             { operation: "catalog.list", status: "200", count: 2 },
             { operation: "catalog.list", status: "401", count: 1 },

@@ -24,6 +24,7 @@ import { Db } from "../../src/db/Db.js"
 import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
+import { expectSamples, sample } from "../support/prometheus.js"
 
 const T0 = Date.parse("2026-11-21T10:00:00Z")
 const at = (seconds: number) => TestClock.setTime(T0 + seconds * 1000)
@@ -45,20 +46,14 @@ const seed = Effect.gen(function*() {
 
   yield* at(0)
   yield* put("acme", "new-1")
-  const held = yield* put("acme", "held-1")
-  yield* orders.transition(held, "pulled", "held", {
-    actor,
-    reason: "no mapping row",
-    held: { code: "unmatched", details: {} },
-    nextAttemptAt: null
-  })
-  const wooHeld = yield* put("woo", "held-2")
-  yield* orders.transition(wooHeld, "pulled", "held", {
-    actor,
-    reason: "city too long",
-    held: { code: "address", details: {} },
-    nextAttemptAt: null
-  })
+  /** An order pulled and held at once, with no next attempt. */
+  const putHeld = (storeKey: string, id: string, code: "unmatched" | "address", reason: string) =>
+    Effect.flatMap(
+      put(storeKey, id),
+      (row) => orders.transition(row, "pulled", "held", { actor, reason, held: { code, details: {} }, nextAttemptAt: null })
+    )
+  yield* putHeld("acme", "held-1", "unmatched", "no mapping row")
+  yield* putHeld("woo", "held-2", "address", "city too long")
 
   yield* at(30)
   yield* (yield* CursorsRepo).save("acme", { watermark: "2026-11-21T09:59:00Z" })
@@ -83,12 +78,6 @@ const seed = Effect.gen(function*() {
   yield* orders.transition(failed, "ready", "failed", { actor, reason: "unreadable", nextAttemptAt: null })
   return { ready }
 })
-
-/** The value of one sample line of a Prometheus text exposition, or undefined when absent. */
-const sample = (text: string, series: string): number | undefined => {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
 
 class Server extends Context.Tag("test/ObservabilityServer")<Server, { readonly url: string }>() {}
 
@@ -274,17 +263,19 @@ describe("observability", () => {
           expect(metrics.status).toBe(200)
           expect(metrics.type).toContain("text/plain")
           const text = metrics.text
-          expect(sample(text, 'podsync_orders{store="acme",state="ready"}')).toBe(1)
-          expect(sample(text, 'podsync_orders{store="woo",state="failed"}')).toBe(1)
-          expect(sample(text, 'podsync_orders_needing_a_person{store="acme",state="held",reason="unmatched"}')).toBe(1)
-          expect(sample(text, 'podsync_orders_needing_a_person_oldest_age_seconds{store="woo",state="held",reason="address"}')).toBe(600)
-          expect(sample(text, 'podsync_queue_depth{stage="match"}')).toBe(1)
-          expect(sample(text, 'podsync_queue_depth{stage="draft"}')).toBe(1)
-          expect(sample(text, 'podsync_pipeline_lag_seconds{stage="draft"}')).toBe(540)
-          expect(sample(text, 'podsync_store_last_pull_age_seconds{store="acme"}')).toBe(570)
-          expect(sample(text, 'podsync_store_last_pull_age_seconds{store="woo"}')).toBeUndefined()
+          expectSamples(text, {
+            'podsync_orders{store="acme",state="ready"}': 1,
+            'podsync_orders{store="woo",state="failed"}': 1,
+            'podsync_orders_needing_a_person{store="acme",state="held",reason="unmatched"}': 1,
+            'podsync_orders_needing_a_person_oldest_age_seconds{store="woo",state="held",reason="address"}': 600,
+            'podsync_queue_depth{stage="match"}': 1,
+            'podsync_queue_depth{stage="draft"}': 1,
+            'podsync_pipeline_lag_seconds{stage="draft"}': 540,
+            'podsync_store_last_pull_age_seconds{store="acme"}': 570,
+            'podsync_store_last_pull_age_seconds{store="woo"}': undefined
+          })
           // Configured webhook sources are listed from the start, at 0.
-          expect(sample(text, 'podsync_webhook_deliveries_total{source="woo",outcome="rejected"}')).toBe(0)
+          expectSamples(text, { 'podsync_webhook_deliveries_total{source="woo",outcome="rejected"}': 0 })
           expect(text).toContain("process_resident_memory_bytes")
 
           const status = yield* get(`${url}/status`)
@@ -303,8 +294,10 @@ describe("observability", () => {
             sent: 0,
             rateLimited: 0
           })
-          expect(sample(text, 'podsync_pod_budget_limit{credential="pod-test"}')).toBe(95)
-          expect(sample(text, 'podsync_pod_budget_waiting{credential="pod-test",lane="normal"}')).toBe(0)
+          expectSamples(text, {
+            'podsync_pod_budget_limit{credential="pod-test"}': 95,
+            'podsync_pod_budget_waiting{credential="pod-test",lane="normal"}': 0
+          })
 
           // The ready order is drafted: the next scrape no longer shows a ready order or a draft queue.
           yield* (yield* OrdersRepo).transition(ready, "ready", "drafted", { actor: "test", reason: "drafted", nextAttemptAt: null })

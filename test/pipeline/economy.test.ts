@@ -4,7 +4,7 @@
 // order's story; a non-US Economy order held before any call; a held one released when the policy
 // changes; a substitution the service makes itself recorded too.
 import * as fs from "node:fs"
-import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import type { StoreSettings } from "../../src/mapping/DraftPlan.js"
@@ -17,18 +17,13 @@ import { MATCH_STATES } from "../../src/domain/OrderState.js"
 import { PlanningInputs } from "../../src/pipeline/PlanningInputs.js"
 import { PodClient } from "../../src/pod/PodClient.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
-import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { testDatabases } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 import * as ReferenceId from "../../src/domain/ReferenceId.js"
-import { admin, recordingPodClientLayer } from "../pod/podSim.js"
+import { admin, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
 
-let sim: RunningPodSimulator
-beforeAll(async () => {
-  sim = await startPodSimulator({ rateLimit: false })
-})
-afterAll(() => sim.close())
+const sim = sharedPodSimulator()
 
 /** Every request the client lets out, by operation. */
 const sent: Array<string> = []

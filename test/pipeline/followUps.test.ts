@@ -1,21 +1,15 @@
 // POD webhook hints followed up together: status events by one list call, package events read whole.
-import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
 import { PodClient } from "../../src/pod/PodClient.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
-import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
-import * as ReferenceId from "../../src/domain/ReferenceId.js"
-import { sampleOrder } from "../support/orders.js"
-import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
+import { storedSampleOrder } from "../support/orders.js"
+import { admin, draftInput, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
 
-let sim: RunningPodSimulator
-beforeAll(async () => {
-  sim = await startPodSimulator({ rateLimit: false })
-})
-afterAll(() => sim.close())
+const sim = sharedPodSimulator()
 
 /** The client under test, with a gate that records each operation it lets through. */
 const operations: Array<string> = []
@@ -24,10 +18,8 @@ const podLayer = recordingPodClientLayer(() => sim.url, operations)
 /** A stored order drafted, checked out and shipped at the simulator (one package). */
 const shippedOrder = (id: string) =>
   Effect.gen(function*() {
-    const repo = yield* OrdersRepo
+    const { repo, reference, rowId } = yield* storedSampleOrder(id)
     const client = yield* PodClient
-    const reference = ReferenceId.keyOf("acme-shopify", id)
-    const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
     const variant = (yield* client.listCatalogVariants({
       filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
       paging: { limit: 1 }

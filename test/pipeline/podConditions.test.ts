@@ -1,7 +1,7 @@
 // The POD service's address and stock events make an order need a person, with the reason in the
 // seller's words, until the service's answer shows the condition cleared: real HTTP against the POD
 // simulator, real PGlite (and PostgreSQL when TEST_DATABASE_URL is set).
-import { afterAll, beforeAll, describe, expect, it as plainIt, layer } from "@effect/vitest"
+import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { readStatusReport } from "../../src/observability/StatusReport.js"
 import { explainOrder, renderStory } from "../../src/pipeline/Explain.js"
@@ -14,17 +14,12 @@ import { DEFAULT_REPORT_SETTINGS, type ReportOrder } from "../../src/reports/Rep
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { StatusRepo } from "../../src/repos/StatusRepo.js"
-import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
 import * as ReferenceId from "../../src/domain/ReferenceId.js"
-import { sampleOrder } from "../support/orders.js"
-import { admin, draftInput, recordingPodClientLayer } from "../pod/podSim.js"
+import { sampleOrder, storedSampleOrder } from "../support/orders.js"
+import { admin, draftInput, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
 
-let sim: RunningPodSimulator
-beforeAll(async () => {
-  sim = await startPodSimulator({ rateLimit: false })
-})
-afterAll(() => sim.close())
+const sim = sharedPodSimulator()
 
 /** The client under test, with a gate that records each operation it lets through. */
 const operations: Array<string> = []
@@ -33,10 +28,8 @@ const podLayer = recordingPodClientLayer(() => sim.url, operations)
 /** A stored order drafted at the simulator (an address it cannot verify when `unverifiable`), and optionally checked out. */
 const draftedOrder = (id: string, options: { readonly unverifiable?: boolean; readonly checkout?: boolean } = {}) =>
   Effect.gen(function*() {
-    const repo = yield* OrdersRepo
+    const { repo, reference, rowId } = yield* storedSampleOrder(id)
     const client = yield* PodClient
-    const reference = ReferenceId.keyOf("acme-shopify", id)
-    const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId: id }), reference)
     const variant = (yield* client.listCatalogVariants({
       filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"], sizes: ["L"] },
       paging: { limit: 1 }

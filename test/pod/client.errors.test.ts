@@ -9,7 +9,7 @@ import { isAmbiguous, isRetryable, type PodError } from "../../src/pod/PodErrors
 import { PodClient } from "../../src/pod/PodClient.js"
 import { PodRequestGate, type PodRequestInfo, type PodRequestOutcome } from "../../src/pod/PodRequestGate.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
-import { addFault, admin, clientConfig, draftInput, podClientLayer, run, SIM_SECRET, stats } from "./podSim.js"
+import { addFault, admin, clientConfig, draftInput, firstInStockVariant, podClientLayer, run, SIM_SECRET, stats } from "./podSim.js"
 
 let sim: RunningPodSimulator
 let layer: ReturnType<typeof podClientLayer>
@@ -23,14 +23,7 @@ const DRAFT_ROUTE = "POST /api/v3/orders/draft"
 beforeAll(async () => {
   sim = await startPodSimulator()
   layer = podClientLayer(sim.url)
-  const page = await run(
-    layer,
-    Effect.flatMap(
-      PodClient,
-      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
-    )
-  )
-  variantId = page.data[0]!.variant_id
+  variantId = (await firstInStockVariant(sim.url)).variant_id
 })
 afterAll(() => sim.close())
 beforeEach(async () => {

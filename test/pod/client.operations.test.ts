@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as Money from "../../src/domain/Money.js"
 import { PodClient } from "../../src/pod/PodClient.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
-import { addFault, admin, draftInput, podClientLayer, run, stats } from "./podSim.js"
+import { addFault, admin, draftInput, podClientLayer, run, stats, activeV3Webhook } from "./podSim.js"
 
 let sim: RunningPodSimulator
 let layer: ReturnType<typeof podClientLayer>
@@ -232,14 +232,7 @@ describe("orders", () => {
 describe("webhooks", () => {
   it("creates, lists, filters and deletes subscriptions", async () => {
     const hook = await client((c) =>
-      c.createWebhook({
-        status: "STATUS_ACTIVE",
-        topic: "TOPIC_TRACKING_ORDER_UPDATED",
-        version: "VERSION_V3",
-        name: "podsync",
-        delivery_url: "https://podsync.example.com/webhooks/pod",
-        store_id: "store-1"
-      })
+      c.createWebhook(activeV3Webhook("TOPIC_TRACKING_ORDER_UPDATED", "podsync", "https://podsync.example.com/webhooks/pod"))
     )
     await client((c) =>
       c.createWebhook({

@@ -10,7 +10,17 @@ import type { PodError } from "../../src/pod/PodErrors.js"
 import { EnvelopeStatus, ErrorBody, RateLimitBody } from "../../src/pod/schemas/Common.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
 import * as Money from "../../src/domain/Money.js"
-import { addFault, admin, draftInput, legacyClientLayer, podClientLayer, SIM_KEY, SIM_SECRET } from "./podSim.js"
+import {
+  addFault,
+  admin,
+  draftInput,
+  legacyClientLayer,
+  podClientLayer,
+  SIM_KEY,
+  SIM_SECRET,
+  adaLovelaceV2,
+  activeV3Webhook
+} from "./podSim.js"
 
 let sim: RunningPodSimulator
 let strict: ReturnType<typeof podClientLayer>
@@ -90,13 +100,7 @@ const fullDraft = (referenceId: string) =>
   })
 
 const draftV2 = {
-  store_id: "store-1",
-  shipping_name: "Ada Lovelace",
-  shipping_address1: "12 Analytical Way",
-  shipping_city: "Los Angeles",
-  shipping_province_code: "CA",
-  shipping_zipcode: "90012",
-  shipping_country_code: "US",
+  ...adaLovelaceV2,
   shipping_method: 1,
   gift_message_body: "Hello",
   ioss_number: "IM2"
@@ -207,16 +211,7 @@ describe("v3 answers name only the spec's fields", () => {
   })
 
   it("webhook create (with store), list, delete", async () => {
-    const hook = await v3((c) =>
-      c.createWebhook({
-        status: "STATUS_ACTIVE",
-        topic: "TOPIC_ORDER_ON_HOLD",
-        version: "VERSION_V3",
-        name: "conf",
-        delivery_url: "https://conf.example.com/h",
-        store_id: "store-1"
-      })
-    )
+    const hook = await v3((c) => c.createWebhook(activeV3Webhook("TOPIC_ORDER_ON_HOLD", "conf", "https://conf.example.com/h")))
     expect((await v3((c) => c.listWebhooks())).data.length).toBeGreaterThan(0)
     expect((await v3((c) => c.deleteWebhook(hook.webhook_id))).webhook_id).toBe(hook.webhook_id)
   })

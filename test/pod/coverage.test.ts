@@ -2,17 +2,12 @@
 // published fields), zero values read back, the published limits enforced before sending, and the
 // draft summary carrying the service's shipping substitution.
 import { Effect, Layer } from "effect"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { PodClient } from "../../src/pod/PodClient.js"
 import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
-import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { admin, draftInput, podClientLayer, run } from "./podSim.js"
+import { admin, draftInput, podClientLayer, run, sharedPodSimulator } from "./podSim.js"
 
-let sim: RunningPodSimulator
-beforeAll(async () => {
-  sim = await startPodSimulator({ rateLimit: false })
-})
-afterAll(() => sim.close())
+const sim = sharedPodSimulator()
 beforeEach(() => admin(sim.url, "POST", "/reset"))
 
 /** Every request the client lets out, by operation and lane. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { PodClient } from "../../src/pod/PodClient.js"
 import { PodRequestGate, type PodRequestInfo, type PodRequestOutcome } from "../../src/pod/PodRequestGate.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
-import { addFault, admin, draftInput, podClientLayer, run, SIM_KEY, SIM_SECRET, stats } from "./podSim.js"
+import { addFault, admin, draftInput, firstInStockVariant, podClientLayer, run, SIM_KEY, SIM_SECRET, stats } from "./podSim.js"
 
 let sim: RunningPodSimulator
 let variantId = ""
@@ -24,14 +24,7 @@ const recordingGate = (recorded: Recorded) =>
 
 beforeAll(async () => {
   sim = await startPodSimulator({ rateLimit: false })
-  const page = await run(
-    podClientLayer(sim.url),
-    Effect.flatMap(
-      PodClient,
-      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
-    )
-  )
-  variantId = page.data[0]!.variant_id
+  variantId = (await firstInStockVariant(sim.url)).variant_id
 })
 afterAll(() => sim.close())
 beforeEach(async () => {

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as Money from "../../src/domain/Money.js"
 import { isAmbiguous } from "../../src/pod/PodErrors.js"
 import { LegacyV2Client } from "../../src/pod/LegacyV2Client.js"
-import { PodClient } from "../../src/pod/PodClient.js"
 import { legacyAmount, type DraftV2Input } from "../../src/pod/schemas/LegacyV2.js"
 import { startPodSimulator, type RunningPodSimulator } from "../../src/simulator/pod/index.js"
-import { addFault, admin, legacyClientLayer, podClientLayer, run } from "./podSim.js"
+import { addFault, admin, firstInStockVariant, legacyClientLayer, adaLovelaceV2 } from "./podSim.js"
 
 let sim: RunningPodSimulator
 let legacyVariantId = 0
@@ -17,13 +16,7 @@ const v2 = <A, E>(f: (c: LegacyV2Client) => Effect.Effect<A, E>, apiKey?: string
 
 const draftBody = (externalId: string): DraftV2Input => ({
   external_id: externalId,
-  store_id: "store-1",
-  shipping_name: "Ada Lovelace",
-  shipping_address1: "12 Analytical Way",
-  shipping_city: "Los Angeles",
-  shipping_province_code: "CA",
-  shipping_zipcode: "90012",
-  shipping_country_code: "US",
+  ...adaLovelaceV2,
   shipping_phone: "+1 (213) 555-0100",
   shipping_method: 1,
   line_items: [{ variant_id: legacyVariantId, quantity: 2, designs: { front: "https://designs.example.com/f.png" } }]
@@ -31,14 +24,7 @@ const draftBody = (externalId: string): DraftV2Input => ({
 
 beforeAll(async () => {
   sim = await startPodSimulator({ rateLimit: false })
-  const page = await run(
-    podClientLayer(sim.url),
-    Effect.flatMap(
-      PodClient,
-      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
-    )
-  )
-  legacyVariantId = page.data[0]!.legacy_variant_id!
+  legacyVariantId = (await firstInStockVariant(sim.url)).legacy_variant_id!
 })
 afterAll(() => sim.close())
 beforeEach(async () => {

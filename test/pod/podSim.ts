@@ -6,6 +6,9 @@ import { LegacyV2Client } from "../../src/pod/LegacyV2Client.js"
 import { DEFAULT_AUTH_HEADERS, PodClient, type PodClientConfig } from "../../src/pod/PodClient.js"
 import { PodRequestGate } from "../../src/pod/PodRequestGate.js"
 import type { CreateDraftInput } from "../../src/pod/schemas/DraftRequests.js"
+import type { CreateWebhookInput } from "../../src/pod/schemas/Webhooks.js"
+import { type PodSimulatorOptions, type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
+import { afterAll, beforeAll } from "vitest"
 
 export const SIM_KEY = "sim-client-key"
 export const SIM_SECRET = "sim-client-secret"
@@ -98,4 +101,64 @@ export const draftInput = (variantId: string, referenceId: string, extra: Partia
     }
   ],
   ...extra
+})
+
+/**
+ * A POD simulator (without a rate limit unless `options` say) started before the enclosing file's or
+ * suite's tests and closed after them. What it returns reads through to the running simulator.
+ */
+export const sharedPodSimulator = (options: PodSimulatorOptions = { rateLimit: false }): RunningPodSimulator => {
+  let started: RunningPodSimulator | undefined
+  beforeAll(async () => {
+    started = await startPodSimulator(options)
+  })
+  afterAll(() => started?.close())
+  return new Proxy({} as RunningPodSimulator, {
+    get: (_, key) => {
+      if (started === undefined) throw new Error("the POD simulator is used before the suite's beforeAll started it")
+      return started[key as keyof RunningPodSimulator]
+    }
+  })
+}
+
+/** The first in-stock variant of the simulator's catalog, as the client reads it. */
+export const firstInStockVariant = async (url: string) =>
+  (await run(
+    podClientLayer(url),
+    Effect.flatMap(
+      PodClient,
+      (c) => c.listCatalogVariants({ filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] }, paging: { limit: 1 } })
+    )
+  )).data[0]!
+
+/** The legacy v2 store and US ship-to every v2 draft of these tests uses. */
+export const adaLovelaceV2 = {
+  store_id: "store-1",
+  shipping_name: "Ada Lovelace",
+  shipping_address1: "12 Analytical Way",
+  shipping_city: "Los Angeles",
+  shipping_province_code: "CA",
+  shipping_zipcode: "90012",
+  shipping_country_code: "US"
+}
+
+/** The published webhook topics, in the order of their enum numbers (2 to 8). */
+export const PUBLISHED_TOPICS = [
+  "TOPIC_ORDER_COMPLETED",
+  "TOPIC_ORDER_CANCELLED",
+  "TOPIC_TRACKING_ORDER_UPDATED",
+  "TOPIC_ORDER_ON_HOLD",
+  "TOPIC_SHIPPING_ADDRESS_VERIFIED",
+  "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
+  "TOPIC_PRODUCT_OUT_OF_STOCK"
+] as const
+
+/** An active V3 subscription of store-1 to `topic`, named `name`, delivered to `deliveryUrl`. */
+export const activeV3Webhook = (topic: CreateWebhookInput["topic"], name: string, deliveryUrl: string): CreateWebhookInput => ({
+  status: "STATUS_ACTIVE",
+  topic,
+  version: "VERSION_V3",
+  name,
+  delivery_url: deliveryUrl,
+  store_id: "store-1"
 })

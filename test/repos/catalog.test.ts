@@ -1,5 +1,5 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import { afterAll, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Queue, Redacted, Schema, TestClock } from "effect"
 import { Db } from "../../src/db/Db.js"
 import { refreshCatalog } from "../../src/pipeline/CatalogRefresh.js"
@@ -8,14 +8,10 @@ import { DEFAULT_AUTH_HEADERS, PodClient } from "../../src/pod/PodClient.js"
 import { PodRequestGate, type PodRequestInfo } from "../../src/pod/PodRequestGate.js"
 import { CatalogVariant } from "../../src/pod/schemas/Catalog.js"
 import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
-import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { testDatabases } from "../support/database.js"
+import { sharedPodSimulator } from "../pod/podSim.js"
 
-let sim: RunningPodSimulator
-beforeAll(async () => {
-  sim = await startPodSimulator({ rateLimit: false })
-})
-afterAll(() => sim.close())
+const sim = sharedPodSimulator()
 
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
 

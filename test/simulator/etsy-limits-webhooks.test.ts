@@ -133,27 +133,17 @@ describe("Etsy simulator: webhooks", () => {
     await adminCall(sim, "POST", `receipts/${paid.receipt_id}/cancel`, {})
     await adminCall(sim, "POST", `receipts/${unpaid.receipt_id}/ship`, {})
     expect((await adminCall(sim, "POST", "webhooks/deliver", {})).sent).toBe(4)
+    /** A thin delivery: the event and the receipt it names. */
+    const thin = (event_type: string, receiptId: number) => ({
+      event_type,
+      resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${receiptId}`,
+      shop_id: sim.shopId
+    })
     expect(inbox.received.map((r) => JSON.parse(r.body))).toEqual([
-      {
-        event_type: "order.paid",
-        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`,
-        shop_id: sim.shopId
-      },
-      {
-        event_type: "order.paid",
-        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`,
-        shop_id: sim.shopId
-      },
-      {
-        event_type: "order.canceled",
-        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`,
-        shop_id: sim.shopId
-      },
-      {
-        event_type: "order.shipped",
-        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${unpaid.receipt_id}`,
-        shop_id: sim.shopId
-      }
+      thin("order.paid", paid.receipt_id),
+      thin("order.paid", unpaid.receipt_id),
+      thin("order.canceled", paid.receipt_id),
+      thin("order.shipped", unpaid.receipt_id)
     ])
     expect(inbox.received.every((r) => signatureOk(sim.webhookSecret, r))).toBe(true)
     expect(inbox.received.every((r) => r.headers["webhook-timestamp"] === String(Date.UTC(2026, 2, 1, 10, 30) / 1000))).toBe(true)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { runEtsySimulatorStandalone, startEtsySimulator, type RunningEtsySimulator } from "../../src/simulator/etsy/index.js"
 import { accessToken, adminCall, api, grant, json } from "../stores/etsy/rawApi.js"
+import { listensStandalone } from "../support/standalone.js"
 
 // Etsy Open API v3 surface: credentials, getShopReceipts paging and filters, receipts, createReceiptShipment.
 
@@ -19,14 +20,7 @@ beforeEach(async () => {
 
 describe("Etsy simulator: standalone", () => {
   it("prints where it listens, for podsync simulate", async () => {
-    const lines: Array<string> = []
-    const standalone = await runEtsySimulatorStandalone({ log: (line) => lines.push(line) })
-    try {
-      expect(lines).toEqual([`etsy listening on ${standalone.url}`])
-      expect(standalone.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    } finally {
-      await standalone.close()
-    }
+    await listensStandalone("etsy", runEtsySimulatorStandalone)
   })
 })
 

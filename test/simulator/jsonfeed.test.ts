@@ -11,6 +11,7 @@ import {
   type WireOrder,
   type WireOrdersPage
 } from "../../src/simulator/jsonfeed/index.js"
+import { listensStandalone } from "../support/standalone.js"
 
 // The reference storefront, checked from the seller's side: docs/jsonfeed.md §2–§7 over real HTTP.
 
@@ -265,10 +266,8 @@ describe("JSON feed simulator: rate limit", () => {
   })
 
   it("prints its listening line when run standalone", async () => {
-    const lines: Array<string> = []
-    const running = await runJsonFeedSimulatorStandalone({ log: (line) => lines.push(line) })
-    await running.close()
-    expect(lines).toEqual([`jsonfeed listening on ${running.url}`])
-    expect(running.baseUrl).toBe(`${running.url}/podsync/v1`)
+    await listensStandalone("jsonfeed", runJsonFeedSimulatorStandalone, (running) => {
+      expect(running.baseUrl).toBe(`${running.url}/podsync/v1`)
+    })
   })
 })

@@ -2,6 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { generateCatalog, runPodSimulatorStandalone, sampleAddress } from "../../src/simulator/pod/index.js"
 import { AUTH, usePodSimulator } from "./podHarness.js"
+import { listensStandalone } from "../support/standalone.js"
 
 const pod = usePodSimulator({ rateLimit: false })
 
@@ -138,15 +139,9 @@ describe("shipping fees and the standalone runner", () => {
   })
 
   it("starts standalone, prints where it listens, and serves", async () => {
-    const lines: Array<string> = []
-    const sim = await runPodSimulatorStandalone({ log: (line) => lines.push(line) })
-    try {
-      expect(lines).toEqual([`pod listening on ${sim.url}`])
-      expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    await listensStandalone("pod", runPodSimulatorStandalone, async (sim) => {
       expect((await fetch(`${sim.url}/api/v3/catalog?paging.limit=1`, { headers: AUTH })).status).toBe(200)
-    } finally {
-      await sim.close()
-    }
+    })
   })
 })
 

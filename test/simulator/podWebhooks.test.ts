@@ -4,6 +4,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { sampleAddress, sampleDraftData } from "../../src/simulator/pod/index.js"
+import { PUBLISHED_TOPICS } from "../pod/podSim.js"
 import { usePodSimulator, waitFor } from "./podHarness.js"
 
 /** The simulator's API credentials: the key travels as X-Connect-Client-Key, the secret keys the HMAC. */
@@ -223,15 +224,7 @@ describe("webhook deliveries", () => {
 
   it("send every published event in both versions, each with its published payload", async () => {
     // One subscription per topic and version; V1 subscribed by the enums' numbers (topic 2..8, version 2).
-    const topics = [
-      "TOPIC_ORDER_COMPLETED",
-      "TOPIC_ORDER_CANCELLED",
-      "TOPIC_TRACKING_ORDER_UPDATED",
-      "TOPIC_ORDER_ON_HOLD",
-      "TOPIC_SHIPPING_ADDRESS_VERIFIED",
-      "TOPIC_SHIPPING_ADDRESS_UNVERIFIED",
-      "TOPIC_PRODUCT_OUT_OF_STOCK"
-    ]
+    const topics = PUBLISHED_TOPICS
     for (const [index, topic] of topics.entries()) {
       await subscribe(topic, "/v3")
       const numbered = await pod.api("POST", "/api/v3/webhooks", {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startShopifySimulator, type RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
+import { simAdmin } from "../support/simAdmin.js"
 
 // Fulfillment, tags and metafields mutations with Shopify's userErrors rules; fault injection.
 
@@ -18,15 +19,7 @@ const graphql = async (query: string, variables: Record<string, unknown> = {}): 
   return response.json()
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const fulfillmentCreate = `mutation($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) {

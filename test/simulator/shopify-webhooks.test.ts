@@ -1,32 +1,16 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startShopifySimulator, type RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
+import { simAdmin } from "../support/simAdmin.js"
+import { type Received, webhookInbox } from "../support/webhookInbox.js"
 
 // Signed webhook deliveries to a real receiver, with duplicates and reordering on demand.
 
-interface Received {
-  headers: IncomingHttpHeaders
-  raw: Buffer
-}
-
 let sim: RunningShopifySimulator
-let receiver: Server
-let receiverUrl: string
-let received: Received[] = []
-/** Status codes the receiver answers with, one per request, then 200. */
-let answers: number[] = []
+const inbox = webhookInbox("/webhooks/shopify")
+const { answers, received } = inbox
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const verifies = (r: Received, secret: string): boolean => {
   const expected = createHmac("sha256", secret).update(r.raw).digest()
@@ -41,27 +25,14 @@ const summary = (r: Received) => {
 
 beforeAll(async () => {
   sim = await startShopifySimulator({ seed: 11, webhookSecret: "whsec_test" })
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) })
-      res.writeHead(answers.shift() ?? 200).end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/shopify`
 })
 afterAll(async () => {
   await sim.close()
-  await new Promise((resolve) => receiver.close(resolve))
 })
 beforeEach(async () => {
-  received = []
-  answers = []
   await admin("POST", "reset")
   for (const topic of ["orders/create", "orders/updated", "orders/cancelled"]) {
-    await admin("POST", "webhooks/subscribe", { topic, address: receiverUrl })
+    await admin("POST", "webhooks/subscribe", { topic, address: inbox.url })
   }
 })
 
@@ -131,7 +102,7 @@ describe("Shopify simulator: webhooks", () => {
 
   it("sends a failed delivery again, same ids and body, until it is accepted", async () => {
     await admin("POST", "webhooks/settings", { autoDeliver: false, retries: 2, retryDelayMs: 30 })
-    answers = [500, 502]
+    answers.push(500, 502)
     await admin("POST", "orders", {})
     await admin("POST", "webhooks/deliver", {})
     for (let i = 0; i < 100 && received.length < 3; i++) await new Promise((r) => setTimeout(r, 20))

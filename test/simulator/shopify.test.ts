@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { simAdmin } from "../support/simAdmin.js"
 import { runShopifySimulatorStandalone, startShopifySimulator, type RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
+import { listensStandalone } from "../support/standalone.js"
 
 // Orders query, paging, search syntax, auth and query cost, over real HTTP.
 
@@ -81,16 +82,10 @@ describe("Shopify simulator: auth", () => {
 
 describe("Shopify simulator: standalone runner", () => {
   it("prints where it listens, for podsync simulate", async () => {
-    const lines: string[] = []
-    const standalone = await runShopifySimulatorStandalone({ log: (line) => lines.push(line) })
-    try {
-      expect(lines).toEqual([`shopify listening on ${standalone.url}`])
-      expect(standalone.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    await listensStandalone("shopify", runShopifySimulatorStandalone, async (standalone) => {
       const response = await fetch(`${standalone.url}/admin/api/2026-10/graphql.json`, { method: "POST", body: "{}" })
       expect(response.status).toBe(401)
-    } finally {
-      await standalone.close()
-    }
+    })
   })
 })
 

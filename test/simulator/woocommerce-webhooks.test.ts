@@ -1,57 +1,29 @@
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startWooCommerceSimulator, type RunningWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
+import { simAdmin } from "../support/simAdmin.js"
+import { type Received, webhookInbox } from "../support/webhookInbox.js"
 
 // WooCommerce webhook deliveries to a real receiver: the unsigned ping, signatures, Delivery-ID
 // collisions within a second, order.deleted, duplicates, reordering, disabling after failures.
 
-interface Received {
-  headers: IncomingHttpHeaders
-  raw: Buffer
-}
-
 let sim: RunningWooCommerceSimulator
-let receiver: Server
-let receiverUrl: string
-let received: Received[] = []
-let answers: number[] = []
+const inbox = webhookInbox("/webhooks/acme-woo")
+const { answers, received } = inbox
 let simTime = Date.UTC(2026, 2, 2, 15, 0, 0)
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const signed = (r: Received, secret: string) =>
   r.headers["x-wc-webhook-signature"] === createHmac("sha256", secret).update(r.raw).digest("base64")
 
 beforeAll(async () => {
   sim = await startWooCommerceSimulator({ seed: 3, now: () => simTime, webhookSecret: "whsec_woo" })
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) })
-      res.writeHead(answers.shift() ?? 200).end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/acme-woo`
 })
 afterAll(async () => {
   await sim.close()
-  await new Promise((resolve) => receiver.close(resolve))
 })
 beforeEach(async () => {
-  received = []
-  answers = []
   simTime = Date.UTC(2026, 2, 2, 15, 0, 0)
   await admin("POST", "reset")
   await admin("POST", "webhooks/settings", { autoDeliver: false })
@@ -59,7 +31,7 @@ beforeEach(async () => {
 
 describe("WooCommerce simulator webhooks", () => {
   it("pings a new webhook unsigned with webhook_id=<id>, then signs every delivery", async () => {
-    const hook = await admin("POST", "webhooks/subscribe", { topic: "order.updated", address: receiverUrl })
+    const hook = await admin("POST", "webhooks/subscribe", { topic: "order.updated", address: inbox.url })
     expect(received).toHaveLength(1)
     expect(received[0]!.raw.toString()).toBe(`webhook_id=${hook.id}`)
     expect(Object.keys(received[0]!.headers).filter((h) => h.startsWith("x-wc-"))).toEqual([])
@@ -80,7 +52,7 @@ describe("WooCommerce simulator webhooks", () => {
   })
 
   it("gives two deliveries of one webhook in the same second the same Delivery-ID", async () => {
-    await admin("POST", "webhooks/subscribe", { topic: "order.created", address: receiverUrl })
+    await admin("POST", "webhooks/subscribe", { topic: "order.created", address: inbox.url })
     await admin("POST", "orders", {})
     await admin("POST", "orders", {})
     simTime += 1000
@@ -93,11 +65,11 @@ describe("WooCommerce simulator webhooks", () => {
   })
 
   it("sends order.deleted with the id only, duplicates and newest-first on demand", async () => {
-    await admin("POST", "webhooks/subscribe", { topic: "order.deleted", address: receiverUrl })
-    await admin("POST", "webhooks/subscribe", { topic: "order.created", address: receiverUrl })
+    await admin("POST", "webhooks/subscribe", { topic: "order.deleted", address: inbox.url })
+    await admin("POST", "webhooks/subscribe", { topic: "order.created", address: inbox.url })
     const order = await admin("POST", "orders", {})
     await admin("POST", `orders/${order.id}/trash`)
-    received = []
+    received.length = 0
     await admin("POST", "webhooks/deliver", { duplicates: 1, reorder: true })
     expect(received.map((r) => [r.headers["x-wc-webhook-topic"], r.raw.toString()])).toEqual([
       ["order.deleted", JSON.stringify({ id: order.id })],
@@ -108,8 +80,8 @@ describe("WooCommerce simulator webhooks", () => {
   })
 
   it("disables a webhook after more than 5 consecutive failed deliveries", async () => {
-    const hook = await admin("POST", "webhooks/subscribe", { topic: "order.created", address: receiverUrl })
-    answers = Array.from({ length: 10 }, () => 500)
+    const hook = await admin("POST", "webhooks/subscribe", { topic: "order.created", address: inbox.url })
+    answers.push(...Array.from({ length: 10 }, () => 500))
     for (let i = 0; i < 8; i++) await admin("POST", "orders", {})
     await admin("POST", "webhooks/deliver", {})
     const { webhooks } = await admin("GET", "webhooks")
@@ -125,11 +97,11 @@ describe("WooCommerce simulator webhooks", () => {
         "Content-Type": "application/json",
         Authorization: `Basic ${Buffer.from(`${sim.consumerKey}:${sim.consumerSecret}`).toString("base64")}`
       },
-      body: JSON.stringify({ name: "podsync", topic: "order.created", delivery_url: receiverUrl })
+      body: JSON.stringify({ name: "podsync", topic: "order.created", delivery_url: inbox.url })
     })
     expect(response.status).toBe(201)
     const hook = (await response.json()) as any
-    expect(hook).toMatchObject({ status: "active", topic: "order.created", resource: "order", event: "created", delivery_url: receiverUrl })
+    expect(hook).toMatchObject({ status: "active", topic: "order.created", resource: "order", event: "created", delivery_url: inbox.url })
     await admin("POST", "orders", {})
     await admin("POST", "webhooks/deliver", {})
     expect(signed(received[1]!, "whsec_woo")).toBe(false)

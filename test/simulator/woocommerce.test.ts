@@ -4,6 +4,9 @@ import {
   startWooCommerceSimulator,
   type RunningWooCommerceSimulator
 } from "../../src/simulator/woocommerce/index.js"
+import { simTeeLine } from "../stores/woocommerce/fixtures.js"
+import { simAdmin } from "../support/simAdmin.js"
+import { listensStandalone } from "../support/standalone.js"
 
 // REST v3 fidelity of the WooCommerce simulator: auth, listing and its date bounds, updates, notes,
 // refunds, the Shipment Tracking extension on and off, host faults.
@@ -29,15 +32,7 @@ const api = async (method: string, path: string, body?: unknown, headers: Record
   }
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+const admin = (method: string, path: string, body?: unknown) => simAdmin(sim.url, method, path, body)
 
 const advance = (seconds: number) => {
   simTime += seconds * 1000
@@ -54,11 +49,7 @@ beforeEach(async () => {
 
 describe("WooCommerce simulator: standalone", () => {
   it("prints the line `podsync simulate` shows", async () => {
-    const lines: string[] = []
-    const running = await runWooCommerceSimulatorStandalone({ log: (line) => lines.push(line) })
-    await running.close()
-    expect(lines).toEqual([`woocommerce listening on ${running.url}`])
-    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    await listensStandalone("woocommerce", runWooCommerceSimulatorStandalone)
   })
 })
 
@@ -99,13 +90,7 @@ describe("WooCommerce simulator: orders", () => {
     const created = await admin("POST", "orders", {
       currency: "EUR",
       lineItems: [{
-        name: "Classic Tee - Black, M",
-        parentName: "Classic Tee",
-        productId: 311,
-        variationId: 318,
-        sku: "TEE-BLA-M",
-        quantity: 2,
-        price: "24.00",
+        ...simTeeLine,
         meta: [{ key: "pa_size", value: "m" }, { key: "design_front", value: "https://cdn.example.com/f.png" }]
       }],
       shippingLine: { methodTitle: "Express", methodId: "flat_rate", total: "14.90" }

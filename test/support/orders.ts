@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import * as ReferenceId from "../../src/domain/ReferenceId.js"
+import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import type { NormalizedLine, NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 
 /** A realistic normalized store order for tests; override what the test is about. */
@@ -49,3 +52,12 @@ export const sampleOrder = (overrides: Partial<NormalizedOrder> = {}): Normalize
   raw: { id: "gid://shopify/Order/5550001" },
   ...overrides
 })
+
+/** A pulled order of the acme-shopify store stored as `sampleOrder` for `storeOrderId`: the repo, the order's reference and its row id. */
+export const storedSampleOrder = (storeOrderId: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const reference = ReferenceId.keyOf("acme-shopify", storeOrderId)
+    const { id: rowId } = yield* repo.upsertPulled(sampleOrder({ storeOrderId }), reference)
+    return { repo, reference, rowId }
+  })

@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
+import pg from "pg"
+import { afterAll, beforeAll, expect } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { exited, freePort, spawnPodsync, tempDir, waitForHttp } from "./cli.js"
@@ -204,3 +206,51 @@ export const startDaemon = async (config: string, port: number, env: Record<stri
 }
 
 export { exited, freePort }
+
+/** Stops daemons with SIGTERM and waits until they have exited. */
+export const stopDaemons = async (...daemons: ReadonlyArray<ReturnType<typeof spawnPodsync>>) => {
+  for (const daemon of daemons) daemon.kill("SIGTERM")
+  await Promise.all(daemons.map(exited))
+}
+
+/**
+ * The exactly-once outcome of a run over the Shopify orders `ids`: one draft each at the POD service,
+ * none twice, and one fulfilment each in the store. Answers both simulators' stats for what a test checks beside.
+ */
+export const expectEachOrderOnce = async (stack: Stack, ids: ReadonlyArray<string>) => {
+  const pod = await getJson(`${stack.pod.url}/__sim/stats`)
+  expect(pod.duplicateReferenceIds).toEqual([])
+  expect(Object.keys(pod.draftsByReferenceId)).toHaveLength(ids.length)
+  const shop = await getJson(`${stack.shopify.url}/__sim/stats`)
+  expect(Object.keys(shop.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
+  expect(Object.values(shop.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
+  return { pod, shop }
+}
+
+/**
+ * A suite of replicas on the test PostgreSQL (`url`): a stack, and a schema of the suite's own that
+ * the replicas' `databaseUrl` points at, made before the suite's tests and dropped after them, with an
+ * admin connection to read it.
+ */
+export const replicaSuite = (url: string | undefined, prefix: string, options: StackOptions = {}) => {
+  const schema = `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 12)}`
+  const admin = new pg.Client({ connectionString: url })
+  const suite = { stack: undefined as unknown as Stack, schema, admin, databaseUrl: `${url}?options=-c%20search_path%3D${schema}` }
+  beforeAll(async () => {
+    suite.stack = await startStack(options)
+    await admin.connect()
+    await admin.query(`create schema "${schema}"`)
+  })
+  afterAll(async () => {
+    await admin.query(`drop schema if exists "${schema}" cascade`)
+    await admin.end()
+    await suite.stack.close()
+  })
+  return suite
+}
+
+/** A free port for a daemon, and its config against `stack` there. */
+export const daemonConfig = async (stack: Stack, options: DaemonConfigOptions = {}) => {
+  const port = await freePort()
+  return { port, config: writeDaemonConfig(stack, port, options) }
+}

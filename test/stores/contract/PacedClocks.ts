@@ -5,7 +5,8 @@
  * and a real-time watch notices when the connector sleeps to pace itself.
  * No test waits for real seconds.
  */
-import { Chunk, Effect, Fiber, Option, type Scope, TestClock } from "effect"
+import { Chunk, Effect, Fiber, Option, type Scope, Stream, TestClock } from "effect"
+import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
 
 export const realPause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -41,4 +42,25 @@ export const untilPacingOrDone = (fiber: Fiber.RuntimeFiber<unknown, unknown>, r
       yield* realPause(5)
     }
     throw new Error("the connector neither slept nor finished")
+  })
+
+/**
+ * Runs `connector`'s pull to its end, moving both clocks (`advance`) to each pacing wake-up as the
+ * connector sleeps for it. Answers the pages, how many times it waited, and the TestClock time it began.
+ */
+export const pullPaced = (
+  connector: StoreConnector,
+  advance: (ms: number) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const startedAt = yield* TestClock.currentTimeMillis
+    const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
+    let waits = 0
+    for (;;) {
+      const sleeps = yield* untilPacingOrDone(fiber)
+      if (sleeps.length === 0) break
+      waits += 1
+      yield* advance(Math.max(1, Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)))
+    }
+    return { pages: Chunk.toReadonlyArray(yield* Fiber.join(fiber)), waits, startedAt }
   })

@@ -1,4 +1,5 @@
 /** Reading a connector's pull the way the pipeline does, and what the contract cases compare it with. */
+import { expect } from "@effect/vitest"
 import { Effect, Ref, Stream } from "effect"
 import type { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
 import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
@@ -41,3 +42,20 @@ export const latestOrders = (orders: ReadonlyArray<NormalizedOrder>) => {
 /** The newest `updatedAt` handed out for each order, written as `form` writes it (as the connector does, by default). */
 export const latestById = (orders: ReadonlyArray<NormalizedOrder>, form: (iso: string) => string = (iso) => iso) =>
   new Map([...latestOrders(orders)].map(([id, o]) => [id, form(o.updatedAt)]))
+
+/** No order version was handed out twice over `pages`; answers the newest version of each order handed out, as `latestById`. */
+export const handedOutOnce = (pages: ReadonlyArray<PulledPage>, form?: (iso: string) => string) => {
+  const versions = versionsOf(pages)
+  expect(new Set(versions).size).toBe(versions.length)
+  return latestById(pages.flatMap((p) => p.orders), form)
+}
+
+/** A walk of five pages or more, each but the last saying there is more; the last ends the walk. Answers the last page. */
+export const pagedToTheEnd = (pages: ReadonlyArray<PulledPage>) => {
+  expect(pages.length).toBeGreaterThanOrEqual(5)
+  expect(pages.slice(0, -1).every((p) => !p.done && p.cursor.continuation !== undefined)).toBe(true)
+  const last = pages[pages.length - 1]!
+  expect(last.done).toBe(true)
+  expect(last.cursor.continuation).toBeUndefined()
+  return last
+}

@@ -7,8 +7,8 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import { expect, it } from "@effect/vitest"
-import { Effect, Either, type Scope } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Redacted, type Scope } from "effect"
 import type { VerifiedWebhook, WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
 import { eventually, simulatorAdmin } from "./SimulatorHarness.js"
@@ -114,3 +114,71 @@ export const verifiesSimulatorDeliveries = <Sim extends { readonly url: string }
       const verdict = connector.verifyWebhook(forged)
       expect(Either.isLeft(verdict) && verdict.left.reason).toBe("bad_signature")
     }))
+
+/** A store's webhook secrets in the middle of a rotation: the current secret and the previous one, beside the store's ids. */
+export const rotatingSecrets = <Ids extends { readonly storeKey: string }>(
+  ids: Ids,
+  current = "current-secret",
+  previous = "old-secret"
+) => ({
+  ...ids,
+  webhookSecret: Redacted.make(current),
+  previousWebhookSecret: Redacted.make(previous)
+})
+
+export interface SignatureDriver<Secrets extends { readonly storeKey: string; readonly previousWebhookSecret?: unknown }> {
+  readonly platform: string
+  readonly verify: (secrets: Secrets, delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, { readonly reason: string }>
+  /** The store's secrets, the previous secret of a rotation among them. */
+  readonly secrets: Secrets
+  /** The body of the genuine delivery, and what verification makes of it beside the store key and the payload (the body). */
+  readonly body: string
+  readonly verified: Omit<VerifiedWebhook, "storeKey" | "payload"> & { readonly storeOrderId: string }
+  /** The platform's `deliveryOf` builder over `body`. */
+  readonly delivery: (overrides?: Record<string, string | undefined>, raw?: string) => WebhookDelivery
+  /** The header that carries the signature. */
+  readonly signatureHeader: string
+  /** The signature headers of `raw` signed with the rotation's previous secret, or with a secret the store never had. */
+  readonly signedWith: (secret: "previous" | "guessed", raw: string) => Record<string, string>
+  /** Signature values that are not a signature by the store's secret (truncated, wrong encoding or version). */
+  readonly malformedSignatures: ReadonlyArray<string>
+  /** A body that is not JSON. */
+  readonly notJson: string
+}
+
+/** The verification cases every platform's webhook signature passes, pure (no simulator). */
+export const verifiesSignatures = <Secrets extends { readonly storeKey: string; readonly previousWebhookSecret?: unknown }>(
+  driver: SignatureDriver<Secrets>
+) => {
+  describe(`${driver.platform} webhook signatures (contract)`, () => {
+    const verdict = (delivery: WebhookDelivery, secrets: Secrets = driver.secrets) => verdictOf(driver.verify(secrets, delivery))
+
+    it("accepts a delivery signed over the raw body and says what it is about", () => {
+      expect(driver.verify(driver.secrets, driver.delivery())).toEqual(
+        Either.right({ storeKey: driver.secrets.storeKey, ...driver.verified, payload: JSON.parse(driver.body) })
+      )
+    })
+
+    it("accepts the previous secret during a rotation, and only when it is configured", () => {
+      const signedWithOld = driver.delivery(driver.signedWith("previous", driver.body))
+      expect(verdict(signedWithOld)).toBe("accepted")
+      const { previousWebhookSecret: _, ...withoutRotation } = driver.secrets
+      expect(verdict(signedWithOld, withoutRotation as Secrets)).toBe("bad_signature")
+    })
+
+    it("rejects a forged, a tampered, a malformed and an unsigned delivery", () => {
+      expect(verdict(driver.delivery(driver.signedWith("guessed", driver.body)))).toBe("bad_signature")
+      // The genuine signature over a body that names another order.
+      const tampered = driver.body.replace(driver.verified.storeOrderId, `${driver.verified.storeOrderId}9`)
+      expect(verdict({ ...driver.delivery(), rawBody: Buffer.from(tampered) })).toBe("bad_signature")
+      for (const signature of driver.malformedSignatures) {
+        expect(verdict(driver.delivery({ [driver.signatureHeader]: signature })), signature).toBe("bad_signature")
+      }
+      expect(verdict(driver.delivery({ [driver.signatureHeader]: undefined }))).toBe("missing_signature")
+    })
+
+    it("refuses a signed body that is not JSON", () => {
+      expect(verdict(driver.delivery({}, driver.notJson))).toBe("malformed_body")
+    })
+  })
+}

@@ -1,3 +1,13 @@
+/** What both transactions of the receipt share: seller, buyer, and when they were made and paid (not shipped). */
+const paidTogether = {
+  seller_user_id: 873421905,
+  buyer_user_id: 901234567,
+  create_timestamp: 1772357400,
+  created_timestamp: 1772357400,
+  paid_timestamp: 1772357400,
+  shipped_timestamp: null
+} as const
+
 /** A receipt as Etsy's getShopReceipt returns it: real field names, HTML-encoded text, two transactions. */
 export const realisticReceipt = {
   receipt_id: 3401234567,
@@ -43,12 +53,7 @@ export const realisticReceipt = {
       transaction_id: 4012345678,
       title: "Men&#39;s Classic Tee – Custom Print",
       description: null,
-      seller_user_id: 873421905,
-      buyer_user_id: 901234567,
-      create_timestamp: 1772357400,
-      created_timestamp: 1772357400,
-      paid_timestamp: 1772357400,
-      shipped_timestamp: null,
+      ...paidTogether,
       quantity: 2,
       listing_image_id: 8587342201,
       receipt_id: 3401234567,
@@ -85,12 +90,7 @@ export const realisticReceipt = {
       transaction_id: 4012345679,
       title: "Printable Birthday Card (digital download)",
       description: null,
-      seller_user_id: 873421905,
-      buyer_user_id: 901234567,
-      create_timestamp: 1772357400,
-      created_timestamp: 1772357400,
-      paid_timestamp: 1772357400,
-      shipped_timestamp: null,
+      ...paidTogether,
       quantity: 1,
       listing_image_id: 8587349999,
       receipt_id: 3401234567,

@@ -1,9 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { draftedAnnotation, type FulfillmentPush } from "../../../src/domain/StoreTypes.js"
+import type { FulfillmentPush } from "../../../src/domain/StoreTypes.js"
 import { etsyCarrierName } from "../../../src/stores/etsy/EtsyFulfillment.js"
-import { isAmbiguous } from "../../../src/stores/StoreErrors.js"
-import { admin, connectTo, eventually, type SimReceipt, startSimulator, stats } from "./harness.js"
+import type { RunningEtsySimulator } from "../../../src/simulator/etsy/index.js"
+import {
+  annotatesNothing,
+  type FulfillmentDriver,
+  fulfilsOnceAfterAnAmbiguousFailure,
+  whileTheWriteIsSlow
+} from "../contract/FulfillmentContract.js"
+import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harness.js"
 
 const twoLineReceipt = {
   transactions: [
@@ -22,6 +28,21 @@ const push = (receipt: SimReceipt, number: string, company = "USPS", url?: strin
 })
 
 const read = (sim: { url: string }, receipt: SimReceipt) => admin<SimReceipt>(sim, "GET", `receipts/${receipt.receipt_id}`)
+
+const driver: FulfillmentDriver<RunningEtsySimulator, SimReceipt> = {
+  platform: "Etsy",
+  start: startSimulator,
+  connect: (sim) => connectTo(sim),
+  place: (sim) =>
+    Effect.map(admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt), (raw) => ({
+      id: String(raw.receipt_id),
+      lineIds: raw.transactions.map((t) => String(t.transaction_id)),
+      raw
+    })),
+  tracking: (number) => ({ company: "UPS", number }),
+  fulfilOperation: "createReceiptShipment",
+  counters: { fulfilments: "shipmentsByReceipt", emails: "buyerEmailsByReceipt" }
+}
 
 describe("Etsy tracking push", () => {
   it.scopedLive("creates one shipment with tracking, emails the buyer once, and answers AlreadyPushed after", () =>
@@ -56,29 +77,15 @@ describe("Etsy tracking push", () => {
       expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
     }))
 
-  for (const kind of ["commitThenDrop", "error5xx", "reset"] as const) {
-    it.scopedLive(`a push that failed ambiguously (${kind}), then retried, ships once and emails the buyer once`, () =>
-      Effect.gen(function*() {
-        const sim = yield* startSimulator()
-        const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
-        const connector = yield* connectTo(sim)
-        const request = push(receipt, "1Z999AA10123456784", "UPS")
-        yield* admin(sim, "POST", "faults", { operation: "createReceiptShipment", kind, count: 1 })
-
-        const failure = yield* Effect.flip(connector.pushFulfillment(request))
-        expect(failure).toMatchObject({ operation: "createReceiptShipment" })
-        expect(isAmbiguous(failure)).toBe(true)
-
-        const retried = yield* connector.pushFulfillment(request)
-        // The drop came after the commit: the read-back finds the shipment. Otherwise the retry creates it.
-        expect(retried._tag).toBe(kind === "commitThenDrop" ? "AlreadyPushed" : "Created")
-        const stored = yield* read(sim, receipt)
-        expect(stored.shipments.map((s) => [s.carrier_name, s.tracking_code])).toEqual([["ups", "1Z999AA10123456784"]])
-        const s = yield* stats(sim)
-        expect(s.shipmentsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-        expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
-      }))
-  }
+  fulfilsOnceAfterAnAmbiguousFailure(driver, {
+    failure: (failure) => expect(failure).toMatchObject({ operation: "createReceiptShipment" }),
+    stored: (sim, receipt, number) =>
+      Effect.map(
+        read(sim, receipt.raw),
+        (stored) => expect(stored.shipments.map((s) => [s.carrier_name, s.tracking_code])).toEqual([["ups", number]])
+      )
+  })
+  annotatesNothing(driver)
 
   it.scopedLive('sends a carrier Etsy does not list as "other", with the tracking link in the note to the buyer', () =>
     Effect.gen(function*() {
@@ -145,23 +152,16 @@ describe("Etsy tracking push", () => {
       const sim = yield* startSimulator()
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
       const connector = yield* connectTo(sim)
-      yield* admin(sim, "POST", "faults", { operation: "createReceiptShipment", kind: "latency", latencyMs: 300, count: 1 })
-      const fiber = yield* Effect.fork(connector.pushFulfillment(push(receipt, "RACE-0001")))
-      yield* eventually(admin<{ faults: Array<unknown> }>(sim, "GET", "faults"), (f) => f.faults.length === 0, "the slowed write")
-      yield* admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
+      const [fiber] = yield* whileTheWriteIsSlow(
+        sim,
+        "createReceiptShipment",
+        300,
+        connector.pushFulfillment(push(receipt, "RACE-0001")),
+        admin(sim, "POST", `receipts/${receipt.receipt_id}/cancel`, {})
+      )
       const outcome = yield* Fiber.join(fiber)
       expect(outcome).toMatchObject({ _tag: "Rejected", reason: "store_refused" })
       expect(outcome._tag === "Rejected" && outcome.messages[0]).toContain("canceled")
       expect((yield* stats(sim)).buyerEmailsByReceipt).toEqual({})
-    }))
-
-  it.scopedLive("annotating does nothing on Etsy (receipts have no tags or notes) and costs no request", () =>
-    Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", twoLineReceipt)
-      const connector = yield* connectTo(sim)
-      yield* connector.annotate(String(receipt.receipt_id), draftedAnnotation("dft_01HZX"))
-      expect(connector.capabilities.annotations).toEqual([])
-      expect((yield* stats(sim)).requests).toBe(0)
     }))
 })

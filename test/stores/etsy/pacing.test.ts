@@ -4,10 +4,10 @@
  * variable the test moves in lockstep, so no test waits for real seconds.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { Effect, Fiber, Option, Stream, TestClock } from "effect"
 import { dayRefusal, millisUntilSlot, readQuotaHeaders } from "../../../src/stores/etsy/EtsyQuota.js"
 import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harness.js"
-import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, pullPaced, untilPacingOrDone } from "../contract/PacedClocks.js"
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: Parameters<typeof startSimulator>[0] = {}) =>
@@ -53,17 +53,7 @@ describe("Etsy quota pacing against the simulator", () => {
       const { sim, advance } = yield* simulatorWithClock({ quota: { perSecond: 5, perDay: 10_000 } })
       yield* admin(sim, "POST", "receipts/bulk", { count: 60 })
       const connector = yield* connectTo(sim, { pageSize: 5, requestTimeout })
-      const startedAt = yield* TestClock.currentTimeMillis
-
-      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
-      let waits = 0
-      for (;;) {
-        const sleeps = yield* untilPacingOrDone(fiber)
-        if (sleeps.length === 0) break
-        waits += 1
-        yield* advance(Math.max(1, Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)))
-      }
-      const pages = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      const { pages, startedAt, waits } = yield* pullPaced(connector, advance)
       expect(pages.flatMap((p) => p.orders)).toHaveLength(60)
       const after = yield* stats(sim)
       expect(after.throttled).toBe(0)

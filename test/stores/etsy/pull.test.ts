@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Effect } from "effect"
 import { admin, connectTo, type SimReceipt, startSimulator } from "./harness.js"
-import { resumesAfterACrash } from "../contract/PullContract.js"
-import { latestById, pullAll, versionsOf } from "../contract/PullWalks.js"
+import type { RunningEtsySimulator } from "../../../src/simulator/etsy/index.js"
+import { answersNoneForAnUnknownOrder, type PullDriver, resumesAfterACrash, startsAtSince } from "../contract/PullContract.js"
+import { handedOutOnce, latestById, pagedToTheEnd, pullAll, versionsOf } from "../contract/PullWalks.js"
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z")
 
@@ -13,7 +14,23 @@ const simVersions = (sim: { url: string }, keep: (r: SimReceipt) => boolean = ()
     ({ receipts }) => new Map(receipts.filter(keep).map((r) => [String(r.receipt_id), iso(r.updated_timestamp)]))
   )
 
+const driver: PullDriver<RunningEtsySimulator> = {
+  test: it.scopedLive,
+  start: startSimulator,
+  resource: "receipts",
+  noteField: "message_from_buyer",
+  connect: connectTo,
+  beforeWalk: () => Effect.void,
+  beforeEdit: () => Effect.void,
+  walksToCatchUp: 1,
+  simVersions: (sim) => simVersions(sim)
+}
+
 describe("Etsy incremental pull", () => {
+  startsAtSince(driver, ({ nowSeconds }) => iso(nowSeconds))
+  answersNoneForAnUnknownOrder(driver)
+  resumesAfterACrash(driver)
+
   it.scopedLive("walks many pages while receipts are edited mid-walk, losing and duplicating nothing", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
@@ -36,19 +53,15 @@ describe("Etsy incremental pull", () => {
             yield* admin(sim, "POST", `receipts/${ids[3]}/ship`, { tracking_code: "9400111", carrier_name: "usps" })
           }
         }))
-      const all = pages.flatMap((p) => p.orders)
-      const versions = versionsOf(pages)
-      expect(new Set(versions).size).toBe(versions.length)
       const final = yield* simVersions(sim)
       expect(final.size).toBe(46)
-      expect(latestById(all)).toEqual(final)
-      expect(pages.length).toBeGreaterThanOrEqual(5)
-      expect(pages.slice(0, -1).every((p) => !p.done && p.cursor.continuation !== undefined)).toBe(true)
-      const last = pages[pages.length - 1]!
-      expect(last.done).toBe(true)
-      expect(last.cursor.continuation).toBeUndefined()
+      expect(handedOutOnce(pages)).toEqual(final)
+      const last = pagedToTheEnd(pages)
       expect(last.cursor.watermark).toBe([...final.values()].sort().pop())
-      expect(all.filter((o) => o.storeOrderId === String(ids[40])).pop()).toMatchObject({ cancelled: true, financialStatus: "refunded" })
+      expect(pages.flatMap((p) => p.orders).filter((o) => o.storeOrderId === String(ids[40])).pop()).toMatchObject({
+        cancelled: true,
+        financialStatus: "refunded"
+      })
 
       // The next pull re-reads the overlap but hands out nothing already handed out.
       const again = yield* pullAll(connector, last.cursor)
@@ -70,11 +83,9 @@ describe("Etsy incremental pull", () => {
       const connector = yield* connectTo(sim, { pageSize: 10 })
       const pages = yield* pullAll(connector, null)
       yield* admin(sim, "POST", "churn", { perListQuery: 0 })
-      const versions = versionsOf(pages)
-      expect(new Set(versions).size).toBe(versions.length)
+      const pulled = handedOutOnce(pages)
       // Every receipt, and every version that existed when the walk last read past it, came.
       const final = yield* simVersions(sim)
-      const pulled = latestById(pages.flatMap((p) => p.orders))
       expect([...final.keys()].every((id) => pulled.has(id))).toBe(true)
       // Versions changed by the last answered query are left for the next walk, which finds them.
       const next = yield* pullAll(connector, pages[pages.length - 1]!.cursor)
@@ -101,29 +112,6 @@ describe("Etsy incremental pull", () => {
       ])
     }))
 
-  resumesAfterACrash({
-    test: it.scopedLive,
-    start: () => startSimulator(),
-    seed: (sim, count) => admin(sim, "POST", "receipts/bulk", { count }),
-    connect: (sim, pageSize) => connectTo(sim, { pageSize }),
-    edit: (sim, id, note) => admin(sim, "PATCH", `receipts/${id}`, { message_from_buyer: note }),
-    beforeWalk: () => Effect.void,
-    beforeEdit: () => Effect.void,
-    walksToCatchUp: 1,
-    simVersions: (sim) => simVersions(sim)
-  })
-
-  it.scopedLive("starts a first pull at `since` when given", () =>
-    Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      yield* admin(sim, "POST", "receipts/bulk", { count: 3 })
-      const { nowSeconds } = yield* admin<{ nowSeconds: number }>(sim, "POST", "clock/advance", { seconds: 3600 })
-      const newer = yield* admin<{ ids: Array<number> }>(sim, "POST", "receipts/bulk", { count: 2 })
-      const connector = yield* connectTo(sim)
-      const pages = Chunk.toReadonlyArray(yield* Stream.runCollect(connector.pull(null, { since: iso(nowSeconds) })))
-      expect(pages.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId)))).toEqual(newer.ids)
-    }))
-
   it.scopedLive("still progresses through a tie with the smallest page (a page of 1 is raised to 2)", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
@@ -131,13 +119,5 @@ describe("Etsy incremental pull", () => {
       const connector = yield* connectTo(sim, { pageSize: 1 })
       const pages = yield* pullAll(connector, null)
       expect(pages.flatMap((p) => p.orders.map((o) => Number(o.storeOrderId)))).toEqual(ids)
-    }))
-
-  it.scopedLive("answers none for a receipt Etsy does not know", () =>
-    Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const connector = yield* connectTo(sim)
-      expect(yield* connector.getOrder("999999")).toEqual(Option.none())
-      expect(yield* connector.getOrder("not-a-number")).toEqual(Option.none())
     }))
 })

@@ -1,16 +1,10 @@
 /** Raw-HTTP helpers for the Etsy simulator tests (test/simulator/etsy*.test.ts): no connector code. */
 import { expect } from "vitest"
 import type { RunningEtsySimulator } from "../../../src/simulator/etsy/index.js"
+import { simAdmin } from "../../support/simAdmin.js"
 
-export const adminCall = async (sim: RunningEtsySimulator, method: string, path: string, body?: unknown): Promise<any> => {
-  const response = await fetch(`${sim.url}/__sim/${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  expect(response.status, `${method} ${path}`).toBe(200)
-  return response.json()
-}
+export const adminCall = (sim: RunningEtsySimulator, method: string, path: string, body?: unknown): Promise<any> =>
+  simAdmin(sim.url, method, path, body)
 
 /** The JSON body of an answer, untyped (these tests look at the wire shape). */
 export const json = (response: Response): Promise<any> => response.json() as Promise<any>

@@ -4,10 +4,11 @@
  * at once, in real time, against the simulator's sliding-second quota.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { Db } from "../../../src/db/Db.js"
 import { makeSqlStoreBuckets } from "../../../src/repos/SqlStoreBucket.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { readTogether } from "../contract/Replicas.js"
 import { otherReplicaDb, testDatabases } from "../../support/database.js"
 import { admin, connectTo, type SimReceipt, type SimStats, startSimulator, stats } from "./harness.js"
 
@@ -23,18 +24,13 @@ const shop = Effect.gen(function*() {
 })
 
 /** Both replicas read at once, each as fast as its own pacing lets it. */
-const readTogether = (replicas: ReadonlyArray<StoreConnector>, id: string) =>
-  Effect.forEach(
-    replicas,
-    (connector) => Effect.forEach(Array.from({ length: READS_PER_REPLICA }), () => connector.getOrder(id), { concurrency: 5 }),
-    { concurrency: "unbounded" }
-  ).pipe(Effect.tap((reads) => expect(reads.flat().every(Option.isSome)).toBe(true)))
+const readBoth = (replicas: ReadonlyArray<StoreConnector>, id: string) => readTogether(replicas, id, READS_PER_REPLICA, 5)
 
 describe("two replicas of one Etsy application", () => {
   it.scopedLive("pacing alone, together they go over the per-second quota and are refused", () =>
     Effect.gen(function*() {
       const { sim, id } = yield* shop
-      yield* readTogether([yield* connectTo(sim), yield* connectTo(sim)], id)
+      yield* readBoth([yield* connectTo(sim), yield* connectTo(sim)], id)
       const after: SimStats = yield* stats(sim)
       expect(after.throttled).toBeGreaterThan(0)
     }), 30_000)
@@ -49,7 +45,7 @@ describe("two replicas of one Etsy application", () => {
             yield* connectTo(sim, { buckets: makeSqlStoreBuckets(pools[0]!.kysely) }),
             yield* connectTo(sim, { buckets: makeSqlStoreBuckets(pools[1]!.kysely) })
           ]
-          yield* readTogether(replicas, id)
+          yield* readBoth(replicas, id)
           const after: SimStats = yield* stats(sim)
           expect(after.throttled).toBe(0)
           expect(after.quota.maxInOneSecond).toBeLessThanOrEqual(PER_SECOND)

@@ -9,10 +9,30 @@ import { makeRequestGate } from "../../../src/stores/jsonfeed/JsonFeedGate.js"
 import { retryAfterMillis } from "../../../src/stores/jsonfeed/JsonFeedHttp.js"
 import type { JsonFeedSimulatorOptions } from "../../../src/simulator/jsonfeed/index.js"
 import { admin, connectTo, type SimOrder, startSimulator, stats } from "./harness.js"
-import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, pullPaced, untilPacingOrDone } from "../contract/PacedClocks.js"
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (options: JsonFeedSimulatorOptions = {}) => pacedSimulator((now) => startSimulator({ ...options, now }))
+
+/** A simulator whose clock the test owns, one order on it, and a connector whose requests time out after an hour. */
+const anOrderPaced = Effect.gen(function*() {
+  const { sim, advance } = yield* simulatorWithClock()
+  const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
+  return { sim, advance, order, connector: yield* connectTo(sim, { requestTimeout }) }
+})
+
+/**
+ * A storefront that answers 5 requests per `windowSeconds`, with `count` orders, its clock moved on a
+ * second (a walk covers orders updated strictly before it started, and the simulator's clock is frozen),
+ * and a connector paging as `options` say.
+ */
+const ordersBehindALimit = (windowSeconds: number, count: number, options: { pageSize: number; requestsPerSecond: number }) =>
+  Effect.gen(function*() {
+    const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds } })
+    yield* admin(sim, "POST", "orders/bulk", { count })
+    yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
+    return { sim, advance, connector: yield* connectTo(sim, { ...options, requestTimeout }) }
+  })
 
 describe("JSON feed pacing", () => {
   it("reads Retry-After as seconds or as an HTTP date", () => {
@@ -41,9 +61,7 @@ describe("JSON feed pacing", () => {
 
   it.scoped("after a 429 waits exactly Retry-After, sends nothing meanwhile, then succeeds", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock()
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, advance, order, connector } = yield* anOrderPaced
       yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "rateLimit", retryAfterSeconds: 7, count: 1 })
 
       const fiber = yield* Effect.fork(connector.getOrder(order.id))
@@ -67,9 +85,7 @@ describe("JSON feed pacing", () => {
 
   it.scoped("does not sit out a Retry-After over a minute: fails at once, and sends nothing until it has passed", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock()
-      const order = yield* admin<SimOrder>(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, advance, order, connector } = yield* anOrderPaced
       yield* admin(sim, "POST", "faults", { operation: "getOrder", kind: "429", retryAfterSeconds: 120, count: 1 })
 
       const first = yield* Effect.flip(connector.getOrder(order.id))
@@ -87,20 +103,8 @@ describe("JSON feed pacing", () => {
 
   it.scoped("paced at the storefront's rate, a long pull never hits its limit", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 1 } })
-      yield* admin(sim, "POST", "orders/bulk", { count: 48 })
-      // A walk covers orders updated strictly before it started; the simulator's clock is frozen, so move it on.
-      yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
-      const connector = yield* connectTo(sim, { pageSize: 4, requestsPerSecond: 5, requestTimeout })
-      const startedAt = yield* TestClock.currentTimeMillis
-
-      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
-      for (;;) {
-        const sleeps = yield* untilPacingOrDone(fiber)
-        if (sleeps.length === 0) break
-        yield* advance(Math.max(1, Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)))
-      }
-      const pages = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      const { sim, advance, connector } = yield* ordersBehindALimit(1, 48, { pageSize: 4, requestsPerSecond: 5 })
+      const { pages, startedAt } = yield* pullPaced(connector, advance)
       expect(pages.flatMap((p) => p.orders)).toHaveLength(48)
       const after = yield* stats(sim)
       expect(after.rateLimited).toBe(0)
@@ -111,10 +115,7 @@ describe("JSON feed pacing", () => {
 
   it.scoped("unpaced, it is refused by the storefront's limit and recovers by obeying Retry-After", () =>
     Effect.gen(function*() {
-      const { sim, advance } = yield* simulatorWithClock({ rateLimit: { requests: 5, windowSeconds: 2 } })
-      yield* admin(sim, "POST", "orders/bulk", { count: 33 })
-      yield* admin(sim, "POST", "clock/advance", { seconds: 1 })
-      const connector = yield* connectTo(sim, { pageSize: 3, requestsPerSecond: 0, requestTimeout })
+      const { sim, advance, connector } = yield* ordersBehindALimit(2, 33, { pageSize: 3, requestsPerSecond: 0 })
       const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
       const waits: Array<number> = []
       for (;;) {

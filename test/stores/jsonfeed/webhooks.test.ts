@@ -1,16 +1,13 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either } from "effect"
 import { verifyJsonFeedWebhook } from "../../../src/stores/jsonfeed/JsonFeedWebhooks.js"
 import { isWithinReplayWindow } from "../../../src/stores/WebhookAdmission.js"
 import { admin, connectTo, eventually, type SimOrder, startSimulator } from "./harness.js"
-import { deliveryOf, receiver, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, receiver, rotatingSecrets, verifiesSignatures, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { verdictOf as verdict } from "../contract/WebhookContract.js"
 
-const secrets = {
-  storeKey: "acme-feed",
-  webhookSecret: Redacted.make("current-secret"),
-  previousWebhookSecret: Redacted.make("old-secret")
-}
+const secrets = rotatingSecrets({ storeKey: "acme-feed" })
 
 const envelope = {
   delivery_id: "dlv_7c1f4e",
@@ -31,45 +28,34 @@ const delivery = deliveryOf(body, (raw) => ({
   "x-podsync-timestamp": "1772357112"
 }))
 
-const verdict = verdictOf
+verifiesSignatures({
+  platform: "JSON feed",
+  verify: verifyJsonFeedWebhook,
+  secrets,
+  body,
+  verified: {
+    topic: "order.updated",
+    dedupKey: "acme-feed:jsonfeed-delivery:dlv_7c1f4e",
+    deliveryId: "dlv_7c1f4e",
+    storeOrderId: "ord_1042",
+    orderUpdatedAt: "2026-03-01T08:45:12.345Z",
+    triggeredAt: "2026-03-01T09:25:12.000Z"
+  },
+  delivery,
+  signatureHeader: "x-podsync-signature",
+  signedWith: (secret, raw) => ({ "x-podsync-signature": sign(secret === "previous" ? "old-secret" : "guessed", raw) }),
+  malformedSignatures: [
+    sign("current-secret", body).slice(0, 40),
+    // Base64 where the contract says hex.
+    createHmac("sha256", "current-secret").update(body).digest("base64")
+  ],
+  notJson: "delivery_id=dlv_7c1f4e"
+})
 
 describe("JSON feed webhook verification (pure)", () => {
-  it("accepts a delivery signed over the raw body and says what it is about", () => {
-    expect(verifyJsonFeedWebhook(secrets, delivery())).toEqual(
-      Either.right({
-        storeKey: "acme-feed",
-        topic: "order.updated",
-        dedupKey: "acme-feed:jsonfeed-delivery:dlv_7c1f4e",
-        deliveryId: "dlv_7c1f4e",
-        storeOrderId: "ord_1042",
-        orderUpdatedAt: "2026-03-01T08:45:12.345Z",
-        triggeredAt: "2026-03-01T09:25:12.000Z",
-        payload: envelope
-      })
-    )
-  })
-
-  it("accepts upper-case hex and the previous secret during a rotation, and only when it is configured", () => {
+  it("accepts upper-case hex", () => {
     const upper = delivery({ "x-podsync-signature": sign("current-secret", body).toUpperCase() })
     expect(verdict(verifyJsonFeedWebhook(secrets, upper))).toBe("accepted")
-    const signedWithOld = delivery({ "x-podsync-signature": sign("old-secret", body) })
-    expect(verdict(verifyJsonFeedWebhook(secrets, signedWithOld))).toBe("accepted")
-    const { previousWebhookSecret: _, ...withoutRotation } = secrets
-    expect(verdict(verifyJsonFeedWebhook(withoutRotation, signedWithOld))).toBe("bad_signature")
-  })
-
-  it("rejects forged, tampered, truncated and unsigned deliveries", () => {
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("guessed", body) })))).toBe("bad_signature")
-    const tampered = body.replace("ord_1042", "ord_1043")
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body) }, tampered)))).toBe(
-      "bad_signature"
-    )
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", body).slice(0, 40) })))).toBe(
-      "bad_signature"
-    )
-    const base64 = createHmac("sha256", "current-secret").update(body).digest("base64")
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": base64 })))).toBe("bad_signature")
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": undefined })))).toBe("missing_signature")
   })
 
   it("refuses a replay re-dated or re-labelled in its headers: they must match the signed body", () => {
@@ -78,11 +64,7 @@ describe("JSON feed webhook verification (pure)", () => {
     expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-timestamp": undefined })))).toBe("missing_headers")
   })
 
-  it("refuses a signed body that is not a delivery", () => {
-    const notJson = "delivery_id=dlv_7c1f4e"
-    expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", notJson) }, notJson)))).toBe(
-      "malformed_body"
-    )
+  it("refuses a signed JSON body that names no order, and accepts a ping", () => {
     const noOrder = JSON.stringify({ ...envelope, order_id: undefined })
     expect(verdict(verifyJsonFeedWebhook(secrets, delivery({ "x-podsync-signature": sign("current-secret", noOrder) }, noOrder)))).toBe(
       "malformed_body"
@@ -107,7 +89,7 @@ describe("JSON feed webhook verification (pure)", () => {
 describe("JSON feed webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries, rejects a forged one and recognises duplicates by their dedup key",
-    start: () => startSimulator(),
+    start: startSimulator,
     connect: connectTo,
     path: "/webhooks/acme-feed",
     subscriptions: (address) => [{ address }],

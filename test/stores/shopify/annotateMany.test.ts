@@ -29,12 +29,18 @@ const marks = (order: SimOrder) => ({ tags: order.tags, metafields: order.metafi
 const createOrders = (sim: RunningShopifySimulator, count: number) =>
   Effect.forEach(Array.from({ length: count }), () => admin<SimOrder>(sim, "POST", "orders", { tags: ["vip"] }))
 
+/** A simulator with `count` orders tagged vip, and a connector to it. */
+const withOrders = (count: number) =>
+  Effect.gen(function*() {
+    const sim = yield* startSimulator()
+    const orders = yield* createOrders(sim, count)
+    return { sim, orders, connector: yield* connectTo(sim) }
+  })
+
 describe("Shopify batched annotations", () => {
   it.scopedLive("tags and sets the draft metafield of many orders in one request, repeatably", () =>
     Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const orders = yield* createOrders(sim, 7)
-      const connector = yield* connectTo(sim)
+      const { sim, orders, connector } = yield* withOrders(7)
       const items = orders.map((o, i) => ({ storeOrderId: o.legacyResourceId, annotation: draftedAnnotation(`dft_${i}`) }))
 
       const before = yield* stats(sim)
@@ -64,9 +70,7 @@ describe("Shopify batched annotations", () => {
 
   it.scopedLive("a refusal fails only the order it names, with the error a single annotate gives", () =>
     Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const orders = yield* createOrders(sim, 4)
-      const connector = yield* connectTo(sim)
+      const { sim, orders, connector } = yield* withOrders(4)
       const items = [
         { storeOrderId: orders[0]!.legacyResourceId, annotation: draftedAnnotation("dft_0") },
         // Unknown to the store: metafieldsSet refuses its owner, tagsAdd its id.
@@ -110,9 +114,7 @@ describe("Shopify batched annotations", () => {
 
   it.scopedLive("sends at most 25 orders per request, and one order's two annotations in turn", () =>
     Effect.gen(function*() {
-      const sim = yield* startSimulator()
-      const orders = yield* createOrders(sim, 30)
-      const connector = yield* connectTo(sim)
+      const { sim, orders, connector } = yield* withOrders(30)
       const items = [
         ...orders.map((o) => ({ storeOrderId: o.legacyResourceId, annotation: draftedAnnotation("dft_first") })),
         { storeOrderId: orders[0]!.legacyResourceId, annotation: draftedAnnotation("dft_second") }

@@ -117,12 +117,22 @@ const delta = (before: Stats, after: Stats) => ({
   fulfillmentCreate: (after.mutations["fulfillmentCreate"] ?? 0) - (before.mutations["fulfillmentCreate"] ?? 0)
 })
 
+/** `count` orders of `orderSpec` placed on the simulator. */
+const placeOrders = (sim: RunningShopifySimulator, count: number) =>
+  Effect.forEach(Array.from({ length: count }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+
+/** Each of `orders` has one fulfillment in the store. */
+const expectFulfilledOnce = (sim: RunningShopifySimulator, orders: ReadonlyArray<SimOrder>) =>
+  Effect.map(stats(sim), (after) => {
+    for (const o of orders) expect(after.fulfillmentsByOrder[o.legacyResourceId]).toBe(1)
+  })
+
 describe("Shopify batched fulfilment pushes", () => {
   it.scopedLive("pushes many orders in one read and one create request, with the outcomes single pushes give", () =>
     Effect.gen(function*() {
       const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) =>
         Effect.gen(function*() {
-          const open = yield* Effect.forEach(Array.from({ length: 6 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+          const open = yield* placeOrders(sim, 6)
           const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
           yield* admin(sim, "POST", `orders/${cancelled.legacyResourceId}/cancel`, { reason: "customer" })
           const held = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
@@ -198,9 +208,7 @@ describe("Shopify batched fulfilment pushes", () => {
 
   it.scopedLive("pushes of one order in one batch go one after the other, as single pushes would", () =>
     Effect.gen(function*() {
-      const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) =>
-        Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
-      )
+      const { batched, single, setup, batchedConnector, singleConnector } = yield* twins((sim) => placeOrders(sim, 3))
       const [a, b, c] = setup
       const pushes = [
         push(a!, [[0, 1]], "BOX-A1"),
@@ -289,7 +297,7 @@ describe("Shopify batched fulfilment pushes", () => {
   it.scopedLive("a 5xx on the create request is an ambiguous failure of every push in it; the retry creates each once", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* Effect.forEach(Array.from({ length: 4 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+      const orders = yield* placeOrders(sim, 4)
       const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", orderSpec)
       yield* admin(sim, "POST", `orders/${cancelled.legacyResourceId}/cancel`, { reason: "customer" })
       const connector = yield* connectTo(sim)
@@ -310,14 +318,13 @@ describe("Shopify batched fulfilment pushes", () => {
 
       const retried = yield* connector.pushFulfillments!(pushes)
       expect(retried.slice(0, orders.length).map((r) => Either.getOrThrow(r)._tag)).toEqual(orders.map(() => "Created"))
-      const after = yield* stats(sim)
-      for (const o of orders) expect(after.fulfillmentsByOrder[o.legacyResourceId]).toBe(1)
+      yield* expectFulfilledOnce(sim, orders)
     }))
 
   it.scopedLive("an order the store drops after committing is found on the retry (commitThenDrop)", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+      const orders = yield* placeOrders(sim, 3)
       const connector = yield* connectTo(sim)
       const pushes = orders.map((o, i) => everything(o, `1ZDROP${i}`))
       yield* admin(sim, "POST", "faults", { operation: "fulfillmentCreate", kind: "commitThenDrop", count: 1 })
@@ -325,14 +332,13 @@ describe("Shopify batched fulfilment pushes", () => {
       expect(failed.every((r) => Either.isLeft(r) && isAmbiguous(r.left))).toBe(true)
       const retried = yield* connector.pushFulfillments!(pushes)
       expect(retried.map((r) => Either.getOrThrow(r)._tag)).toEqual(orders.map(() => "AlreadyPushed"))
-      const after = yield* stats(sim)
-      for (const o of orders) expect(after.fulfillmentsByOrder[o.legacyResourceId]).toBe(1)
+      yield* expectFulfilledOnce(sim, orders)
     }))
 
   it.scoped("a read Shopify keeps throttling is a failure of every push in it, not ambiguous, and creates nothing", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* Effect.forEach(Array.from({ length: 3 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+      const orders = yield* placeOrders(sim, 3)
       const connector = yield* connectTo(sim, { requestTimeout: "1 hour" })
       // Every attempt throttled: 21 answers per attempt, 5 attempts (the first and 4 retries of a read).
       yield* admin(sim, "POST", "faults", { operation: "nodes", kind: "throttle", count: 21 * 5 })
@@ -354,7 +360,7 @@ describe("Shopify batched fulfilment pushes", () => {
   it.scopedLive("reads 10 orders per query and creates them all in one mutation", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* Effect.forEach(Array.from({ length: 23 }), () => admin<SimOrder>(sim, "POST", "orders", orderSpec))
+      const orders = yield* placeOrders(sim, 23)
       const connector = yield* connectTo(sim)
       const before = yield* stats(sim)
       const results = yield* connector.pushFulfillments!(orders.map((o, i) => everything(o, `1ZMANY${i}`)))
@@ -386,8 +392,7 @@ describe("Shopify batched fulfilment read: cost", () => {
   it.scopedLive("the simulator charges a full chunk what the calculation says, and answers it", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* Effect.forEach(Array.from({ length: FULFILLMENT_STATES_PER_QUERY }), () =>
-        admin<SimOrder>(sim, "POST", "orders", orderSpec))
+      const orders = yield* placeOrders(sim, FULFILLMENT_STATES_PER_QUERY)
       const answer = yield* Effect.promise(async () => {
         const response = await fetch(sim.graphqlUrl, {
           method: "POST",
@@ -395,9 +400,7 @@ describe("Shopify batched fulfilment read: cost", () => {
           body: JSON.stringify({
             query: FULFILLMENT_STATES,
             variables: {
-              ids: orders.map((o) =>
-                orderGid(o.legacyResourceId)
-              )
+              ids: orders.map((o) => orderGid(o.legacyResourceId))
             }
           })
         })

@@ -4,11 +4,11 @@
  * lockstep, so no test waits for real seconds.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { Effect, Fiber, Option, TestClock } from "effect"
 import { levelAt, millisUntilAffordable, newBucket, observeReading } from "../../../src/domain/StoreBucket.js"
 import { millisAfterThrottled, readingOf } from "../../../src/stores/shopify/ShopifyThrottle.js"
 import { admin, connectTo, startSimulator, stats } from "./harness.js"
-import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, untilPacingOrDone } from "../contract/PacedClocks.js"
+import { realPause, requestTimeout, simulatorWithClock as pacedSimulator, pullPaced, untilPacingOrDone } from "../contract/PacedClocks.js"
 
 /** A simulator whose clock the test owns. */
 const simulatorWithClock = (bucket: { maximumAvailable: number; restoreRate: number }) =>
@@ -63,17 +63,7 @@ describe("Shopify cost-bucket pacing", () => {
       const { sim, advance } = yield* simulatorWithClock({ maximumAvailable: 1000, restoreRate: 50 })
       yield* admin(sim, "POST", "orders/bulk", { count: 80 })
       const connector = yield* connectTo(sim, { pageSize: 10, requestTimeout })
-      const startedAt = yield* TestClock.currentTimeMillis
-
-      const fiber = yield* Effect.fork(Stream.runCollect(connector.pull(null)))
-      let waits = 0
-      for (;;) {
-        const sleeps = yield* untilPacingOrDone(fiber)
-        if (sleeps.length === 0) break
-        waits += 1
-        yield* advance(Math.max(1, Math.min(...sleeps) - (yield* TestClock.currentTimeMillis)))
-      }
-      const pages = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      const { pages, startedAt, waits } = yield* pullPaced(connector, advance)
       expect(pages.flatMap((p) => p.orders)).toHaveLength(80)
 
       const after = yield* stats(sim)

@@ -1,17 +1,13 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyShopifyWebhook } from "../../../src/stores/shopify/ShopifyWebhooks.js"
 import { admin, connectTo, startSimulator } from "./harness.js"
-import { deliveryOf, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, rotatingSecrets, verifiesSignatures, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { verdictOf as rejection } from "../contract/WebhookContract.js"
 
-const secrets = {
-  storeKey: "acme-shopify",
-  shop: "acme.myshopify.com",
-  webhookSecret: Redacted.make("current-secret"),
-  previousWebhookSecret: Redacted.make("old-secret")
-}
+const secrets = rotatingSecrets({ storeKey: "acme-shopify", shop: "acme.myshopify.com" })
 
 const body = JSON.stringify({
   id: 5610000042,
@@ -33,48 +29,29 @@ const delivery = deliveryOf(body, (raw) => ({
   "x-shopify-api-version": "2026-10"
 }))
 
-const rejection = verdictOf
+verifiesSignatures({
+  platform: "Shopify",
+  verify: verifyShopifyWebhook,
+  secrets,
+  body,
+  verified: {
+    topic: "orders/updated",
+    dedupKey: "acme-shopify:shopify-event:orders/updated:98880550-7158-44d4-b7cd-2c97c8a091b5",
+    deliveryId: "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
+    eventId: "98880550-7158-44d4-b7cd-2c97c8a091b5",
+    storeOrderId: "5610000042",
+    orderUpdatedAt: "2026-03-02T11:00:05Z",
+    triggeredAt: "2026-03-02T11:00:06.123Z"
+  },
+  delivery,
+  signatureHeader: "x-shopify-hmac-sha256",
+  signedWith: (secret, raw) => ({ "x-shopify-hmac-sha256": sign(secret === "previous" ? "old-secret" : "guessed-secret", raw) }),
+  malformedSignatures: ["not base64 at all!", sign("current-secret", body).slice(0, 20)],
+  notJson: "webhook_id=1"
+})
 
 describe("Shopify webhook verification (pure)", () => {
-  it("accepts a delivery signed over the raw body and says what it is about", () => {
-    expect(verifyShopifyWebhook(secrets, delivery())).toEqual(
-      Either.right({
-        storeKey: "acme-shopify",
-        topic: "orders/updated",
-        dedupKey: "acme-shopify:shopify-event:orders/updated:98880550-7158-44d4-b7cd-2c97c8a091b5",
-        deliveryId: "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
-        eventId: "98880550-7158-44d4-b7cd-2c97c8a091b5",
-        storeOrderId: "5610000042",
-        orderUpdatedAt: "2026-03-02T11:00:05Z",
-        triggeredAt: "2026-03-02T11:00:06.123Z",
-        payload: JSON.parse(body)
-      })
-    )
-  })
-
-  it("accepts the previous secret during a rotation, and only when it is configured", () => {
-    const signedWithOld = delivery({ "x-shopify-hmac-sha256": sign("old-secret", body) })
-    expect(rejection(verifyShopifyWebhook(secrets, signedWithOld))).toBe("accepted")
-    const { previousWebhookSecret: _, ...withoutRotation } = secrets
-    expect(rejection(verifyShopifyWebhook(withoutRotation, signedWithOld))).toBe("bad_signature")
-  })
-
-  it("rejects forged, tampered and unsigned deliveries", () => {
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("guessed-secret", body) })))).toBe(
-      "bad_signature"
-    )
-    const tampered = body.replace("5610000042", "5610000043")
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body) }, tampered)))).toBe(
-      "bad_signature"
-    )
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": "not base64 at all!" })))).toBe("bad_signature")
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", body).slice(0, 20) })))).toBe(
-      "bad_signature"
-    )
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": undefined })))).toBe("missing_signature")
-  })
-
-  it("reads header names in any case, and refuses another shop or a body that is not JSON", () => {
+  it("reads header names in any case, and refuses another shop", () => {
     const upper = delivery()
     const shouting: WebhookDelivery = {
       rawBody: upper.rawBody,
@@ -82,10 +59,6 @@ describe("Shopify webhook verification (pure)", () => {
     }
     expect(rejection(verifyShopifyWebhook(secrets, shouting))).toBe("accepted")
     expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-shop-domain": "evil.myshopify.com" })))).toBe("wrong_shop")
-    const notJson = "webhook_id=1"
-    expect(rejection(verifyShopifyWebhook(secrets, delivery({ "x-shopify-hmac-sha256": sign("current-secret", notJson) }, notJson)))).toBe(
-      "malformed_body"
-    )
   })
 
   it("gives every copy of one event the same dedup key, and different events different keys", () => {
@@ -106,7 +79,7 @@ describe("Shopify webhook verification (pure)", () => {
 describe("Shopify webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries, rejects a forged one and ignores replays by their dedup key",
-    start: () => startSimulator(),
+    start: startSimulator,
     connect: connectTo,
     path: "/webhooks/acme-shopify",
     subscriptions: (address) => ["orders/create", "orders/updated", "orders/cancelled"].map((topic) => ({ topic, address })),

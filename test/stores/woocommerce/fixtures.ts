@@ -4,6 +4,19 @@
  * a partial refund (its line items merged in from `/orders/<id>/refunds`), hidden meta, a shipping
  * address without line 2 or phone.
  */
+/** The buyer's address, billing and shipping alike but for the phone. */
+const studioRossi = {
+  first_name: "Chiara",
+  last_name: "Rossi",
+  company: "Studio Rossi S.r.l.",
+  address_1: "Via Dante 12",
+  address_2: "",
+  city: "Milano",
+  state: "MI",
+  postcode: "20121",
+  country: "IT"
+}
+
 export const milanoOrderPayload = {
   id: 4187,
   parent_id: 0,
@@ -24,31 +37,8 @@ export const milanoOrderPayload = {
   total_tax: "0.00",
   customer_id: 58,
   order_key: "wc_order_Zr8kPq2LmX1aB",
-  billing: {
-    first_name: "Chiara",
-    last_name: "Rossi",
-    company: "Studio Rossi S.r.l.",
-    address_1: "Via Dante 12",
-    address_2: "",
-    city: "Milano",
-    state: "MI",
-    postcode: "20121",
-    country: "IT",
-    email: "chiara.rossi@example.it",
-    phone: "+39 02 5550 1234"
-  },
-  shipping: {
-    first_name: "Chiara",
-    last_name: "Rossi",
-    company: "Studio Rossi S.r.l.",
-    address_1: "Via Dante 12",
-    address_2: "",
-    city: "Milano",
-    state: "MI",
-    postcode: "20121",
-    country: "IT",
-    phone: ""
-  },
+  billing: { ...studioRossi, email: "chiara.rossi@example.it", phone: "+39 02 5550 1234" },
+  shipping: { ...studioRossi, phone: "" },
   payment_method: "stripe",
   payment_method_title: "Carta di credito (Stripe)",
   transaction_id: "pi_3Q9xYzAbCdEf",
@@ -167,4 +157,15 @@ export const milanoOrderPayload = {
     self: [{ href: "https://acme.example.com/wp-json/wc/v3/orders/4187" }],
     collection: [{ href: "https://acme.example.com/wp-json/wc/v3/orders" }]
   }
+}
+
+/** The variable tee (Black, M), two at 24.00, as the simulator's admin API takes a line item. */
+export const simTeeLine = {
+  name: "Classic Tee - Black, M",
+  parentName: "Classic Tee",
+  productId: 311,
+  variationId: 318,
+  sku: "TEE-BLA-M",
+  quantity: 2,
+  price: "24.00"
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { DRAFTED_TAG, draftedAnnotation, type FulfillmentPush } from "../../../src/domain/StoreTypes.js"
 import { isAmbiguous } from "../../../src/stores/StoreErrors.js"
+import { upsTracking } from "../contract/FulfillmentContract.js"
+import { simTeeLine } from "./fixtures.js"
 import { admin, connectTo, eventually, type Sim, startSimulator, stats, T0 } from "./harness.js"
 
 interface SimOrder {
@@ -18,20 +20,10 @@ interface SimOrder {
 
 const twoLineOrder = {
   lineItems: [
-    {
-      name: "Classic Tee - Black, M",
-      parentName: "Classic Tee",
-      productId: 311,
-      variationId: 318,
-      sku: "TEE-BLA-M",
-      quantity: 2,
-      price: "24.00"
-    },
+    simTeeLine,
     { name: "Ceramic Mug", productId: 362, sku: "MUG-WHT-11OZ", quantity: 1, price: "16.00" }
   ]
 }
-
-const ups = (number: string) => ({ company: "UPS", number, url: `https://www.ups.com/track?tracknum=${number}` })
 
 const push = (
   order: SimOrder,
@@ -59,13 +51,19 @@ const setUp = (shipmentTracking: boolean) =>
     return { sim, order, connector: yield* connectTo(sim) }
   })
 
+/** `setUp`, then the whole order pushed as one package under `number`: the push, its answer, and the order after. */
+const pushWhole = (shipmentTracking: boolean, number: string) =>
+  Effect.gen(function*() {
+    const { sim, order, connector } = yield* setUp(shipmentTracking)
+    const request = push(order, [[0, 2], [1, 1]], upsTracking(number))
+    const first = yield* connector.pushFulfillment(request)
+    return { sim, order, connector, request, first, stored: yield* read(sim, order) }
+  })
+
 describe("WooCommerce fulfilment push with the Shipment Tracking extension", () => {
   it.scoped("adds the tracking item, then completes the order: one email, listing the tracking; a replay changes nothing", () =>
     Effect.gen(function*() {
-      const { sim, order, connector } = yield* setUp(true)
-      const request = push(order, [[0, 2], [1, 1]], ups("1Z999AA10123456784"))
-      const first = yield* connector.pushFulfillment(request)
-      const stored = yield* read(sim, order)
+      const { sim, order, connector, request, first, stored } = yield* pushWhole(true, "1Z999AA10123456784")
       expect(stored.shipment_trackings).toEqual([
         expect.objectContaining({
           tracking_provider: "UPS",
@@ -119,20 +117,14 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
       ])
     }))
 
-  for (
-    const [operation, kind] of [
-      ["trackings.create", "commitThenDrop"],
-      ["trackings.create", "error5xx"],
-      ["trackings.create", "reset"],
-      ["orders.update", "commitThenDrop"],
-      ["orders.update", "error5xx"],
-      ["orders.update", "reset"]
-    ] as const
-  ) {
+  const faults = ["trackings.create", "orders.update"].flatMap((operation) =>
+    (["commitThenDrop", "error5xx", "reset"] as const).map((kind) => [operation, kind] as const)
+  )
+  for (const [operation, kind] of faults) {
     it.scoped(`after an ambiguous failure (${kind} on ${operation}), the retried push makes one tracking item and one email`, () =>
       Effect.gen(function*() {
         const { sim, order, connector } = yield* setUp(true)
-        const request = push(order, [[0, 2], [1, 1]], ups("1ZAMBIGUOUS0001"))
+        const request = push(order, [[0, 2], [1, 1]], upsTracking("1ZAMBIGUOUS0001"))
         yield* admin(sim, "POST", "faults", { operation, kind, count: 1 })
         const failure = yield* Effect.flip(connector.pushFulfillment(request))
         expect(isAmbiguous(failure)).toBe(true)
@@ -154,7 +146,7 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
       const sim = yield* startSimulator()
       const order = yield* admin<SimOrder>(sim, "POST", "orders", twoLineOrder)
       const connector = yield* connectTo(sim, { requestTimeout: "150 millis" })
-      const request = push(order, [[0, 2], [1, 1]], ups("1ZSLOWSTORE001"))
+      const request = push(order, [[0, 2], [1, 1]], upsTracking("1ZSLOWSTORE001"))
       yield* admin(sim, "POST", "faults", { operation: "trackings.create", kind: "latency", latencyMs: [400, 400], count: 1 })
       const failure = yield* Effect.flip(connector.pushFulfillment(request))
       expect(failure).toMatchObject({ _tag: "StoreUnavailableError", operation: "trackings.create", ambiguous: true })
@@ -168,10 +160,10 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
   it.scoped("records each package and completes the order (one email, both numbers) once the packages cover it", () =>
     Effect.gen(function*() {
       const { sim, order, connector } = yield* setUp(true)
-      const boxA = yield* connector.pushFulfillment(push(order, [[0, 2]], ups("BOX-A-0001")))
+      const boxA = yield* connector.pushFulfillment(push(order, [[0, 2]], upsTracking("BOX-A-0001")))
       expect(boxA).toMatchObject({ _tag: "Created", notifiedCustomer: false })
       expect((yield* read(sim, order)).status).toBe("processing")
-      const boxB = yield* connector.pushFulfillment(push(order, [[1, 1]], ups("BOX-B-0002")))
+      const boxB = yield* connector.pushFulfillment(push(order, [[1, 1]], upsTracking("BOX-B-0002")))
       expect(boxB).toMatchObject({ _tag: "Created", notifiedCustomer: true })
       const stored = yield* read(sim, order)
       expect(stored.status).toBe("completed")
@@ -181,7 +173,7 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
   it.scoped("leaves an order with lines podsync does not ship for the seller to complete", () =>
     Effect.gen(function*() {
       const { sim, order, connector } = yield* setUp(true)
-      expect(yield* connector.pushFulfillment(push(order, [[0, 2]], ups("ONLY-THE-TEE")))).toMatchObject({
+      expect(yield* connector.pushFulfillment(push(order, [[0, 2]], upsTracking("ONLY-THE-TEE")))).toMatchObject({
         _tag: "Created",
         notifiedCustomer: false
       })
@@ -194,27 +186,30 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
       const { sim, order, connector } = yield* setUp(true)
       const cancelled = yield* admin<SimOrder>(sim, "POST", "orders", twoLineOrder)
       yield* admin(sim, "PATCH", `orders/${cancelled.id}`, { status: "cancelled" })
-      expect(yield* connector.pushFulfillment(push(cancelled, [[0, 2]], ups("TOO-LATE")))).toMatchObject({
+      expect(yield* connector.pushFulfillment(push(cancelled, [[0, 2]], upsTracking("TOO-LATE")))).toMatchObject({
         _tag: "Rejected",
         reason: "order_cancelled"
       })
-      expect(yield* connector.pushFulfillment({ ...push(order, [[0, 1]], ups("X")), storeOrderId: "99999999" })).toMatchObject({
+      expect(yield* connector.pushFulfillment({ ...push(order, [[0, 1]], upsTracking("X")), storeOrderId: "99999999" })).toMatchObject({
         _tag: "Rejected",
         reason: "unknown_order"
       })
-      expect(yield* connector.pushFulfillment({ ...push(order, [[0, 1]], ups("X")), lines: [{ lineId: "1", quantity: 1 }] })).toMatchObject(
-        { _tag: "Rejected", reason: "unknown_lines" }
-      )
+      expect(yield* connector.pushFulfillment({ ...push(order, [[0, 1]], upsTracking("X")), lines: [{ lineId: "1", quantity: 1 }] }))
+        .toMatchObject(
+          { _tag: "Rejected", reason: "unknown_lines" }
+        )
 
       const held = yield* admin<SimOrder>(sim, "POST", "orders", twoLineOrder)
       yield* admin(sim, "PATCH", `orders/${held.id}`, { status: "on-hold" })
-      expect(yield* connector.pushFulfillment(push(held, [[0, 2]], ups("HELD")))).toEqual({
+      expect(yield* connector.pushFulfillment(push(held, [[0, 2]], upsTracking("HELD")))).toEqual({
         _tag: "OnHold",
         holds: [{ heldId: String(held.id), reason: "on-hold" }]
       })
 
       yield* admin(sim, "POST", `orders/${order.id}/refund`, { line_items: [{ id: order.line_items[1]!.id, quantity: 1 }] })
-      expect(yield* connector.pushFulfillment(push(order, [[1, 1]], ups("REFUNDED-MUG")))).toMatchObject({ _tag: "NothingToFulfil" })
+      expect(yield* connector.pushFulfillment(push(order, [[1, 1]], upsTracking("REFUNDED-MUG")))).toMatchObject({
+        _tag: "NothingToFulfil"
+      })
       const s = yield* stats(sim)
       expect([s.trackingsByOrder, s.completedEmailsByOrder]).toEqual([{}, {}])
     }))
@@ -223,10 +218,7 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
 describe("WooCommerce fulfilment push without the extension", () => {
   it.scoped("writes a private note and the package meta, then completes: one email, the note first", () =>
     Effect.gen(function*() {
-      const { sim, order, connector } = yield* setUp(false)
-      const request = push(order, [[0, 2], [1, 1]], ups("1ZNOTE0000001"))
-      const first = yield* connector.pushFulfillment(request)
-      const stored = yield* read(sim, order)
+      const { sim, order, connector, request, first, stored } = yield* pushWhole(false, "1ZNOTE0000001")
       const [note] = podsyncNotes(stored)
       expect(note).toMatchObject({
         customer_note: false,
@@ -248,7 +240,7 @@ describe("WooCommerce fulfilment push without the extension", () => {
     it.scoped(`after an ambiguous failure (${kind} on ${operation}), the retried push makes one note and one email`, () =>
       Effect.gen(function*() {
         const { sim, order, connector } = yield* setUp(false)
-        const request = push(order, [[0, 2], [1, 1]], ups("1ZNOTEAMBIG01"))
+        const request = push(order, [[0, 2], [1, 1]], upsTracking("1ZNOTEAMBIG01"))
         yield* admin(sim, "POST", "faults", { operation, kind, count: 1 })
         expect(isAmbiguous(yield* Effect.flip(connector.pushFulfillment(request)))).toBe(true)
         yield* connector.pushFulfillment(request)
@@ -262,7 +254,7 @@ describe("WooCommerce fulfilment push without the extension", () => {
     Effect.gen(function*() {
       const { order, sim } = yield* setUp(false)
       const strict = yield* connectTo(sim, { trackingMode: "shipment-tracking" })
-      expect(yield* Effect.flip(strict.pushFulfillment(push(order, [[0, 2], [1, 1]], ups("STRICT"))))).toMatchObject({
+      expect(yield* Effect.flip(strict.pushFulfillment(push(order, [[0, 2], [1, 1]], upsTracking("STRICT"))))).toMatchObject({
         _tag: "StoreApiError",
         messages: [expect.stringContaining("Shipment Tracking extension is not installed")]
       })

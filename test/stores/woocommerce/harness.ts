@@ -22,14 +22,14 @@ export interface Sim extends RunningWooCommerceSimulator {
   readonly clock: { now: number }
 }
 
+export const admin = simulatorAdmin
+
 export const startSimulator = (options: WooCommerceSimulatorOptions = {}): Effect.Effect<Sim, never, Scope.Scope> =>
   scopedSimulator(async () => {
     const clock = { now: T0 }
     const running = await startWooCommerceSimulator({ now: () => clock.now, ...options })
     return { ...running, clock }
   })
-
-export const admin = simulatorAdmin
 
 export const connectorConfig = configFor((sim: Sim): WooCommerceConnectorConfig => ({
   storeKey: "acme-woo",

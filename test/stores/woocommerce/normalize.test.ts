@@ -4,6 +4,7 @@ import * as Money from "../../../src/domain/Money.js"
 import { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
 import { financialStatusOf, fulfillmentStatusOf, normalizeWooOrder } from "../../../src/stores/woocommerce/WooNormalize.js"
 import { WooOrder } from "../../../src/stores/woocommerce/WooSchemas.js"
+import { chiaraRossiShipTo, milanoNormalized } from "../contract/MilanoOrder.js"
 import { milanoOrderPayload } from "./fixtures.js"
 import { admin, connectTo, startSimulator, T0 } from "./harness.js"
 
@@ -17,28 +18,10 @@ describe("WooCommerce order normalization", () => {
         platform: "woocommerce",
         storeOrderId: "4187",
         name: "#4187",
-        // The *_gmt fields, read as UTC: the site's local 10:30 is 09:30Z.
-        createdAt: "2026-03-01T09:30:00Z",
-        updatedAt: "2026-03-02T11:00:05Z",
-        currency: "EUR",
-        financialStatus: "partially_refunded",
-        fulfillmentStatus: "unfulfilled",
-        cancelled: false,
-        holds: [],
-        email: "chiara.rossi@example.it",
-        shipTo: {
-          name: "Chiara Rossi",
-          firstName: "Chiara",
-          lastName: "Rossi",
-          company: "Studio Rossi S.r.l.",
-          line1: "Via Dante 12",
-          city: "Milano",
-          regionCode: "MI",
-          postalCode: "20121",
-          countryCode: "IT",
-          // The shipping address has no phone: the billing one is used.
-          phone: "+39 02 5550 1234"
-        },
+        // The *_gmt fields, read as UTC: the site's local 10:30 is 09:30Z (createdAt).
+        ...milanoNormalized,
+        // The shipping address has no phone: the billing one is used.
+        shipTo: chiaraRossiShipTo,
         shippingMethod: { title: "Spedizione standard", code: "flat_rate" },
         lines: [
           {

@@ -33,6 +33,14 @@ const driveToEnd = <A, E>(sim: Sim, fiber: Fiber.RuntimeFiber<A, E>) =>
     return { value: yield* Fiber.join(fiber), waits }
   })
 
+/** Both clocks at T0, a simulator with one order, and a connector whose requests time out after an hour. */
+const anOrderAtT0 = Effect.gen(function*() {
+  yield* TestClock.setTime(T0)
+  const sim = yield* startSimulator()
+  const order = yield* admin(sim, "POST", "orders", {})
+  return { sim, order, connector: yield* connectTo(sim, { requestTimeout }) }
+})
+
 describe("WooCommerce pacing (pure)", () => {
   it("spaces requests, holds them during a pause, and reads Retry-After in seconds or as a date", () => {
     const spacing = politeShape(1_000)
@@ -75,10 +83,7 @@ describe("WooCommerce pacing against a host that allows one request a second", (
 
   it.scoped("after a 429 waits exactly Retry-After before sending anything, then succeeds", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(T0)
-      const sim = yield* startSimulator()
-      const order = yield* admin(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, order, connector } = yield* anOrderAtT0
       yield* admin(sim, "POST", "faults", { operation: "orders.get", kind: "429", retryAfterSeconds: 7, count: 1 })
       const fiber = yield* Effect.fork(connector.getOrder(String(order.id)))
       expect(yield* untilPacingOrDone(fiber)).toEqual([7000])
@@ -95,10 +100,7 @@ describe("WooCommerce pacing against a host that allows one request a second", (
 
   it.scoped("without Retry-After backs off 1 s, then 2 s; a write refused with 429 is sent again too", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(T0)
-      const sim = yield* startSimulator()
-      const order = yield* admin(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, order, connector } = yield* anOrderAtT0
       yield* admin(sim, "POST", "faults", { operation: "notes.create", kind: "429", count: 2 })
       const fiber = yield* Effect.fork(connector.annotate(String(order.id), { note: "podsync was here" }))
       const { waits } = yield* driveToEnd(sim, fiber)
@@ -109,10 +111,7 @@ describe("WooCommerce pacing against a host that allows one request a second", (
 
   it.scoped("retries a read after a 503, but reports a write refused with 503 as ambiguous and holds the next request", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(T0)
-      const sim = yield* startSimulator()
-      const order = yield* admin(sim, "POST", "orders", {})
-      const connector = yield* connectTo(sim, { requestTimeout })
+      const { sim, order, connector } = yield* anOrderAtT0
       yield* admin(sim, "POST", "faults", { operation: "orders.get", kind: "error5xx", status: 503, retryAfterSeconds: 3, count: 1 })
       const read = yield* driveToEnd(sim, yield* Effect.fork(connector.getOrder(String(order.id))))
       expect(read.waits).toEqual([3000])

@@ -4,10 +4,11 @@
  * site at once, in real time, behind a host limit of one request per 150 ms.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { Db } from "../../../src/db/Db.js"
 import { makeSqlStoreBuckets } from "../../../src/repos/SqlStoreBucket.js"
 import type { StoreConnector } from "../../../src/stores/StoreConnector.js"
+import { readTogether } from "../contract/Replicas.js"
 import { otherReplicaDb, testDatabases } from "../../support/database.js"
 import { admin, connectTo, type SimStats, startSimulator, stats } from "./harness.js"
 
@@ -23,12 +24,8 @@ const site = Effect.gen(function*() {
   return { sim, id: String(orders[0]!.id) }
 })
 
-const readTogether = (replicas: ReadonlyArray<StoreConnector>, id: string) =>
-  Effect.forEach(
-    replicas,
-    (connector) => Effect.forEach(Array.from({ length: READS_PER_REPLICA }), () => connector.getOrder(id), { concurrency: 2 }),
-    { concurrency: "unbounded" }
-  ).pipe(Effect.tap((reads) => expect(reads.flat().every(Option.isSome)).toBe(true)))
+/** Both replicas read at once, each as fast as its own pacing lets it. */
+const readBoth = (replicas: ReadonlyArray<StoreConnector>, id: string) => readTogether(replicas, id, READS_PER_REPLICA, 2)
 
 describe("two replicas of one WooCommerce store", () => {
   it.scopedLive("spacing alone, their requests bunch up and the host refuses some", () =>
@@ -38,7 +35,7 @@ describe("two replicas of one WooCommerce store", () => {
         yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS }),
         yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS })
       ]
-      yield* readTogether(replicas, id)
+      yield* readBoth(replicas, id)
       const after: SimStats = yield* stats(sim)
       expect(after.rateLimited).toBeGreaterThan(0)
     }), 30_000)
@@ -53,7 +50,7 @@ describe("two replicas of one WooCommerce store", () => {
             yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS, buckets: makeSqlStoreBuckets(pools[0]!.kysely) }),
             yield* connectTo(sim, { minRequestIntervalMs: INTERVAL_MS, buckets: makeSqlStoreBuckets(pools[1]!.kysely) })
           ]
-          yield* readTogether(replicas, id)
+          yield* readBoth(replicas, id)
           const after: SimStats = yield* stats(sim)
           expect(after.rateLimited).toBe(0)
           expect(after.minGapMs).toBeGreaterThan(150)

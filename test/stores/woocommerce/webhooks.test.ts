@@ -1,17 +1,13 @@
 import { createHmac } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either } from "effect"
 import type { WebhookDelivery } from "../../../src/domain/StoreTypes.js"
 import { verifyWooWebhook } from "../../../src/stores/woocommerce/WooWebhooks.js"
 import { admin, connectTo, startSimulator } from "./harness.js"
-import { deliveryOf, verdictOf, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { deliveryOf, rotatingSecrets, verifiesSignatures, verifiesSimulatorDeliveries } from "../contract/WebhookContract.js"
+import { verdictOf as verdict } from "../contract/WebhookContract.js"
 
-const secrets = {
-  storeKey: "acme-woo",
-  url: "https://acme.example.com",
-  webhookSecret: Redacted.make("current-secret"),
-  previousWebhookSecret: Redacted.make("old-secret")
-}
+const secrets = rotatingSecrets({ storeKey: "acme-woo", url: "https://acme.example.com" })
 
 const body = JSON.stringify({
   id: 4187,
@@ -34,23 +30,26 @@ const delivery = deliveryOf(body, (raw) => ({
   "x-wc-webhook-delivery-id": "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c"
 }))
 
-const verdict = verdictOf
+verifiesSignatures({
+  platform: "WooCommerce",
+  verify: verifyWooWebhook,
+  secrets,
+  body,
+  verified: {
+    topic: "order.updated",
+    dedupKey: "acme-woo:woo:order.updated:4187@2026-03-02T11:00:05Z",
+    deliveryId: "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c",
+    storeOrderId: "4187",
+    orderUpdatedAt: "2026-03-02T11:00:05Z"
+  },
+  delivery,
+  signatureHeader: "x-wc-webhook-signature",
+  signedWith: (secret, raw) => ({ "x-wc-webhook-signature": sign(secret === "previous" ? "old-secret" : "guessed", raw) }),
+  malformedSignatures: [sign("current-secret", body).slice(0, 20)],
+  notJson: "not json"
+})
 
 describe("WooCommerce webhook verification (pure)", () => {
-  it("accepts a delivery signed over the raw body and says which order version it is about", () => {
-    expect(verifyWooWebhook(secrets, delivery())).toEqual(
-      Either.right({
-        storeKey: "acme-woo",
-        topic: "order.updated",
-        dedupKey: "acme-woo:woo:order.updated:4187@2026-03-02T11:00:05Z",
-        deliveryId: "2f6b8c0e5a1d4f7e9b3c6a8d0e2f4a6c",
-        storeOrderId: "4187",
-        orderUpdatedAt: "2026-03-02T11:00:05Z",
-        payload: JSON.parse(body)
-      })
-    )
-  })
-
   it("answers WooCommerce's unsigned ping as a ping, and nothing else unsigned", () => {
     const ping: WebhookDelivery = {
       headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)" },
@@ -65,25 +64,14 @@ describe("WooCommerce webhook verification (pure)", () => {
     )
   })
 
-  it("rejects forged, tampered and truncated signatures; accepts the previous secret only when configured", () => {
-    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("guessed", body) })))).toBe("bad_signature")
+  it("accepts another body signed with the current secret", () => {
     expect(verdict(verifyWooWebhook(secrets, delivery({}, body.replace("4187", "4188"))))).toBe("accepted")
-    const tampered = { ...delivery(), rawBody: Buffer.from(body.replace("4187", "4188")) }
-    expect(verdict(verifyWooWebhook(secrets, tampered))).toBe("bad_signature")
-    expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-signature": sign("current-secret", body).slice(0, 20) })))).toBe(
-      "bad_signature"
-    )
-    const old = delivery({ "x-wc-webhook-signature": sign("old-secret", body) })
-    expect(verdict(verifyWooWebhook(secrets, old))).toBe("accepted")
-    const { previousWebhookSecret: _, ...current } = secrets
-    expect(verdict(verifyWooWebhook(current, old))).toBe("bad_signature")
   })
 
-  it("refuses another site, a missing topic and a body that is not JSON", () => {
+  it("refuses another site and a missing topic", () => {
     expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-source": "https://www.acme.example.com/" })))).toBe("accepted")
     expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-source": "https://evil.example.com/" })))).toBe("wrong_shop")
     expect(verdict(verifyWooWebhook(secrets, delivery({ "x-wc-webhook-topic": undefined })))).toBe("missing_headers")
-    expect(verdict(verifyWooWebhook(secrets, delivery({}, "not json")))).toBe("malformed_body")
   })
 
   it("keys duplicates alike and two events alike only when they carry the same order version", () => {
@@ -105,7 +93,7 @@ describe("WooCommerce webhook verification (pure)", () => {
 describe("WooCommerce webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
     title: "verifies real deliveries and the ping, rejects a forged one and recognises replays by their dedup key",
-    start: () => startSimulator(),
+    start: startSimulator,
     connect: connectTo,
     path: "/webhooks/acme-woo",
     subscriptions: (address) => ["order.created", "order.updated", "order.deleted"].map((topic) => ({ topic, address })),
