@@ -4,6 +4,7 @@ import { Console, Data, Effect, Either, Layer } from "effect"
 import type { AppConfig, StoreConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"
 import { liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
+import { errorsOf } from "../mapping/MappingCsv.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../pipeline/MappingFile.js"
 import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPublishedAuthHeaders } from "../pod/AuthHeaders.js"
 import { PodClient } from "../pod/PodClient.js"
@@ -34,10 +35,11 @@ const lintMappingFiles = (app: AppConfig) =>
       }
       parsed.push(read.right)
       const issues = describeIssues(read.right)
-      errors += issues.length
+      const problems = errorsOf(read.right.issues).length
+      errors += problems
       for (const issue of issues) yield* Console.log(issue)
       yield* Console.log(
-        `${store.key}: ${store.mappings}: ${read.right.table.rows.length} rows${issues.length > 0 ? `, ${issues.length} issue(s)` : " OK"}`
+        `${store.key}: ${store.mappings}: ${read.right.table.rows.length} rows${problems > 0 ? `, ${problems} issue(s)` : " OK"}`
       )
     }
     return { parsed, errors }
@@ -48,6 +50,8 @@ type Lookup = Effect.Effect.Success<ReturnType<typeof liveLookupFor>>
 /** What the catalog check found: its problems, and whether the credentials' header names are the trouble. */
 interface CatalogOutcome {
   readonly errors: number
+  /** Mapped variants the catalog does not have or has discontinued: problems of the mapping files. */
+  readonly catalogProblems?: number
   /** What could not be verified (the service did not answer): said, and the exit code says it (3). */
   readonly unverified?: string
   /** `switch`: another published header pair works (set it); `wrong`: no pair does (the credentials are wrong). */
@@ -100,7 +104,7 @@ const verifyPod = (app: AppConfig, ask: PodAsk, what: string) =>
   Effect.gen(function*() {
     const at = `the POD API at ${app.pod.baseUrl}`
     const configured = yield* ask(app.pod.authHeaders)
-    if (configured._tag === "Right") return { errors: yield* configured.right } satisfies CatalogOutcome
+    if (configured._tag === "Right") return { errors: 0, catalogProblems: yield* configured.right } satisfies CatalogOutcome
     const error = configured.left
     switch (error._tag) {
       case "PodTransportError":
@@ -130,8 +134,8 @@ const verifyPod = (app: AppConfig, ask: PodAsk, what: string) =>
           `POD: ${at} refused the credentials sent as ${refused} (401) but accepts them as ${describeAuthHeaders(pair)}. ` +
             `Set this in the configuration:\n  ${authHeadersSetting(pair)}`
         )
-        const errors = yield* other.right
-        return { errors: errors + 1, authHeaders: { _tag: "switch", pair } } satisfies CatalogOutcome
+        const catalogProblems = yield* other.right
+        return { errors: 1, catalogProblems, authHeaders: { _tag: "switch", pair } } satisfies CatalogOutcome
       }
       tried.push(describeAuthHeaders(pair))
       if (other.left._tag !== "PodUnauthorizedError") {
@@ -222,6 +226,7 @@ const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
   Effect.all([verifyPod(app, ask, what), verifyStores(app)]).pipe(
     Effect.map(([pod, stores]) => ({
       errors: pod.errors + stores.errors,
+      catalogProblems: pod.catalogProblems ?? 0,
       authHeaders: pod.authHeaders,
       unverified: [...(pod.unverified === undefined ? [] : [pod.unverified]), ...stores.unverified]
     })),
@@ -238,7 +243,12 @@ const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
           Console.log(
             "POD and stores: NOT VERIFIED here: a running daemon holds the embedded database and the API budgets (it is using the credentials: podsync status says how)"
           ),
-          { errors: 0, authHeaders: undefined, unverified: ["the POD API and the stores (a running daemon holds the budgets)"] }
+          {
+            errors: 0,
+            catalogProblems: 0,
+            authHeaders: undefined,
+            unverified: ["the POD API and the stores (a running daemon holds the budgets)"]
+          }
         ),
       // Said, not an error of the configuration (a check often runs before the database is up).
       DbError: (error) =>
@@ -248,6 +258,7 @@ const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
           ),
           {
             errors: 0,
+            catalogProblems: 0,
             authHeaders: undefined,
             unverified: ["the POD API and the stores (the database holding their budgets did not answer)"]
           }
@@ -312,9 +323,10 @@ const check = (file: string, app: AppConfig, unverifiedOk: boolean) =>
       default:
         break
     }
-    if (mappings.errors > 0 || services.errors > 0) {
+    const inFiles = mappings.errors + services.catalogProblems
+    if (inFiles > 0 || services.errors > 0) {
       const parts = [
-        ...(mappings.errors > 0 ? [`${mappings.errors} in the mapping files`] : []),
+        ...(inFiles > 0 ? [`${inFiles} in the mapping files`] : []),
         ...(services.errors > 0 ? [`${services.errors} with the POD service or the stores`] : [])
       ]
       return yield* new CliFailure({ message: `problems: ${parts.join(", ")} (listed above): fix them, then run podsync check again` })

@@ -127,7 +127,8 @@ const loadCommand = Command.make(
           yield* Console.log(describeReport(report))
         }
         if (Option.isSome(fromDaemon)) yield* Console.log("(loaded by the running daemon)")
-        const failing = reports.filter((r) => r.issues.length > 0)
+        // A warning (a duplicate row) is said, and the file still loads whole.
+        const failing = reports.filter((r) => r.issues.some((issue) => !issue.startsWith("warning: ")))
         if (failing.length > 0) {
           return yield* new CliFailure({
             message: `${failing.map((r) => r.file).join(", ")}: fix the issues listed above, then run podsync mappings load again`

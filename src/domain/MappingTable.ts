@@ -49,6 +49,8 @@ export interface MappingIssue {
   readonly line: number
   readonly column: string | undefined
   readonly message: string
+  /** Said, but the file still loads whole and `check` passes (a duplicate row: the first one wins). */
+  readonly warning?: boolean
 }
 
 export interface MappingTable {

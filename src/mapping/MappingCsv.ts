@@ -47,16 +47,35 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   }
   const records = parsed.map((p) => p.record)
   const header = (records[0] ?? []).map((h) => h.toLowerCase())
-  const missing = MAPPING_COLUMNS.filter((c) => !header.includes(c))
+  // Saved from a spreadsheet with semicolons: one column whose name holds the contract's names.
+  if (header.length === 1 && (header[0] ?? "").includes(";") && MAPPING_COLUMNS.some((c) => (header[0] ?? "").includes(c))) {
+    return {
+      table: buildTable([]),
+      issues: [{
+        line: 1,
+        column: undefined,
+        message: "the file is separated by semicolons (;): save it as comma-separated CSV (in a spreadsheet: CSV UTF-8, comma)"
+      }]
+    }
+  }
+  // Only what a row cannot do without is required: a store id or SKU, a POD id (or ignore), a print.
+  const has = (columns: ReadonlyArray<string>) => columns.some((c) => header.includes(c))
+  const missing = [
+    ...(has(["store_variant_id", "store_sku"]) ? [] : ["store_variant_id or store_sku"]),
+    ...(has(["pod_variant_id", "pod_legacy_id", "ignore"]) ? [] : ["pod_variant_id or pod_legacy_id (or ignore)"]),
+    ...(has(Object.keys(PRINT_COLUMNS)) || (header.includes("ignore") && !has(["pod_variant_id", "pod_legacy_id"]))
+      ? []
+      : ["a print column (print_front, print_back, …)"])
+  ]
   const unknown = header.filter((h) => !(MAPPING_COLUMNS as ReadonlyArray<string>).includes(h))
-  if (missing.length > 0) issues.push({ line: 1, column: undefined, message: `missing columns: ${missing.join(", ")}` })
+  if (missing.length > 0) issues.push({ line: 1, column: undefined, message: `missing columns: ${missing.join("; ")}` })
   if (unknown.length > 0) issues.push({ line: 1, column: undefined, message: `unknown columns: ${unknown.join(", ")}` })
   if (missing.length > 0) return { table: buildTable([]), issues }
 
   const rows: Array<MappingRow> = []
   parsed.slice(1).forEach(({ info, record }) => {
     const line = info.lines
-    const cell = (column: (typeof MAPPING_COLUMNS)[number]) => blank(record[header.indexOf(column)])
+    const cell = (column: (typeof MAPPING_COLUMNS)[number]) => (header.includes(column) ? blank(record[header.indexOf(column)]) : undefined)
     const rowIssues: Array<MappingIssue> = []
     const issue = (column: string | undefined, message: string) => rowIssues.push({ line, column, message })
 
@@ -117,13 +136,15 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
         column: "store_variant_id",
         message: `variant ${row.storeVariantId} is mapped again (first on line ${
           table.byVariantId.get(row.storeVariantId)?.line
-        }); the first row wins`
+        }); the first row wins`,
+        warning: true
       })
     } else if (row.storeVariantId === undefined && row.storeSku !== undefined && table.bySku.get(row.storeSku) !== row) {
       issues.push({
         line: row.line,
         column: "store_sku",
-        message: `SKU ${row.storeSku} is mapped again (first on line ${table.bySku.get(row.storeSku)?.line}); the first row wins`
+        message: `SKU ${row.storeSku} is mapped again (first on line ${table.bySku.get(row.storeSku)?.line}); the first row wins`,
+        warning: true
       })
     }
   }
@@ -152,4 +173,9 @@ export const mappingCsv = (records: ReadonlyArray<MappingCells>): string =>
 
 /** `config/mappings/acme.csv:3: pod_variant_id: give exactly one …`: the file, line and column of an issue. */
 export const formatIssue = (file: string, issue: MappingIssue): string =>
-  `${file}:${issue.line}: ${issue.column !== undefined ? `${issue.column}: ` : ""}${issue.message}`
+  `${issue.warning === true ? "warning: " : ""}${file}:${issue.line}: ${
+    issue.column !== undefined ? `${issue.column}: ` : ""
+  }${issue.message}`
+
+/** The issues that keep a file from loading whole (a warning does not). */
+export const errorsOf = (issues: ReadonlyArray<MappingIssue>): ReadonlyArray<MappingIssue> => issues.filter((i) => i.warning !== true)

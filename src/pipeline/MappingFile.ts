@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import { Data, Effect } from "effect"
-import { formatIssue } from "../mapping/MappingCsv.js"
+import { errorsOf, formatIssue } from "../mapping/MappingCsv.js"
 import { type MappingIssue, type MappingTable } from "../domain/MappingTable.js"
 import { parseMappingCsv } from "../mapping/MappingCsv.js"
 
@@ -65,7 +65,7 @@ export const chooseTable = (
   parsed: ParsedMappingFile,
   previous: MappingTable | undefined
 ): { readonly table: MappingTable; readonly outcome: LoadOutcome } =>
-  parsed.issues.length === 0
+  errorsOf(parsed.issues).length === 0
     ? { table: parsed.table, outcome: "loaded" }
     : previous !== undefined
     ? { table: previous, outcome: "kept_previous" }

@@ -132,17 +132,18 @@ describe("podsync check", () => {
     )
     expect(result.stdout).toContain(`warning: ${mappings}:5: pod_legacy_id: POD legacy variant ${outOfStock.legacy_variant_id}`)
     expect(result.stdout).not.toContain(`${mappings}:2:`)
-    expect(result.stderr).toContain("2 problem(s) in the mapping files")
+    expect(result.stderr).toContain("problems: 2 in the mapping files")
   })
 
-  it("says the POD API is unreachable and still passes a valid config and file", async () => {
+  it("says the POD API is unreachable, not verified (exit 3), and passes a valid config and file with --unverified-ok", async () => {
     const closed = await freePort()
     const { config, mappings, write } = writeConfig("offline", { podUrl: `http://127.0.0.1:${closed}` })
     write(`,SKU-OK,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`)
     const result = await podsync(["check", "--config", config])
     expect(result.stdout).toContain(`acme-shopify: ${mappings}: 1 rows OK`)
-    expect(result.stdout).toContain(`the POD API at http://127.0.0.1:${closed} is not reachable`)
-    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`POD: NOT VERIFIED: the POD API at http://127.0.0.1:${closed} did not answer`)
+    expect(result.code).toBe(3)
+    expect((await podsync(["check", "--config", config, "--unverified-ok"])).code).toBe(0)
   })
 })
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest"
 import { planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
 import { type CatalogEntry } from "../../src/domain/MappingTable.js"
 import { findRow } from "../../src/domain/MappingTable.js"
-import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
+import { errorsOf, formatIssue, parseMappingCsv } from "../../src/mapping/MappingCsv.js"
+import { chooseTable } from "../../src/pipeline/MappingFile.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
 const HEADER =
@@ -47,7 +48,8 @@ describe("variant-matching table", () => {
     expect(issues).toEqual([{
       line: 3,
       column: "store_sku",
-      message: "SKU TEE-BLK-M is mapped again (first on line 2); the first row wins"
+      message: "SKU TEE-BLK-M is mapped again (first on line 2); the first row wins",
+      warning: true
     }])
     expect(findRow(t, { variantId: "777", sku: "OTHER" })?.pod).toEqual({ variantId: "var-by-variant" })
     expect(findRow(t, { variantId: "gid://shopify/ProductVariant/777" })?.line).toBe(2)
@@ -77,9 +79,38 @@ describe("variant-matching table", () => {
     expect(issues[3]?.message).toBe('expected an http(s) URL or {{attr NAME}}, got "not-a-url"')
   })
 
-  it("rejects a file without the contract's header", () => {
+  it("rejects a file without the contract's header, naming what a row cannot do without", () => {
     const { issues } = parseMappingCsv("sku,variant\nA,1")
-    expect(issues[0]?.message).toMatch(/^missing columns: store_variant_id, store_sku/)
+    expect(issues[0]?.message).toBe(
+      "missing columns: store_variant_id or store_sku; pod_variant_id or pod_legacy_id (or ignore); a print column (print_front, print_back, …)"
+    )
+  })
+
+  it("takes a file with only the columns it needs", () => {
+    const { issues, table: t } = parseMappingCsv("store_sku,pod_variant_id,print_front\nTEE-BLK-M,var-1,https://x.example/f.png\n")
+    expect(issues).toEqual([])
+    expect(findRow(t, { sku: "TEE-BLK-M" })?.pod).toEqual({ variantId: "var-1" })
+    expect(parseMappingCsv("store_sku,ignore\nGIFT-WRAP,true\n").issues).toEqual([])
+  })
+
+  it("says a semicolon-separated file is one, instead of listing missing columns", () => {
+    const { issues } = parseMappingCsv("store_sku;pod_variant_id;print_front\nTEE-BLK-M;var-1;https://x.example/f.png\n")
+    expect(issues).toEqual([{
+      line: 1,
+      column: undefined,
+      message: "the file is separated by semicolons (;): save it as comma-separated CSV (in a spreadsheet: CSV UTF-8, comma)"
+    }])
+  })
+
+  it("warns of a duplicate row and still loads the file whole", () => {
+    const parsed = parseMappingCsv(
+      "store_sku,pod_variant_id,print_front\nTEE-BLK-M,var-1,https://x.example/f.png\nTEE-BLK-M,var-2,https://x.example/f.png\n"
+    )
+    expect(errorsOf(parsed.issues)).toEqual([])
+    expect(formatIssue("m.csv", parsed.issues[0]!)).toBe(
+      "warning: m.csv:3: store_sku: SKU TEE-BLK-M is mapped again (first on line 2); the first row wins"
+    )
+    expect(chooseTable({ file: "m.csv", digest: "x", ...parsed }, undefined).outcome).toBe("loaded")
   })
 })
 
