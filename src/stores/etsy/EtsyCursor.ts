@@ -19,9 +19,10 @@
  * versions already handed out near the watermark are remembered in the
  * cursor (`seen`) so the overlap re-read does not repeat them.
  */
-import { DateTime, Either, Option, Schema } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumedFrom } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 /** Etsy refuses time bounds before 2000-01-01. */
@@ -86,11 +87,9 @@ export const startWalk = (cursor: StoreCursor | null, since: string | undefined,
       seen
     }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
-  }
+  // An unreadable continuation restarts the walk (see resumedFrom).
+  const resumed = resumedFrom(Continuation, cursor)
+  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen }
   return {
     base: cursor.watermark,
     lower: cursor.watermark === EPOCH ? null : lowerBound(secondsOf(cursor.watermark) - overlapSeconds),

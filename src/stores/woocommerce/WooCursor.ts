@@ -24,9 +24,10 @@
  * starts `overlap` before it, for late commits and clock skew. Versions handed out near the watermark
  * are remembered in the cursor (`seen`) so the overlap does not hand them out twice.
  */
-import { Either, Schema } from "effect"
+import { Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumedFrom, type AfterPageOf } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 
@@ -102,11 +103,9 @@ export const startWalk = (
       seen
     }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
-  }
+  // An unreadable continuation restarts the walk (see resumedFrom).
+  const resumed = resumedFrom(Continuation, cursor)
+  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen }
   return {
     base: cursor.watermark,
     upper,
@@ -184,12 +183,7 @@ const advance = (position: WalkPosition, page: PageFacts): Next => {
   return { _tag: "Continue", after: plusSeconds(final, -1), offset: 0, burst: null }
 }
 
-export interface AfterPage {
-  readonly position: WalkPosition
-  /** What the caller persists once the page is stored. */
-  readonly cursor: StoreCursor
-  readonly done: boolean
-}
+export type AfterPage = AfterPageOf<WalkPosition>
 
 /** The walk after one page: the cursor to persist and where the next page starts. */
 export const afterPage = (position: WalkPosition, page: PageFacts, overlapSeconds: number): AfterPage => {
