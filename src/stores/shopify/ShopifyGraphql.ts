@@ -158,20 +158,20 @@ export const makeShopifyGraphql = (
         if (status === 401 || status === 403) {
           return yield* new StoreAuthError({ storeKey, operation: op.name, status })
         }
+        const unreadable = (detail: string) =>
+          new StoreResponseError({ storeKey, operation: op.name, ambiguous: op.mutation, status, body: keepBody(body), detail })
+        /** A 429 said so over HTTP, not in a GraphQL answer: every request waits its Retry-After. */
+        const http429 = {
+          _tag: "Throttled",
+          waitMillis: retryAfter,
+          said: `HTTP 429, Retry-After ${retryAfter} ms`,
+          pauseAll: true
+        } as const
         const envelope = decodeEnvelope(body)
         if (Either.isLeft(envelope)) {
           if (status >= 500) return yield* unavailable("server error", status)
-          if (status === 429) {
-            return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
-          }
-          return yield* new StoreResponseError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            status,
-            body: keepBody(body),
-            detail: "the answer is not a GraphQL response"
-          })
+          if (status === 429) return http429
+          return yield* unreadable("the answer is not a GraphQL response")
         }
         const { data, errors, extensions } = envelope.right
         const cost = extensions?.cost
@@ -191,9 +191,7 @@ export const makeShopifyGraphql = (
             pauseAll: false
           } as const
         }
-        if (status === 429) {
-          return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
-        }
+        if (status === 429) return http429
         // Shopify answers its own failures with 200 and this code: whether a write ran is unknown.
         if (status >= 500 || errors?.some((e) => e.extensions?.code === "INTERNAL_SERVER_ERROR")) {
           return yield* unavailable(errors?.map((e) => e.message).join("; ") ?? "server error", status)
@@ -206,14 +204,7 @@ export const makeShopifyGraphql = (
         }
         const decoded = Schema.decodeUnknownEither(op.data)(data)
         if (Either.isLeft(decoded)) {
-          return yield* new StoreResponseError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            status,
-            body: keepBody(body),
-            detail: decoded.left.message
-          })
+          return yield* unreadable(decoded.left.message)
         }
         return { _tag: "Done", value: decoded.right } as const
       })
