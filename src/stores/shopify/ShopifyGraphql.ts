@@ -15,7 +15,15 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
-import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import {
+  keepBody,
+  StoreApiError,
+  StoreAuthError,
+  type StoreError,
+  StoreResponseError,
+  StoreUnavailableError,
+  unavailableFor
+} from "../StoreErrors.js"
 import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import { DEFAULT_REQUEST_TIMEOUT, graphqlUrl, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
@@ -124,14 +132,7 @@ export const makeShopifyGraphql = (
 
     const attempt = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Attempt<A>, StoreError> =>
       Effect.gen(function*() {
-        const unavailable = (detail: string, status?: number) =>
-          new StoreUnavailableError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            detail,
-            ...(status === undefined ? {} : { status })
-          })
+        const unavailable = unavailableFor(storeKey, op.name, op.mutation)
         const taking = learnedCost.get(costKey(op)) ?? op.estimatedCost
         const ticket = yield* gate.acquire(taking).pipe(
           Effect.mapError(budgetUnavailable(storeKey, op.name))
