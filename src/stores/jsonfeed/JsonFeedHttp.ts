@@ -15,15 +15,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schedule, Schema } from "effect"
-import {
-  keepBody,
-  StoreApiError,
-  StoreAuthError,
-  type StoreError,
-  StoreResponseError,
-  StoreUnavailableError,
-  unavailableFor
-} from "../StoreErrors.js"
+import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
+import type { StoreError } from "../StoreErrors.js"
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_REQUESTS_PER_SECOND, feedUrl, type JsonFeedConnectorConfig } from "./JsonFeedConfig.js"
 import { makeRequestGate, type RequestGate } from "./JsonFeedGate.js"
 import { JsonFeedErrorBody } from "./JsonFeedSchemas.js"

@@ -15,15 +15,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
-import {
-  keepBody,
-  StoreApiError,
-  StoreAuthError,
-  type StoreError,
-  StoreResponseError,
-  StoreUnavailableError,
-  unavailableFor
-} from "../StoreErrors.js"
+import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, unavailableFor } from "../StoreErrors.js"
+import type { StoreError } from "../StoreErrors.js"
 import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import { DEFAULT_REQUEST_TIMEOUT, graphqlUrl, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
@@ -216,14 +209,7 @@ export const makeShopifyGraphql = (
         if (throttledSoFar >= MAX_THROTTLED_RETRIES) {
           return Effect.zipRight(
             reportThrottle({ said: result.said, waitMs: 0 }),
-            Effect.fail(
-              new StoreUnavailableError({
-                storeKey,
-                operation: op.name,
-                ambiguous: false,
-                detail: `still throttled after ${MAX_THROTTLED_RETRIES} waits`
-              })
-            )
+            Effect.fail(unavailableFor(storeKey, op.name, false)(`still throttled after ${MAX_THROTTLED_RETRIES} waits`))
           )
         }
         // The bucket also knows the answer now; sleeping here keeps the wait exactly what the answer said.
