@@ -19,3 +19,20 @@ export interface AfterPageOf<Position> {
   readonly cursor: StoreCursor
   readonly done: boolean
 }
+
+/**
+ * Where a pull with a cursor starts: inside its unfinished walk, else a new walk from the watermark,
+ * which `restart` places (its lower bound is the watermark less the overlap).
+ */
+export const resumeOrRestart = <C extends object, R extends object>(
+  continuation: Schema.Schema<C, string>,
+  cursor: StoreCursor,
+  seen: ReadonlySet<string>,
+  restart: (watermark: string) => R
+) => {
+  // An unreadable continuation restarts the walk (see resumedFrom).
+  const resumed = resumedFrom(continuation, cursor)
+  return resumed !== undefined
+    ? { base: cursor.watermark, ...resumed, seen }
+    : { base: cursor.watermark, ...restart(cursor.watermark), high: cursor.watermark, seen }
+}

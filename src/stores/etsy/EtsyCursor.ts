@@ -22,7 +22,7 @@
 import { DateTime, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
-import { resumedFrom } from "../WalkCursor.js"
+import { resumeOrRestart } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 /** Etsy refuses time bounds before 2000-01-01. */
@@ -87,18 +87,12 @@ export const startWalk = (cursor: StoreCursor | null, since: string | undefined,
       seen
     }
   }
-  // An unreadable continuation restarts the walk (see resumedFrom).
-  const resumed = resumedFrom(Continuation, cursor)
-  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen }
-  return {
-    base: cursor.watermark,
-    lower: cursor.watermark === EPOCH ? null : lowerBound(secondsOf(cursor.watermark) - overlapSeconds),
+  return resumeOrRestart(Continuation, cursor, seen, (watermark) => ({
+    lower: watermark === EPOCH ? null : lowerBound(secondsOf(watermark) - overlapSeconds),
     h: null,
     tie: 0,
-    anchor: null,
-    high: cursor.watermark,
-    seen
-  }
+    anchor: null
+  }))
 }
 
 /** The list query for the next page of the walk (without the status filters). */

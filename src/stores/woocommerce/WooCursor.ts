@@ -27,7 +27,7 @@
 import { Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
-import { resumedFrom, type AfterPageOf } from "../WalkCursor.js"
+import { resumeOrRestart, type AfterPageOf } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 
@@ -103,18 +103,12 @@ export const startWalk = (
       seen
     }
   }
-  // An unreadable continuation restarts the walk (see resumedFrom).
-  const resumed = resumedFrom(Continuation, cursor)
-  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen }
-  return {
-    base: cursor.watermark,
+  return resumeOrRestart(Continuation, cursor, seen, (watermark) => ({
     upper,
-    after: cursor.watermark === EPOCH ? null : plusSeconds(cursor.watermark, -overlapSeconds),
+    after: watermark === EPOCH ? null : plusSeconds(watermark, -overlapSeconds),
     offset: 0,
-    burst: null,
-    high: cursor.watermark,
-    seen
-  }
+    burst: null
+  }))
 }
 
 export interface PageQuery {
