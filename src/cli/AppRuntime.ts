@@ -1,4 +1,4 @@
-import { Options } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Data, Duration, Effect, Layer, Logger, LogLevel, Option, Schema } from "effect"
@@ -48,6 +48,10 @@ export const loggerLayer = (configured: AppConfig["log"]["level"], format: AppCo
 /** Loads the config, then runs the command with its logger installed. */
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level, config.log.format)))
+
+/** A command whose one option is `--config`: `run` is given the loaded configuration (see `withConfig`). */
+export const configCommand = <Name extends string, A, E, R>(name: Name, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
+  Command.make(name, { config: configOption }, ({ config }) => withConfig(config, run))
 
 /** The running daemon's HTTP address, as this machine reaches it (a wildcard listen address is reached on loopback). */
 export const daemonUrl = (config: AppConfig, path: string) => {

@@ -5,7 +5,7 @@ import { CommandLive } from "../app/CommandLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
-import { askDaemon, askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
+import { askDaemon, askEmbeddedDaemon, CliFailure, configOption, daemonUrl, configCommand, withConfig } from "./AppRuntime.js"
 
 const Accepted = Schema.Struct({ accepted: Schema.Unknown })
 
@@ -42,18 +42,13 @@ export const pullCommand = Command.make(
 ).pipe(Command.withDescription("Pull new and changed store orders now"))
 
 /** `podsync reconcile`: follow every order with a draft at the POD service now. */
-export const reconcileCommand = Command.make(
-  "reconcile",
-  { config: configOption },
-  ({ config }) =>
-    withConfig(config, (app) =>
-      Effect.gen(function*() {
-        const viaDaemon = yield* handedToDaemon(app, "/reconcile")
-        if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
-        const totals = yield* reconcileAll("cli").pipe(Effect.provide(CommandLive(app)))
-        const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
-          ? ""
-          : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
-        yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
-      }))
-).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))
+export const reconcileCommand = configCommand("reconcile", (app) =>
+  Effect.gen(function*() {
+    const viaDaemon = yield* handedToDaemon(app, "/reconcile")
+    if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
+    const totals = yield* reconcileAll("cli").pipe(Effect.provide(CommandLive(app)))
+    const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
+      ? ""
+      : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
+    yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
+  })).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { daemonLayer } from "../app/DaemonLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { dataDirHolder } from "../db/DataDirLock.js"
-import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
+import { CliFailure, configCommand } from "./AppRuntime.js"
 
 const cannotListen = (app: AppConfig, reason: string) =>
   new CliFailure({
@@ -28,19 +28,14 @@ const portFree = (app: AppConfig) =>
   })
 
 /** `podsync start`: the daemon. Runs until SIGINT/SIGTERM; a second signal forces exit. */
-export const startCommand = Command.make(
-  "start",
-  { config: configOption },
-  ({ config }) =>
-    withConfig(config, (app) =>
-      Effect.zipRight(
-        // Another podsync on this embedded database is said as that (its pid), before its port.
-        Effect.zipRight(alreadyRunning(app), portFree(app)),
-        Layer.launch(daemonLayer(app)).pipe(
-          Effect.catchTag(
-            "ServeError",
-            (error) => Effect.fail(cannotListen(app, error.cause instanceof Error ? error.cause.message : String(error.cause)))
-          )
-        )
-      ))
-).pipe(Command.withDescription("Run the daemon"))
+export const startCommand = configCommand("start", (app) =>
+  Effect.zipRight(
+    // Another podsync on this embedded database is said as that (its pid), before its port.
+    Effect.zipRight(alreadyRunning(app), portFree(app)),
+    Layer.launch(daemonLayer(app)).pipe(
+      Effect.catchTag(
+        "ServeError",
+        (error) => Effect.fail(cannotListen(app, error.cause instanceof Error ? error.cause.message : String(error.cause)))
+      )
+    )
+  )).pipe(Command.withDescription("Run the daemon"))

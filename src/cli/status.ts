@@ -4,7 +4,7 @@ import type { AppConfig } from "../config/AppConfig.js"
 import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
-import { askDaemon, configOption, withConfig } from "./AppRuntime.js"
+import { askDaemon, configCommand } from "./AppRuntime.js"
 import { existingDbLayer } from "../app/DatabaseLive.js"
 
 // Without a daemon: the database's figures; the budget from the shared send log (who waits is not known).
@@ -110,19 +110,14 @@ export const renderStatus = (status: StatusReport, source: string): string => {
 }
 
 /** `podsync status`: orders per state per store, what needs a person, queues, pulls and the rate budget. */
-export const statusCommand = Command.make(
-  "status",
-  { config: configOption },
-  ({ config }) =>
-    withConfig(config, (app) =>
-      Effect.gen(function*() {
-        // The daemon adds what only it knows (who waits for the budget, traffic since start).
-        const status = yield* fromDaemon(app).pipe(
-          Effect.map((s) => ({ status: s, source: "running daemon" })),
-          Effect.orElse(() =>
-            Effect.map(fromDatabase(app), (s) => ({ status: s, source: app.database.url ? "database" : "embedded database" }))
-          )
-        )
-        yield* Console.log(renderStatus(status.status, status.source))
-      }))
-).pipe(Command.withDescription("Show orders by state and store, what needs a person, queues and the rate budget"))
+export const statusCommand = configCommand("status", (app) =>
+  Effect.gen(function*() {
+    // The daemon adds what only it knows (who waits for the budget, traffic since start).
+    const status = yield* fromDaemon(app).pipe(
+      Effect.map((s) => ({ status: s, source: "running daemon" })),
+      Effect.orElse(() =>
+        Effect.map(fromDatabase(app), (s) => ({ status: s, source: app.database.url ? "database" : "embedded database" }))
+      )
+    )
+    yield* Console.log(renderStatus(status.status, status.source))
+  })).pipe(Command.withDescription("Show orders by state and store, what needs a person, queues and the rate budget"))

@@ -140,15 +140,12 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
     ? `draft ${firstDraft.order_id} awaits checkout`
     : "the order is cancelled"
   const evidence = { podsync: evidenceOf.podsync(v.ours), pod, store: evidenceOf.store(v.store, ctx.storeErrors.get(v.storeKey)) }
+  const mismatch = (detail: string, action: string) => finding("status_mismatch", v.storeKey, v.reference, detail, evidence, action)
   const ours = v.ours
   if (ours === undefined) {
     if (expected === undefined || expected === "pod_cancelled" || v.store === undefined) return undefined
-    return finding(
-      "status_mismatch",
-      v.storeKey,
-      v.reference,
+    return mismatch(
       `at the POD service ${podSays} for store order ${v.store.name}, which podsync has no record of`,
-      evidence,
       `run podsync pull --store ${v.storeKey}: podsync then finds the draft by its reference id instead of making another`
     )
   }
@@ -161,37 +158,25 @@ const statusMismatch = (ctx: DriftContext, v: OrderViews): Finding | undefined =
         explainHint(v.reference)
       })`
       : `podsync adopts it on its next attempt (look-up by reference id); if this stays, ${explainHint(v.reference)}`
-    return finding(
-      "status_mismatch",
-      v.storeKey,
-      v.reference,
+    return mismatch(
       `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`,
-      evidence,
       action
     )
   }
   if (expected === undefined) {
     if (ours.state === "pod_cancelled") return undefined
-    return finding(
-      "status_mismatch",
-      v.storeKey,
-      v.reference,
+    return mismatch(
       `podsync recorded draft ${
         ours.podDraftId ?? "(no id)"
       } for ${v.reference} (${ours.state}), but the POD service has no draft or order with this reference id`,
-      evidence,
       `look for draft ${ours.podDraftId ?? v.reference} at the POD service (it may have been deleted); ${explainHint(v.reference)}`
     )
   }
   if (agrees(ours.state, expected)) return undefined
   const behind = podProgress(ours.state) < podProgress(expected) || expected === "pod_cancelled" || expected === "pod_on_hold" ||
     ours.state === "pod_on_hold"
-  return finding(
-    "status_mismatch",
-    v.storeKey,
-    v.reference,
+  return mismatch(
     `podsync has ${v.reference} as ${ours.state}, but at the POD service ${podSays}`,
-    evidence,
     behind
       ? `podsync is behind the POD service: run podsync reconcile; if it stays, ${explainHint(v.reference)}`
       : `podsync is ahead of the POD service, which should not happen: check ${

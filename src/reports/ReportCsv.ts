@@ -32,8 +32,11 @@ const ATTENTION_ACTIONS = {
 
 type AttentionKind = keyof typeof ATTENTION_ACTIONS
 
-const attentionRow = (kind: AttentionKind, reason: string, item: AttentionItem) => [
-  "needs_a_person",
+const attentionRow = (kind: AttentionKind, reason: string, item: AttentionItem) => itemRow("needs_a_person", kind, reason, item)
+
+/** An order's row in `section`, with what to do about `kind`. */
+const itemRow = (section: string, kind: keyof typeof ATTENTION_ACTIONS, reason: string, item: AttentionItem) => [
+  section,
   kind,
   reason,
   item.storeKey,
@@ -55,22 +58,7 @@ export const reportCsv = (report: ReconciliationReport): string => {
     ...people.cancelPending.map((item) => attentionRow("cancel_pending", "", item)),
     ...people.podOnHold.map((item) => attentionRow("pod_on_hold", item.reason ?? "", item)),
     ...people.notCheckedOut.map((item) => attentionRow("not_checked_out", "", item)),
-    ...report.podWarnings.map((
-      item
-    ) => [
-      "pod_warning",
-      "pod_warning",
-      "",
-      item.storeKey,
-      item.referenceId,
-      item.name,
-      item.state,
-      item.since,
-      String(item.ageHours),
-      item.detail,
-      "",
-      ATTENTION_ACTIONS.pod_warning
-    ]),
+    ...report.podWarnings.map((item) => itemRow("pod_warning", "pod_warning", "", item)),
     ...report.drift.findings.map((f) => [
       "drift",
       f.kind,

@@ -32,6 +32,16 @@ export interface ShipmentMark {
   readonly detail?: { readonly fulfillmentId?: string; readonly error?: unknown; readonly attempt?: boolean }
 }
 
+/** The row of a tracking just reported, not yet pushed to the store. */
+const newShipment = (orderId: number, podOrderId: string, tracking: TrackingSeen) => ({
+  order_id: orderId,
+  tracking_no: tracking.number,
+  carrier: tracking.carrier ?? null,
+  tracking_url: tracking.url ?? null,
+  pod_order_id: podOrderId,
+  push_state: "pending" as const
+})
+
 /** One row per (order, tracking number): the unit of "pushed to the store exactly once". */
 export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/ShipmentsRepo", {
   effect: Effect.gen(function*() {
@@ -40,14 +50,9 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
     /** Records a tracking the POD service reported; true when it is new. */
     const record = (orderId: number, podOrderId: string, tracking: TrackingSeen) =>
       db.use((k) =>
-        k.insertInto("shipments").values({
-          order_id: orderId,
-          tracking_no: tracking.number,
-          carrier: tracking.carrier ?? null,
-          tracking_url: tracking.url ?? null,
-          pod_order_id: podOrderId,
-          push_state: "pending"
-        }).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("id").executeTakeFirst()
+        k.insertInto("shipments").values(newShipment(orderId, podOrderId, tracking)).onConflict((oc) =>
+          oc.columns(["order_id", "tracking_no"]).doNothing()
+        ).returning("id").executeTakeFirst()
       ).pipe(Effect.map((row) => row !== undefined))
 
     /** Records many trackings in one statement; answers how many were new, by order. */
@@ -55,14 +60,8 @@ export class ShipmentsRepo extends Effect.Service<ShipmentsRepo>()("podsync/Ship
       (rows.length === 0
         ? Effect.succeed([])
         : db.use((k) =>
-          k.insertInto("shipments").values(rows.map(({ orderId, podOrderId, tracking }) => ({
-            order_id: orderId,
-            tracking_no: tracking.number,
-            carrier: tracking.carrier ?? null,
-            tracking_url: tracking.url ?? null,
-            pod_order_id: podOrderId,
-            push_state: "pending"
-          }))).onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("order_id").execute()
+          k.insertInto("shipments").values(rows.map(({ orderId, podOrderId, tracking }) => newShipment(orderId, podOrderId, tracking)))
+            .onConflict((oc) => oc.columns(["order_id", "tracking_no"]).doNothing()).returning("order_id").execute()
         )).pipe(Effect.map((inserted) => {
           const counts = new Map<number, number>()
           for (const row of inserted) counts.set(row.order_id, (counts.get(row.order_id) ?? 0) + 1)

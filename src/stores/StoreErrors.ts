@@ -39,6 +39,10 @@ export class StoreUnavailableError extends Schema.TaggedError<StoreUnavailableEr
   }
 }
 
+/** The `StoreUnavailableError`s of one call to a store; `status` only when an answer came. */
+export const unavailableFor = (storeKey: string, operation: string, ambiguous: boolean) => (detail: string, status?: number) =>
+  new StoreUnavailableError({ storeKey, operation, ambiguous, detail, ...(status === undefined ? {} : { status }) })
+
 /** An answer we cannot read (not JSON, not the expected shape); the raw body is kept for diagnosis. */
 export class StoreResponseError extends Schema.TaggedError<StoreResponseError>()("StoreResponseError", {
   storeKey: Schema.String,

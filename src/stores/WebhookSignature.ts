@@ -47,6 +47,17 @@ export const signingSecrets = <S>(
   previous: S | undefined
 ): Array<S> => (previous === undefined ? [current] : [current, previous])
 
+/** What a store's webhook check is given: the store, its secret and, during a rotation, the previous one. */
+export interface WebhookSecrets {
+  readonly storeKey: string
+  readonly webhookSecret: Redacted.Redacted<string>
+  readonly previousWebhookSecret?: Redacted.Redacted<string>
+}
+
+/** `signingSecrets` of a store's configured secrets. */
+export const configuredSecrets = (secrets: WebhookSecrets): Array<Redacted.Redacted<string>> =>
+  signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret)
+
 /** Checks one delivery against a store's secrets: pure, no network, no clock. */
 export type WebhookVerifier<Secrets> = (secrets: Secrets, delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
 

@@ -1,19 +1,17 @@
 import type { EtsyAuth } from "./auth.js"
 import {
   adminPathParts,
-  asObject,
   attempt,
   bad,
-  bulkCount,
+  bulkCreate,
   churnRoute,
   isRecordPath,
   ok,
   recordRoute,
   routeAdmin,
-  webhookStats,
-  type AdminAnswer,
-  type RecordRoutes
+  webhookStats
 } from "../kit/admin.js"
+import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { ReceiptSpec } from "./fixtures.js"
 import { receiptStatuses, type StoredReceipt } from "./model.js"
@@ -127,11 +125,8 @@ export const handleAdmin = (ctx: AdminContext, method: string, path: string, bod
       segments: (p) => adminPathParts(p).map((part) => (part === "orders" ? "receipts" : part)),
       fixed: (route, b) => ownRoute(ctx, route, b),
       byPath: (m, parts, b) => (isRecordPath(parts, "receipts") ? recordRoute(receiptRoutes(ctx), m, parts[1], parts[2], b) : null)
-    },
-    method,
-    path,
-    body
-  )
+    }
+  )(method, path, body)
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
@@ -139,15 +134,8 @@ const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>):
       const invalid = invalidSpec(b)
       return invalid ? bad(invalid) : ok(adminReceipt(ctx.shop.createReceipt(b as ReceiptSpec)))
     }
-    case "POST receipts/bulk": {
-      const template = asObject(b.template)
-      const invalid = invalidSpec(template)
-      if (invalid) return bad(invalid)
-      const count = bulkCount(b)
-      if (typeof count !== "number") return count
-      const ids = Array.from({ length: count }, () => ctx.shop.createReceipt(template as ReceiptSpec).receipt_id)
-      return ok({ ids })
-    }
+    case "POST receipts/bulk":
+      return bulkCreate(b, invalidSpec, (template) => ctx.shop.createReceipt(template as ReceiptSpec).receipt_id)
     case "GET receipts":
       return ok({ receipts: [...ctx.shop.receipts.values()].map(adminReceipt) })
     case "GET stats":

@@ -12,9 +12,7 @@ export interface EtsyMoney {
 
 export const money = (cents: number, currency: string): EtsyMoney => ({ amount: cents, divisor: 100, currency_code: currency })
 
-export type ReceiptStatus = "paid" | "completed" | "open" | "payment processing" | "canceled" | "fully refunded" | "partially refunded"
-
-export const receiptStatuses: ReadonlyArray<ReceiptStatus> = [
+export const receiptStatuses = [
   "paid",
   "completed",
   "open",
@@ -22,7 +20,8 @@ export const receiptStatuses: ReadonlyArray<ReceiptStatus> = [
   "canceled",
   "fully refunded",
   "partially refunded"
-]
+] as const
+export type ReceiptStatus = (typeof receiptStatuses)[number]
 
 export interface StoredVariation {
   property_id: number

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
+import { dropConnection, readBody, simulatorServer } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { createReceiptShipment, getShopReceipt, getShopReceipts, updateShopReceipt, type ApiAnswer, type ApiContext } from "./api.js"
 import type { Operation } from "./faults.js"
@@ -149,17 +149,8 @@ const handleApi = async (
   sendJson(res, answer.status, answer.body, headers)
 }
 
-const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const url = new URL(req.url ?? "/", "http://simulator")
+const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
   const method = req.method ?? "GET"
-  if (isAdminPath(url.pathname)) {
-    return serveAdmin(
-      req,
-      config.maxBodyBytes,
-      (m, path, body) => handleAdmin(config.admin, m, path, body),
-      (status, body) => sendJson(res, status, body)
-    )
-  }
   if (tokenPath.test(url.pathname)) {
     if (method !== "POST") return sendJson(res, 405, { error: "Method Not Allowed" }, { allow: "POST" })
     return handleToken(config, req, res)
@@ -173,5 +164,8 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
   sendJson(res, 404, { error: "Not Found" })
 }
 
+/** The 500 answer. */
+const failure = (res: ServerResponse, detail: string): void => sendJson(res, 500, { error: "Internal server error", detail })
+
 export const makeServer = (config: ServerConfig): Server =>
-  serverFor((req, res) => handle(config, req, res), (res, detail) => sendJson(res, 500, { error: "Internal server error", detail }))
+  simulatorServer(config, { admin: (c, method, path, body) => handleAdmin(c.admin, method, path, body), serve: handle, sendJson, failure })

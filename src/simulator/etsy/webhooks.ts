@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto"
 import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
-import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
+import { defaultRetryingSettings, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
 
@@ -49,15 +49,7 @@ export const webhookSignature = (secret: string, messageId: string, timestamp: n
   return `v1,${createHmac("sha256", key).update(`${messageId}.${timestamp}.${body}`).digest("base64")}`
 }
 
-export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true,
-  delayMs: 50,
-  duplicates: 0,
-  reorder: false,
-  retries: 2,
-  retryDelayMs: 1000,
-  previousSecret: null
-})
+export const defaultWebhookSettings = (): WebhookSettings => ({ ...defaultRetryingSettings(), previousSecret: null })
 
 export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(

@@ -3,19 +3,8 @@
  * the seller's side of the storefront (create, edit, cancel, hold orders),
  * statistics, faults, the rate limit, webhooks and the clock.
  */
-import {
-  adminPathParts,
-  asObject,
-  bad,
-  bulkCount,
-  churnRoute,
-  ok,
-  recordRoute,
-  routeAdmin,
-  webhookStats,
-  type AdminAnswer,
-  type RecordRoutes
-} from "../kit/admin.js"
+import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
+import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -92,37 +81,33 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
   return ok({ rateLimit: ctx.limiter.current() })
 }
 
+/** What `POST reset` restores besides the fault rules and webhooks. */
+const reset = (ctx: AdminContext): void => {
+  ctx.state.reset()
+  ctx.desk.reset()
+  ctx.limiter.configure(ctx.initialRateLimit)
+}
+
+/** The path's segments, decoded; null when one cannot be. */
+const segments = (path: string): Array<string> | null => {
+  try {
+    return adminPathParts(path).map(decodeURIComponent)
+  } catch {
+    return null
+  }
+}
+
+// Order ids are strings here (`ord_1001`), so any id segment is tried.
+const byPath = (ctx: AdminContext, method: string, parts: ReadonlyArray<string>, body: unknown): AdminAnswer | null =>
+  parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3
+    ? recordRoute(orderRoutes(ctx), method, parts[1], parts[2], body)
+    : null
+
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    {
-      reset: () => {
-        ctx.state.reset()
-        ctx.desk.reset()
-        ctx.limiter.configure(ctx.initialRateLimit)
-      },
-      faults: ctx.faults,
-      parseFaultRule,
-      webhooks: ctx.webhooks,
-      clock: ctx.state
-    },
-    {
-      segments: (p) => {
-        try {
-          return adminPathParts(p).map(decodeURIComponent)
-        } catch {
-          return null
-        }
-      },
-      fixed: (route, b) => ownRoute(ctx, route, b),
-      // Order ids are strings here (`ord_1001`), so any id segment is tried.
-      byPath: (m, parts, b) => (parts[0] === "orders" && parts[1] !== undefined && parts.length <= 3
-        ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b)
-        : null)
-    },
-    method,
-    path,
-    body
-  )
+    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    { segments, fixed: (route, b) => ownRoute(ctx, route, b), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
+  )(method, path, body)
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {

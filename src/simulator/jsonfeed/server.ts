@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { bump } from "../kit/stats.js"
-import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
+import { dropConnection, readBody, simulatorServer } from "../kit/http.js"
 import { type AdminContext, handleAdmin } from "./admin.js"
 import { type ApiContext, handleApi, routeOf } from "./api.js"
 import type { Faults } from "./faults.js"
@@ -81,21 +81,15 @@ const handleContract = async (config: ServerConfig, req: IncomingMessage, res: S
   sendJson(res, answer.status, answer.body, answer.headers)
 }
 
-const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const url = new URL(req.url ?? "/", "http://simulator")
-  if (isAdminPath(url.pathname)) {
-    return serveAdmin(
-      req,
-      config.maxBodyBytes,
-      (m, path, body) => handleAdmin(config.admin, m, path, body),
-      (status, body) => sendJson(res, status, body)
-    )
-  }
+const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
   if (url.pathname === config.basePath || url.pathname.startsWith(`${config.basePath}/`)) {
     return handleContract(config, req, res, url)
   }
   sendJson(res, 404, wireError("not_found", `no endpoint ${url.pathname}`))
 }
 
+/** The 500 answer. */
+const failure = (res: ServerResponse, message: string): void => sendJson(res, 500, wireError("internal_error", message))
+
 export const makeServer = (config: ServerConfig): Server =>
-  serverFor((req, res) => handle(config, req, res), (res, message) => sendJson(res, 500, wireError("internal_error", message)))
+  simulatorServer(config, { admin: (c, method, path, body) => handleAdmin(c.admin, method, path, body), serve: handle, sendJson, failure })

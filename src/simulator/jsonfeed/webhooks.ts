@@ -15,7 +15,7 @@
  */
 import { createHmac, randomUUID } from "node:crypto"
 import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
-import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
+import { defaultRetryingSettings, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
 import { iso, type StoredOrder } from "./model.js"
 import type { OrderEvent } from "./store.js"
 import type { WebhookEnvelope, WebhookType } from "./wire.js"
@@ -47,14 +47,7 @@ export const signedDelivery = (
 /** The queue's settings (kit/webhookQueue.ts) with retries: a retry keeps the delivery id and is re-signed. */
 export type WebhookSettings = QueueSettings & RetrySettings
 
-export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true,
-  delayMs: 50,
-  duplicates: 0,
-  reorder: false,
-  retries: 2,
-  retryDelayMs: 1000
-})
+export const defaultWebhookSettings = defaultRetryingSettings
 
 export interface Subscription {
   readonly id: number

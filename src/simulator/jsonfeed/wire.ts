@@ -4,19 +4,9 @@
  * money as decimal strings, ids as strings.
  */
 
-export type FinancialStatus =
-  | "pending"
-  | "authorized"
-  | "paid"
-  | "partially_paid"
-  | "partially_refunded"
-  | "refunded"
-  | "voided"
-  | "expired"
-
 export type FulfillmentStatus = "unfulfilled" | "partial" | "fulfilled" | "in_progress" | "on_hold" | "scheduled" | "restocked"
 
-export const financialStatuses: ReadonlyArray<FinancialStatus> = [
+export const financialStatuses = [
   "pending",
   "authorized",
   "paid",
@@ -25,7 +15,8 @@ export const financialStatuses: ReadonlyArray<FinancialStatus> = [
   "refunded",
   "voided",
   "expired"
-]
+] as const
+export type FinancialStatus = (typeof financialStatuses)[number]
 
 export interface WireAttribute {
   readonly key: string

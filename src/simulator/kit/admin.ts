@@ -109,6 +109,23 @@ export const bulkCount = (b: Record<string, unknown>): number | AdminAnswer => {
   return count >= 1 && count <= 10000 ? count : bad("count must be between 1 and 10000")
 }
 
+/**
+ * `POST <records>/bulk {count, template}`: `count` records made with `create` from `template` once
+ * `invalid` finds nothing wrong with it (a refusal comes before the count's); answers their ids.
+ */
+export const bulkCreate = (
+  b: Record<string, unknown>,
+  invalid: (template: Record<string, unknown>) => string | null,
+  create: (template: Record<string, unknown>) => unknown
+): AdminAnswer => {
+  const template = asObject(b.template)
+  const refused = invalid(template)
+  if (refused) return bad(refused)
+  const count = bulkCount(b)
+  if (typeof count !== "number") return count
+  return ok({ ids: Array.from({ length: count }, () => create(template)) })
+}
+
 /** `POST churn {<field>}`: how many open orders to edit after each answered list request. */
 export const churnRoute = (b: Record<string, unknown>, field: string, set: (n: number) => number): AdminAnswer => {
   const value = b[field]
@@ -162,13 +179,11 @@ export interface OwnAdminRoutes {
 }
 
 /** The whole `/__sim/` router: the shared routes, then the simulator's fixed ones, then those with ids, else 404. */
-export const routeAdmin = async <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
+export const routeAdmin = <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
   shared: SharedAdminParts<R, S>,
-  own: OwnAdminRoutes,
-  method: string,
-  path: string,
-  body: unknown
-): Promise<AdminAnswer> => {
+  own: OwnAdminRoutes
+) =>
+async (method: string, path: string, body: unknown): Promise<AdminAnswer> => {
   const parts = (own.segments ?? adminPathParts)(path)
   const missing = bad(`no admin route ${method} ${path}`, 404)
   if (parts === null) return missing

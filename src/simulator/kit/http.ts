@@ -71,3 +71,30 @@ export const serverFor = (
       failure(res, error instanceof Error ? error.message : String(error))
     })
   })
+
+/** What a simulator's server is made of besides its config. */
+export interface SimulatorServer<C extends { readonly maxBodyBytes: number }> {
+  /** The simulator's `/__sim/` handler (see `serveAdmin`). */
+  readonly admin: (config: C, method: string, pathname: string, body: unknown) => Promise<AdminReply>
+  /** Every request that is not an admin one, with its URL read. */
+  readonly serve: (config: C, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>
+  /** The simulator's own JSON sender, which answers the admin requests too. */
+  readonly sendJson: (res: ServerResponse, status: number, body: unknown) => void
+  /** The 500 answer (see `serverFor`). */
+  readonly failure: (res: ServerResponse, message: string) => void
+}
+
+/** A simulator's server: `/__sim/` requests go to its admin API, the rest to `serve`. */
+export const simulatorServer = <C extends { readonly maxBodyBytes: number }>(config: C, parts: SimulatorServer<C>): Server =>
+  serverFor(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://simulator")
+    if (isAdminPath(url.pathname)) {
+      return serveAdmin(
+        req,
+        config.maxBodyBytes,
+        (method, path, body) => parts.admin(config, method, path, body),
+        (status, body) => parts.sendJson(res, status, body)
+      )
+    }
+    return parts.serve(config, req, res, url)
+  }, parts.failure)

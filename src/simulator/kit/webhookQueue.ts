@@ -23,6 +23,12 @@ export interface RetrySettings {
   retryDelayMs: number
 }
 
+/** The settings a simulator starts with (and `POST reset` restores): sent 50 ms after the event, once, in order. */
+export const defaultQueueSettings = (): QueueSettings => ({ autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false })
+
+/** The starting settings of a simulator that retries: two retries, the first a second later. */
+export const defaultRetryingSettings = (): QueueSettings & RetrySettings => ({ ...defaultQueueSettings(), retries: 2, retryDelayMs: 1000 })
+
 export interface DeliverOptions {
   duplicates?: number
   reorder?: boolean

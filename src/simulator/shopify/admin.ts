@@ -1,18 +1,6 @@
 import type { CostBucket } from "./cost.js"
-import {
-  asObject,
-  attempt,
-  bad,
-  bulkCount,
-  churnRoute,
-  isRecordPath,
-  ok,
-  recordRoute,
-  routeAdmin,
-  webhookStats,
-  type AdminAnswer,
-  type RecordRoutes
-} from "../kit/admin.js"
+import { asObject, attempt, bad, bulkCreate, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
+import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { gid, isoSeconds, type CancelReason, type StoredOrder } from "./model.js"
@@ -137,26 +125,20 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
   }
 })
 
+const byPath = (ctx: AdminContext, method: string, parts: ReadonlyArray<string>, body: unknown): AdminAnswer | null =>
+  isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), method, parts[1], parts[2], body) : null
+
+/** What `POST reset` restores besides the fault rules and webhooks. */
+const reset = (ctx: AdminContext): void => {
+  ctx.state.reset()
+  ctx.bucket.reset()
+}
+
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    {
-      reset: () => {
-        ctx.state.reset()
-        ctx.bucket.reset()
-      },
-      faults: ctx.faults,
-      parseFaultRule,
-      webhooks: ctx.webhooks,
-      clock: ctx.state
-    },
-    {
-      fixed: (route, b) => ownRoute(ctx, route, b),
-      byPath: (m, parts, b) => (isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), m, parts[1], parts[2], b) : null)
-    },
-    method,
-    path,
-    body
-  )
+    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    { fixed: (route, b) => ownRoute(ctx, route, b), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
+  )(method, path, body)
 
 const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>): AdminAnswer | null => {
   switch (route) {
@@ -164,15 +146,8 @@ const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>):
       const invalid = invalidOrderFields(b)
       return invalid ? bad(invalid) : ok(adminOrder(ctx.state.createOrder(b as OrderSpec)))
     }
-    case "POST orders/bulk": {
-      const invalid = invalidOrderFields(asObject(b.template))
-      if (invalid) return bad(invalid)
-      const count = bulkCount(b)
-      if (typeof count !== "number") return count
-      const template = asObject(b.template) as OrderSpec
-      const ids = Array.from({ length: count }, () => gid("Order", ctx.state.createOrder(template).id))
-      return ok({ ids })
-    }
+    case "POST orders/bulk":
+      return bulkCreate(b, invalidOrderFields, (template) => gid("Order", ctx.state.createOrder(template as OrderSpec).id))
     case "GET orders":
       return ok({ orders: [...ctx.state.orders.values()].map(adminOrder) })
     case "GET stats":

@@ -1,3 +1,4 @@
+import { buyerFirstNames, buyerLastNames } from "../kit/names.js"
 import { int, pick, type Random } from "../kit/random.js"
 import type { Address, Attribute, FinancialStatus } from "./model.js"
 
@@ -5,44 +6,8 @@ import type { Address, Attribute, FinancialStatus } from "./model.js"
 
 export { seededRandom, type Random } from "../kit/random.js"
 
-const firstNames = [
-  "Olivia",
-  "Liam",
-  "Emma",
-  "Noah",
-  "Zoë",
-  "José",
-  "Łukasz",
-  "Chloé",
-  "Mia",
-  "Lucas",
-  "Sofía",
-  "Jonas",
-  "Amélie",
-  "Ethan",
-  "Björn",
-  "Ava",
-  "Mateo",
-  "Inès"
-]
-const lastNames = [
-  "Smith",
-  "Johnson",
-  "Müller",
-  "García",
-  "Rossi",
-  "Dubois",
-  "Nowak",
-  "van der Berg",
-  "O'Brien",
-  "Martínez",
-  "Schröder",
-  "Brown",
-  "Lefèvre",
-  "Jansen",
-  "Kowalski",
-  "Nguyen"
-]
+const firstNames = buyerFirstNames
+const lastNames = buyerLastNames
 
 interface Place {
   city: string

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { bump } from "../kit/stats.js"
-import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
+import { dropConnection, readBody, simulatorServer } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { decodeBody, prepare, type EndpointConfig, type JsonObject } from "./endpoint.js"
 import type { Faults } from "./faults.js"
@@ -56,17 +56,8 @@ const handleGraphql = async (config: ServerConfig, req: IncomingMessage, res: Se
   sendJson(res, 200, answer, headers)
 }
 
-const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const url = new URL(req.url ?? "/", "http://simulator")
+const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
   const method = req.method ?? "GET"
-  if (isAdminPath(url.pathname)) {
-    return serveAdmin(
-      req,
-      config.maxBodyBytes,
-      (m, path, body) => handleAdmin(config.admin, m, path, body),
-      (status, body) => sendJson(res, status, body)
-    )
-  }
   const match = graphqlPath.exec(url.pathname)
   if (match) {
     if (method !== "POST") return sendJson(res, 405, { errors: "Method Not Allowed" }, { Allow: "POST" })
@@ -75,5 +66,8 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
   sendJson(res, 404, { errors: "Not Found" })
 }
 
+/** The 500 answer. */
+const failure = (res: ServerResponse, detail: string): void => sendJson(res, 500, { errors: "Internal Server Error", detail })
+
 export const makeServer = (config: ServerConfig): Server =>
-  serverFor((req, res) => handle(config, req, res), (res, detail) => sendJson(res, 500, { errors: "Internal Server Error", detail }))
+  simulatorServer(config, { admin: (c, method, path, body) => handleAdmin(c.admin, method, path, body), serve: handle, sendJson, failure })

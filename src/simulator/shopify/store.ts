@@ -1,14 +1,7 @@
 import type { RequestStats, StoreListener } from "../kit/stats.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
-import {
-  fulfilledQuantity,
-  parseGid,
-  type Address,
-  type CancelReason,
-  type FinancialStatus,
-  type StoredFulfillmentOrder,
-  type StoredOrder
-} from "./model.js"
+import { fulfilledQuantity, parseGid } from "./model.js"
+import type { Address, CancelReason, FinancialStatus, StoredFulfillmentOrder, StoredOrder } from "./model.js"
 
 /** The shop's state, its clock, and the admin operations on orders (create, edit, cancel, hold). */
 

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from "node:crypto"
 import { SubscribedWebhooks } from "../kit/queuedWebhooks.js"
-import type { QueueSettings, RetrySettings } from "../kit/webhookQueue.js"
+import { defaultRetryingSettings, type QueueSettings, type RetrySettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import { restOrder } from "./restOrder.js"
 import type { OrderTopic } from "./store.js"
@@ -51,14 +51,7 @@ export interface DeliveryRecord {
 export const signWebhook = (secret: string, rawBody: string | Uint8Array): string =>
   createHmac("sha256", secret).update(rawBody).digest("base64")
 
-export const defaultWebhookSettings = (): WebhookSettings => ({
-  autoDeliver: true,
-  delayMs: 50,
-  duplicates: 0,
-  reorder: false,
-  retries: 2,
-  retryDelayMs: 1000
-})
+export const defaultWebhookSettings = defaultRetryingSettings
 
 export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(

@@ -1,18 +1,6 @@
 import type { ApiContext } from "./api.js"
-import {
-  asObject,
-  attempt,
-  bad,
-  bulkCount,
-  churnRoute,
-  isRecordPath,
-  ok,
-  recordRoute,
-  routeAdmin,
-  webhookStats,
-  type AdminAnswer,
-  type RecordRoutes
-} from "../kit/admin.js"
+import { asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
+import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
@@ -113,26 +101,17 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   })
 }
 
+/** What `POST reset` restores besides the fault rules and webhooks. */
+const reset = (ctx: AdminContext): void => {
+  ctx.state.reset()
+  ctx.limiter.reset()
+}
+
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    {
-      reset: () => {
-        ctx.state.reset()
-        ctx.limiter.reset()
-      },
-      faults: ctx.faults,
-      parseFaultRule,
-      webhooks: ctx.webhooks,
-      clock: ctx.state
-    },
-    {
-      fixed: (route, b, raw) => ownRoute(ctx, route, b, raw),
-      byPath: (m, parts, b) => byPath(ctx, m, parts, b)
-    },
-    method,
-    path,
-    body
-  )
+    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    { fixed: (route, b, raw) => ownRoute(ctx, route, b, raw), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
+  )(method, path, body)
 
 const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unknown>, body: unknown): Promise<AdminAnswer | null> => {
   switch (route) {

@@ -1,3 +1,4 @@
+import { buyerFirstNames, buyerLastNames } from "../kit/names.js"
 import { int, pick, type Random } from "../kit/random.js"
 import type { Address } from "./model.js"
 
@@ -9,37 +10,9 @@ import type { Address } from "./model.js"
 
 export { seededRandom, type Random } from "../kit/random.js"
 
-const firstNames = [
-  "Olivia",
-  "Liam",
-  "Emma",
-  "Noah",
-  "Zoë",
-  "José",
-  "Łukasz",
-  "Chloé",
-  "Mia",
-  "Sofía",
-  "Jonas",
-  "Amélie",
-  "Björn",
-  "Ava",
-  "Inès"
-]
-const lastNames = [
-  "Smith",
-  "Johnson",
-  "Müller",
-  "García",
-  "Rossi",
-  "Dubois",
-  "Nowak",
-  "van der Berg",
-  "O'Brien",
-  "Schröder",
-  "Lefèvre",
-  "Kowalski"
-]
+// WooCommerce's buyers were always drawn from fewer names.
+const firstNames = buyerFirstNames.filter((name) => !["Lucas", "Ethan", "Mateo"].includes(name))
+const lastNames = buyerLastNames.filter((name) => !["Martínez", "Brown", "Jansen", "Nguyen"].includes(name))
 
 interface Place {
   city: string

@@ -1,4 +1,4 @@
-import type { StoredOrder } from "./model.js"
+import { orderStatuses, type StoredOrder } from "./model.js"
 
 /**
  * `GET /wc/v3/orders` parameters, validated the way WordPress validates a REST collection request
@@ -21,19 +21,8 @@ export type DateBoundMode = "wp-core" | "absolute"
 
 const orderbyValues = ["date", "id", "include", "title", "slug", "modified"] as const
 type Orderby = (typeof orderbyValues)[number]
-const statusValues = [
-  "any",
-  "trash",
-  "auto-draft",
-  "pending",
-  "processing",
-  "on-hold",
-  "completed",
-  "cancelled",
-  "refunded",
-  "failed",
-  "checkout-draft"
-]
+// The statuses a list may ask for: any stored one (trash first), "any" and "auto-draft".
+const statusValues: ReadonlyArray<string> = ["any", "trash", "auto-draft", ...orderStatuses.filter((status) => status !== "trash")]
 
 export interface ListQuery {
   readonly page: number

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { bump } from "../kit/stats.js"
-import { dropConnection, isAdminPath, readBody, serveAdmin, serverFor } from "../kit/http.js"
+import { dropConnection, readBody, simulatorServer } from "../kit/http.js"
 import { handleAdmin, type AdminContext } from "./admin.js"
 import { noRoute, wooError, type ApiAnswer, type Route } from "./api.js"
 import { authenticate, type ApiKey } from "./auth.js"
@@ -134,16 +134,7 @@ const handleApi = async (
   answerWith(answer)
 }
 
-const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const url = new URL(req.url ?? "/", "http://simulator")
-  if (isAdminPath(url.pathname)) {
-    return serveAdmin(
-      req,
-      config.maxBodyBytes,
-      (m, path, body) => handleAdmin(config.ctx, m, path, body),
-      (status, body) => sendJson(res, status, body)
-    )
-  }
+const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
   if (url.pathname === "/wp-json" || url.pathname.startsWith("/wp-json/")) {
     return handleApi(config, req, res, url.pathname.slice("/wp-json".length).replace(/\/+$/, ""), url.searchParams)
   }
@@ -154,8 +145,9 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
   sendHostPage(res, 404, "Not Found", null)
 }
 
+/** The 500 answer. */
+const failure = (res: ServerResponse, message: string): void =>
+  sendJson(res, 500, { code: "internal_server_error", message, data: { status: 500 } })
+
 export const makeServer = (config: ServerConfig): Server =>
-  serverFor(
-    (req, res) => handle(config, req, res),
-    (res, message) => sendJson(res, 500, { code: "internal_server_error", message, data: { status: 500 } })
-  )
+  simulatorServer(config, { admin: (c, method, path, body) => handleAdmin(c.ctx, method, path, body), serve: handle, sendJson, failure })

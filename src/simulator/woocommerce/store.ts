@@ -1,29 +1,8 @@
 import type { OperationStats, StoreListener } from "../kit/stats.js"
-import {
-  generateOrder,
-  paymentMethods,
-  randomHex,
-  seededRandom,
-  type LineItemSpec,
-  type MetaSpec,
-  type OrderSpec,
-  type Random
-} from "./fixtures.js"
-import {
-  isOrderStatus,
-  itemsTotalCents,
-  refundedCents,
-  refundedQuantity,
-  trackingItems,
-  TRACKING_META_KEY,
-  type Address,
-  type CustomerEmail,
-  type OrderStatus,
-  type StoredNote,
-  type StoredOrder,
-  type StoredRefund,
-  type TrackingItem
-} from "./model.js"
+import { generateOrder, paymentMethods, randomHex, seededRandom } from "./fixtures.js"
+import type { LineItemSpec, MetaSpec, OrderSpec, Random } from "./fixtures.js"
+import { isOrderStatus, itemsTotalCents, refundedCents, refundedQuantity, trackingItems, TRACKING_META_KEY } from "./model.js"
+import type { Address, CustomerEmail, OrderStatus, StoredNote, StoredOrder, StoredRefund, TrackingItem } from "./model.js"
 
 /**
  * The shop's state and clock, and what WooCommerce does when an order is saved: `date_modified` moves to

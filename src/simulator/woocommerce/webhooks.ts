@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto"
 import { delivered, QueuedWebhooks } from "../kit/queuedWebhooks.js"
-import type { QueueSettings } from "../kit/webhookQueue.js"
+import { defaultQueueSettings, type QueueSettings } from "../kit/webhookQueue.js"
 import type { StoredOrder } from "./model.js"
 import type { OrderTopic } from "./store.js"
 
@@ -57,7 +57,7 @@ interface PendingDelivery {
 export const signWebhook = (secret: string, rawBody: string | Uint8Array): string =>
   createHmac("sha256", secret).update(rawBody).digest("base64")
 
-export const defaultWebhookSettings = (): WebhookSettings => ({ autoDeliver: true, delayMs: 50, duplicates: 0, reorder: false })
+export const defaultWebhookSettings = defaultQueueSettings
 
 export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
   private hooks: WebhookRecord[] = []

@@ -19,9 +19,10 @@
  * versions already handed out near the watermark are remembered in the
  * cursor (`seen`) so the overlap re-read does not repeat them.
  */
-import { DateTime, Either, Option, Schema } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumeOrRestart } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 /** Etsy refuses time bounds before 2000-01-01. */
@@ -86,20 +87,12 @@ export const startWalk = (cursor: StoreCursor | null, since: string | undefined,
       seen
     }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
-  }
-  return {
-    base: cursor.watermark,
-    lower: cursor.watermark === EPOCH ? null : lowerBound(secondsOf(cursor.watermark) - overlapSeconds),
+  return resumeOrRestart(Continuation, cursor, seen, (watermark) => ({
+    lower: watermark === EPOCH ? null : lowerBound(secondsOf(watermark) - overlapSeconds),
     h: null,
     tie: 0,
-    anchor: null,
-    high: cursor.watermark,
-    seen
-  }
+    anchor: null
+  }))
 }
 
 /** The list query for the next page of the walk (without the status filters). */

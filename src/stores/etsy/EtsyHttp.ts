@@ -17,7 +17,7 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
-import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
 import { applicationUrl, DEFAULT_DAILY_RESERVE, DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig } from "./EtsyConfig.js"
 import { budgetUnavailable } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
@@ -122,14 +122,7 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
 
     const attempt = <A, I>(call: EtsyCall<A, I>): Effect.Effect<Attempt<A>, StoreError | QuotaRefusedError> =>
       Effect.gen(function*() {
-        const unavailable = (detail: string, status?: number) =>
-          new StoreUnavailableError({
-            storeKey,
-            operation: call.operation,
-            ambiguous: call.write,
-            detail,
-            ...(status === undefined ? {} : { status })
-          })
+        const unavailable = unavailableFor(storeKey, call.operation, call.write)
         const token = yield* tokens.accessToken
         const { status, body, headers } = yield* Effect.acquireUseRelease(
           gate.acquire(call.lane).pipe(

@@ -12,7 +12,7 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Redacted, Ref, Schema } from "effect"
-import { StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { StoreAuthError, type StoreError, StoreResponseError, unavailableFor } from "../StoreErrors.js"
 import { DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig, tokenUrl } from "./EtsyConfig.js"
 import { EtsyErrorBody, EtsyTokenAnswer } from "./EtsySchemas.js"
 
@@ -46,8 +46,7 @@ export const makeEtsyTokens = (config: EtsyConnectorConfig): Effect.Effect<EtsyT
     const refresh = yield* Ref.make(config.refreshToken)
     const lock = yield* Effect.makeSemaphore(1)
 
-    const unavailable = (detail: string, status?: number) =>
-      new StoreUnavailableError({ storeKey, operation: OPERATION, ambiguous: false, detail, ...(status === undefined ? {} : { status }) })
+    const unavailable = unavailableFor(storeKey, OPERATION, false)
 
     const grant: Effect.Effect<AccessToken, StoreError> = Effect.gen(function*() {
       const presented = yield* Ref.get(refresh)

@@ -14,9 +14,10 @@
  * (`<id>@<updated_at>`) handed out near the watermark are remembered in the
  * cursor (`seen`), so the overlap re-read hands nothing out twice.
  */
-import { DateTime, Either, Option, Schema } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumedFrom, type AfterPageOf } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 /** An `upper_bound` further than this ahead of podsync's clock is not believed (a storefront bug would hide orders). */
@@ -66,11 +67,9 @@ export const startWalk = (cursor: StoreCursor | null, since: string | undefined,
     const from = since === undefined ? null : canonicalTimestamp(since) ?? null
     return { base: from ?? EPOCH, since: from, cursor: null, high: from ?? EPOCH, upper: null, seen }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
-  }
+  // An unreadable continuation restarts the walk (see resumedFrom).
+  const resumed = resumedFrom(Continuation, cursor)
+  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen }
   return {
     base: cursor.watermark,
     since: cursor.watermark === EPOCH ? null : minusSeconds(cursor.watermark, overlapSeconds),
@@ -96,12 +95,7 @@ export interface PageFacts {
   readonly nowMillis: number
 }
 
-export interface AfterPage {
-  readonly position: WalkPosition
-  /** What the caller persists once the page is stored. */
-  readonly cursor: StoreCursor
-  readonly done: boolean
-}
+export type AfterPage = AfterPageOf<WalkPosition>
 
 const believable = (upper: string | null, nowMillis: number): string | null =>
   upper !== null && millis(upper) <= nowMillis + MAX_UPPER_BOUND_AHEAD_MILLIS ? upper : null

@@ -15,7 +15,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Schedule, Schema } from "effect"
-import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
+import type { StoreError } from "../StoreErrors.js"
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_REQUESTS_PER_SECOND, feedUrl, type JsonFeedConnectorConfig } from "./JsonFeedConfig.js"
 import { makeRequestGate, type RequestGate } from "./JsonFeedGate.js"
 import { JsonFeedErrorBody } from "./JsonFeedSchemas.js"
@@ -119,14 +120,7 @@ export const makeJsonFeedHttp = (config: JsonFeedConnectorConfig): Effect.Effect
 
     const attempt = (request: FeedRequest): Effect.Effect<Attempt, StoreError> =>
       Effect.gen(function*() {
-        const unavailable = (detail: string, status?: number) =>
-          new StoreUnavailableError({
-            storeKey,
-            operation: request.operation,
-            ambiguous: request.write,
-            detail,
-            ...(status === undefined ? {} : { status })
-          })
+        const unavailable = unavailableFor(storeKey, request.operation, request.write)
         const pausedFor = (yield* gate.nextSendAt) - (yield* Clock.currentTimeMillis)
         if (pausedFor > MAX_INLINE_WAIT_MILLIS) {
           // An earlier 429 asked for a long pause: fail now rather than hold this fiber for it.

@@ -15,36 +15,14 @@
 import type { OrderNormalizer } from "../ConnectorAssembly.js"
 import { Either } from "effect"
 import * as Money from "../../domain/Money.js"
-import type {
-  Attribute,
-  FinancialStatus,
-  FulfillmentStatus,
-  NormalizedLine,
-  NormalizedOrder,
-  ShipTo
-} from "../../domain/NormalizedOrder.js"
+import { FinancialStatus, FulfillmentStatus } from "../../domain/NormalizedOrder.js"
+import type { Attribute, NormalizedLine, NormalizedOrder, ShipTo } from "../../domain/NormalizedOrder.js"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
 import type { JsonFeedAddress, JsonFeedAttribute, JsonFeedLine, JsonFeedOrder } from "./JsonFeedSchemas.js"
 
-const financialStatuses: ReadonlyArray<FinancialStatus> = [
-  "pending",
-  "authorized",
-  "paid",
-  "partially_paid",
-  "partially_refunded",
-  "refunded",
-  "voided",
-  "expired"
-]
-const fulfillmentStatuses: ReadonlyArray<FulfillmentStatus> = [
-  "unfulfilled",
-  "partial",
-  "fulfilled",
-  "in_progress",
-  "on_hold",
-  "scheduled",
-  "restocked"
-]
+/** The statuses the feed may send: the domain's but "unknown", which is what any other becomes. */
+const financialStatuses = FinancialStatus.literals.filter((status) => status !== "unknown")
+const fulfillmentStatuses = FulfillmentStatus.literals.filter((status) => status !== "unknown")
 
 const lookup = <A extends string>(allowed: ReadonlyArray<A>, text: string): A | undefined =>
   allowed.find((value) => value === text.trim().toLowerCase())

@@ -13,16 +13,20 @@
  * connector's `admitWebhook`: `triggeredAt` is the signed timestamp, and a
  * delivery too far from now is refused (the webhook route answers 401).
  */
-import { DateTime, Either, Option, type Redacted, Schema } from "effect"
+import { DateTime, Either, Option, Schema } from "effect"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
-import { headerValue, hexHmacMatches, parseSignedJson, rejecter, signingSecrets, type WebhookVerifier } from "../WebhookSignature.js"
+import {
+  headerValue,
+  hexHmacMatches,
+  parseSignedJson,
+  rejecter,
+  configuredSecrets,
+  type WebhookSecrets,
+  type WebhookVerifier
+} from "../WebhookSignature.js"
 import { JsonFeedWebhookEnvelope } from "./JsonFeedSchemas.js"
 
-export interface JsonFeedWebhookSecrets {
-  readonly storeKey: string
-  readonly webhookSecret: Redacted.Redacted<string>
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
-}
+export type JsonFeedWebhookSecrets = WebhookSecrets
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i
 
@@ -34,7 +38,7 @@ export const verifyJsonFeedWebhook: WebhookVerifier<JsonFeedWebhookSecrets> = (s
   if (signature === undefined) return reject("missing_signature", "no X-Podsync-Signature header")
   const hex = SIGNATURE.exec(signature)?.[1]
   if (hex === undefined) return reject("bad_signature", "X-Podsync-Signature is not sha256=<64 hex digits>")
-  if (!hexHmacMatches(hex, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
+  if (!hexHmacMatches(hex, delivery.rawBody, configuredSecrets(secrets))) {
     return reject("bad_signature", "X-Podsync-Signature does not match the body under the webhook secret")
   }
 

@@ -16,9 +16,10 @@
  * watermark are remembered in the cursor (`seen`), so the overlap re-read
  * does not hand them out twice.
  */
-import { DateTime, Either, Option, Schema } from "effect"
+import { DateTime, Option, Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, laterOf, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumedFrom, type AfterPageOf } from "../WalkCursor.js"
 
 export { EPOCH, laterOf, MAX_SEEN, pruneSeen }
 
@@ -71,11 +72,9 @@ export const startWalk = (
     const from = since === undefined ? null : canonicalTimestamp(since) ?? null
     return { base: from ?? EPOCH, lower: from, after: null, high: from ?? EPOCH, seen, sweptAt: now ?? null }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen, sweptAt: cursor.sweptAt ?? null }
-  }
+  // An unreadable continuation restarts the walk (see resumedFrom).
+  const resumed = resumedFrom(Continuation, cursor)
+  if (resumed !== undefined) return { base: cursor.watermark, ...resumed, seen, sweptAt: cursor.sweptAt ?? null }
   const sweep = now === undefined || cursor.sweptAt === undefined ||
     Date.parse(now) - Date.parse(cursor.sweptAt) >= overlapSeconds * 1000 || Number.isNaN(Date.parse(cursor.sweptAt))
   const overlap = sweep ? overlapSeconds : Math.min(overlapSeconds, QUICK_OVERLAP_SECONDS)
@@ -98,12 +97,7 @@ export interface PageFacts {
   readonly endCursor: string | null
 }
 
-export interface AfterPage {
-  readonly position: WalkPosition
-  /** What the caller persists once the page is stored. */
-  readonly cursor: StoreCursor
-  readonly done: boolean
-}
+export type AfterPage = AfterPageOf<WalkPosition>
 
 /** The walk after one page: the cursor to persist and where the next page starts. */
 export const afterPage = (position: WalkPosition, page: PageFacts, overlapSeconds: number): AfterPage => {

@@ -15,7 +15,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
-import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
+import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, unavailableFor } from "../StoreErrors.js"
+import type { StoreError } from "../StoreErrors.js"
 import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import { DEFAULT_REQUEST_TIMEOUT, graphqlUrl, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
@@ -124,14 +125,7 @@ export const makeShopifyGraphql = (
 
     const attempt = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Attempt<A>, StoreError> =>
       Effect.gen(function*() {
-        const unavailable = (detail: string, status?: number) =>
-          new StoreUnavailableError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            detail,
-            ...(status === undefined ? {} : { status })
-          })
+        const unavailable = unavailableFor(storeKey, op.name, op.mutation)
         const taking = learnedCost.get(costKey(op)) ?? op.estimatedCost
         const ticket = yield* gate.acquire(taking).pipe(
           Effect.mapError(budgetUnavailable(storeKey, op.name))
@@ -158,20 +152,20 @@ export const makeShopifyGraphql = (
         if (status === 401 || status === 403) {
           return yield* new StoreAuthError({ storeKey, operation: op.name, status })
         }
+        const unreadable = (detail: string) =>
+          new StoreResponseError({ storeKey, operation: op.name, ambiguous: op.mutation, status, body: keepBody(body), detail })
+        /** A 429 said so over HTTP, not in a GraphQL answer: every request waits its Retry-After. */
+        const http429 = {
+          _tag: "Throttled",
+          waitMillis: retryAfter,
+          said: `HTTP 429, Retry-After ${retryAfter} ms`,
+          pauseAll: true
+        } as const
         const envelope = decodeEnvelope(body)
         if (Either.isLeft(envelope)) {
           if (status >= 500) return yield* unavailable("server error", status)
-          if (status === 429) {
-            return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
-          }
-          return yield* new StoreResponseError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            status,
-            body: keepBody(body),
-            detail: "the answer is not a GraphQL response"
-          })
+          if (status === 429) return http429
+          return yield* unreadable("the answer is not a GraphQL response")
         }
         const { data, errors, extensions } = envelope.right
         const cost = extensions?.cost
@@ -191,9 +185,7 @@ export const makeShopifyGraphql = (
             pauseAll: false
           } as const
         }
-        if (status === 429) {
-          return { _tag: "Throttled", waitMillis: retryAfter, said: `HTTP 429, Retry-After ${retryAfter} ms`, pauseAll: true } as const
-        }
+        if (status === 429) return http429
         // Shopify answers its own failures with 200 and this code: whether a write ran is unknown.
         if (status >= 500 || errors?.some((e) => e.extensions?.code === "INTERNAL_SERVER_ERROR")) {
           return yield* unavailable(errors?.map((e) => e.message).join("; ") ?? "server error", status)
@@ -206,14 +198,7 @@ export const makeShopifyGraphql = (
         }
         const decoded = Schema.decodeUnknownEither(op.data)(data)
         if (Either.isLeft(decoded)) {
-          return yield* new StoreResponseError({
-            storeKey,
-            operation: op.name,
-            ambiguous: op.mutation,
-            status,
-            body: keepBody(body),
-            detail: decoded.left.message
-          })
+          return yield* unreadable(decoded.left.message)
         }
         return { _tag: "Done", value: decoded.right } as const
       })
@@ -224,14 +209,7 @@ export const makeShopifyGraphql = (
         if (throttledSoFar >= MAX_THROTTLED_RETRIES) {
           return Effect.zipRight(
             reportThrottle({ said: result.said, waitMs: 0 }),
-            Effect.fail(
-              new StoreUnavailableError({
-                storeKey,
-                operation: op.name,
-                ambiguous: false,
-                detail: `still throttled after ${MAX_THROTTLED_RETRIES} waits`
-              })
-            )
+            Effect.fail(unavailableFor(storeKey, op.name, false)(`still throttled after ${MAX_THROTTLED_RETRIES} waits`))
           )
         }
         // The bucket also knows the answer now; sleeping here keeps the wait exactly what the answer said.

@@ -6,15 +6,8 @@
  */
 import { Effect, Either, Option } from "effect"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
-import {
-  identityFields,
-  nothingToHandOut,
-  type PullSettings,
-  readOrderVersion,
-  type ReadVersion,
-  unreadableVersion,
-  type WalkDriver
-} from "../OverlapWalk.js"
+import { identityFields, nothingToHandOut, readOrderVersion, unreadableVersion } from "../OverlapWalk.js"
+import type { PullSettings, ReadVersion, WalkDriver } from "../OverlapWalk.js"
 import type { StoreError } from "../StoreErrors.js"
 import { afterPage, ordersQuery, startWalk, type WalkPosition } from "./ShopifyCursor.js"
 import { normalizeShopifyOrder } from "./ShopifyNormalize.js"

@@ -11,30 +11,20 @@
  *   merchant action can raise several topics; without it, the delivery id.
  *   Deliveries are hints: the order is re-read before anything is done.
  */
-import { Either, type Redacted } from "effect"
+import { Either } from "effect"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
-import {
-  base64HmacMatches,
-  headerValue,
-  parseSignedJson,
-  payloadText,
-  rejecter,
-  signingSecrets,
-  type WebhookVerifier
-} from "../WebhookSignature.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, configuredSecrets } from "../WebhookSignature.js"
+import type { WebhookSecrets, WebhookVerifier } from "../WebhookSignature.js"
 
-export interface ShopifyWebhookSecrets {
-  readonly storeKey: string
+export interface ShopifyWebhookSecrets extends WebhookSecrets {
   readonly shop: string
-  readonly webhookSecret: Redacted.Redacted<string>
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
 }
 
 export const verifyShopifyWebhook: WebhookVerifier<ShopifyWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Shopify-Hmac-Sha256")
   if (signature === undefined) return reject("missing_signature", "no X-Shopify-Hmac-Sha256 header")
-  if (!base64HmacMatches(signature, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
+  if (!base64HmacMatches(signature, delivery.rawBody, configuredSecrets(secrets))) {
     return reject("bad_signature", "X-Shopify-Hmac-Sha256 does not match the body under the webhook secret")
   }
 

@@ -24,9 +24,10 @@
  * starts `overlap` before it, for late commits and clock skew. Versions handed out near the watermark
  * are remembered in the cursor (`seen`) so the overlap does not hand them out twice.
  */
-import { Either, Schema } from "effect"
+import { Schema } from "effect"
 import { canonicalTimestamp, type StoreCursor } from "../../domain/StoreTypes.js"
 import { EPOCH, MAX_SEEN, pruneSeen } from "../SeenVersions.js"
+import { resumeOrRestart, type AfterPageOf } from "../WalkCursor.js"
 
 export { EPOCH, MAX_SEEN, pruneSeen }
 
@@ -102,20 +103,12 @@ export const startWalk = (
       seen
     }
   }
-  if (cursor.continuation !== undefined) {
-    const resumed = Schema.decodeUnknownEither(Continuation)(cursor.continuation)
-    // An unreadable continuation (older format, hand edit) restarts the walk: a repeat, never a gap.
-    if (Either.isRight(resumed)) return { base: cursor.watermark, ...resumed.right, seen }
-  }
-  return {
-    base: cursor.watermark,
+  return resumeOrRestart(Continuation, cursor, seen, (watermark) => ({
     upper,
-    after: cursor.watermark === EPOCH ? null : plusSeconds(cursor.watermark, -overlapSeconds),
+    after: watermark === EPOCH ? null : plusSeconds(watermark, -overlapSeconds),
     offset: 0,
-    burst: null,
-    high: cursor.watermark,
-    seen
-  }
+    burst: null
+  }))
 }
 
 export interface PageQuery {
@@ -184,12 +177,7 @@ const advance = (position: WalkPosition, page: PageFacts): Next => {
   return { _tag: "Continue", after: plusSeconds(final, -1), offset: 0, burst: null }
 }
 
-export interface AfterPage {
-  readonly position: WalkPosition
-  /** What the caller persists once the page is stored. */
-  readonly cursor: StoreCursor
-  readonly done: boolean
-}
+export type AfterPage = AfterPageOf<WalkPosition>
 
 /** The walk after one page: the cursor to persist and where the next page starts. */
 export const afterPage = (position: WalkPosition, page: PageFacts, overlapSeconds: number): AfterPage => {

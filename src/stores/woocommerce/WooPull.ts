@@ -5,14 +5,8 @@
  * new walk starts.
  */
 import { Effect, Either } from "effect"
-import {
-  identityFields,
-  type PullSettings,
-  readOrderVersion,
-  type ReadVersion,
-  unreadableVersion,
-  type WalkDriver
-} from "../OverlapWalk.js"
+import { identityFields, readOrderVersion, unreadableVersion } from "../OverlapWalk.js"
+import type { PullSettings, ReadVersion, WalkDriver } from "../OverlapWalk.js"
 import type { StoreError } from "../StoreErrors.js"
 import { afterPage, pageQuery, startWalk, type WalkPosition } from "./WooCursor.js"
 import { gmtTimestamp, normalizeWooOrder } from "./WooNormalize.js"

@@ -14,27 +14,17 @@
  *   without a version (order.deleted sends `{"id":N}`) are keyed by webhook, delivery id and body.
  */
 import { createHash } from "node:crypto"
-import { Either, type Redacted } from "effect"
+import { Either } from "effect"
 import type { VerifiedWebhook } from "../../domain/StoreTypes.js"
 import type { WebhookAdmission } from "../StoreConnector.js"
 import { accepted } from "../WebhookAdmission.js"
-import {
-  base64HmacMatches,
-  headerValue,
-  parseSignedJson,
-  payloadText,
-  rejecter,
-  signingSecrets,
-  type WebhookVerifier
-} from "../WebhookSignature.js"
+import { base64HmacMatches, headerValue, parseSignedJson, payloadText, rejecter, configuredSecrets } from "../WebhookSignature.js"
+import type { WebhookSecrets, WebhookVerifier } from "../WebhookSignature.js"
 import { gmtTimestamp } from "./WooNormalize.js"
 
-export interface WooWebhookSecrets {
-  readonly storeKey: string
+export interface WooWebhookSecrets extends WebhookSecrets {
   /** The site URL, to check `X-WC-Webhook-Source`. */
   readonly url: string
-  readonly webhookSecret: Redacted.Redacted<string>
-  readonly previousWebhookSecret?: Redacted.Redacted<string>
 }
 
 export const PING_TOPIC = "webhook.ping"
@@ -65,7 +55,7 @@ export const verifyWooWebhook: WebhookVerifier<WooWebhookSecrets> = (secrets, de
     }
     return reject("missing_signature", "no X-WC-Webhook-Signature header (and not WooCommerce's ping)")
   }
-  if (!base64HmacMatches(signature, delivery.rawBody, signingSecrets(secrets.webhookSecret, secrets.previousWebhookSecret))) {
+  if (!base64HmacMatches(signature, delivery.rawBody, configuredSecrets(secrets))) {
     return reject("bad_signature", "X-WC-Webhook-Signature does not match the body under the webhook secret")
   }
 
