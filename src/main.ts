@@ -1,4 +1,5 @@
 import { CliConfig, Command, HelpDoc, Usage, ValidationError } from "@effect/cli"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import { descriptionOf, renderHelp, renderOverview } from "./cli/Help.js"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
@@ -13,52 +14,33 @@ import { simulateCommand } from "./cli/simulate.js"
 import { startCommand } from "./cli/start.js"
 import { statusCommand } from "./cli/status.js"
 
+/** podsync's commands, in the order its help and usage list them. */
+const subcommands = [
+  startCommand,
+  migrateCommand,
+  checkCommand,
+  statusCommand,
+  simulateCommand,
+  mappingsCommand,
+  pullCommand,
+  reconcileCommand,
+  explainCommand,
+  reportCommand,
+  demoCommand
+] as const
+
 const podsync = Command.make("podsync").pipe(
   Command.withDescription("Connects print-on-demand stores to the POD service's API v3"),
-  Command.withSubcommands([
-    startCommand,
-    migrateCommand,
-    checkCommand,
-    statusCommand,
-    simulateCommand,
-    mappingsCommand,
-    pullCommand,
-    reconcileCommand,
-    explainCommand,
-    reportCommand,
-    demoCommand
-  ])
+  Command.withSubcommands(subcommands)
 )
 
-/** Each command's help, as `podsync <command> --help` shows it. */
-const helps: Record<string, HelpDoc.HelpDoc> = {
-  start: Command.getHelp(startCommand, CliConfig.defaultConfig),
-  migrate: Command.getHelp(migrateCommand, CliConfig.defaultConfig),
-  check: Command.getHelp(checkCommand, CliConfig.defaultConfig),
-  status: Command.getHelp(statusCommand, CliConfig.defaultConfig),
-  simulate: Command.getHelp(simulateCommand, CliConfig.defaultConfig),
-  mappings: Command.getHelp(mappingsCommand, CliConfig.defaultConfig),
-  pull: Command.getHelp(pullCommand, CliConfig.defaultConfig),
-  reconcile: Command.getHelp(reconcileCommand, CliConfig.defaultConfig),
-  explain: Command.getHelp(explainCommand, CliConfig.defaultConfig),
-  report: Command.getHelp(reportCommand, CliConfig.defaultConfig),
-  demo: Command.getHelp(demoCommand, CliConfig.defaultConfig)
-}
-
-/** Each command's usage line, as its --help shows it. */
-const usages: Record<string, Usage.Usage> = {
-  start: Command.getUsage(startCommand),
-  migrate: Command.getUsage(migrateCommand),
-  check: Command.getUsage(checkCommand),
-  status: Command.getUsage(statusCommand),
-  simulate: Command.getUsage(simulateCommand),
-  mappings: Command.getUsage(mappingsCommand),
-  pull: Command.getUsage(pullCommand),
-  reconcile: Command.getUsage(reconcileCommand),
-  explain: Command.getUsage(explainCommand),
-  report: Command.getUsage(reportCommand),
-  demo: Command.getUsage(demoCommand)
-}
+/** Each command's help (`podsync <command> --help`) and usage line, read off the command itself. */
+const commandDocs: ReadonlyMap<string, { readonly help: HelpDoc.HelpDoc; readonly usage: Usage.Usage }> = new Map(
+  subcommands.map(({ descriptor }: { readonly descriptor: Descriptor.Command<unknown> }) => [
+    [...Descriptor.getNames(descriptor)][0] ?? "",
+    { help: Descriptor.getHelp(descriptor, CliConfig.defaultConfig), usage: Descriptor.getUsage(descriptor) }
+  ])
+)
 
 const VERSION = "0.1.0"
 
@@ -92,10 +74,10 @@ const takeLogLevel = (argv: ReadonlyArray<string>): Array<string> => {
 
 /** The usage of the command named on the line, else the list of commands. */
 const usageOf = (argv: ReadonlyArray<string>) => {
-  const name = argv.slice(2).find((arg) => Object.hasOwn(usages, arg))
-  const usage = name === undefined ? undefined : usages[name]
+  const name = argv.slice(2).find((arg) => commandDocs.has(arg))
+  const usage = name === undefined ? undefined : commandDocs.get(name)?.usage
   if (usage === undefined) {
-    return `usage: podsync <command> [options], a command of: ${Object.keys(usages).join(", ")}\n(podsync --help for more)`
+    return `usage: podsync <command> [options], a command of: ${[...commandDocs.keys()].join(", ")}\n(podsync --help for more)`
   }
   return `usage: podsync ${HelpDoc.toAnsiText(Usage.getHelp(usage)).trim()}\n(podsync ${name} --help for more)`
 }
@@ -120,13 +102,12 @@ const argv = takeLogLevel(process.argv)
  */
 const helpAsked = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
 const helpText = () => {
-  const name = argv.slice(2).find((arg) => Object.hasOwn(helps, arg))
-  const doc = name === undefined ? undefined : helps[name]
-  const usage = name === undefined ? undefined : usages[name]
-  if (doc === undefined || usage === undefined) {
-    return renderOverview(VERSION, Object.entries(helps).map(([command, help]) => [command, descriptionOf(help)] as const))
+  const name = argv.slice(2).find((arg) => commandDocs.has(arg))
+  const docs = name === undefined ? undefined : commandDocs.get(name)
+  if (docs === undefined) {
+    return renderOverview(VERSION, [...commandDocs].map(([command, { help }]) => [command, descriptionOf(help)] as const))
   }
-  return renderHelp(HelpDoc.toAnsiText(Usage.getHelp(usage)).trim(), doc)
+  return renderHelp(HelpDoc.toAnsiText(Usage.getHelp(docs.usage)).trim(), docs.help)
 }
 
 const run: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = usageMistake !== undefined
