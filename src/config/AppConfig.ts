@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { validateDetailed } from "node-cron"
+import { AlertsConfig } from "./AlertsConfig.js"
 
 /**
  * The configuration file (contract: ARCHITECTURE.md "Configuration"), decoded
@@ -264,13 +265,24 @@ export const AppConfig = Schema.Struct({
       noDraftAfterMinutes: 30,
       notCheckedOutAfterHours: 24
     })
-  )
+  ),
+  alerts: Schema.optionalWith(AlertsConfig, { exact: true })
 }).pipe(
   Schema.filter((config) => {
     const seen = new Set<string>()
     for (const [index, store] of config.stores.entries()) {
       if (seen.has(store.key)) return { path: ["stores", index, "key"], message: `duplicate store key "${store.key}"` }
       seen.add(store.key)
+    }
+    for (const [index, rule] of (config.alerts?.rules ?? []).entries()) {
+      for (const [at, key] of (rule.stores ?? []).entries()) {
+        if (!seen.has(key)) {
+          return {
+            path: ["alerts", "rules", index, "stores", at],
+            message: `no store has the key "${key}"; the stores are ${[...seen].join(", ")}`
+          }
+        }
+      }
     }
     return true
   })
