@@ -64,7 +64,7 @@ export class AlertSender extends Effect.Service<AlertSender>()("podsync/AlertSen
       const { channels, routeOf } = yield* AlertDispatch
       const wake = yield* Queue.sliding<void>(1)
       // A send holds its channel well past its own timeout: a replica killed mid-send frees it after this.
-      const leaseMs = (Math.max(...settings.channels.map((c) => c.timeoutSeconds), 10) * 2 + 30) * 1000
+      const leaseMs = Math.max(Math.max(0, ...settings.channels.map((c) => c.timeoutSeconds)) * 2 + 10, 20) * 1000
 
       const failedAttempt = (channel: AlertChannel, deliveries: ReadonlyArray<PendingDelivery>, error: AlertSendError, now: number) =>
         Effect.gen(function*() {

@@ -82,6 +82,9 @@ export const decideSend = <D extends DigestItem>(
   return { _tag: "Wait", until: lastSentAt + settings.groupMs }
 }
 
-/** When a delivery that failed its `attempts`-th attempt is tried again (doubling from `firstDelayMs`), or null: failed for good. */
+/** The longest wait between two attempts. */
+const MAX_RETRY_DELAY_MS = 3_600_000
+
+/** When a delivery that failed its `attempts`-th attempt is tried again (doubling from `firstDelayMs`, an hour at most), or null: failed for good. */
 export const retryAt = (attempts: number, now: number, retry: { readonly attempts: number; readonly firstDelayMs: number }) =>
-  attempts >= retry.attempts ? null : now + retry.firstDelayMs * 2 ** Math.max(0, attempts - 1)
+  attempts >= retry.attempts ? null : now + Math.min(MAX_RETRY_DELAY_MS, retry.firstDelayMs * 2 ** Math.max(0, attempts - 1))
