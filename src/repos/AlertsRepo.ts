@@ -294,6 +294,11 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
       } satisfies AlertsSummary as AlertsSummary
     })
 
+    /** Alerts the sender has not routed yet (written moments ago, or no sender runs). */
+    const unroutedCount = db.use((k) =>
+      k.selectFrom("alert_outbox").select(sql<number>`count(*)::int`.as("n")).where("routed_at", "is", null).executeTakeFirstOrThrow()
+    ).pipe(Effect.map((row) => Number(row.n)))
+
     /** Alerts sent on at least one channel, counted by kind and reason (an alert sent on two channels counts once). */
     const sentByTopic = db.use((k) =>
       k.selectFrom("alert_outbox as a").select(["a.kind", "a.reason", sql<number>`count(*)::int`.as("n")])
@@ -320,6 +325,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
       markSent,
       markAttemptFailed,
       summary,
+      unroutedCount,
       sentByTopic
     }
   })
