@@ -7,7 +7,7 @@
  * written (condition and alert in one statement, repos/AlertsRepo.ts) by a fiber of its own, so
  * no request waits for it. `ConditionWatchLive` looks at the rest every few seconds.
  */
-import { Clock, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
+import { Clock, type Duration, Effect, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
 import { DependencyHealth, dependencyLabel, type Trouble } from "../observability/DependencyHealth.js"
 import { PIPELINE_QUEUES } from "../observability/PipelineFigures.js"
 import { logFailure } from "../observability/DependencyHealth.js"
@@ -67,6 +67,10 @@ export class AlertConditions extends Effect.Service<AlertConditions>()("podsync/
     // What this replica knows: key → raised. Read from the database at start and at each watch.
     const known = new Map<string, boolean>()
     const changes = yield* Queue.unbounded<Change>()
+    // Changes asked for and not yet written, so a test (or a shutdown) can wait for them.
+    const inFlight = yield* SubscriptionRef.make(0)
+    const offer = (change: Change) =>
+      Effect.zipRight(SubscriptionRef.update(inFlight, (n) => n + 1), Queue.offer(changes, change)).pipe(Effect.asVoid)
 
     const refresh = Effect.gen(function*() {
       const active = yield* repo.activeConditions
@@ -105,22 +109,22 @@ export class AlertConditions extends Effect.Service<AlertConditions>()("podsync/
         logFailure(`recording the alert condition ${change._tag === "Raise" ? change.condition.key : change.key} failed`, cause)
       ))
 
-    yield* Queue.take(changes).pipe(Effect.flatMap(apply), Effect.forever, Effect.forkScoped)
+    yield* Queue.take(changes).pipe(
+      Effect.flatMap((change) => apply(change).pipe(Effect.ensuring(SubscriptionRef.update(inFlight, (n) => n - 1)))),
+      Effect.forever,
+      Effect.forkScoped
+    )
 
     return {
       /** Raises the condition unless this replica knows it is raised; returns at once. */
-      raise: (condition: Condition) =>
-        known.get(condition.key) === true ? Effect.void : Queue.offer(changes, { _tag: "Raise", condition }).pipe(Effect.asVoid),
+      raise: (condition: Condition) => known.get(condition.key) === true ? Effect.void : offer({ _tag: "Raise", condition }),
       /** Resolves the condition if this replica knows it is raised; returns at once. */
-      resolve: (key: string, storeKey?: string) =>
-        known.get(key) !== true ? Effect.void : Queue.offer(changes, { _tag: "Resolve", key, storeKey }).pipe(Effect.asVoid),
+      resolve: (key: string, storeKey?: string) => known.get(key) !== true ? Effect.void : offer({ _tag: "Resolve", key, storeKey }),
       /** The conditions this replica knows are raised. */
       raised: Effect.sync(() => [...known].filter(([, up]) => up).map(([key]) => key)),
       refresh,
       /** Waits until the changes asked for so far are written (tests; shutdown). */
-      settled: Effect.gen(function*() {
-        while ((yield* Queue.size(changes)) > 0) yield* Effect.sleep(Duration.millis(5))
-      })
+      settled: inFlight.changes.pipe(Stream.filter((n) => n === 0), Stream.take(1), Stream.runDrain)
     }
   }),
   dependencies: [AlertsRepo.Default]
