@@ -294,6 +294,25 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
       } satisfies AlertsSummary as AlertsSummary
     })
 
+    /**
+     * Forgets alerts older than `before` that are done: every delivery sent or failed, or routed
+     * nowhere, or never routed (no sender runs: the daemon has no alert channels). Answers how many.
+     */
+    const pruneBefore = (before: Date) =>
+      db.use((k) =>
+        k.deleteFrom("alert_outbox").where("created_at", "<", before)
+          .where((w) =>
+            w.not(w.exists(
+              w.selectFrom("alert_deliveries as d").select("d.id").whereRef("d.alert_id", "=", "alert_outbox.id").where(
+                "d.status",
+                "=",
+                "pending"
+              )
+            ))
+          )
+          .executeTakeFirst()
+      ).pipe(Effect.map((r) => Number(r.numDeletedRows)))
+
     /** Alerts the sender has not routed yet (written moments ago, or no sender runs). */
     const unroutedCount = db.use((k) =>
       k.selectFrom("alert_outbox").select(sql<number>`count(*)::int`.as("n")).where("routed_at", "is", null).executeTakeFirstOrThrow()
@@ -326,6 +345,7 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
       markAttemptFailed,
       summary,
       unroutedCount,
+      pruneBefore,
       sentByTopic
     }
   })

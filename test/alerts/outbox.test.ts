@@ -303,6 +303,23 @@ for (const backend of backends) {
         expect((yield* (yield* AlertsRepo).summary).failed).toHaveLength(1)
       })))
 
+    it.scoped("forgets alerts once they are done and old, never one still to send", () =>
+      run(Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const alerts = yield* AlertsRepo
+        const hook = yield* receiver({ answer: () => 503 })
+        const { rowId: waiting } = yield* heldOrder("p1")
+        const sender = yield* senderOf(settingsOf([webhook("hook", hook.url)]))
+        yield* sender.runOnce
+        const { rowId: unrouted } = yield* heldOrder("p2")
+        // Nothing is old yet.
+        expect(yield* alerts.pruneBefore(new Date(T0 - 1))).toBe(0)
+        // Later: the alert never routed goes; the one whose delivery still waits for a retry stays.
+        expect(yield* alerts.pruneBefore(new Date(T0 + 31 * 86_400_000))).toBe(1)
+        expect(yield* outboxOf(unrouted)).toEqual([])
+        expect(yield* outboxOf(waiting)).toHaveLength(1)
+      })))
+
     it.live("times out a receiver that never answers, retries it, then fails the alert", () =>
       run(Effect.gen(function*() {
         const hook = yield* receiver({ answer: () => "hang" })
