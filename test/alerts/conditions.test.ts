@@ -125,4 +125,49 @@ describe("alert conditions", () => {
       }),
     60_000
   )
+
+  it.scoped(
+    "the database failing for 5 minutes is said straight through the channels, once, and once more when it is back",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
+        const settings: AlertSettings = {
+          channels: [{ name: "hook", webhook: { url: receiver.url, secret: Redacted.make("s") }, timeoutSeconds: 5 }],
+          digest: { groupMs: 0 },
+          retry: { attempts: 3, firstDelayMs: 1000 },
+          linkBase: "http://127.0.0.1:8080"
+        }
+        const base = Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default, StatusRepo.Default, AlertsRepo.Default)
+          .pipe(Layer.provideMerge(pgliteDatabase().layer))
+        const thresholds = { storeUnreachableMinutes: 15, podUnreachableMinutes: 10, noProgressMinutes: 30, databaseFailingMinutes: 5 }
+        const context = yield* Layer.build(
+          ConditionWatchLive(thresholds, "15 seconds").pipe(
+            Layer.provideMerge(AlertDispatch.Default(settings).pipe(Layer.provide(NodeHttpClient.layerUndici))),
+            Layer.provideMerge(base)
+          )
+        )
+        const health = Context.get(context, DependencyHealth)
+        const titles = () =>
+          receiver.delivered().flatMap((r) => (JSON.parse(r.body) as { alerts: Array<{ title: string }> }).alerts.map((a) => a.title))
+
+        yield* health.failed("database", "claiming orders", "connection refused")
+        yield* TestClock.adjust(4 * MIN)
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+        expect(titles()).toEqual([])
+        yield* TestClock.adjust(1 * MIN)
+        yield* eventually("the failing database to be said", Effect.sync(titles), (t) => t.length === 1)
+        // Still failing: not said again.
+        yield* TestClock.adjust(5 * MIN)
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+        expect(titles()).toHaveLength(1)
+        yield* health.succeeded("database")
+        yield* TestClock.adjust(15_000)
+        expect(yield* eventually("the database to be back", Effect.sync(titles), (t) => t.length === 2)).toEqual([
+          "the database keeps failing: podsync cannot move orders",
+          "Resolved: the database keeps failing: podsync cannot move orders"
+        ])
+      }),
+    60_000
+  )
 })
