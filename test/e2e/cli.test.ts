@@ -313,7 +313,7 @@ describe("--help", () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
       const result = podsync(args)
       expect(result.code).toBe(0)
-      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\] <order/)
+      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\]\n +<order/)
       expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
       expect(result.stdout).not.toContain("\u001b[")
       expect(result.stdout).not.toContain("A user-defined piece of text")
