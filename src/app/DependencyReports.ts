@@ -12,6 +12,8 @@ import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js
 
 /** Whether an answer says the dependency is not there (as opposed to a request it refused). */
 const unavailable = (status: number) => status >= 500
+/** Whether an answer refuses the credentials themselves. */
+const refusing = (status: number) => status === 401 || status === 403
 
 const describePodOutcome = (outcome: PodRequestOutcome) =>
   outcome._tag === "NoAnswer" ? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
@@ -33,7 +35,12 @@ export const withPodHealth = <E, R>(gate: Layer.Layer<PodRequestGate, E, R>): La
               ? health.value.failed("pod", info.operation, describePodOutcome(outcome))
               : outcome.status === 429
               ? Effect.void // there, but pacing us: the budget's pause handles it
-              : health.value.succeeded("pod")
+              : Effect.zipRight(
+                health.value.succeeded("pod"),
+                refusing(outcome.status)
+                  ? health.value.refused("pod", info.operation, `HTTP ${outcome.status}`)
+                  : health.value.accepted("pod")
+              )
           )
       }
     })
@@ -52,9 +59,13 @@ export const reportStoreHealth = (storeKey: string) =>
           if (Exit.isInterrupted(exit)) return Effect.void
           const operation = `${request.method} ${new URL(request.url).pathname}`
           if (Exit.isFailure(exit)) return health.value.failed(dependency, operation, "no answer")
-          return unavailable(exit.value.status)
-            ? health.value.failed(dependency, operation, `HTTP ${exit.value.status}`)
-            : health.value.succeeded(dependency)
+          const status = exit.value.status
+          return unavailable(status)
+            ? health.value.failed(dependency, operation, `HTTP ${status}`)
+            : Effect.zipRight(
+              health.value.succeeded(dependency),
+              refusing(status) ? health.value.refused(dependency, operation, `HTTP ${status}`) : health.value.accepted(dependency)
+            )
         })
       ))
   })

@@ -234,7 +234,9 @@ export const AppConfig = Schema.Struct({
   server: withDefault(
     Schema.Struct({
       host: withDefault(Schema.NonEmptyTrimmedString, () => "127.0.0.1"),
-      port: withDefault(IntLike.pipe(Schema.between(0, 65535)), () => 8080)
+      port: withDefault(IntLike.pipe(Schema.between(0, 65535)), () => 8080),
+      /** /readyz answers 503 once a store has failed (unreachable, or refusing its credentials) this long; absent: never. */
+      unreadyAfterStoreFailsMinutes: Schema.optionalWith(IntLike.pipe(Schema.between(1, 10_080)), { exact: true })
     }),
     () => ({ host: "127.0.0.1", port: 8080 })
   ),

@@ -1,6 +1,6 @@
 import { DateTime, Effect, Schema } from "effect"
 import { BudgetStatus } from "./BudgetStatus.js"
-import type { Trouble } from "./DependencyHealth.js"
+import type { Refusal, Trouble } from "./DependencyHealth.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
 
 const Count = Schema.Number
@@ -45,6 +45,24 @@ export const StatusReport = Schema.Struct({
     waitingOrders: Schema.NullOr(Count),
     lastError: Schema.String
   }))),
+  /** Services refusing podsync's credentials now (401/403); absent when read from the database. */
+  refused: Schema.optional(Schema.Array(Schema.Struct({
+    dependency: Schema.String,
+    since: Schema.String,
+    forSeconds: Schema.Number,
+    operation: Schema.String,
+    answer: Schema.String
+  }))),
+  /** Mapping files that do not load whole now (the store keeps its previous rows); absent when read from the database. */
+  mappingFiles: Schema.optional(Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    file: Schema.String,
+    outcome: Schema.Literal("partial", "kept_previous", "unreadable"),
+    since: Schema.String,
+    forSeconds: Schema.Number,
+    rows: Count,
+    issues: Schema.Array(Schema.String)
+  }))),
   /** Counters of the answering daemon since it started; null when read from the database. */
   traffic: Schema.NullOr(Schema.Struct({
     pod: Schema.Array(Schema.Struct({ operation: Schema.String, status: Schema.String, count: Count })),
@@ -60,6 +78,18 @@ export interface StatusExtras {
   readonly budget: BudgetStatus | null
   readonly traffic: StatusReport["traffic"]
   readonly troubles?: ReadonlyArray<Trouble>
+  readonly refusals?: ReadonlyArray<Refusal>
+  readonly mappingProblems?: ReadonlyArray<MappingProblem>
+}
+
+/** A mapping file that does not load whole (the pipeline's MappingStore says which). */
+export interface MappingProblem {
+  readonly storeKey: string
+  readonly file: string
+  readonly outcome: "partial" | "kept_previous" | "unreadable"
+  readonly since: Date
+  readonly rows: number
+  readonly issues: ReadonlyArray<string>
 }
 
 const HELD_ACTIONS: Readonly<Record<string, string>> = {
@@ -156,6 +186,26 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
         failures: t.failures,
         waitingOrders: t.waiting,
         lastError: t.message
+      }))
+    }),
+    ...(extras.refusals === undefined ? {} : {
+      refused: extras.refusals.map((r) => ({
+        dependency: r.dependency,
+        since: r.since.toISOString(),
+        forSeconds: ageSeconds(figures.now, r.since),
+        operation: r.operation,
+        answer: r.message
+      }))
+    }),
+    ...(extras.mappingProblems === undefined ? {} : {
+      mappingFiles: extras.mappingProblems.map((p) => ({
+        storeKey: p.storeKey,
+        file: p.file,
+        outcome: p.outcome,
+        since: p.since.toISOString(),
+        forSeconds: ageSeconds(figures.now, p.since),
+        rows: p.rows,
+        issues: p.issues
       }))
     }),
     traffic: extras.traffic

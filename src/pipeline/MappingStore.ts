@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Queue, Ref, Schedule } from "effect"
+import { Clock, Data, Duration, Effect, Queue, Ref, Schedule } from "effect"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { sameRows } from "../domain/MappingCells.js"
@@ -42,6 +42,18 @@ export class UnknownStoreError extends Data.TaggedError("UnknownStoreError")<{
   }
 }
 
+/** A store's mapping file that does not load whole: since when, and what is wrong with it. */
+export interface MappingFileProblem {
+  readonly storeKey: string
+  readonly file: string
+  readonly outcome: "partial" | "kept_previous" | "unreadable"
+  readonly since: Date
+  /** Rows of the table in force. */
+  readonly rows: number
+  /** Each issue as `file:line: column: message` (warnings left out). */
+  readonly issues: ReadonlyArray<string>
+}
+
 interface StoreState {
   readonly table: MappingTable | undefined
   /** The file version last looked at, so polls only read files that changed. */
@@ -65,6 +77,26 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
 
       const stateOf = (key: string) => Effect.map(Ref.get(states), (m) => m.get(key) ?? unloaded)
       const setState = (key: string, state: StoreState) => Ref.update(states, (m) => new Map(m).set(key, state))
+      const problems = yield* Ref.make<ReadonlyMap<string, MappingFileProblem>>(new Map())
+      /** Keeps what the last load of a store's file said, for /status: a problem keeps the time it began. */
+      const noteOutcome = (report: StoreLoadReport) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Ref.update(problems, (all) => {
+            const next = new Map(all)
+            const issues = report.issues.filter((issue) => !issue.startsWith("warning: "))
+            if (report.outcome === "loaded" || report.outcome === "unchanged") next.delete(report.storeKey)
+            else {
+              next.set(report.storeKey, {
+                storeKey: report.storeKey,
+                file: report.file,
+                outcome: report.outcome,
+                since: all.get(report.storeKey)?.since ?? new Date(now),
+                rows: report.rows,
+                issues
+              })
+            }
+            return next
+          }))
 
       /** Reads one store's file (when its stamp moved, or always when forced) and applies it. */
       const loadStore = (key: string, file: string, force: boolean) =>
@@ -122,7 +154,10 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
       const loadSelected = (storeKey: string | undefined, force: boolean) =>
         Effect.flatMap(selected(storeKey), (entries) =>
           oneAtATime.withPermits(1)(
-            Effect.forEach(entries, ([key, file]) => loadStore(key, file, force))
+            Effect.forEach(
+              entries,
+              ([key, file]) => Effect.tap(loadStore(key, file, force), (r) => (r === undefined ? Effect.void : noteOutcome(r)))
+            )
           )).pipe(Effect.map((reports) => reports.filter((r) => r !== undefined)))
 
       // Start: the table in variant_mappings is the "previous" one, so a file
@@ -163,6 +198,8 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
         tableFor: (storeKey: string): Effect.Effect<MappingTable> => Effect.map(stateOf(storeKey), (s) => s.table ?? emptyTable),
         /** Re-reads one store's file, or every store's, now. */
         reload: (storeKey?: string) => loadSelected(storeKey, true),
+        /** The stores whose mapping file does not load whole now, and since when. */
+        problems: Effect.map(Ref.get(problems), (all) => [...all.values()]),
         /** The configured mapping file of a store. */
         fileOf: (storeKey: string): string | undefined => files.get(storeKey)
       }
