@@ -6,14 +6,14 @@
 //   (without --html it renders the seeded two-store day of test/reports/scenario.ts)
 //
 // Writes bench/results/report-screenshot.png, .html (what was rendered) and .json (the checks).
-import { execFile, spawn } from "node:child_process"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { Readable, Writable } from "node:stream"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
 import { promisify } from "node:util"
+import { chromium } from "playwright-core"
 import * as zlib from "node:zlib"
 import { buildReport } from "../src/reports/ReportBuilder.js"
 import { reportHtml } from "../src/reports/ReportHtml.js"
@@ -169,126 +169,33 @@ const INSPECT = `(() => {
   };
 })()`
 
-interface DevToolsMessage {
-  readonly id?: number
-  readonly method?: string
-  readonly sessionId?: string
-  readonly params?: Record<string, unknown>
-  readonly result?: Record<string, unknown>
-  readonly error?: { readonly message: string }
-}
-
 /**
- * A Chrome DevTools Protocol session with Chromium over --remote-debugging-pipe (fd 3 in, fd 4
- * out, NUL-terminated JSON): the protocol Playwright speaks, here without a library or a browser
- * download. Needed for a phone's viewport: --window-size cannot go below 500 px wide.
- */
-const devTools = (args: ReadonlyArray<string>) => {
-  const child = spawn(CHROMIUM, [...args, "--remote-debugging-pipe"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] })
-  const toBrowser = child.stdio[3] as Writable
-  const fromBrowser = child.stdio[4] as Readable
-  const pending = new Map<number, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }>()
-  const listeners = new Set<(message: DevToolsMessage) => void>()
-  let nextId = 1
-  let buffer = ""
-  const failAll = (error: Error) => {
-    for (const { reject } of pending.values()) reject(error)
-    pending.clear()
-  }
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  child.on("error", failAll)
-  child.on("exit", (code) => failAll(new Error(`chromium exited (${code})`)))
-  fromBrowser.setEncoding("utf8")
-  fromBrowser.on("data", (chunk: string) => {
-    buffer += chunk
-    for (let end = buffer.indexOf("\0"); end >= 0; end = buffer.indexOf("\0")) {
-      const message = JSON.parse(buffer.slice(0, end)) as DevToolsMessage
-      buffer = buffer.slice(end + 1)
-      const waiting = message.id === undefined ? undefined : pending.get(message.id)
-      if (message.id !== undefined && waiting !== undefined) {
-        pending.delete(message.id)
-        if (message.error !== undefined) waiting.reject(new Error(message.error.message))
-        else waiting.resolve(message.result ?? {})
-      } else {
-        for (const listener of listeners) listener(message)
-      }
-    }
-  })
-  const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const id = nextId++
-      pending.set(id, { resolve, reject })
-      toBrowser.write(`${JSON.stringify({ id, method, params, ...(sessionId === undefined ? {} : { sessionId }) })}\0`)
-    })
-  const next = (method: string, sessionId: string) =>
-    new Promise<Record<string, unknown>>((resolve) => {
-      const listener = (message: DevToolsMessage) => {
-        if (message.method !== method || message.sessionId !== sessionId) return
-        listeners.delete(listener)
-        resolve(message.params ?? {})
-      }
-      listeners.add(listener)
-    })
-  /** Asks the browser to close and waits until it has (its profile is free to delete then); kills it after 5 s. */
-  const close = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    void send("Browser.close").catch(() => undefined)
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    await exited
-    clearTimeout(timer)
-  }
-  return { send, next, listen: (listener: (message: DevToolsMessage) => void) => listeners.add(listener), close }
-}
-
-/**
- * Loads `htmlFile` in headless Chromium emulating a device `width` × `height` CSS pixels wide
- * (a phone: 390 × 844, touch, its viewport meta honoured) and reads what it rendered; with
- * `screenshot`, saves the whole page as PNG.
+ * Loads `htmlFile` in headless Chromium (Debian's, driven by playwright-core) emulating a device
+ * `width` × `height` CSS pixels wide (a phone: 390 × 844, touch, its viewport meta honoured) and
+ * reads what it rendered; with `screenshot`, saves the whole page as PNG.
  */
 export const inspectInChromium = async (
   htmlFile: string,
   size = { width: 390, height: 844 },
   screenshot?: string
 ): Promise<PageInspection> => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "podsync-chromium-"))
-  const browser = devTools([...FLAGS, `--user-data-dir=${profile}`, "about:blank"])
-  const consoleMessages: Array<string> = []
-  const timeout = setTimeout(() => void browser.close(), 60_000)
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS.filter((f) => f !== "--headless") })
   try {
-    const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" })
-    const { sessionId } = await browser.send("Target.attachToTarget", { targetId, flatten: true }) as { sessionId: string }
-    browser.listen((message) => {
-      if (message.sessionId !== sessionId) return
-      if (
-        message.method === "Runtime.consoleAPICalled" || message.method === "Runtime.exceptionThrown" || message.method === "Log.entryAdded"
-      ) {
-        consoleMessages.push(`${message.method}: ${JSON.stringify(message.params)}`)
-      }
-    })
-    for (const method of ["Page.enable", "Runtime.enable", "Log.enable"]) await browser.send(method, {}, sessionId)
     const mobile = size.width < 600
-    await browser.send(
-      "Emulation.setDeviceMetricsOverride",
-      { width: size.width, height: size.height, deviceScaleFactor: 1, mobile },
-      sessionId
-    )
-    await browser.send("Emulation.setTouchEmulationEnabled", { enabled: mobile }, sessionId)
-    const loaded = browser.next("Page.loadEventFired", sessionId)
-    await browser.send("Page.navigate", { url: pathToFileURL(path.resolve(htmlFile)).href }, sessionId)
-    await loaded
-    const evaluated = await browser.send("Runtime.evaluate", { expression: INSPECT, returnByValue: true }, sessionId)
-    const value = (evaluated.result as { value?: Omit<PageInspection, "consoleMessages"> } | undefined)?.value
-    if (value === undefined) throw new Error(`the page could not be inspected: ${JSON.stringify(evaluated)}`)
+    const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1, isMobile: mobile, hasTouch: mobile })
+    const page = await context.newPage()
+    const consoleMessages: Array<string> = []
+    page.on("console", (message) => consoleMessages.push(`${message.type()}: ${message.text()}`))
+    page.on("pageerror", (error) => consoleMessages.push(`pageerror: ${error.message}`))
+    await page.goto(pathToFileURL(path.resolve(htmlFile)).href, { waitUntil: "load", timeout: 60_000 })
+    const value = await page.evaluate(INSPECT) as Omit<PageInspection, "consoleMessages">
     if (screenshot !== undefined) {
-      const { data } = await browser.send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true }, sessionId)
       fs.mkdirSync(path.dirname(screenshot), { recursive: true })
-      fs.writeFileSync(screenshot, Buffer.from(String(data), "base64"))
+      await page.screenshot({ path: screenshot, fullPage: true })
     }
     return { ...value, consoleMessages }
   } finally {
-    clearTimeout(timeout)
     await browser.close()
-    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 3 })
   }
 }
 
