@@ -10,6 +10,15 @@ export type Dependency = "database" | "pod" | `store:${string}`
 /** The store API dependency of a store. */
 export const storeDependency = (storeKey: string): Dependency => `store:${storeKey}`
 
+/** The entry of `key` taken out of `all`: [what it was, the rest]; `all` itself when it has none. */
+const without = <V>(all: ReadonlyMap<Dependency, V>, key: Dependency): [V | undefined, ReadonlyMap<Dependency, V>] => {
+  const entry = all.get(key)
+  if (entry === undefined) return [undefined, all]
+  const rest = new Map(all)
+  rest.delete(key)
+  return [entry, rest]
+}
+
 const orders = (n: number) => `${n} order${n === 1 ? "" : "s"}`
 
 /** How a dependency is named to a person. */
@@ -146,13 +155,7 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
           metric((m) => m.up.set({ dependency }, 1))
           return
         }
-        const cleared = yield* SubscriptionRef.modify(troubles, (all) => {
-          const trouble = all.get(dependency)
-          if (trouble === undefined) return [undefined, all]
-          const rest = new Map(all)
-          rest.delete(dependency)
-          return [trouble, rest]
-        })
+        const cleared = yield* SubscriptionRef.modify(troubles, (all) => without(all, dependency))
         if (cleared === undefined) return
         const seconds = Math.round(((yield* Clock.currentTimeMillis) - cleared.since.getTime()) / 1000)
         const waiting = yield* waitingFor(dependency)
@@ -191,13 +194,7 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
     const accepted = (dependency: Dependency) =>
       Effect.uninterruptible(Effect.gen(function*() {
         if (!(yield* Ref.get(refusals)).has(dependency)) return
-        const cleared = yield* Ref.modify(refusals, (all) => {
-          const refusal = all.get(dependency)
-          if (refusal === undefined) return [undefined, all]
-          const rest = new Map(all)
-          rest.delete(dependency)
-          return [refusal, rest]
-        })
+        const cleared = yield* Ref.modify(refusals, (all) => without(all, dependency))
         if (cleared === undefined) return
         metric((m) => m.refused.set({ dependency }, 0))
         yield* Effect.logInfo(`${dependencyLabel(dependency)} accepts podsync's credentials again`).pipe(

@@ -1,5 +1,6 @@
 import { DateTime, Effect, Schema } from "effect"
 import { BudgetStatus } from "./BudgetStatus.js"
+import type { MappingFileProblem } from "../domain/MappingTable.js"
 import type { Refusal, Trouble } from "./DependencyHealth.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
 
@@ -79,17 +80,8 @@ export interface StatusExtras {
   readonly traffic: StatusReport["traffic"]
   readonly troubles?: ReadonlyArray<Trouble>
   readonly refusals?: ReadonlyArray<Refusal>
-  readonly mappingProblems?: ReadonlyArray<MappingProblem>
-}
-
-/** A mapping file that does not load whole (the pipeline's MappingStore says which). */
-export interface MappingProblem {
-  readonly storeKey: string
-  readonly file: string
-  readonly outcome: "partial" | "kept_previous" | "unreadable"
-  readonly since: Date
-  readonly rows: number
-  readonly issues: ReadonlyArray<string>
+  /** Mapping files that do not load whole (the pipeline's MappingStore says which). */
+  readonly mappingProblems?: ReadonlyArray<MappingFileProblem>
 }
 
 const HELD_ACTIONS: Readonly<Record<string, string>> = {
@@ -138,6 +130,7 @@ const iso = (ms: number) => DateTime.formatIso(DateTime.unsafeMake(ms))
 /** The report of `figures`, ages measured from the time they were read. Pure. */
 export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): StatusReport => {
   const age = (since: Date) => ageSeconds(figures.now, since)
+  const lasting = (since: Date) => ({ since: since.toISOString(), forSeconds: age(since) })
   const pulled = new Map(figures.pulls.map((p) => [p.storeKey, p.lastPullAt]))
   const storeKeys = [...new Set([...extras.storeKeys, ...pulled.keys()])].sort()
   return {
@@ -189,24 +182,10 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
       }))
     }),
     ...(extras.refusals === undefined ? {} : {
-      refused: extras.refusals.map((r) => ({
-        dependency: r.dependency,
-        since: r.since.toISOString(),
-        forSeconds: ageSeconds(figures.now, r.since),
-        operation: r.operation,
-        answer: r.message
-      }))
+      refused: extras.refusals.map((r) => ({ dependency: r.dependency, ...lasting(r.since), operation: r.operation, answer: r.message }))
     }),
     ...(extras.mappingProblems === undefined ? {} : {
-      mappingFiles: extras.mappingProblems.map((p) => ({
-        storeKey: p.storeKey,
-        file: p.file,
-        outcome: p.outcome,
-        since: p.since.toISOString(),
-        forSeconds: ageSeconds(figures.now, p.since),
-        rows: p.rows,
-        issues: p.issues
-      }))
+      mappingFiles: extras.mappingProblems.map((p) => ({ ...p, ...lasting(p.since) }))
     }),
     traffic: extras.traffic
   }

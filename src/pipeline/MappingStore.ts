@@ -3,7 +3,7 @@ import { PipelineTriggers } from "./PipelineTriggers.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { sameRows } from "../domain/MappingCells.js"
 import { chooseTable, describeIssues, fileStamp, type LoadOutcome, logIssues, readMappingFile } from "./MappingFile.js"
-import { buildTable, type MappingTable } from "../domain/MappingTable.js"
+import { buildTable, type MappingFileProblem, type MappingTable } from "../domain/MappingTable.js"
 
 /**
  * Every store's variant-matching table, in memory for the planner, mirrored
@@ -40,18 +40,6 @@ export class UnknownStoreError extends Data.TaggedError("UnknownStoreError")<{
   override get message() {
     return `no store "${this.storeKey}" in the configuration (stores: ${this.known.join(", ") || "none"})`
   }
-}
-
-/** A store's mapping file that does not load whole: since when, and what is wrong with it. */
-export interface MappingFileProblem {
-  readonly storeKey: string
-  readonly file: string
-  readonly outcome: "partial" | "kept_previous" | "unreadable"
-  readonly since: Date
-  /** Rows of the table in force. */
-  readonly rows: number
-  /** Each issue as `file:line: column: message` (warnings left out). */
-  readonly issues: ReadonlyArray<string>
 }
 
 interface StoreState {

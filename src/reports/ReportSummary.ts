@@ -8,6 +8,16 @@ import * as Money from "../domain/Money.js"
 import type { WrittenFile } from "./ReportOutput.js"
 import type { ReconciliationReport } from "./ReportOutput.js"
 
+/** One margin: of a currency's orders, or of every order in the base currency. */
+const MarginFigures = Schema.Struct({
+  currency: Schema.String,
+  orders: Schema.Number,
+  revenue: Schema.String,
+  podCost: Schema.String,
+  margin: Schema.String,
+  marginPercent: Schema.NullOr(Schema.String)
+})
+
 export const ReportSummary = Schema.Struct({
   label: Schema.String,
   from: Schema.String,
@@ -20,25 +30,11 @@ export const ReportSummary = Schema.Struct({
   findings: Schema.Number,
   findingsByKind: Schema.Record({ key: Schema.String, value: Schema.Number }),
   driftComplete: Schema.Boolean,
-  margins: Schema.Array(Schema.Struct({
-    currency: Schema.String,
-    orders: Schema.Number,
-    revenue: Schema.String,
-    podCost: Schema.String,
-    margin: Schema.String,
-    marginPercent: Schema.NullOr(Schema.String)
-  })),
+  margins: Schema.Array(MarginFigures),
   files: Schema.Array(Schema.Struct({ format: Schema.String, name: Schema.String, path: Schema.String })),
   // Added later: optional, so the summaries of reports written before still read.
   /** The margin of every order in the base currency of reports.exchangeRates. */
-  marginInBase: Schema.optional(Schema.NullOr(Schema.Struct({
-    currency: Schema.String,
-    orders: Schema.Number,
-    revenue: Schema.String,
-    podCost: Schema.String,
-    margin: Schema.String,
-    marginPercent: Schema.NullOr(Schema.String)
-  }))),
+  marginInBase: Schema.optional(Schema.NullOr(MarginFigures)),
   /** How many orders of the money scope the margins cover: "margin covers 41 of 43 orders; 2 in JPY have no rate". */
   marginCoverage: Schema.optional(Schema.Struct({ orders: Schema.Number, ofOrders: Schema.Number, text: Schema.String }))
 })
