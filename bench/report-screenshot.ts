@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
 import { promisify } from "node:util"
+import { chromium } from "playwright-core"
 import * as zlib from "node:zlib"
 import { buildReport } from "../src/reports/ReportBuilder.js"
 import { reportHtml } from "../src/reports/ReportHtml.js"
@@ -132,6 +133,69 @@ export const renderInChromium = async (
     }
   } finally {
     fs.rmSync(profile, { recursive: true, force: true })
+  }
+}
+
+/** What a reader sees of a page at one window width, measured by Chromium itself. */
+export interface PageInspection {
+  /** The layout viewport's width (window.innerWidth). */
+  readonly viewportWidth: number
+  /** document.scrollingElement.scrollWidth: wider than the viewport means sideways scrolling. */
+  readonly scrollWidth: number
+  /** The h1's text and the document title. */
+  readonly heading: string
+  readonly documentTitle: string
+  /** The whole page's text as rendered (document.body.innerText). */
+  readonly text: string
+  /** Every link: the section it is in, where it goes, its text. */
+  readonly links: ReadonlyArray<{ readonly section: string; readonly href: string; readonly text: string }>
+  /** Elements whose box sticks out past the viewport's right edge (to say what scrolls, when something does). */
+  readonly overflowing: ReadonlyArray<string>
+  readonly consoleMessages: ReadonlyArray<string>
+}
+
+// Runs in the loaded page: what a reader sees, measured by the browser's own layout.
+const INSPECT = `(() => {
+  const describe = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  const width = window.innerWidth;
+  return {
+    viewportWidth: width,
+    scrollWidth: document.scrollingElement.scrollWidth,
+    heading: document.querySelector("h1")?.innerText ?? "",
+    documentTitle: document.title,
+    text: document.body.innerText,
+    links: [...document.querySelectorAll("a[href]")].map((a) => ({ section: a.closest("section")?.id ?? "", href: a.href, text: a.innerText })),
+    overflowing: [...document.body.querySelectorAll("*")].filter((el) => el.getBoundingClientRect().right > width + 0.5).slice(0, 10).map(describe)
+  };
+})()`
+
+/**
+ * Loads `htmlFile` in headless Chromium (Debian's, driven by playwright-core) emulating a device
+ * `width` × `height` CSS pixels wide (a phone: 390 × 844, touch, its viewport meta honoured) and
+ * reads what it rendered; with `screenshot`, saves the whole page as PNG.
+ */
+export const inspectInChromium = async (
+  htmlFile: string,
+  size = { width: 390, height: 844 },
+  screenshot?: string
+): Promise<PageInspection> => {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS.filter((f) => f !== "--headless") })
+  try {
+    const mobile = size.width < 600
+    const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1, isMobile: mobile, hasTouch: mobile })
+    const page = await context.newPage()
+    const consoleMessages: Array<string> = []
+    page.on("console", (message) => consoleMessages.push(`${message.type()}: ${message.text()}`))
+    page.on("pageerror", (error) => consoleMessages.push(`pageerror: ${error.message}`))
+    await page.goto(pathToFileURL(path.resolve(htmlFile)).href, { waitUntil: "load", timeout: 60_000 })
+    const value = await page.evaluate(INSPECT) as Omit<PageInspection, "consoleMessages">
+    if (screenshot !== undefined) {
+      fs.mkdirSync(path.dirname(screenshot), { recursive: true })
+      await page.screenshot({ path: screenshot, fullPage: true })
+    }
+    return { ...value, consoleMessages }
+  } finally {
+    await browser.close()
   }
 }
 

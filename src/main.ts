@@ -36,12 +36,26 @@ const podsync = Command.make("podsync").pipe(
   Command.withSubcommands(subcommands)
 )
 
+type CommandDoc = { readonly help: HelpDoc.HelpDoc; readonly usage: Usage.Usage }
+const docOf = (descriptor: Descriptor.Command<unknown>): CommandDoc => ({
+  help: Descriptor.getHelp(descriptor, CliConfig.defaultConfig),
+  usage: Descriptor.getUsage(descriptor)
+})
+
 /** Each command's help (`podsync <command> --help`) and usage line, read off the command itself. */
-const commandDocs: ReadonlyMap<string, { readonly help: HelpDoc.HelpDoc; readonly usage: Usage.Usage }> = new Map(
+const commandDocs: ReadonlyMap<string, CommandDoc> = new Map(
   subcommands.map(({ descriptor }: { readonly descriptor: Descriptor.Command<unknown> }) => [
     [...Descriptor.getNames(descriptor)][0] ?? "",
-    { help: Descriptor.getHelp(descriptor, CliConfig.defaultConfig), usage: Descriptor.getUsage(descriptor) }
+    docOf(descriptor)
   ])
+)
+
+/** The same for the commands under a command (`mappings load`), by their two words. */
+const subcommandDocs: ReadonlyMap<string, CommandDoc> = new Map(
+  subcommands.flatMap(({ descriptor }: { readonly descriptor: Descriptor.Command<unknown> }) => {
+    const name = [...Descriptor.getNames(descriptor)][0] ?? ""
+    return [...Descriptor.getSubcommands(descriptor)].map(([sub, command]) => [`${name} ${sub}`, docOf(command)] as const)
+  })
 )
 
 const VERSION = "0.1.0"
@@ -98,18 +112,20 @@ let failureExitCode = 1
 
 const argv = takeLogLevel(process.argv)
 
-/**
- * `--help`/`-h`: podsync's own rendering (Help.ts) of the named command's help, else of podsync's.
- * (`mappings load --help` shows `mappings`' help, which lists both of its commands.)
- */
+/** `--help`/`-h`: podsync's own rendering (Help.ts) of the named command's help (or subcommand's), else of podsync's. */
 const helpAsked = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
 const helpText = () => {
-  const name = argv.slice(2).find((arg) => commandDocs.has(arg))
-  const docs = name === undefined ? undefined : commandDocs.get(name)
+  const words = argv.slice(2).filter((arg) => !arg.startsWith("-"))
+  const at = words.findIndex((arg) => commandDocs.has(arg))
+  const sub = at === -1 ? undefined : `${words[at]} ${words[at + 1] ?? ""}`
+  const name = sub !== undefined && subcommandDocs.has(sub) ? sub : words[at]
+  const docs = name === undefined ? undefined : subcommandDocs.get(name) ?? commandDocs.get(name)
   if (docs === undefined) {
     return renderOverview(VERSION, [...commandDocs].map(([command, { help }]) => [command, descriptionOf(help)] as const))
   }
-  return renderHelp(HelpDoc.toAnsiText(Usage.getHelp(docs.usage)).trim(), docs.help)
+  const usage = HelpDoc.toAnsiText(Usage.getHelp(docs.usage)).trim()
+  // A subcommand's usage names it alone: put its command before it.
+  return renderHelp(name !== undefined && name.includes(" ") ? `${name.split(" ")[0]} ${usage}` : usage, docs.help)
 }
 
 const run: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = usageMistake !== undefined

@@ -60,7 +60,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
     Layer.provideMerge(Layer.mergeAll(
       ExternalApisLive(config),
       PipelineTriggersLive,
-      Readiness.Default,
+      Readiness.Default({ unreadyAfterStoreFailsMinutes: config.server.unreadyAfterStoreFailsMinutes }),
       PodWebhookSettings.fromConfig(config.pod)
     )),
     Layer.provideMerge(Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default)),

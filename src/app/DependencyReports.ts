@@ -13,11 +13,11 @@ import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js
 
 /** Whether an answer says the dependency is not there (as opposed to a request it refused). */
 const unavailable = (status: number) => status >= 500
+/** Whether an answer refuses the credentials themselves. */
+const refusing = (status: number) => status === 401 || status === 403
 
 const describePodOutcome = (outcome: PodRequestOutcome) =>
   outcome._tag === "NoAnswer" ? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
-
-const refused = (status: number) => status === 401 || status === 403
 
 /**
  * What an answer of the POD service says to the alert conditions (when the daemon has them): a
@@ -26,7 +26,7 @@ const refused = (status: number) => status === 401 || status === 403
 const podConditions = (conditions: Option.Option<AlertConditions>, operation: string, outcome: PodRequestOutcome) => {
   if (Option.isNone(conditions) || outcome._tag === "NoAnswer") return Effect.void
   const { status } = outcome
-  if (refused(status)) return conditions.value.raise(credentialsRefused("pod", status, operation))
+  if (refusing(status)) return conditions.value.raise(credentialsRefused("pod", status, operation))
   if (status === 429) {
     return conditions.value.raise(rateLimited(outcome.retryAfter === undefined ? undefined : Duration.toSeconds(outcome.retryAfter)))
   }
@@ -54,7 +54,12 @@ export const withPodHealth = <E, R>(gate: Layer.Layer<PodRequestGate, E, R>): La
               ? health.value.failed("pod", info.operation, describePodOutcome(outcome))
               : outcome.status === 429
               ? Effect.void // there, but pacing us: the budget's pause handles it
-              : health.value.succeeded("pod")
+              : Effect.zipRight(
+                health.value.succeeded("pod"),
+                refusing(outcome.status)
+                  ? health.value.refused("pod", info.operation, `HTTP ${outcome.status}`)
+                  : health.value.accepted("pod")
+              )
           ).pipe(Effect.zipRight(podConditions(conditions, info.operation, outcome)))
       }
     })
@@ -72,7 +77,7 @@ export const reportStoreHealth = (storeKey: string) =>
     const credentials = (status: number, operation: string) =>
       Option.isNone(conditions)
         ? Effect.void
-        : refused(status)
+        : refusing(status)
         ? conditions.value.raise(credentialsRefused({ storeKey }, status, operation))
         : status >= 200 && status < 300
         ? conditions.value.resolve(`credentials:store:${storeKey}`, storeKey)
@@ -83,9 +88,13 @@ export const reportStoreHealth = (storeKey: string) =>
           if (Exit.isInterrupted(exit)) return Effect.void
           const operation = `${request.method} ${new URL(request.url).pathname}`
           if (Exit.isFailure(exit)) return health.value.failed(dependency, operation, "no answer")
-          return (unavailable(exit.value.status)
-            ? health.value.failed(dependency, operation, `HTTP ${exit.value.status}`)
-            : health.value.succeeded(dependency)).pipe(Effect.zipRight(credentials(exit.value.status, operation)))
+          const status = exit.value.status
+          return (unavailable(status)
+            ? health.value.failed(dependency, operation, `HTTP ${status}`)
+            : Effect.zipRight(
+              health.value.succeeded(dependency),
+              refusing(status) ? health.value.refused(dependency, operation, `HTTP ${status}`) : health.value.accepted(dependency)
+            )).pipe(Effect.zipRight(credentials(status, operation)))
         })
       ))
   })

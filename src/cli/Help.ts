@@ -11,14 +11,15 @@ const WIDTH = 100
 
 /** Paragraphs @effect/cli adds to every option of a kind: they say nothing about this option. */
 const GENERIC =
-  /^(A user-defined piece of text\.|A true or false value\.|An integer\.|This setting is optional\.|A date|A file system path\.)$/
+  /^(A user-defined piece of text\.|A true or false value\.|An integer\.|This setting is optional\.|A date|A file system path\.|A directory\.|A file\.|One of the following: .*)$/
 
 /** Built-in options a seller does not need in podsync's help. */
 const HIDDEN = /^(--completions|--wizard)\b/
 
 const LOG_LEVEL = {
   term: "--log-level trace | debug | info | warning | error | none",
-  text: "the least important log lines to write, before or after the command (over log.level and $PODSYNC_LOG_LEVEL)"
+  text:
+    "the least important log lines to write, before or after the command (over log.level and $PODSYNC_LOG_LEVEL; default: log.level, else info)"
 }
 
 const textOf = (span: Span.Span): string => {
@@ -76,7 +77,17 @@ export const renderHelp = (usage: string, doc: HelpDoc): string => {
   const lines = render(doc, "")
   // @effect/cli's own usage section names the command without "podsync": ours replaces it.
   const from = lines.findIndex((line) => line === "DESCRIPTION")
-  return [`usage: podsync ${usage}`, "", ...(from === -1 ? lines : lines.slice(from))].join("\n").replace(/\n{3,}/g, "\n\n").trim() +
+  // A long usage line continues under the first option.
+  const command = /^[^[<-]*/.exec(usage)?.[0].trimEnd() ?? ""
+  const indent = " ".repeat(`usage: podsync ${command} `.length)
+  const usageLines = (usage.slice(command.length).match(/\[[^\]]*\]|<.*>|\S+/g) ?? []).reduce<Array<string>>(
+    (done, group) => {
+      const last = done[done.length - 1] ?? ""
+      return last.length + 1 + group.length > WIDTH ? [...done, indent + group] : [...done.slice(0, -1), `${last} ${group}`]
+    },
+    [`usage: podsync ${command}`]
+  )
+  return [...usageLines, "", ...(from === -1 ? lines : lines.slice(from))].join("\n").replace(/\n{3,}/g, "\n\n").trim() +
     "\n"
 }
 

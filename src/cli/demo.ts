@@ -5,12 +5,14 @@ import { MIN_ORDERS } from "./demo/OrderPlan.js"
 import { runDemo } from "./demo/RunDemo.js"
 
 const ordersOption = Options.integer("orders").pipe(
-  Options.withDescription(`how many shop orders to generate (at least ${MIN_ORDERS}; 2–3 of them with an unmapped item, one cancelled)`),
+  Options.withDescription(
+    `how many shop orders to generate (at least ${MIN_ORDERS}; 2–3 of them with an unmapped item, one cancelled; default 24)`
+  ),
   Options.withDefault(24)
 )
 
 const speedOption = Options.choice("speed", ["fast", "normal"]).pipe(
-  Options.withDescription("order arrival pace: normal, about one order a second; fast, ten a second"),
+  Options.withDescription("order arrival pace: normal, about one order a second; fast, ten a second (default normal)"),
   Options.withDefault("normal" as const)
 )
 

@@ -36,7 +36,7 @@ export const explainCommand = Command.make(
   {
     config: configOption,
     store: Options.text("store").pipe(
-      Options.withDescription("the store, when an order name or number is in several (its key)"),
+      Options.withDescription("the store, when an order name or number is in several (its key; default: look in every store)"),
       Options.optional
     ),
     reference: Args.text({ name: "order: <store key>:<store order id>, or the order name (#1006)" })

@@ -70,7 +70,7 @@ export const reportCommand = Command.make(
       "to",
       "end of the period: a date (included, to its end) or an ISO-8601 date-time (excluded); default now when --from is given"
     ),
-    store: text("store", "only this store (its key)")
+    store: text("store", "only this store (its key; default: every store)")
   },
   ({ config, from, store, to }) =>
     withConfig(config, (app) =>

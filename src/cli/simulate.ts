@@ -18,7 +18,10 @@ const port = (name: string, description: string, fallback: number) =>
     Options.withDefault(fallback)
   )
 
-const hostOption = Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("127.0.0.1"))
+const hostOption = Options.text("host").pipe(
+  Options.withDescription("address to listen on (default 127.0.0.1)"),
+  Options.withDefault("127.0.0.1")
+)
 
 /** Starts a simulator for the life of the command scope. */
 const serve = <R extends { readonly url: string; readonly close: () => Promise<void> }>(start: () => Promise<R>) =>
@@ -64,7 +67,7 @@ export const simulateCommand = Command.make(
     ),
     podAuthHeaders: Options.choice("pod-auth-headers", ["both", "gearment", "x-api"] as const).pipe(
       Options.withDescription(
-        "the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only"
+        "the v3 credential headers the POD simulator accepts: both published pairs, X-Gearment-Client-Key/-Secret only, or X-API-Key/-Secret only (default both)"
       ),
       Options.withDefault("both" as const)
     )

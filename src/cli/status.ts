@@ -62,7 +62,31 @@ const alertLines = (alerts: NonNullable<StatusReport["alerts"]>) => [
 /** The status report as tables for a person. Pure. */
 export const renderStatus = (status: StatusReport, source: string): string => {
   const lines = [`podsync status (${source}, ${status.generatedAt})`]
-  // What the daemon cannot reach comes first: it explains most of what follows.
+  // What is broken comes first: it explains most of what follows.
+  for (const r of status.refused ?? []) {
+    const who = r.dependency === "pod" ? "the POD service" : `store ${r.dependency.replace(/^store:/, "")}`
+    const fix = r.dependency === "pod"
+      ? "check pod.clientKey, pod.clientSecret and pod.authHeaders"
+      : "check the store's access token or API keys"
+    lines.push(
+      `CREDENTIALS REFUSED: ${who} since ${r.since} (${
+        formatAge(r.forSeconds)
+      }; ${r.answer} on ${r.operation}): ${fix}, then restart podsync`
+    )
+  }
+  for (const m of status.mappingFiles ?? []) {
+    const kept = m.outcome === "partial"
+      ? `only its ${m.rows} valid rows are loaded`
+      : `the previous ${m.rows} rows stay loaded until it is fixed`
+    const what = m.outcome === "unreadable" ? "could not be read" : `has ${m.issues.length} issue(s)`
+    lines.push(`MAPPING FILE: ${m.file} (store ${m.storeKey}) ${what} since ${m.since} (${formatAge(m.forSeconds)}): ${kept}`)
+    for (const issue of m.issues.slice(0, 3)) lines.push(`  ${issue}`)
+    if (m.issues.length > 3) lines.push(`  … and ${m.issues.length - 3} more (podsync check lists them all)`)
+  }
+  const pausedUntil = status.budget?.pausedUntil ?? null
+  if (pausedUntil !== null) {
+    lines.push(`PAUSED: POD requests paused after a 429 until ${pausedUntil} (the service's block; podsync resumes by itself)`)
+  }
   for (const u of status.unreachable ?? []) {
     const waiting = u.waitingOrders === null ? "" : `, ${u.waitingOrders} orders waiting`
     lines.push(

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { validateDetailed } from "node-cron"
 import { AlertsConfig } from "./AlertsConfig.js"
 
@@ -60,6 +60,45 @@ const RateLimit = Schema.Struct({
   blockSeconds: withDefault(NumberLike.pipe(Schema.positive()), () => 60),
   headroom: withDefault(NumberLike.pipe(Schema.between(0, 0.5)), () => 0.05)
 })
+
+/** An exchange rate: one unit of a currency in the base currency, a positive decimal with at most nine decimals, kept as exact text. */
+const ExchangeRate = Schema.transformOrFail(Schema.Union(Schema.Number, Schema.String), Schema.String, {
+  strict: true,
+  decode: (value, _, ast) => {
+    const text = typeof value === "number" ? String(value) : value.trim()
+    return /^\d+(\.\d{1,9})?$/.test(text) && /[1-9]/.test(text)
+      ? ParseResult.succeed(text)
+      : ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          value,
+          `expected a positive decimal with at most 9 decimals (one unit in the base currency), got ${JSON.stringify(value)}`
+        )
+      )
+  },
+  encode: ParseResult.succeed
+})
+
+const CURRENCY_CODE = /^[A-Z]{3}$/
+const currencyMessage = "expected an ISO 4217 currency code such as USD, EUR, JPY"
+const CurrencyCode = Schema.String.pipe(Schema.pattern(CURRENCY_CODE, { message: () => currencyMessage }))
+
+/**
+ * `reports.exchangeRates`: the rates the report converts amounts at, so that one margin covers
+ * the orders of every currency. `rates.EUR: 1.08` reads "one EUR is 1.08 of the base currency".
+ * The currencies are checked here rather than as the record's key schema, so that a wrong one is
+ * named with its path and what to write instead.
+ */
+const ExchangeRates = Schema.Struct({
+  base: CurrencyCode,
+  rates: withDefault(Schema.Record({ key: Schema.String, value: ExchangeRate }), () => ({}))
+}).pipe(Schema.filter((table) => {
+  const wrong = Object.keys(table.rates).find((currency) => !CURRENCY_CODE.test(currency))
+  if (wrong !== undefined) return { path: ["rates", wrong], message: `${currencyMessage}; got "${wrong}"` }
+  const own = table.rates[table.base]
+  return own === undefined || Number(own) === 1 ||
+    { path: ["rates", table.base], message: `${table.base} is the base currency: its rate is 1 (leave it out)` }
+}))
 
 const WebhookTopic = Schema.String.pipe(Schema.startsWith("TOPIC_"))
 
@@ -235,7 +274,9 @@ export const AppConfig = Schema.Struct({
   server: withDefault(
     Schema.Struct({
       host: withDefault(Schema.NonEmptyTrimmedString, () => "127.0.0.1"),
-      port: withDefault(IntLike.pipe(Schema.between(0, 65535)), () => 8080)
+      port: withDefault(IntLike.pipe(Schema.between(0, 65535)), () => 8080),
+      /** /readyz answers 503 once a store has failed (unreachable, or refusing its credentials) this long; absent: never. */
+      unreadyAfterStoreFailsMinutes: Schema.optionalWith(IntLike.pipe(Schema.between(1, 10_080)), { exact: true })
     }),
     () => ({ host: "127.0.0.1", port: 8080 })
   ),
@@ -252,6 +293,8 @@ export const AppConfig = Schema.Struct({
   ),
   reports: withDefault(
     Schema.Struct({
+      storeNames: withDefault(Schema.Record({ key: Schema.String, value: Schema.NonEmptyTrimmedString }), () => ({})),
+      exchangeRates: optionalWith(ExchangeRates),
       dir: withDefault(Schema.NonEmptyTrimmedString, () => "./reports"),
       formats: withDefault(Schema.Array(Schema.Literal("html", "csv", "json")), () => ["html", "csv", "json"] as const),
       timezone: withDefault(Schema.NonEmptyTrimmedString, () => "UTC"),
@@ -259,6 +302,7 @@ export const AppConfig = Schema.Struct({
       notCheckedOutAfterHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 24)
     }),
     () => ({
+      storeNames: {},
       dir: "./reports",
       formats: ["html", "csv", "json"] as const,
       timezone: "UTC",
@@ -273,6 +317,14 @@ export const AppConfig = Schema.Struct({
     for (const [index, store] of config.stores.entries()) {
       if (seen.has(store.key)) return { path: ["stores", index, "key"], message: `duplicate store key "${store.key}"` }
       seen.add(store.key)
+    }
+    for (const key of Object.keys(config.reports.storeNames)) {
+      if (!seen.has(key)) {
+        return {
+          path: ["reports", "storeNames", key],
+          message: `no store "${key}" in stores: (names go by store key: ${[...seen].join(", ") || "none"})`
+        }
+      }
     }
     for (const [index, rule] of (config.alerts?.rules ?? []).entries()) {
       for (const [at, key] of (rule.stores ?? []).entries()) {

@@ -89,5 +89,25 @@ export interface CatalogEntry {
   readonly stockLabel: string
 }
 
-/** Looks a POD variant up in the cached catalog; `undefined` for the whole lookup means "no catalog yet: skip the check". */
-export type CatalogLookup = (pod: NonNullable<MappingRow["pod"]>) => CatalogEntry | undefined
+/**
+ * Looks a POD variant up in the catalog by the id a mapping row names, or by
+ * its SKU (to tell a seller who typed a SKU where the variant id belongs which
+ * variant it is); `undefined` for the whole lookup means "no catalog yet: skip the check".
+ */
+export type CatalogLookup = (key: NonNullable<MappingRow["pod"]> | { readonly sku: string }) => CatalogEntry | undefined
+
+/** A store's mapping file that does not load whole: since when, and what is wrong with it. */
+export interface MappingFileProblem {
+  readonly storeKey: string
+  readonly file: string
+  readonly outcome: "partial" | "kept_previous" | "unreadable"
+  readonly since: Date
+  /** Rows of the table in force. */
+  readonly rows: number
+  /** Each issue as `file:line: column: message` (warnings left out). */
+  readonly issues: ReadonlyArray<string>
+}
+
+/** What to tell a seller who wrote a POD variant's SKU where its variant id belongs. */
+export const skuTypedAsVariantId = (typed: string, variant: CatalogEntry): string =>
+  `"${typed}" is not a POD variant id: that is the SKU of variant ${variant.variantId} (${variant.name}); write ${variant.variantId} in pod_variant_id`

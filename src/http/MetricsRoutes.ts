@@ -9,6 +9,7 @@ import { readStatusReport, StatusReport } from "../observability/StatusReport.js
 import { StoreApiMetrics } from "../observability/StoreApiMetrics.js"
 import { WebhookMetrics } from "../observability/WebhookMetrics.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
+import { MappingStore } from "../pipeline/MappingStore.js"
 
 /** GET /metrics: Prometheus text, figures from the database read at this scrape. */
 export const metricsResponse = Effect.gen(function*() {
@@ -29,11 +30,13 @@ const daemonExtras = Effect.gen(function*() {
   const storeCalls = yield* Effect.serviceOption(StoreApiMetrics)
   const webhooks = yield* Effect.serviceOption(WebhookMetrics)
   const health = yield* Effect.serviceOption(DependencyHealth)
+  const mappings = yield* Effect.serviceOption(MappingStore)
   const counted = Option.isSome(pod) || Option.isSome(storeCalls) || Option.isSome(webhooks)
   return {
     storeKeys: Option.match(stores, { onNone: () => [], onSome: (map) => [...map.keys()] }),
     budget: Option.isSome(budget) ? budgetStatusOf(yield* budget.value.snapshot) : null,
-    ...(Option.isSome(health) ? { troubles: yield* health.value.troubles } : {}),
+    ...(Option.isSome(health) ? { troubles: yield* health.value.troubles, refusals: yield* health.value.refusals } : {}),
+    ...(Option.isSome(mappings) ? { mappingProblems: yield* mappings.value.problems } : {}),
     traffic: counted
       ? {
         pod: Option.isSome(pod) ? yield* pod.value.counts : [],

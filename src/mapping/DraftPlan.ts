@@ -4,7 +4,7 @@ import type { MarketplacePlatform } from "../domain/PodEnums.js"
 import type { StoreKind } from "../domain/StoreTypes.js"
 import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } from "../pod/schemas/DraftRequests.js"
 import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
-import { type CatalogLookup, findRow, type MappingRow, type MappingTable } from "../domain/MappingTable.js"
+import { type CatalogLookup, findRow, type MappingRow, type MappingTable, skuTypedAsVariantId } from "../domain/MappingTable.js"
 import * as ReferenceId from "../domain/ReferenceId.js"
 
 /**
@@ -101,6 +101,16 @@ const planLine = (
     // filling it, or one that failed midway), and the service itself refuses a truly unknown variant
     // with a 400 that holds the order with its field details. `podsync check` reports unknown rows.
     const entry = catalog(pod)
+    // ...but a SKU typed where the variant id belongs is known to be wrong: say which variant it is.
+    const skuOf = entry === undefined && "variantId" in pod ? catalog({ sku: pod.variantId }) : undefined
+    if (skuOf !== undefined && "variantId" in pod) {
+      problems.push({
+        code: "unknown_variant",
+        lineId: line.lineId,
+        message: `${describeLine(line)}: mapping line ${row.line}: ${skuTypedAsVariantId(pod.variantId, skuOf)}`
+      })
+      return undefined
+    }
     const hold = entry === undefined ? undefined : STOCK_HOLDS[entry.stockLabel]
     if (hold !== undefined) {
       problems.push({

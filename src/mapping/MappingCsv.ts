@@ -27,6 +27,9 @@ const parseDesign = (value: string): DesignSource | string => {
   return `expected an http(s) URL or {{attr NAME}}, got "${value}"`
 }
 
+/** A column for people (`mappings suggest` writes its candidates there): read past, never loaded. */
+export const NOTES_COLUMN = "notes"
+
 const blank = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())
 
 export const parseMappingCsv = (text: string): { readonly table: MappingTable; readonly issues: ReadonlyArray<MappingIssue> } => {
@@ -67,7 +70,7 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
       ? []
       : ["a print column (print_front, print_back, …)"])
   ]
-  const unknown = header.filter((h) => !(MAPPING_COLUMNS as ReadonlyArray<string>).includes(h))
+  const unknown = header.filter((h) => !(MAPPING_COLUMNS as ReadonlyArray<string>).includes(h) && h !== NOTES_COLUMN)
   if (missing.length > 0) issues.push({ line: 1, column: undefined, message: `missing columns: ${missing.join("; ")}` })
   if (unknown.length > 0) issues.push({ line: 1, column: undefined, message: `unknown columns: ${unknown.join(", ")}` })
   if (missing.length > 0) return { table: buildTable([]), issues }
@@ -167,9 +170,15 @@ export const cellsOfCsv = (text: string): ReadonlyArray<MappingCells> => {
   return records.map((record) => ({ ...emptyCells, ...Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, record[c] ?? ""])) }))
 }
 
-/** A mapping CSV with the contract header, no comments. */
-export const mappingCsv = (records: ReadonlyArray<MappingCells>): string =>
-  stringify(records.map((r) => MAPPING_COLUMNS.map((c) => r[c])), { header: true, columns: [...MAPPING_COLUMNS] })
+/**
+ * A mapping CSV with the contract header; with `notes` (one per record), a
+ * last `notes` column for the person completing the file (loading ignores it).
+ */
+export const mappingCsv = (records: ReadonlyArray<MappingCells>, notes?: ReadonlyArray<string>): string =>
+  stringify(
+    records.map((r, i) => [...MAPPING_COLUMNS.map((c) => r[c]), ...(notes === undefined ? [] : [notes[i] ?? ""])]),
+    { header: true, columns: [...MAPPING_COLUMNS, ...(notes === undefined ? [] : [NOTES_COLUMN])] }
+  )
 
 /** `config/mappings/acme.csv:3: pod_variant_id: give exactly one …`: the file, line and column of an issue. */
 export const formatIssue = (file: string, issue: MappingIssue): string =>

@@ -30,6 +30,8 @@ export interface SuggestLine {
 export interface Suggestions {
   /** The draft table: the file's rows in their order, then lines seen only in orders. */
   readonly rows: ReadonlyArray<MappingCells>
+  /** Per row, what the suggestion did or what a person must choose (the draft CSV's `notes` column). */
+  readonly rowNotes: ReadonlyArray<string>
   readonly matched: number
   /** Lines left without a POD variant, each with the reason. */
   readonly unmatched: ReadonlyArray<string>
@@ -65,7 +67,12 @@ const describeLine = (line: SuggestLine) =>
 
 const describeVariant = (v: SuggestVariant) => `${v.sku ?? v.variantId} (${v.productName ?? "?"}, ${v.color ?? "?"} / ${v.size ?? "?"})`
 
-type Match = { readonly variant: SuggestVariant; readonly by: "sku" | "colour and size" } | { readonly reason: string }
+type Match =
+  | { readonly variant: SuggestVariant; readonly by: "sku" | "colour and size" }
+  | { readonly reason: string; readonly candidates?: ReadonlyArray<SuggestVariant> }
+
+/** A catalog variant as a person picks it: the id to write, then what it is. */
+const candidateCell = (v: SuggestVariant) => `${v.variantId} = ${describeVariant(v)}`
 
 export const matchLine = (line: SuggestLine, catalog: ReadonlyArray<SuggestVariant>): Match => {
   const sku = line.storeSku?.trim().toLowerCase()
@@ -94,11 +101,13 @@ export const matchLine = (line: SuggestLine, catalog: ReadonlyArray<SuggestVaria
   const leaders = scored.filter((s) => s.score === top)
   const [leader, ...otherLeaders] = leaders
   if (top > 0 && leader !== undefined && otherLeaders.length === 0) return chosen(leader.v)
-  const examples = (top > 0 ? leaders : scored).slice(0, 3).map((s) => describeVariant(s.v)).join("; ")
+  const candidates = (top > 0 ? leaders : scored).map((s) => s.v)
+  const examples = candidates.slice(0, 3).map(describeVariant).join("; ")
   return {
-    reason: `${top > 0 ? leaders.length : scored.length} catalog products have that colour and size (${examples}${
+    reason: `${candidates.length} catalog products have that colour and size (${examples}${
       scored.length > 3 ? "; …" : ""
-    }): choose one by hand`
+    }): choose one by hand`,
+    candidates
   }
 }
 
@@ -125,16 +134,32 @@ export const suggestMappings = (
     }
   }
   const covered = new Set<SuggestLine>()
+  const rowNotes: Array<string> = []
   const complete = (cells: MappingCells, line: SuggestLine): MappingCells => {
-    if (cells.pod_variant_id !== "" || cells.pod_legacy_id !== "" || /^(true|yes|1)$/i.test(cells.ignore)) return cells
+    if (cells.pod_variant_id !== "" || cells.pod_legacy_id !== "" || /^(true|yes|1)$/i.test(cells.ignore)) {
+      rowNotes.push("")
+      return cells
+    }
     const match = matchLine(line, catalog)
     if ("reason" in match) {
       unmatched.push(`${describeLine(line)}: ${match.reason}`)
+      rowNotes.push(
+        match.candidates !== undefined && match.candidates.length > 0
+          ? `choose one and write its id in pod_variant_id: ${match.candidates.slice(0, 5).map(candidateCell).join("; ")}${
+            match.candidates.length > 5 ? `; and ${match.candidates.length - 5} more` : ""
+          }`
+          : `no match: ${match.reason}`
+      )
       return cells
     }
     matched++
     const note = stockNote(match.variant.stockLabel)
     if (note !== undefined) notes.push(`${describeLine(line)} → ${describeVariant(match.variant)} ${note}`)
+    rowNotes.push(
+      `suggested by ${match.by === "sku" ? "SKU" : "colour and size: check it"}: ${describeVariant(match.variant)}${
+        note === undefined ? "" : `, which ${note}`
+      }`
+    )
     return { ...cells, pod_variant_id: match.variant.variantId, pod_legacy_id: "" }
   }
 
@@ -154,5 +179,5 @@ export const suggestMappings = (
     covered.add(line)
     rows.push(complete({ ...emptyCells, store_variant_id: line.storeVariantId ?? "", store_sku: line.storeSku ?? "" }, line))
   }
-  return { rows, matched, unmatched, notes }
+  return { rows, rowNotes, matched, unmatched, notes }
 }

@@ -10,6 +10,15 @@ export type Dependency = "database" | "pod" | `store:${string}`
 /** The store API dependency of a store. */
 export const storeDependency = (storeKey: string): Dependency => `store:${storeKey}`
 
+/** The entry of `key` taken out of `all`: [what it was, the rest]; `all` itself when it has none. */
+const without = <V>(all: ReadonlyMap<Dependency, V>, key: Dependency): [V | undefined, ReadonlyMap<Dependency, V>] => {
+  const entry = all.get(key)
+  if (entry === undefined) return [undefined, all]
+  const rest = new Map(all)
+  rest.delete(key)
+  return [entry, rest]
+}
+
 const orders = (n: number) => `${n} order${n === 1 ? "" : "s"}`
 
 /** How a dependency is named to a person. */
@@ -28,6 +37,18 @@ export interface Trouble {
 }
 
 /**
+ * A service that answers but refuses podsync's credentials (401 or 403): nothing it is asked
+ * will work until a person fixes the key or token, so it is said apart from an outage.
+ */
+export interface Refusal {
+  readonly dependency: Dependency
+  readonly operation: string
+  readonly since: Date
+  /** What it answered: `HTTP 401`. */
+  readonly message: string
+}
+
+/**
  * Failures of what the daemon depends on, seen instead of swallowed (STYLE.md, 13). One log
  * line when a dependency goes away ("… unreachable since …; N orders waiting") and one when it
  * is back ("… back after …; draining N orders"), not one per failure (those are at debug
@@ -40,6 +61,7 @@ export interface Trouble {
 export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsync/DependencyHealth", {
   effect: Effect.gen(function*() {
     const troubles = yield* SubscriptionRef.make<ReadonlyMap<Dependency, Trouble>>(new Map())
+    const refusals = yield* Ref.make<ReadonlyMap<Dependency, Refusal>>(new Map())
     const counters = yield* Ref.make<ReadonlyMap<Dependency, Effect.Effect<number, unknown>>>(new Map())
     const registry = yield* Effect.serviceOption(MetricsRegistry)
     const metrics = Option.map(registry, (m) => ({
@@ -57,6 +79,11 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
       since: m.gauge(
         "podsync_dependency_down_since_seconds",
         "Unix time at which the dependency stopped answering; 0 while it answers",
+        ["dependency"]
+      ),
+      refused: m.gauge(
+        "podsync_dependency_credentials_refused",
+        "1 while the dependency refuses podsync's credentials (its last answer to them was 401 or 403), else 0",
         ["dependency"]
       ),
       waiting: m.gauge(
@@ -128,13 +155,7 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
           metric((m) => m.up.set({ dependency }, 1))
           return
         }
-        const cleared = yield* SubscriptionRef.modify(troubles, (all) => {
-          const trouble = all.get(dependency)
-          if (trouble === undefined) return [undefined, all]
-          const rest = new Map(all)
-          rest.delete(dependency)
-          return [trouble, rest]
-        })
+        const cleared = yield* SubscriptionRef.modify(troubles, (all) => without(all, dependency))
         if (cleared === undefined) return
         const seconds = Math.round(((yield* Clock.currentTimeMillis) - cleared.since.getTime()) / 1000)
         const waiting = yield* waitingFor(dependency)
@@ -148,6 +169,37 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
             waiting === null ? "" : `; draining ${orders(waiting)}`
           }`
         ).pipe(Effect.annotateLogs({ dependency, failures: cleared.failures, downSeconds: seconds }))
+      }))
+
+    /** An answer refusing the credentials (401, 403): said once per episode, with what to fix. */
+    const refused = (dependency: Dependency, operation: string, message: string) =>
+      Effect.uninterruptible(Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const first = yield* Ref.modify(refusals, (all) => {
+          const before = all.get(dependency)
+          return [before === undefined, new Map(all).set(dependency, { dependency, operation, since: before?.since ?? now, message })]
+        })
+        metric((m) => m.refused.set({ dependency }, 1))
+        if (!first) return
+        yield* Effect.logError(
+          `${dependencyLabel(dependency)} refuses podsync's credentials (${message} on ${operation}): ${
+            dependency === "pod"
+              ? "check pod.clientKey, pod.clientSecret and pod.authHeaders"
+              : "check the store's access token or API keys"
+          }; nothing that needs it can be done until they are fixed`
+        ).pipe(Effect.annotateLogs({ dependency, operation }))
+      }))
+
+    /** An answer that took the credentials (anything but 401 or 403): clears a refusal, saying so once. */
+    const accepted = (dependency: Dependency) =>
+      Effect.uninterruptible(Effect.gen(function*() {
+        if (!(yield* Ref.get(refusals)).has(dependency)) return
+        const cleared = yield* Ref.modify(refusals, (all) => without(all, dependency))
+        if (cleared === undefined) return
+        metric((m) => m.refused.set({ dependency }, 0))
+        yield* Effect.logInfo(`${dependencyLabel(dependency)} accepts podsync's credentials again`).pipe(
+          Effect.annotateLogs({ dependency })
+        )
       }))
 
     /** Counts the orders waiting for a dependency that is down again (the probe does, each time it asks). */
@@ -181,6 +233,10 @@ export class DependencyHealth extends Effect.Service<DependencyHealth>()("podsyn
     return {
       failed,
       succeeded,
+      refused,
+      accepted,
+      /** The dependencies refusing the credentials now. */
+      refusals: Effect.map(Ref.get(refusals), (all) => [...all.values()]),
       countWaiting,
       refreshWaiting,
       isDown,

@@ -1,7 +1,8 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import { AlertsRepo, type AlertsSummary } from "../repos/AlertsRepo.js"
 import { BudgetStatus } from "./BudgetStatus.js"
-import type { Trouble } from "./DependencyHealth.js"
+import type { MappingFileProblem } from "../domain/MappingTable.js"
+import type { Refusal, Trouble } from "./DependencyHealth.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
 
 const Count = Schema.Number
@@ -46,6 +47,24 @@ export const StatusReport = Schema.Struct({
     waitingOrders: Schema.NullOr(Count),
     lastError: Schema.String
   }))),
+  /** Services refusing podsync's credentials now (401/403); absent when read from the database. */
+  refused: Schema.optional(Schema.Array(Schema.Struct({
+    dependency: Schema.String,
+    since: Schema.String,
+    forSeconds: Schema.Number,
+    operation: Schema.String,
+    answer: Schema.String
+  }))),
+  /** Mapping files that do not load whole now (the store keeps its previous rows); absent when read from the database. */
+  mappingFiles: Schema.optional(Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    file: Schema.String,
+    outcome: Schema.Literal("partial", "kept_previous", "unreadable"),
+    since: Schema.String,
+    forSeconds: Schema.Number,
+    rows: Count,
+    issues: Schema.Array(Schema.String)
+  }))),
   /** Alerts: how many wait to be sent, how many went, and those that failed for good (each with its last error). */
   alerts: Schema.optional(Schema.Struct({
     pending: Count,
@@ -75,6 +94,9 @@ export interface StatusExtras {
   readonly budget: BudgetStatus | null
   readonly traffic: StatusReport["traffic"]
   readonly troubles?: ReadonlyArray<Trouble>
+  readonly refusals?: ReadonlyArray<Refusal>
+  /** Mapping files that do not load whole (the pipeline's MappingStore says which). */
+  readonly mappingProblems?: ReadonlyArray<MappingFileProblem>
   readonly alerts?: AlertsSummary
 }
 
@@ -124,6 +146,7 @@ const iso = (ms: number) => DateTime.formatIso(DateTime.unsafeMake(ms))
 /** The report of `figures`, ages measured from the time they were read. Pure. */
 export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): StatusReport => {
   const age = (since: Date) => ageSeconds(figures.now, since)
+  const lasting = (since: Date) => ({ since: since.toISOString(), forSeconds: age(since) })
   const pulled = new Map(figures.pulls.map((p) => [p.storeKey, p.lastPullAt]))
   const storeKeys = [...new Set([...extras.storeKeys, ...pulled.keys()])].sort()
   return {
@@ -173,6 +196,12 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
         waitingOrders: t.waiting,
         lastError: t.message
       }))
+    }),
+    ...(extras.refusals === undefined ? {} : {
+      refused: extras.refusals.map((r) => ({ dependency: r.dependency, ...lasting(r.since), operation: r.operation, answer: r.message }))
+    }),
+    ...(extras.mappingProblems === undefined ? {} : {
+      mappingFiles: extras.mappingProblems.map((p) => ({ ...p, ...lasting(p.since) }))
     }),
     ...(extras.alerts === undefined ? {} : {
       alerts: {

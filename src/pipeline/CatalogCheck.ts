@@ -1,8 +1,8 @@
 import { Chunk, Effect, Stream } from "effect"
 import { PodClient } from "../pod/PodClient.js"
 import { MAX_PAGE_LIMIT } from "../pod/PodPaging.js"
-import type { CatalogVariant } from "../pod/schemas/Catalog.js"
-import type { CatalogEntry, CatalogLookup } from "../domain/MappingTable.js"
+import { type CatalogVariant, variantSku } from "../pod/schemas/Catalog.js"
+import { type CatalogEntry, type CatalogLookup, skuTypedAsVariantId } from "../domain/MappingTable.js"
 import type { MappingTable } from "../domain/MappingTable.js"
 
 /**
@@ -35,7 +35,13 @@ export const lintAgainstCatalog = (file: string, table: MappingTable, lookup: Ca
     const at = `${file}:${row.line}: ${column}:`
     const entry = lookup(row.pod)
     if (entry === undefined) {
-      return [{ severity: "error", text: `${at} ${name} is not in the POD catalog: map the item to a variant that exists` }]
+      const skuOf = "variantId" in row.pod ? lookup({ sku: row.pod.variantId }) : undefined
+      return [{
+        severity: "error",
+        text: skuOf !== undefined && "variantId" in row.pod
+          ? `${at} ${skuTypedAsVariantId(row.pod.variantId, skuOf)}`
+          : `${at} ${name} is not in the POD catalog: map the item to a variant that exists`
+      }]
     }
     if (/DISCONTINUED$/.test(entry.stockLabel)) {
       return [{ severity: "error", text: `${at} ${name} (${entry.name}) is discontinued: map the item to another POD variant` }]
@@ -65,8 +71,23 @@ export const liveLookupFor = (tables: ReadonlyArray<MappingTable>) =>
       ...(yield* Effect.forEach(chunks(ids, 100), (batch) => fetch({ variant_ids: batch }))),
       ...(yield* Effect.forEach(chunks(legacy, 100), (batch) => fetch({ legacy_variant_ids: batch })))
     ].flatMap((chunk) => Chunk.toReadonlyArray(chunk))
+    // A variant id the catalog does not have may be a SKU typed in the wrong column: look those up by SKU.
+    const foundIds = new Set(found.map((v) => v.variant_id))
+    const bySkuFound = (yield* Effect.forEach(chunks(ids.filter((id) => !foundIds.has(id)), 100), (batch) => fetch({ skus: batch })))
+      .flatMap((chunk) => Chunk.toReadonlyArray(chunk))
     const byId = new Map(found.map((v) => [v.variant_id, entryOf(v)]))
     const byLegacy = new Map(found.flatMap((v) => (v.legacy_variant_id === undefined ? [] : [[v.legacy_variant_id, entryOf(v)] as const])))
-    const lookup: CatalogLookup = (p) => ("variantId" in p ? byId.get(p.variantId) : byLegacy.get(Number(p.legacyId)))
+    const bySku = new Map(
+      [...found, ...bySkuFound].flatMap((v) => {
+        const sku = variantSku(v)
+        return sku === undefined ? [] : [[sku.toLowerCase(), entryOf(v)] as const]
+      })
+    )
+    const lookup: CatalogLookup = (key) =>
+      "variantId" in key
+        ? byId.get(key.variantId)
+        : "legacyId" in key
+        ? byLegacy.get(Number(key.legacyId))
+        : bySku.get(key.sku.toLowerCase())
     return { lookup, variants: ids.length + legacy.length }
   })

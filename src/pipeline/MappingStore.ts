@@ -1,9 +1,9 @@
-import { Data, Duration, Effect, Queue, Ref, Schedule } from "effect"
+import { Clock, Data, Duration, Effect, Queue, Ref, Schedule } from "effect"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { sameRows } from "../domain/MappingCells.js"
 import { chooseTable, describeIssues, fileStamp, type LoadOutcome, logIssues, readMappingFile } from "./MappingFile.js"
-import { buildTable, type MappingTable } from "../domain/MappingTable.js"
+import { buildTable, type MappingFileProblem, type MappingTable } from "../domain/MappingTable.js"
 
 /**
  * Every store's variant-matching table, in memory for the planner, mirrored
@@ -65,6 +65,26 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
 
       const stateOf = (key: string) => Effect.map(Ref.get(states), (m) => m.get(key) ?? unloaded)
       const setState = (key: string, state: StoreState) => Ref.update(states, (m) => new Map(m).set(key, state))
+      const problems = yield* Ref.make<ReadonlyMap<string, MappingFileProblem>>(new Map())
+      /** Keeps what the last load of a store's file said, for /status: a problem keeps the time it began. */
+      const noteOutcome = (report: StoreLoadReport) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Ref.update(problems, (all) => {
+            const next = new Map(all)
+            const issues = report.issues.filter((issue) => !issue.startsWith("warning: "))
+            if (report.outcome === "loaded" || report.outcome === "unchanged") next.delete(report.storeKey)
+            else {
+              next.set(report.storeKey, {
+                storeKey: report.storeKey,
+                file: report.file,
+                outcome: report.outcome,
+                since: all.get(report.storeKey)?.since ?? new Date(now),
+                rows: report.rows,
+                issues
+              })
+            }
+            return next
+          }))
 
       /** Reads one store's file (when its stamp moved, or always when forced) and applies it. */
       const loadStore = (key: string, file: string, force: boolean) =>
@@ -122,7 +142,10 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
       const loadSelected = (storeKey: string | undefined, force: boolean) =>
         Effect.flatMap(selected(storeKey), (entries) =>
           oneAtATime.withPermits(1)(
-            Effect.forEach(entries, ([key, file]) => loadStore(key, file, force))
+            Effect.forEach(
+              entries,
+              ([key, file]) => Effect.tap(loadStore(key, file, force), (r) => (r === undefined ? Effect.void : noteOutcome(r)))
+            )
           )).pipe(Effect.map((reports) => reports.filter((r) => r !== undefined)))
 
       // Start: the table in variant_mappings is the "previous" one, so a file
@@ -163,6 +186,8 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
         tableFor: (storeKey: string): Effect.Effect<MappingTable> => Effect.map(stateOf(storeKey), (s) => s.table ?? emptyTable),
         /** Re-reads one store's file, or every store's, now. */
         reload: (storeKey?: string) => loadSelected(storeKey, true),
+        /** The stores whose mapping file does not load whole now, and since when. */
+        problems: Effect.map(Ref.get(problems), (all) => [...all.values()]),
         /** The configured mapping file of a store. */
         fileOf: (storeKey: string): string | undefined => files.get(storeKey)
       }

@@ -69,7 +69,7 @@ export const suggestDraft = (storeKey: string, file: string) =>
     const lines = orderLines.map((l) => ({ storeVariantId: l.variantId, storeSku: l.sku, title: l.title, variantTitle: l.variantTitle }))
     const result = suggestMappings(existing, lines, catalog.variants)
     return {
-      csv: mappingCsv(result.rows),
+      csv: mappingCsv(result.rows, result.rowNotes),
       rows: result.rows.length,
       matched: result.matched,
       unmatched: result.unmatched,

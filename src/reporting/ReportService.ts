@@ -29,13 +29,27 @@ export interface ReportServiceConfig {
   readonly settings: ReportSettings
 }
 
-/** The service's settings from the configuration (`reports:` and `stores:`); thresholds default to DEFAULT_REPORT_SETTINGS. */
+/**
+ * The service's settings from the configuration (`reports:` and `stores:`), so the daemon, `podsync report`
+ * and the demo write the same report; `settings` overrides them (tests).
+ */
 export const reportServiceConfigOf = (config: AppConfig, settings: Partial<ReportSettings> = {}): ReportServiceConfig => ({
   dir: config.reports.dir,
   formats: config.reports.formats,
   timezone: config.reports.timezone,
-  stores: config.stores.map((s) => ({ key: s.key, podStoreId: s.podStoreId, eligibleFinancialStatuses: s.eligible.financialStatuses })),
-  settings: { ...DEFAULT_REPORT_SETTINGS, ...settings }
+  stores: config.stores.map((s) => ({
+    key: s.key,
+    name: config.reports.storeNames[s.key] ?? s.key,
+    podStoreId: s.podStoreId,
+    eligibleFinancialStatuses: s.eligible.financialStatuses
+  })),
+  settings: {
+    ...DEFAULT_REPORT_SETTINGS,
+    noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
+    notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
+    exchangeRates: config.reports.exchangeRates ?? null,
+    ...settings
+  }
 })
 
 export class UnknownReportStoreError extends Data.TaggedError("UnknownReportStoreError")<{

@@ -55,7 +55,15 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
                 .orderBy("order_id").orderBy("id").execute()
             ),
             db.use((k) =>
-              k.selectFrom("shipments").select(["order_id", "tracking_no", "carrier", "push_state", "created_at"]).where(
+              k.selectFrom("shipments").select([
+                "order_id",
+                "tracking_no",
+                "carrier",
+                "tracking_url",
+                "pod_order_id",
+                "push_state",
+                "created_at"
+              ]).where(
                 "order_id",
                 "in",
                 chunk
@@ -71,7 +79,14 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
               events: (eventsOf.get(Number(row.id)) ?? [])
                 .map((e) => ({ at: e.at.getTime(), from: e.from_state, to: e.to_state, reason: e.reason })),
               shipments: (shipmentsOf.get(Number(row.id)) ?? [])
-                .map((s) => ({ trackingNo: s.tracking_no, carrier: s.carrier, pushState: s.push_state, createdAt: s.created_at.getTime() }))
+                .map((s) => ({
+                  trackingNo: s.tracking_no,
+                  carrier: s.carrier,
+                  trackingUrl: s.tracking_url,
+                  podOrderId: s.pod_order_id,
+                  pushState: s.push_state,
+                  createdAt: s.created_at.getTime()
+                }))
             })))
         })).pipe(Effect.map((parts) => parts.flat()))
 

@@ -7,14 +7,19 @@
  * orders' `order_total` for its reference id (a duplicate checked out is a
  * real cost too). Store lines carry no unit prices, so per-SKU figures
  * split each order's revenue and cost across its POD lines by quantity.
+ *
+ * With an exchange-rate table (`reports.exchangeRates`) every order's amounts
+ * are also brought to its base currency, so one margin covers the orders of
+ * every currency the table has a rate for; the others are counted and named.
  */
 import { Array as Arr, Either } from "effect"
 import * as Money from "../domain/Money.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 import { pulledIn } from "./FlowFigures.js"
+import { type ExchangeRateTable, toBase } from "./ExchangeRates.js"
 import { isActiveOrder, type PodRecords } from "./PodRecords.js"
 import type { ReportOrder, ReportPeriod } from "./ReportInput.js"
-import type { CurrencyMoney, MarginFigures, MoneySection, SkuMargin, StoreMoney } from "./ReportOutput.js"
+import type { BaseCurrencyMoney, CurrencyMoney, MarginFigures, MoneySection, OrderMoney, SkuMargin, StoreMoney } from "./ReportOutput.js"
 
 const CENT = 10_000_000n
 
@@ -87,17 +92,22 @@ const podLinesOf = (order: ReportOrder, podOrders: ReadonlyArray<Order>): Readon
 
 type Outcome =
   | { readonly _tag: "Included"; readonly revenue: Money.Money; readonly cost: Money.Money; readonly lines: ReadonlyArray<PodLine> }
-  | { readonly _tag: "Excluded"; readonly reason: string }
+  | { readonly _tag: "Excluded"; readonly kind: "no_total" | "currencies"; readonly reason: string }
 
-const assess = (order: ReportOrder, pod: PodRecords): Outcome | undefined => {
-  const podOrders = pod.ordersOf(order.referenceId).filter(isActiveOrder)
-  if (podOrders.length === 0) return undefined
+/** The sum of amounts when they share one currency. */
+const sumOf = (amounts: ReadonlyArray<Money.Money>): Money.Money | undefined => {
+  const [first] = amounts
+  return first === undefined ? undefined : Either.getOrUndefined(Money.sum(first.currency, amounts))
+}
+
+const assess = (order: ReportOrder, podOrders: ReadonlyArray<Order>): Outcome => {
   const revenue = order.order.total
-  if (revenue === undefined) return { _tag: "Excluded", reason: "the store gave no order total" }
+  if (revenue === undefined) return { _tag: "Excluded", kind: "no_total", reason: "the store gave no order total" }
   const costs = podOrders.flatMap((o) => (o.order_total === undefined ? [] : [o.order_total]))
   if (costs.length < podOrders.length) {
     return {
       _tag: "Excluded",
+      kind: "no_total",
       reason: `the POD service gave no order total for ${
         podOrders.filter((o) => o.order_total === undefined).map((o) => o.order_id).join(", ")
       }`
@@ -105,10 +115,57 @@ const assess = (order: ReportOrder, pod: PodRecords): Outcome | undefined => {
   }
   const currencies = new Set([revenue.currency, ...costs.map((c) => c.currency)])
   if (currencies.size > 1) {
-    return { _tag: "Excluded", reason: `amounts in ${[...currencies].join(" and ")}: no margin without an exchange rate` }
+    return {
+      _tag: "Excluded",
+      kind: "currencies",
+      reason: `amounts in ${[...currencies].join(" and ")}: no margin without an exchange rate`
+    }
   }
   const cost = costs.reduce((sum: Money.Money, c) => plus(sum, c), Money.zero(revenue.currency))
   return { _tag: "Included", revenue, cost, lines: podLinesOf(order, podOrders) }
+}
+
+/** The order's figures in the base currency: every amount converted, or the currencies without a rate. */
+const inBaseOf = (
+  rates: ExchangeRateTable | null,
+  revenue: Money.Money | undefined,
+  podOrders: ReadonlyArray<Order>
+): { readonly inBase: MarginFigures | null; readonly noRateFor: ReadonlyArray<string> } => {
+  const costs = podOrders.map((o) => o.order_total)
+  if (rates === null || revenue === undefined || costs.some((c) => c === undefined)) return { inBase: null, noRateFor: [] }
+  const converted = [revenue, ...costs.flatMap((c) => (c === undefined ? [] : [c]))].map((amount) => ({
+    amount,
+    inBase: toBase(rates, amount)
+  }))
+  const noRateFor = [...new Set(converted.filter((c) => c.inBase === undefined).map((c) => c.amount.currency))].sort()
+  const [revenueInBase, ...costsInBase] = converted.flatMap((c) => (c.inBase === undefined ? [] : [c.inBase]))
+  if (noRateFor.length > 0 || revenueInBase === undefined) return { inBase: null, noRateFor }
+  return { inBase: figures(revenueInBase, costsInBase.reduce((sum, c) => plus(sum, c), Money.zero(rates.base))), noRateFor }
+}
+
+const orderMoneyOf = (
+  order: ReportOrder,
+  podOrders: ReadonlyArray<Order>,
+  outcome: Outcome,
+  rates: ExchangeRateTable | null
+): OrderMoney => {
+  const revenue = order.order.total
+  const podCost = podOrders.every((o) => o.order_total !== undefined)
+    ? sumOf(podOrders.flatMap((o) => (o.order_total === undefined ? [] : [o.order_total])))
+    : undefined
+  const native = outcome._tag === "Included" ? figures(outcome.revenue, outcome.cost) : undefined
+  return {
+    storeKey: order.storeKey,
+    referenceId: order.referenceId,
+    name: order.order.name,
+    podOrderIds: podOrders.map((o) => o.order_id),
+    revenue: revenue ?? null,
+    podCost: podCost ?? null,
+    margin: native?.margin ?? null,
+    marginPercent: native?.marginPercent ?? null,
+    leftOut: outcome._tag === "Excluded" ? outcome.reason : null,
+    ...inBaseOf(rates, revenue, podOrders)
+  }
 }
 
 interface Accumulator {
@@ -118,14 +175,24 @@ interface Accumulator {
   readonly skus: Map<string, { title: string; units: number; revenue: Money.Money; cost: Money.Money }>
 }
 
-export const moneySection = (period: ReportPeriod, orders: ReadonlyArray<ReportOrder>, pod: PodRecords): MoneySection => {
+export const moneySection = (
+  period: ReportPeriod,
+  orders: ReadonlyArray<ReportOrder>,
+  pod: PodRecords,
+  rates: ExchangeRateTable | null = null
+): MoneySection => {
   const byStore = new Map<string, Accumulator>()
   const excluded: Array<MoneySection["excluded"][number]> = []
+  const rows: Array<OrderMoney> = []
+  let mixedCurrencies = 0
   for (const order of orders) {
     if (!pulledIn(period, order)) continue
-    const outcome = assess(order, pod)
-    if (outcome === undefined) continue
+    const podOrders = pod.ordersOf(order.referenceId).filter(isActiveOrder)
+    if (podOrders.length === 0) continue
+    const outcome = assess(order, podOrders)
+    rows.push(orderMoneyOf(order, podOrders, outcome, rates))
     if (outcome._tag === "Excluded") {
+      if (outcome.kind === "currencies") mixedCurrencies++
       excluded.push({ storeKey: order.storeKey, referenceId: order.referenceId, reason: outcome.reason })
       continue
     }
@@ -157,7 +224,76 @@ export const moneySection = (period: ReportPeriod, orders: ReadonlyArray<ReportO
     return { storeKey, currency, orders: acc.orders, ...figures(acc.revenue, acc.cost), bySku }
   }).sort((a, b) => a.storeKey.localeCompare(b.storeKey) || a.currency.localeCompare(b.currency))
 
-  return { stores, overall: overallOf(stores), excluded: excluded.sort((a, b) => a.referenceId.localeCompare(b.referenceId)) }
+  const sorted = rows.sort((a, b) => a.referenceId.localeCompare(b.referenceId))
+  const inBase = rates === null ? null : inBaseTotals(rates, sorted)
+  return {
+    stores,
+    overall: overallOf(stores),
+    excluded: excluded.sort((a, b) => a.referenceId.localeCompare(b.referenceId)),
+    orders: sorted,
+    inBase,
+    coverage: coverageOf(sorted, inBase, mixedCurrencies)
+  }
+}
+
+/** The orders' figures in the base currency added up, overall and per store. */
+const inBaseTotals = (rates: ExchangeRateTable, rows: ReadonlyArray<OrderMoney>): BaseCurrencyMoney => {
+  const zero = Money.zero(rates.base)
+  const total = (list: ReadonlyArray<OrderMoney>) => {
+    const covered = list.flatMap((r) => (r.inBase === null ? [] : [r.inBase]))
+    return {
+      orders: covered.length,
+      ...figures(covered.reduce((sum, f) => plus(sum, f.revenue), zero), covered.reduce((sum, f) => plus(sum, f.podCost), zero))
+    }
+  }
+  const storeKeys = [...new Set(rows.map((r) => r.storeKey))].sort()
+  const withoutRate = new Map<string, number>()
+  for (const row of rows) {
+    if (row.noRateFor.length > 0) withoutRate.set(row.noRateFor.join(" and "), (withoutRate.get(row.noRateFor.join(" and ")) ?? 0) + 1)
+  }
+  return {
+    currency: rates.base,
+    rates: rates.rates,
+    ...total(rows),
+    perStore: storeKeys.map((storeKey) => ({ storeKey, ...total(rows.filter((r) => r.storeKey === storeKey)) })),
+    withoutRate: [...withoutRate.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([currency, orders]) => ({ currency, orders }))
+  }
+}
+
+const ordersWord = (n: number) => `${n} order${n === 1 ? "" : "s"}`
+const have = (n: number) => (n === 1 ? "has" : "have")
+
+/** How many orders the margins cover, in the words the report's card uses. */
+const coverageOf = (rows: ReadonlyArray<OrderMoney>, inBase: BaseCurrencyMoney | null, mixed: number): MoneySection["coverage"] => {
+  const ofOrders = rows.length
+  if (ofOrders === 0) return { orders: 0, ofOrders: 0, text: "no order of the period has a POD order yet" }
+  if (inBase !== null) {
+    const noTotal = rows.filter((r) => r.inBase === null && r.noRateFor.length === 0).length
+    const reasons = [
+      ...inBase.withoutRate.map((w) => `${w.orders} in ${w.currency} ${have(w.orders)} no rate`),
+      ...(noTotal === 0 ? [] : [`${noTotal} ${have(noTotal)} no order total`])
+    ]
+    return {
+      orders: inBase.orders,
+      ofOrders,
+      text: [`margin covers ${inBase.orders} of ${ordersWord(ofOrders)}`, ...reasons].join("; ")
+    }
+  }
+  const covered = rows.filter((r) => r.leftOut === null)
+  const currencies = [...new Set(covered.flatMap((r) => (r.revenue === null ? [] : [r.revenue.currency])))].sort()
+  const noTotal = rows.length - covered.length - mixed
+  const reasons = [
+    ...(currencies.length > 1 ? [`in ${currencies.join(" and ")}, not added up (reports.exchangeRates adds them up)`] : []),
+    ...(mixed === 0 ? [] : [`${mixed} ${have(mixed)} amounts in two currencies and no exchange rate`]),
+    ...(noTotal === 0 ? [] : [`${noTotal} ${have(noTotal)} no order total`])
+  ]
+  return {
+    orders: covered.length,
+    ofOrders,
+    text: [`${currencies.length > 1 ? "margins cover" : "margin covers"} ${covered.length} of ${ordersWord(ofOrders)}`, ...reasons].join(
+      "; "
+    )
+  }
 }
 
 /** Store figures added up per currency. */

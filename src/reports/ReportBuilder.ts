@@ -4,6 +4,7 @@
  * render the result.
  */
 import { driftLedger } from "./DriftLedger.js"
+import type { ExchangeRateTable } from "./ExchangeRates.js"
 import { flowFigures } from "./FlowFigures.js"
 import { moneySection } from "./MoneyFigures.js"
 import { attentionCount, needsAPerson } from "./NeedsAPerson.js"
@@ -11,12 +12,22 @@ import { podWarnings } from "./PodWarnings.js"
 import { podRecords } from "./PodRecords.js"
 import type { ReportInput } from "./ReportInput.js"
 import type { NeedsAPerson, ReconciliationReport } from "./ReportOutput.js"
+import { periodInWords, reportTitle, storeNamesOf } from "./ReportTitle.js"
+import { shippedOrders } from "./ShippedOrders.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+const ratesNote = (rates: ExchangeRateTable | null) =>
+  rates === null
+    ? " (reports.exchangeRates brings them to one currency)."
+    : `; the margin in ${rates.base} converts each amount at the rates of reports.exchangeRates (${
+      Object.entries(rates.rates).map(([currency, rate]) => `1 ${currency} = ${rate} ${rates.base}`).join(", ") || "none"
+    }), exactly, rounded to the nano.`
+
 const notesFor = (input: ReportInput): ReadonlyArray<string> => [
   "Flow: the orders that entered each step during the period, each order counted once per step. Times come from podsync's order history " +
-  "(first pulled → first drafted → first shipped → first fulfilled in the store), measured for the orders that finished the step in the period; p50 and p95 are nearest-rank.",
+  "(first pulled → first drafted → first shipped → first fulfilled in the store), measured for the orders that finished the step in the period; p50 and p95 are nearest-rank. " +
+  "podsync sees the POD steps by polling: an order seen beyond a step (drafted, then seen shipped) is counted as having passed the steps in between.",
   "Needs a person: orders as they stand when the report was made, however old; drafts count as not checked out after " +
   `${input.settings.notCheckedOutAfterHours} hours.`,
   "Drift: podsync compared with what the POD service and the stores answered when the report was made (read in the background lane of the rate budget); " +
@@ -24,7 +35,7 @@ const notesFor = (input: ReportInput): ReadonlyArray<string> => [
   "Money: the orders pulled in the period that the POD service has as orders (checked out, not cancelled there). Store revenue is the order total the store reports now " +
   "(after refunds, with the shipping and tax it charged); POD cost is the order_total of the POD orders. Store lines carry no unit prices, so per-SKU figures split each " +
   "order's revenue and POD cost across its POD lines by quantity, in whole cents (left-over cents to the largest remainders): they add up exactly to the store figures. " +
-  "Amounts in different currencies are never added up."
+  `Amounts in different currencies are never added up${ratesNote(input.settings.exchangeRates)}`
 ]
 
 /** Alerts nobody received: a person may not know what this report lists. */
@@ -68,7 +79,7 @@ export const buildReport = (input: ReportInput): ReconciliationReport => {
   const created = keys.map(createdInStore)
   const attention = needsAPerson(orders, input.settings, input.generatedAt)
   const drift = driftLedger({ ...input, orders }, pod)
-  const money = moneySection(period, orders, pod)
+  const money = moneySection(period, orders, pod, input.settings.exchangeRates)
 
   const notes = [...notesFor(input), ...failedAlertsNote(input)]
   if (!drift.complete) {
@@ -81,9 +92,11 @@ export const buildReport = (input: ReportInput): ReconciliationReport => {
 
   return {
     version: 1,
+    title: reportTitle(input.stores, period),
     generatedAt: iso(input.generatedAt),
-    period: { from: iso(period.from), to: iso(period.to), timezone: period.timezone, label: period.label },
+    period: { from: iso(period.from), to: iso(period.to), timezone: period.timezone, label: period.label, words: periodInWords(period) },
     stores: keys,
+    storeNames: storeNamesOf(input.stores),
     store: input.store,
     settings: input.settings,
     notes,
@@ -108,6 +121,7 @@ export const buildReport = (input: ReportInput): ReconciliationReport => {
     })),
     needsAPerson: attention,
     podWarnings: podWarnings(orders, period, input.generatedAt),
+    shipped: shippedOrders(period, orders, pod),
     drift,
     money
   }

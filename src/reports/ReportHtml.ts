@@ -3,15 +3,19 @@
  * SVG charts, no script, nothing loaded from anywhere, so it opens offline,
  * in a mail attachment or printed. Every store-supplied text is escaped.
  */
-import * as Money from "../domain/Money.js"
-import type { AttentionItem, FlowFigures, Finding, MarginFigures, ReconciliationReport, StoreMoney } from "./ReportOutput.js"
-import { type Bar, CHART_COLORS, escapeHtml as e, groupedBarChart, horizontalBarChart } from "./SvgCharts.js"
+import { marginCards, moneySection } from "./ReportHtmlMoney.js"
+import { outsideLink, STYLE, table } from "./ReportHtmlParts.js"
+import type { AttentionItem, FlowFigures, Finding, ReconciliationReport } from "./ReportOutput.js"
+import { type Bar, CHART_COLORS, escapeHtml as e, horizontalBarChart } from "./SvgCharts.js"
 
-const money = (m: Money.Money) => Money.format(m, "en-US")
-const chartValue = (m: Money.Money) => Number(m.totalNanos) / 1e9
-
-export const formatDuration = (seconds: number | null): string => {
-  if (seconds === null) return "–"
+/** A step time in the largest units that matter; below a second in milliseconds, never "0s". */
+export const formatDuration = (exactSeconds: number | null): string => {
+  if (exactSeconds === null) return "–"
+  const millis = Math.round(exactSeconds * 1000)
+  if (millis < 1000) return `${millis}ms`
+  const tenths = Math.round(exactSeconds * 10) / 10
+  if (tenths < 10 && !Number.isInteger(tenths)) return `${tenths.toFixed(1)}s`
+  const seconds = Math.round(exactSeconds)
   if (seconds < 60) return `${seconds}s`
   const minutes = Math.floor(seconds / 60)
   const pair = (big: number, bigUnit: string, small: number, smallUnit: string) =>
@@ -21,13 +25,6 @@ export const formatDuration = (seconds: number | null): string => {
   if (hours < 48) return pair(hours, "h", minutes % 60, "m")
   return pair(Math.floor(hours / 24), "d", hours % 24, "h")
 }
-
-const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, empty = "Nothing here.") =>
-  rows.length === 0
-    ? `<p class="empty">${e(empty)}</p>`
-    : `<table><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join("")}</tr></thead><tbody>${
-      rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`).join("")
-    }</tbody></table>`
 
 const FLOW_STEPS: ReadonlyArray<readonly [keyof Omit<FlowFigures, "timings" | "storeOrdersCreated">, string]> = [
   ["pulled", "Pulled"],
@@ -139,105 +136,50 @@ const driftSection = (report: ReconciliationReport) => {
     ) + `</section>`
 }
 
-const marginBars = (m: MarginFigures): ReadonlyArray<Bar> => [
-  { label: "revenue", value: chartValue(m.revenue), valueLabel: money(m.revenue), color: CHART_COLORS.revenue },
-  { label: "POD cost", value: chartValue(m.podCost), valueLabel: money(m.podCost), color: CHART_COLORS.cost },
-  {
-    label: "margin",
-    value: chartValue(m.margin),
-    valueLabel: `${money(m.margin)}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`}`,
-    color: Money.isNegative(m.margin) ? CHART_COLORS.loss : CHART_COLORS.margin
-  }
-]
-
-const figureCells = (
-  m: MarginFigures
-) => [
-  money(m.revenue),
-  money(m.podCost),
-  `<span class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</span>`,
-  m.marginPercent === null ? "–" : `${m.marginPercent}%`
-]
-
-const skuBlock = (store: StoreMoney) => {
-  const top = [...store.bySku].sort((a, b) => Number(b.revenue.totalNanos - a.revenue.totalNanos)).slice(0, 12)
-  const chart = groupedBarChart(
-    `${store.storeKey} (${store.currency}): margin per SKU${store.bySku.length > top.length ? `, top ${top.length} by revenue` : ""}`,
-    top.map((s) => ({ label: s.sku, bars: marginBars(s) }))
-  )
-  const rows = store.bySku.map((s) => [`<code>${e(s.sku)}</code>`, e(s.title), String(s.units), ...figureCells(s)])
-  return `<h3>${e(store.storeKey)} per SKU (${e(store.currency)})</h3>${chart}${
-    table(["SKU", "Item", "Units", "Revenue", "POD cost", "Margin", "Margin %"], rows)
-  }`
+/** Nothing happened in the period: no order came, moved or shipped (orders waiting from before may still need a person). */
+export const isEmptyPeriod = (report: ReconciliationReport): boolean => {
+  const flow = report.overall.flow
+  return (flow.storeOrdersCreated ?? 0) === 0 && FLOW_STEPS.every(([key]) => flow[key] === 0) && report.shipped.length === 0
 }
 
-const moneySection = (report: ReconciliationReport) => {
-  const m = report.money
-  if (m.stores.length === 0 && m.excluded.length === 0) {
-    return `<section id="money"><h2>Money</h2><p class="empty">No order of the period has a POD order yet.</p></section>`
-  }
-  // One chart per currency: bar lengths in different currencies do not compare.
-  const currencies = [...new Set(m.stores.map((s) => s.currency))]
-  const chart = currencies.map((currency) =>
-    groupedBarChart(
-      `Revenue, POD cost and margin per store (${currency})`,
-      m.stores.filter((s) => s.currency === currency).map((s) => ({ label: s.storeKey, bars: marginBars(s) }))
-    )
-  ).join("")
-  const rows = [
-    ...m.stores.map((s) => [e(s.storeKey), e(s.currency), String(s.orders), ...figureCells(s)]),
-    ...(m.stores.length > 1
-      ? m.overall.map((o) => ["<strong>all stores</strong>", e(o.currency), String(o.orders), ...figureCells(o)])
-      : [])
-  ]
-  const excluded = m.excluded.length === 0
-    ? ""
-    : `<h3>Left out of the margins</h3>${
-      table(["Store", "Reference", "Why"], m.excluded.map((x) => [e(x.storeKey), `<code>${e(x.referenceId)}</code>`, e(x.reason)]))
-    }`
-  return `<section id="money"><h2>Money</h2>${chart}${
-    table(["Store", "Currency", "Orders", "Revenue", "POD cost", "Margin", "Margin %"], rows)
-  }${m.stores.map(skuBlock).join("")}${excluded}</section>`
-}
+export const NO_ORDERS = "No orders in this period."
 
-const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;margin:0;background:#f5f6f8}
-main{max-width:1100px;margin:0 auto;padding:24px 28px 48px;background:#fff}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:2px solid #e3e6ec;padding-bottom:4px}
-h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;color:#444}
-.meta{color:#5b6475;margin:0 0 16px}.cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
-.card{border:1px solid #e3e6ec;border-radius:8px;padding:10px 14px;min-width:150px}.card b{display:block;font-size:22px}
-table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-size:13px}th,td{border-bottom:1px solid #eceef2;padding:5px 8px;text-align:left;vertical-align:top}
-th{background:#f0f2f6;font-weight:600}code{font-size:12px}pre{font-size:11px;white-space:pre-wrap;margin:4px 0;max-width:420px}
-.empty{color:#6b7385;font-style:italic}.warning{background:#fff4e0;border:1px solid #f0c36d;padding:8px 12px;border-radius:6px}
-.loss{color:#b52b2b}.kind{font-weight:600;white-space:nowrap}svg.chart{display:block;margin:8px 0 12px;max-width:100%;height:auto}
-svg text{font-size:12px;fill:#1d2330}svg text.title{font-size:13px;font-weight:600}svg text.value{fill:#3d4455}
-.notes li{margin:4px 0;color:#444}@media print{body{background:#fff}main{padding:0}}
-`
+const shippedSection = (report: ReconciliationReport) => {
+  const rows = report.shipped.map((s) => [
+    e(report.storeNames[s.storeKey] ?? s.storeKey),
+    e(s.name),
+    s.podOrderId === null ? "–" : `<code>${e(s.podOrderId)}</code>`,
+    e(s.carrier ?? "–"),
+    s.trackingUrl !== null ? outsideLink(s.trackingUrl, s.trackingNo ?? "track") : e(s.trackingNo ?? "–"),
+    e(s.shippedAt)
+  ])
+  return `<section id="shipped"><h2>Shipped (${report.shipped.length})</h2>${
+    table(["Store", "Order", "POD order", "Carrier", "Tracking", "Seen shipped"], rows, "Nothing shipped in this period.")
+  }</section>`
+}
 
 export const reportHtml = (report: ReconciliationReport): string => {
-  const title = `podsync reconciliation report — ${report.period.label}${report.store === null ? "" : ` — ${report.store}`}`
-  const margins = report.overall.money.map((m) =>
-    `<div class="card">Margin (${e(m.currency)})<b class="${Money.isNegative(m.margin) ? "loss" : ""}">${money(m.margin)}</b>${
-      m.marginPercent === null ? "" : `${m.marginPercent}% of ${money(m.revenue)}`
-    }</div>`
-  ).join("")
+  const empty = isEmptyPeriod(report)
+  const stores = report.stores.map((key) => (report.storeNames[key] === key ? key : `${report.storeNames[key] ?? key} (${key})`))
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${e(title)}</title><style>${STYLE}</style></head>
+<title>${e(report.title)}</title><style>${STYLE}</style></head>
 <body><main>
-<h1>${e(title)}</h1>
-<p class="meta">${e(report.period.from)} to ${e(report.period.to)} (${e(report.period.timezone)}) · stores: ${
-    e(report.stores.join(", ") || "none")
+<h1>${e(report.title)}</h1>
+<p class="meta">Reconciliation report · ${e(report.period.from)} to ${e(report.period.to)} (${e(report.period.timezone)}) · stores: ${
+    e(stores.join(", ") || "none")
   } · generated ${e(report.generatedAt)}</p>
+${empty ? `<p class="empty-day">${NO_ORDERS}</p>` : ""}
 <div class="cards">
 <div class="card">Orders pulled<b>${report.overall.flow.pulled}</b></div>
+<div class="card">Shipped<b>${report.overall.flow.shipped}</b></div>
 <div class="card">Need a person<b>${report.overall.needsAPerson}</b></div>
 <div class="card">Drift findings<b>${report.overall.findings}</b></div>
-${margins}
+${marginCards(report)}
 </div>
 ${report.drift.complete ? "" : `<p class="warning">${e(report.notes[report.notes.length - 1] ?? "")}</p>`}
-${flowSection(report)}
+${empty ? `<section id="flow"><h2>Flow</h2><p class="empty">${NO_ORDERS}</p></section>` : flowSection(report)}
+${shippedSection(report)}
 ${attentionSection(report)}
 ${driftSection(report)}
 ${moneySection(report)}

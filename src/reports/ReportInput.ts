@@ -8,6 +8,7 @@ import type { OrderRecord } from "../domain/OrderRecord.js"
 import type { OrderState } from "../domain/OrderState.js"
 import type { PushState } from "../domain/PushState.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
+import type { ExchangeRateTable } from "./ExchangeRates.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
 
 /** [from, to): `label` names it in file names and titles ("2026-11-20" for one local day). */
@@ -23,12 +24,16 @@ export interface ReportSettings {
   readonly noDraftAfterMinutes: number
   /** A draft not checked out this long after podsync made it needs a person. */
   readonly notCheckedOutAfterHours: number
+  /** `reports.exchangeRates`: brings every order's amounts to one currency; null keeps each currency apart. */
+  readonly exchangeRates: ExchangeRateTable | null
 }
 
-export const DEFAULT_REPORT_SETTINGS: ReportSettings = { noDraftAfterMinutes: 30, notCheckedOutAfterHours: 24 }
+export const DEFAULT_REPORT_SETTINGS: ReportSettings = { noDraftAfterMinutes: 30, notCheckedOutAfterHours: 24, exchangeRates: null }
 
 export interface ReportStore {
   readonly key: string
+  /** What the seller calls the store (`reports.storeNames`), for the report's title; the key when unnamed. */
+  readonly name?: string
   /** The store's store_id at the POD service: records with it are ours even without a readable reference id. */
   readonly podStoreId: string
   /** `stores[].eligible.financialStatuses`: a store order outside them is not expected to have a draft. */
@@ -45,6 +50,9 @@ export interface OrderHistoryEvent {
 export interface OrderShipment {
   readonly trackingNo: string
   readonly carrier: string | null
+  /** The carrier's tracking page, as the POD service gave it. */
+  readonly trackingUrl?: string | null
+  readonly podOrderId?: string | null
   readonly pushState: PushState
   readonly createdAt: number
 }

@@ -9,12 +9,17 @@ import type { ReportSettings } from "./ReportInput.js"
 export interface DurationFigures {
   /** Orders measured. */
   readonly count: number
-  /** Nearest-rank percentiles, in seconds; null when nothing was measured. */
+  /** Nearest-rank percentiles, in seconds to the millisecond (0.35); null when nothing was measured. */
   readonly p50Seconds: number | null
   readonly p95Seconds: number | null
 }
 
-/** What happened in the period: orders entering each step (each order counted once per step). */
+/**
+ * What happened in the period: orders entering each step (each order counted
+ * once per step). An order seen beyond a step of the POD ladder (drafted →
+ * checked out → in production → shipped → fulfilled) passed that step too,
+ * even when no poll saw it there.
+ */
 export interface FlowFigures {
   /** Orders the store API lists as created in the period; null when the store could not be read. */
   readonly storeOrdersCreated: number | null
@@ -114,12 +119,68 @@ export interface CurrencyMoney extends MarginFigures {
   readonly orders: number
 }
 
+/** One order of the money scope: what a spreadsheet row of it holds. */
+export interface OrderMoney {
+  readonly storeKey: string
+  readonly referenceId: string
+  /** What the seller calls the order ("#1001"). */
+  readonly name: string
+  /** The active POD orders of the reference (a checked-out duplicate is a real cost too). */
+  readonly podOrderIds: ReadonlyArray<string>
+  /** The store's order total; null when the store gave none. */
+  readonly revenue: Money | null
+  /** The POD orders' totals added up; null when one is missing or they are in different currencies. */
+  readonly podCost: Money | null
+  /** revenue − POD cost, when both are known and in one currency. */
+  readonly margin: Money | null
+  readonly marginPercent: string | null
+  /** Why the order is left out of the margins in its own currency; null when it is in them. */
+  readonly leftOut: string | null
+  /** The figures in the base currency of `reports.exchangeRates`; null without a table, a total or a rate. */
+  readonly inBase: MarginFigures | null
+  /** Currencies of the order the exchange-rate table has no rate for. */
+  readonly noRateFor: ReadonlyArray<string>
+}
+
+/** Every order's margin brought to the base currency of `reports.exchangeRates`. */
+export interface BaseCurrencyMoney extends MarginFigures {
+  readonly currency: string
+  /** The rates the table gave (one unit of the currency in the base currency). */
+  readonly rates: { readonly [currency: string]: string }
+  /** Orders the margin covers. */
+  readonly orders: number
+  readonly perStore: ReadonlyArray<MarginFigures & { readonly storeKey: string; readonly orders: number }>
+  /** Orders left out because a currency of theirs has no rate, by currency. */
+  readonly withoutRate: ReadonlyArray<{ readonly currency: string; readonly orders: number }>
+}
+
 export interface MoneySection {
   /** Per store and currency (amounts in different currencies never add up). */
   readonly stores: ReadonlyArray<StoreMoney>
   readonly overall: ReadonlyArray<CurrencyMoney>
   /** Orders of the period left out of the margins, and why. */
   readonly excluded: ReadonlyArray<{ readonly storeKey: string; readonly referenceId: string; readonly reason: string }>
+  /** Every order of the money scope (pulled in the period, with a POD order), in reference order. */
+  readonly orders: ReadonlyArray<OrderMoney>
+  /** The margin in one currency, when `reports.exchangeRates` is set. */
+  readonly inBase: BaseCurrencyMoney | null
+  /** How many orders of the scope the margin figures cover, and the sentence a seller reads ("margin covers 41 of 43 orders; 2 in JPY have no rate"). */
+  readonly coverage: { readonly orders: number; readonly ofOrders: number; readonly text: string }
+}
+
+/** One package of an order that shipped in the period. */
+export interface ShippedItem {
+  readonly storeKey: string
+  readonly referenceId: string
+  /** The store's order name ("#1001"). */
+  readonly name: string
+  readonly podOrderId: string | null
+  /** When podsync saw the order shipped (or beyond). */
+  readonly shippedAt: string
+  readonly carrier: string | null
+  readonly trackingNo: string | null
+  /** The carrier's tracking page (http or https only). */
+  readonly trackingUrl: string | null
 }
 
 export interface StoreSection {
@@ -132,10 +193,21 @@ export interface StoreSection {
 
 export interface ReconciliationReport {
   readonly version: 1
+  /** What the page is called: the stores' names and the period in words ("Acme Shirts and Beta Mugs — Tuesday 24 November 2026"). */
+  readonly title: string
   readonly generatedAt: string
-  readonly period: { readonly from: string; readonly to: string; readonly timezone: string; readonly label: string }
+  readonly period: {
+    readonly from: string
+    readonly to: string
+    readonly timezone: string
+    readonly label: string
+    /** The period as a person says it, in its time zone ("Tuesday 24 November 2026"). */
+    readonly words: string
+  }
   /** The store keys covered; `store` is set when the report was asked for one store. */
   readonly stores: ReadonlyArray<string>
+  /** What the seller calls each store covered, by key (the key itself when unnamed). */
+  readonly storeNames: { readonly [storeKey: string]: string }
   readonly store: string | null
   readonly settings: ReportSettings
   /** How to read the figures (scopes, allocation rules). */
@@ -156,6 +228,8 @@ export interface ReconciliationReport {
   readonly needsAPerson: NeedsAPerson
   /** Drafts of the period the POD service warned about or shipped by another method: for the seller's information. */
   readonly podWarnings: ReadonlyArray<AttentionItem>
+  /** What shipped in the period, a row per package, oldest first. */
+  readonly shipped: ReadonlyArray<ShippedItem>
   readonly drift: {
     /** False when an API could not be read: findings that depend on it are missing. */
     readonly complete: boolean

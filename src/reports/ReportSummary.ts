@@ -8,6 +8,16 @@ import * as Money from "../domain/Money.js"
 import type { WrittenFile } from "./ReportOutput.js"
 import type { ReconciliationReport } from "./ReportOutput.js"
 
+/** One margin: of a currency's orders, or of every order in the base currency. */
+const MarginFigures = Schema.Struct({
+  currency: Schema.String,
+  orders: Schema.Number,
+  revenue: Schema.String,
+  podCost: Schema.String,
+  margin: Schema.String,
+  marginPercent: Schema.NullOr(Schema.String)
+})
+
 export const ReportSummary = Schema.Struct({
   label: Schema.String,
   from: Schema.String,
@@ -20,15 +30,13 @@ export const ReportSummary = Schema.Struct({
   findings: Schema.Number,
   findingsByKind: Schema.Record({ key: Schema.String, value: Schema.Number }),
   driftComplete: Schema.Boolean,
-  margins: Schema.Array(Schema.Struct({
-    currency: Schema.String,
-    orders: Schema.Number,
-    revenue: Schema.String,
-    podCost: Schema.String,
-    margin: Schema.String,
-    marginPercent: Schema.NullOr(Schema.String)
-  })),
-  files: Schema.Array(Schema.Struct({ format: Schema.String, name: Schema.String, path: Schema.String }))
+  margins: Schema.Array(MarginFigures),
+  files: Schema.Array(Schema.Struct({ format: Schema.String, name: Schema.String, path: Schema.String })),
+  // Added later: optional, so the summaries of reports written before still read.
+  /** The margin of every order in the base currency of reports.exchangeRates. */
+  marginInBase: Schema.optional(Schema.NullOr(MarginFigures)),
+  /** How many orders of the money scope the margins cover: "margin covers 41 of 43 orders; 2 in JPY have no rate". */
+  marginCoverage: Schema.optional(Schema.Struct({ orders: Schema.Number, ofOrders: Schema.Number, text: Schema.String }))
 })
 export type ReportSummary = typeof ReportSummary.Type
 
@@ -55,15 +63,33 @@ export const summarize = (report: ReconciliationReport, files: ReadonlyArray<Wri
       margin: Money.toDecimalString(m.margin),
       marginPercent: m.marginPercent
     })),
-    files: files.map((f) => ({ format: f.format, name: f.name, path: f.path }))
+    files: files.map((f) => ({ format: f.format, name: f.name, path: f.path })),
+    marginInBase: report.money.inBase === null ? null : {
+      currency: report.money.inBase.currency,
+      orders: report.money.inBase.orders,
+      revenue: Money.toDecimalString(report.money.inBase.revenue),
+      podCost: Money.toDecimalString(report.money.inBase.podCost),
+      margin: Money.toDecimalString(report.money.inBase.margin),
+      marginPercent: report.money.inBase.marginPercent
+    },
+    marginCoverage: report.money.coverage
   }
 }
 
 /** One line: what a seller reads first. */
 export const summaryLine = (summary: ReportSummary): string => {
-  const margins = summary.margins.map((m) =>
-    `margin ${m.margin} ${m.currency}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`} on ${m.orders} orders`
-  )
+  const inBase = summary.marginInBase
+  const margins = inBase !== undefined && inBase !== null && inBase.orders > 0
+    ? [`margin ${inBase.margin} ${inBase.currency} in all currencies${inBase.marginPercent === null ? "" : ` (${inBase.marginPercent}%)`}`]
+    : summary.margins.map((m) =>
+      `margin ${m.margin} ${m.currency}${m.marginPercent === null ? "" : ` (${m.marginPercent}%)`} on ${m.orders} orders`
+    )
+  // Said when it adds something: a margin in one currency, or orders the margins leave out.
+  const covered = summary.marginCoverage
+  const coverage = covered !== undefined && margins.length > 0 &&
+      (summary.margins.length > 1 || (inBase ?? null) !== null || covered.orders < covered.ofOrders)
+    ? [covered.text]
+    : []
   const kinds = Object.entries(summary.findingsByKind).map(([kind, n]) => `${n} ${kind}`).join(", ")
   return [
     `report ${summary.label} (${summary.store ?? "all stores"}, ${summary.timezone}): ${summary.pulled} orders pulled`,
@@ -71,6 +97,7 @@ export const summaryLine = (summary: ReportSummary): string => {
     `${summary.findings} drift findings${kinds === "" ? "" : ` (${kinds})`}${
       summary.driftComplete ? "" : " — incomplete, an API could not be read"
     }`,
-    ...(margins.length === 0 ? ["no margin yet"] : margins)
+    ...(margins.length === 0 ? ["no margin yet"] : margins),
+    ...coverage
   ].join("; ")
 }

@@ -139,12 +139,19 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("podsync/CatalogR
       if (records.length === 0) return undefined
       const byId = new Map<string, CatalogEntry>()
       const byLegacy = new Map<string, CatalogEntry>()
+      const bySku = new Map<string, CatalogEntry>()
       for (const r of records) {
         const entry: CatalogEntry = { variantId: r.variantId, legacyId: r.legacyId, name: r.name, stockLabel: r.stockLabel }
         byId.set(r.variantId, entry)
         if (r.legacyId !== undefined) byLegacy.set(String(r.legacyId), entry)
+        if (r.sku !== undefined) bySku.set(r.sku.toLowerCase(), entry)
       }
-      return (pod) => ("variantId" in pod ? byId.get(pod.variantId) : byLegacy.get(String(Number(pod.legacyId))))
+      return (key) =>
+        "variantId" in key
+          ? byId.get(key.variantId)
+          : "legacyId" in key
+          ? byLegacy.get(String(Number(key.legacyId)))
+          : bySku.get(key.sku.toLowerCase())
     }
 
     /** Rebuilds the in-memory snapshot from the table (after a refresh). */

@@ -198,4 +198,41 @@ schedules: { pull: "every five minutes" }
     expect(resolveConfigPath(Option.none(), { PODSYNC_CONFIG: "b.yaml" })).toBe("b.yaml")
     expect(resolveConfigPath(Option.none(), {})).toBe("config/podsync.yaml")
   })
+
+  it("takes the report's store names and exchange rates, rates as exact decimals, and names each mistake by its path", () => {
+    const reports = (body: string) => `${minimal()}reports:\n${body}`
+    const ok = parseConfig(
+      reports('  storeNames: { acme-shopify: Acme Shirts }\n  exchangeRates:\n    base: USD\n    rates: { EUR: 1.08, JPY: "0.0067" }\n'),
+      "test.yaml",
+      { POD_CLIENT_KEY: "k" }
+    )
+    if (Either.isLeft(ok)) throw new Error(ok.left.message)
+    expect(ok.right.reports.storeNames).toEqual({ "acme-shopify": "Acme Shirts" })
+    expect(ok.right.reports.exchangeRates).toEqual({ base: "USD", rates: { EUR: "1.08", JPY: "0.0067" } })
+    // Both are optional: a configuration without them has no names and no rates.
+    const plain = parseConfig(minimal(), "test.yaml", { POD_CLIENT_KEY: "k" })
+    expect(Either.isRight(plain) && [plain.right.reports.storeNames, plain.right.reports.exchangeRates]).toEqual([{}, undefined])
+
+    const issues = issuesOf(
+      reports(
+        "  storeNames: { acme-shop: Acme }\n  exchangeRates:\n    base: usd\n    rates: { EUR: -1, GBP: 1.0000000001, CHF: abc }\n"
+      ),
+      { POD_CLIENT_KEY: "k" }
+    )
+    const byPath = new Map(issues.map((i) => [i.path, i.message]))
+    expect(byPath.get("reports.exchangeRates.base")).toBe("expected an ISO 4217 currency code such as USD, EUR, JPY")
+    expect(byPath.get("reports.exchangeRates.rates.EUR")).toContain("expected a positive decimal with at most 9 decimals")
+    expect(byPath.get("reports.exchangeRates.rates.GBP")).toContain("expected a positive decimal with at most 9 decimals")
+    expect(byPath.get("reports.exchangeRates.rates.CHF")).toContain('got "abc"')
+    // What is checked once the rest is right: the rates' currencies, the base's own rate, the stores named.
+    expect(issuesOf(reports("  exchangeRates: { base: USD, rates: { yen: 0.0067 } }\n"), { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "reports.exchangeRates.rates.yen", message: 'expected an ISO 4217 currency code such as USD, EUR, JPY; got "yen"' }
+    ])
+    expect(issuesOf(reports("  storeNames: { acme-shop: Acme }\n"), { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "reports.storeNames.acme-shop", message: 'no store "acme-shop" in stores: (names go by store key: acme-shopify)' }
+    ])
+    expect(issuesOf(reports("  exchangeRates: { base: EUR, rates: { EUR: 1.1 } }\n"), { POD_CLIENT_KEY: "k" })).toEqual([
+      { path: "reports.exchangeRates.rates.EUR", message: "EUR is the base currency: its rate is 1 (leave it out)" }
+    ])
+  })
 })

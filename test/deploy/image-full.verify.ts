@@ -130,7 +130,8 @@ describe("deploy/Dockerfile replayed by hand, both stages", () => {
       try {
         for (const port of ports) {
           const ready = await waitForHttp(`http://127.0.0.1:${port}/readyz`, 120_000)
-          expect(await ready.json()).toEqual({ status: "ready", ready: true, database: true })
+          // A store the image cannot reach is listed (`stores`), and does not make it unready.
+          expect(await ready.json()).toMatchObject({ status: "ready", ready: true, database: true })
         }
         for (const env of envs) expect(await runHealthcheck(healthcheckInstruction, env, options)).toBe(0)
         const client = new pg.Client({ connectionString: url.toString() })

@@ -124,7 +124,8 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
     const daemon = startPodsync(image, env)
     try {
       const ready = await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000)
-      expect(await ready.json()).toEqual({ status: "ready", ready: true, database: true })
+      // A store the image cannot reach is listed (`stores`), and does not make it unready.
+      expect(await ready.json()).toMatchObject({ status: "ready", ready: true, database: true })
       expect(await runHealthcheck(healthcheck, env)).toBe(0)
       expect(fs.readdirSync(inRootfs(image.rootfs, "/var/lib/podsync/data")).length).toBeGreaterThan(0)
     } finally {

@@ -313,10 +313,43 @@ describe("--help", () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
       const result = podsync(args)
       expect(result.code).toBe(0)
-      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\] <order/)
-      expect(result.stdout).toContain("the store, when an order name or number is in several (its key)")
+      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\]\n +<order/)
+      expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
       expect(result.stdout).not.toContain("\u001b[")
       expect(result.stdout).not.toContain("A user-defined piece of text")
     }
+  })
+
+  it("says every optional setting's default, in 100 columns, for every command and subcommand", () => {
+    const commands = [
+      ["start"],
+      ["migrate"],
+      ["check"],
+      ["status"],
+      ["simulate"],
+      ["mappings", "load"],
+      ["mappings", "suggest"],
+      ["pull"],
+      ["reconcile"],
+      ["explain"],
+      ["report"],
+      ["demo"]
+    ]
+    for (const command of commands) {
+      const { code, stdout } = podsync([...command, "--help"])
+      expect(code).toBe(0)
+      expect(stdout.split("\n")[0]).toMatch(new RegExp(`^usage: podsync ${command.join(" ")}\\b`))
+      expect(stdout.split("\n").filter((line) => line.length > 100)).toEqual([])
+      expect(stdout).not.toMatch(/One of the following|A directory\.|This setting is optional/)
+      // Each option that takes a value and may be left out says what happens then.
+      const options = stdout.slice(stdout.indexOf("\nOPTIONS\n")).split(/\n(?=--|\(-h)/).slice(1)
+      for (const option of options) {
+        const [term = "", ...description] = option.split("\n")
+        const takesValue = /^--\S+ \S/.test(term) && !term.startsWith("--log-level")
+        const optional = stdout.split("\n")[0]!.includes(`[${term.trim()}]`)
+        if (takesValue && optional) expect(description.join(" "), `${command.join(" ")} ${term}`).toMatch(/default/)
+      }
+    }
+    expect(podsync(["--log-level", "debug", "status", "--help"]).stdout).toContain("default: log.level, else info")
   })
 })

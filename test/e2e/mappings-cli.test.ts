@@ -6,6 +6,7 @@ import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MappingRoutes } from "../../src/http/MappingRoutes.js"
+import { parse } from "csv-parse/sync"
 import { cellsOfCsv } from "../../src/mapping/MappingCsv.js"
 import { MappingStore } from "../../src/pipeline/MappingStore.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
@@ -81,7 +82,13 @@ describe("podsync mappings suggest", () => {
     expect(result.stderr).toContain("unmatched: SKU NOT-A-POD-SKU: no catalog variant has its SKU")
     expect(result.code).toBe(0)
     const draft = fs.readFileSync(out, "utf8")
-    expect(draft.split("\n")[0]).toBe(HEADER)
+    // The contract's columns, then the notes a person reads while completing the file (loading ignores them).
+    expect(draft.split("\n")[0]).toBe(`${HEADER},notes`)
+    expect((parse(draft, { columns: true }) as Array<{ notes: string }>).map((r) => r.notes)).toEqual([
+      expect.stringMatching(/^suggested by SKU: UTS01-FOREST-S /),
+      expect.stringMatching(/^suggested by SKU: UTS01-FOREST-M /),
+      "no match: no catalog variant has its SKU, nor the colour and size its variant title names"
+    ])
     expect(cellsOfCsv(draft).map((r) => [r.store_sku, r.pod_variant_id, r.print_front])).toEqual([
       ["UTS01-FOREST-S", (await variantBySku("UTS01-FOREST-S")).variant_id, FRONT],
       ["uts01-forest-m", (await variantBySku("UTS01-FOREST-M")).variant_id, ""],
@@ -120,7 +127,9 @@ describe("podsync check", () => {
       `,SKU-UNKNOWN,00000000-0000-4000-8000-000000000000,,${FRONT},,,,,,,`,
       `,SKU-GONE,${discontinued.variant_id},,${FRONT},,,,,,,`,
       `,SKU-WAIT,,${outOfStock.legacy_variant_id},${FRONT},,,,,,,`,
-      ",GIFT-WRAP,,,,,,,,,,true"
+      ",GIFT-WRAP,,,,,,,,,,true",
+      // The POD SKU typed where its variant id belongs.
+      `,SKU-TYPED,${inStock.variant_sku},,${FRONT},,,,,,,`
     )
     const result = await podsync(["check", "--config", config])
     expect(result.code).toBe(1)
@@ -131,8 +140,11 @@ describe("podsync check", () => {
       `${mappings}:4: pod_variant_id: POD variant ${discontinued.variant_id} (${discontinued.product?.product_name}, ${discontinued.name}) is discontinued`
     )
     expect(result.stdout).toContain(`warning: ${mappings}:5: pod_legacy_id: POD legacy variant ${outOfStock.legacy_variant_id}`)
+    expect(result.stdout).toContain(
+      `${mappings}:7: pod_variant_id: "${inStock.variant_sku}" is not a POD variant id: that is the SKU of variant ${inStock.variant_id} (${inStock.product?.product_name}, ${inStock.name}); write ${inStock.variant_id} in pod_variant_id`
+    )
     expect(result.stdout).not.toContain(`${mappings}:2:`)
-    expect(result.stderr).toContain("problems: 2 in the mapping files")
+    expect(result.stderr).toContain("problems: 3 in the mapping files")
   })
 
   it("says the POD API is unreachable, not verified (exit 3), and passes a valid config and file with --unverified-ok", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { planDraft, type StoreSettings } from "../../src/mapping/DraftPlan.js"
-import { type CatalogEntry } from "../../src/domain/MappingTable.js"
+import { type CatalogLookup } from "../../src/domain/MappingTable.js"
 import { findRow } from "../../src/domain/MappingTable.js"
 import { errorsOf, formatIssue, parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import { chooseTable } from "../../src/pipeline/MappingFile.js"
@@ -30,8 +30,8 @@ const table = parseMappingCsv(csv(
   ",GIFT-CARD,,,,,,,,,,yes"
 )).table
 
-const inStock = (entries: Record<string, string>) => (pod: { variantId: string } | { legacyId: string }): CatalogEntry | undefined => {
-  const id = "variantId" in pod ? pod.variantId : `legacy:${pod.legacyId}`
+const inStock = (entries: Record<string, string>): CatalogLookup => (key) => {
+  const id = "variantId" in key ? key.variantId : "legacyId" in key ? `legacy:${key.legacyId}` : `sku:${key.sku}`
   const label = entries[id]
   return label === undefined
     ? undefined
@@ -211,6 +211,21 @@ describe("planning a draft", () => {
     // Not in the cache: the cache may be partial, so the service decides (a 400 holds the order).
     expect(planDraft(order(), table, inStock({}), settings)._tag).toBe("Ready")
     expect(planDraft(order(), table, inStock({ "var-black-m": "IN_STOCK" }), settings)._tag).toBe("Ready")
+  })
+
+  it("holds a row whose pod_variant_id is a catalog SKU, naming the variant to write instead", () => {
+    const typedSku = parseMappingCsv(csv(",TEE-BLK-M,SKU-TS-BLK-M,,{{attr design_front}},,,,,,,")).table
+    const catalog: CatalogLookup = (key) =>
+      "sku" in key && key.sku.toLowerCase() === "sku-ts-blk-m"
+        ? { variantId: "var-black-m", legacyId: undefined, name: "Unisex Tee, Black / M", stockLabel: "IN_STOCK" }
+        : undefined
+    const plan = planDraft(order(), typedSku, catalog, settings)
+    expect(plan).toMatchObject({ _tag: "Held", code: "unknown_variant" })
+    expect(plan._tag === "Held" && plan.message).toContain(
+      `mapping line 2: "SKU-TS-BLK-M" is not a POD variant id: that is the SKU of variant var-black-m (Unisex Tee, Black / M); write var-black-m in pod_variant_id`
+    )
+    // A variant id the cache does not know, and no SKU either, is still the service's to judge.
+    expect(planDraft(order(), typedSku, () => undefined, settings)._tag).toBe("Ready")
   })
 
   it("holds when the design attribute is missing, and lists every problem at once", () => {

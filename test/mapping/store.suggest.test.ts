@@ -54,7 +54,8 @@ describe("mapping suggestions", () => {
     expect(ambiguous).toEqual({
       reason: expect.stringMatching(
         /^2 catalog products have that colour and size \(UTS01-BLACK-M .*UTS02-BLACK-M .*\): choose one by hand$/
-      )
+      ),
+      candidates: [expect.objectContaining({ sku: "UTS01-BLACK-M" }), expect.objectContaining({ sku: "UTS02-BLACK-M" })]
     })
     expect(matchLine({ title: "Heavy Blend Hoodie", variantTitle: "Black / M" }, catalog))
       .toEqual({
@@ -96,6 +97,18 @@ describe("mapping suggestions", () => {
       expect.stringMatching(/^variant 789 \("Logo Tee \/ Black \/ M"\): 2 catalog products have that colour and size/)
     ])
     expect(result.notes).toEqual([expect.stringMatching(/^SKU HOD12-BLACK-M .* is discontinued$/)])
+    // The draft says, row by row, what was suggested and what a person must choose (with the ids to write).
+    expect(result.rowNotes).toEqual([
+      expect.stringMatching(/^suggested by SKU: UTS01-FOREST-S \(/),
+      "no match: no catalog variant has its SKU, nor the colour and size its variant title names",
+      "",
+      "",
+      expect.stringMatching(/^suggested by colour and size: check it: UTS01-FOREST-M/),
+      expect.stringMatching(/^choose one and write its id in pod_variant_id: pod-[a-z0-9-]+ = .*; pod-[a-z0-9-]+ = /),
+      expect.stringMatching(/^suggested by SKU: HOD12-BLACK-M .*, which is discontinued$/)
+    ])
+    const draft = parseMappingCsv(mappingCsv(result.rows, result.rowNotes))
+    expect(draft.issues.map((i) => i.message)).not.toContain(expect.stringMatching(/unknown columns/))
   })
 
   it("writes a comment-free CSV with the contract header that the parser reads back", () => {

@@ -369,7 +369,7 @@ describe("secrets", () => {
       expect(lines.length).toBeGreaterThan(20)
       const events = lines.map((l) => JSON.parse(l) as { message: string; annotations: Record<string, unknown> })
       expect(lines.every((l) => !l.includes("\n"))).toBe(true)
-      expect(events.find((e) => e.message.includes("refuses podsync's credentials"))?.annotations)
+      expect(events.find((e) => e.message.includes("refuses podsync's credentials") && "order" in e.annotations)?.annotations)
         .toMatchObject({ store: "acme-shopify", order: expect.stringMatching(/^\d+$/) })
       expect(lines.some((l) => l.includes("webhook rejected"))).toBe(true)
       expect(corpus.flatMap(([where, text]) => leaksIn(where, text))).toEqual([])

@@ -34,13 +34,14 @@ describe("the reconciliation report of a seeded day", () => {
       }
     })
     const beta = report.perStore.find((s) => s.storeKey === "beta")!.flow
+    // beta:2001 went from checked out to shipped between two polls: it passed production all the same.
     expect(beta).toMatchObject({
       storeOrdersCreated: 2,
       pulled: 2,
       held: 0,
       drafted: 2,
       checkedOut: 1,
-      inProduction: 0,
+      inProduction: 1,
       shipped: 1,
       fulfilled: 1,
       cancelled: 0
@@ -51,7 +52,7 @@ describe("the reconciliation report of a seeded day", () => {
       held: 3,
       drafted: 7,
       checkedOut: 4,
-      inProduction: 2,
+      inProduction: 3,
       shipped: 2,
       fulfilled: 2,
       cancelled: 2,

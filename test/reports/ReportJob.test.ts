@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import { parse } from "csv-parse/sync"
 import { createServer } from "node:http"
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -99,8 +100,25 @@ describe("the report job against the simulators", () => {
         const json = readJson(summary.files.find((f) => f.format === "json")!.path)
         expect(json.money.stores[0].revenue).toEqual({ currency: "USD", amount: "82" })
         expect(json.drift.findings).toHaveLength(4)
-        const csv = fs.readFileSync(summary.files.find((f) => f.format === "csv")!.path, "utf8").trim().split("\n")
-        expect(csv).toHaveLength(1 + 2 + 4)
+        const csv = parse(fs.readFileSync(summary.files.find((f) => f.format === "csv")!.path, "utf8"), { columns: true }) as Array<
+          Record<string, string>
+        >
+        const sections = csv.map((r) => r.section)
+        expect(sections.filter((s) => s === "needs_a_person")).toHaveLength(2)
+        expect(sections.filter((s) => s === "drift")).toHaveLength(4)
+        // The two orders with a POD order, their one SKU, the one package podsync saw shipped.
+        expect(csv.filter((r) => r.section === "money_order").map((r) => [r.reference_id, r.currency, r.revenue])).toEqual([
+          [ref("fulfilled"), "USD", "53.00"],
+          [ref("shippedUnfulfilled"), "USD", "29.00"]
+        ].sort((a, b) => a[0]!.localeCompare(b[0]!)))
+        expect(csv.filter((r) => r.section === "money_sku").map((r) => [r.sku, r.units, r.revenue])).toEqual([[
+          "UTS01-FOREST-S",
+          "3",
+          "82.00"
+        ]])
+        expect(csv.filter((r) => r.section === "shipped").map((r) => [r.reference_id, r.pod_order_id])).toEqual([
+          [ref("fulfilled"), day.podOrders.fulfilled]
+        ])
       }).pipe(Effect.provide(ReportStackLive)),
     40_000
   )

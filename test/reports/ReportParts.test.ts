@@ -44,8 +44,9 @@ describe("exact money", () => {
     expect(marginPercent(money("USD", "1"), money("USD", "0"))).toBeNull()
   })
 
-  it("shows step times in the largest units that matter", () => {
+  it("shows step times in the largest units that matter, and sub-second ones in milliseconds rather than 0s", () => {
     expect([null, 42, 900, 905, 13_800, 3 * 86_400 + 7_200].map(formatDuration)).toEqual(["–", "42s", "15m", "15m 5s", "3h 50m", "3d 2h"])
+    expect([0, 0.004, 0.35, 0.9996, 1.25, 9.97, 59.6].map(formatDuration)).toEqual(["0ms", "4ms", "350ms", "1s", "1.3s", "10s", "1m"])
   })
 
   it("takes nearest-rank percentiles", () => {
@@ -124,7 +125,11 @@ describe("report files", () => {
       o.referenceId === "acme:1004" ? { ...o, order: { ...o.order, name: `<img src=x onerror=alert(1)>` } } : o
     )
     const html = reportHtml(buildReport(scenarioInput({ orders: hostile })))
-    expect(html).not.toMatch(/<script|https?:\/\/|<link |@import|url\(/i)
+    expect(html).not.toMatch(/<script|<link |@import|url\(|<[a-z]+[^>]*\ssrc=/i)
+    // The only addresses are the carriers' tracking pages, as links the reader opens: nothing the page loads.
+    const addresses = [...html.matchAll(/https?:\/\/[^"<\s]+/g)].map((m) => m[0])
+    expect(addresses).toEqual(["https://www.ups.com/track?tracknum=1Z001", "https://www.dhl.com/track?id=DHL21"])
+    expect(html.match(/<a href="https:[^"]+" rel="noopener noreferrer"/g)).toHaveLength(2)
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;")
     expect(html.match(/<svg class="chart"/g)?.length).toBe(5) // flow, margins per store in USD and in EUR, per SKU of acme and of beta
     expect(html).toContain("$83.00")

@@ -12,6 +12,7 @@ import type { OrderState } from "../../src/domain/OrderState.js"
 import type { DraftListItem as Draft } from "../../src/pod/schemas/Drafts.js"
 import type { OrderListItem as Order } from "../../src/pod/schemas/Orders.js"
 import * as ReferenceId from "../../src/domain/ReferenceId.js"
+import type { ExchangeRateTable } from "../../src/reports/ExchangeRates.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportInput, type ReportOrder } from "../../src/reports/ReportInput.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -21,7 +22,9 @@ const iso = (time: string, day = DAY) => new Date(at(time, day)).toISOString()
 export const money = (currency: string, amount: string) => Either.getOrThrow(Money.fromDecimalString(currency, amount))
 
 interface Spec {
-  readonly store: "acme" | "beta"
+  readonly store: string
+  /** Default: USD for acme, EUR for the others. */
+  readonly currency?: string
   readonly id: string
   readonly total: string
   /** [sku, quantity] of the POD lines podsync drafted. */
@@ -34,12 +37,14 @@ interface Spec {
   readonly cancelled?: boolean
   readonly fulfilled?: boolean
   readonly financialStatus?: NormalizedOrder["financialStatus"]
+  /** The packages podsync recorded: [tracking number, carrier, tracking page]. */
+  readonly shipments?: ReadonlyArray<readonly [string, string, string]>
 }
 
-const currencyOf = (store: Spec["store"]) => (store === "acme" ? "USD" : "EUR")
+const currencyOf = (spec: Pick<Spec, "store" | "currency">) => spec.currency ?? (spec.store === "acme" ? "USD" : "EUR")
 
 export const storeOrder = (
-  spec: Pick<Spec, "store" | "id" | "total" | "lines" | "cancelled" | "fulfilled" | "financialStatus">,
+  spec: Pick<Spec, "store" | "currency" | "id" | "total" | "lines" | "cancelled" | "fulfilled" | "financialStatus">,
   createdAt: string
 ): NormalizedOrder =>
   sampleOrder({
@@ -48,12 +53,12 @@ export const storeOrder = (
     name: `#${spec.id}`,
     createdAt,
     updatedAt: createdAt,
-    currency: currencyOf(spec.store),
+    currency: currencyOf(spec),
     financialStatus: spec.financialStatus ?? "paid",
     fulfillmentStatus: spec.fulfilled ? "fulfilled" : "unfulfilled",
     cancelled: spec.cancelled ?? false,
     ...(spec.cancelled ? { cancelledAt: createdAt } : {}),
-    total: money(currencyOf(spec.store), spec.total),
+    total: money(currencyOf(spec), spec.total),
     lines: (spec.lines ?? [["TEE-BLK-M", 1]]).map(([sku, quantity], i) =>
       sampleLine({
         lineId: `${spec.id}-l${i}`,
@@ -91,14 +96,21 @@ const order = (n: number, spec: Spec): ReportOrder => {
     plannedLines: spec.draftId === undefined ? [] : lines.map(([, quantity], i) => ({ lineId: `${spec.id}-l${i}`, quantity })),
     order: storeOrder(spec, iso(spec.steps[0]![1])),
     events,
-    shipments: []
+    shipments: (spec.shipments ?? []).map(([trackingNo, carrier, trackingUrl]) => ({
+      trackingNo,
+      carrier,
+      trackingUrl,
+      podOrderId: spec.podOrderId ?? null,
+      pushState: "pushed" as const,
+      createdAt: at(spec.steps.find(([state]) => state === "shipped")?.[1] ?? spec.steps[0]![1])
+    }))
   }
 }
 
 const draft = (id: string, reference: string, created: string, status: NonNullable<Draft["status"]>, checkedOutAs?: string): Draft => ({
   order_id: id,
   reference_id: reference,
-  store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme",
+  store_id: `pod-${reference.split(":")[0]}`,
   order_date: created,
   status,
   is_label_attached: false,
@@ -118,7 +130,7 @@ const podOrder = (
 ): Order => ({
   order_id: id,
   reference_id: reference,
-  store_id: reference.startsWith("beta") ? "pod-beta" : "pod-acme",
+  store_id: `pod-${reference.split(":")[0]}`,
   order_date: created,
   order_status: status,
   order_total: total,
@@ -134,6 +146,7 @@ const SPECS: ReadonlyArray<Spec> = [
     draftId: "D-1",
     podOrderId: "O-1",
     fulfilled: true,
+    shipments: [["1Z001", "UPS", "https://www.ups.com/track?tracknum=1Z001"]],
     steps: [["pulled", "01:00"], ["ready", "01:01"], ["drafted", "01:10"], ["checked_out", "02:00"], ["in_production", "03:00"], [
       "shipped",
       "05:00"
@@ -221,6 +234,26 @@ const SPECS: ReadonlyArray<Spec> = [
 
 export const scenarioOrders: ReadonlyArray<ReportOrder> = SPECS.map((spec, i) => order(i + 1, spec))
 
+/**
+ * One more order of the day, shipped, with its POD order: for stores and currencies beyond the
+ * seeded two (a JPY store, say). `steps` default to pulled 08:00 → drafted 08:10 → checked out
+ * 09:00 → shipped 12:00.
+ */
+export const shippedOrder = (
+  n: number,
+  spec: { readonly store: string; readonly id: string; readonly currency: string; readonly total: string; readonly cost: string },
+  steps: Spec["steps"] = [["pulled", "08:00"], ["ready", "08:01"], ["drafted", "08:10"], ["checked_out", "09:00"], ["shipped", "12:00"]]
+): { readonly order: ReportOrder; readonly podOrder: Order } => {
+  const reference = ReferenceId.keyOf(spec.store, spec.id)
+  return {
+    order: order(n, { ...spec, draftId: `D-${spec.id}`, podOrderId: `O-${spec.id}`, steps }),
+    podOrder: podOrder(`O-${spec.id}`, reference, iso("09:00"), "VENDOR_ORDER_STATUS_SHIPPED", money(spec.currency, spec.cost), {
+      shipped_at: iso("12:00"),
+      tracking_no: `TRK${spec.id}`
+    })
+  }
+}
+
 /** The acme order podsync never pulled: only the store knows it. */
 const neverPulled = storeOrder({ store: "acme", id: "1012", total: "15.00" }, iso("20:00"))
 
@@ -228,8 +261,8 @@ export const scenarioInput = (overrides: Partial<ReportInput> = {}): ReportInput
   period: { from: at("00:00"), to: at("00:00", "2026-11-21"), timezone: "UTC", label: DAY },
   generatedAt: at("06:00", "2026-11-21"),
   stores: [
-    { key: "acme", podStoreId: "pod-acme", eligibleFinancialStatuses: ["PAID", "PARTIALLY_REFUNDED"] },
-    { key: "beta", podStoreId: "pod-beta", eligibleFinancialStatuses: ["PAID"] }
+    { key: "acme", name: "Acme Shirts", podStoreId: "pod-acme", eligibleFinancialStatuses: ["PAID", "PARTIALLY_REFUNDED"] },
+    { key: "beta", name: "Beta Mugs", podStoreId: "pod-beta", eligibleFinancialStatuses: ["PAID"] }
   ],
   store: null,
   configuredStoreKeys: ["acme", "beta"],
@@ -258,9 +291,12 @@ export const scenarioInput = (overrides: Partial<ReportInput> = {}): ReportInput
         tracking_no: "1Z002"
       }),
       podOrder("O-11", "acme:1011", iso("13:00"), "VENDOR_ORDER_STATUS_ON_HOLD", money("USD", "9.00")),
+      // podsync has no shipment row for beta:2001: the shipped list reads the POD order's tracking.
       podOrder("O-21", "beta:2001", iso("06:00"), "VENDOR_ORDER_STATUS_SHIPPED", money("EUR", "14.25"), {
         shipped_at: iso("10:00"),
-        tracking_no: "DHL21"
+        tracking_no: "DHL21",
+        tracking_company: "DHL",
+        tracking_link: "https://www.dhl.com/track?id=DHL21"
       }),
       podOrder("O-22", "beta:2002", iso("07:00"), "VENDOR_ORDER_STATUS_IN_PRODUCTION", money("EUR", "10.00"), { paid_at: iso("09:00") })
     ],
@@ -284,3 +320,33 @@ export const scenarioInput = (overrides: Partial<ReportInput> = {}): ReportInput
   ],
   ...overrides
 })
+
+const gamma = [
+  shippedOrder(101, { store: "gamma", id: "3001", currency: "JPY", total: "4500", cost: "2100" }),
+  shippedOrder(102, { store: "gamma", id: "3002", currency: "JPY", total: "3300", cost: "1500" })
+]
+
+/** The seeded day with a third store selling in yen (two shipped orders), and the exchange-rate table given. */
+export const multiCurrencyInput = (rates: ExchangeRateTable | null): ReportInput => {
+  const base = scenarioInput()
+  return {
+    ...base,
+    stores: [...base.stores, { key: "gamma", name: "Gamma Prints", podStoreId: "pod-gamma", eligibleFinancialStatuses: ["PAID"] }],
+    configuredStoreKeys: [...base.configuredStoreKeys, "gamma"],
+    settings: { ...DEFAULT_REPORT_SETTINGS, exchangeRates: rates },
+    orders: [...base.orders, ...gamma.map((g) => g.order)],
+    pod: { ...base.pod, orders: [...base.pod.orders, ...gamma.map((g) => g.podOrder)] },
+    storeSnapshots: [...base.storeSnapshots, { storeKey: "gamma", orders: gamma.map((g) => g.order.order), unknown: [], error: null }]
+  }
+}
+
+/** Two days after the seeded one: no order came, moved or shipped (the stores list only older orders); the open ones still wait. */
+export const quietDayInput = (): ReportInput =>
+  scenarioInput({
+    period: { from: at("00:00", "2026-11-22"), to: at("00:00", "2026-11-23"), timezone: "UTC", label: "2026-11-22" },
+    generatedAt: at("06:00", "2026-11-23"),
+    storeSnapshots: scenarioInput().storeSnapshots.map((s) => ({
+      ...s,
+      orders: [storeOrder({ store: s.storeKey, id: "1", total: "1" }, "2026-11-01T00:00:00.000Z")]
+    }))
+  })
