@@ -38,6 +38,8 @@ const LAYERS = [
     "schedule",
     "observability"
   ]],
+  // Alerts: the outbox's sender, its channels and the conditions it watches.
+  ["alerts", ["domain", "pod/schemas", "config", "db", "repos", "schedule", "observability"]],
   // The daemon's HTTP surface.
   ["http", [
     "domain",
@@ -53,7 +55,8 @@ const LAYERS = [
     "schedule",
     "observability",
     "pipeline",
-    "reporting"
+    "reporting",
+    "alerts"
   ]],
   // The composition root: layers wired once, for the daemon and every command.
   ["app", [
@@ -71,6 +74,7 @@ const LAYERS = [
     "observability",
     "pipeline",
     "reporting",
+    "alerts",
     "http"
   ]],
   ["cli", [
@@ -88,6 +92,7 @@ const LAYERS = [
     "observability",
     "pipeline",
     "reporting",
+    "alerts",
     "http",
     "app",
     "simulator"

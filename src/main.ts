@@ -3,6 +3,7 @@ import * as Descriptor from "@effect/cli/CommandDescriptor"
 import { descriptionOf, renderHelp, renderOverview } from "./cli/Help.js"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit } from "effect"
+import { alertsCommand } from "./cli/alerts.js"
 import { checkCommand } from "./cli/check.js"
 import { demoCommand } from "./cli/demo.js"
 import { explainCommand } from "./cli/explain.js"
@@ -26,6 +27,7 @@ const subcommands = [
   reconcileCommand,
   explainCommand,
   reportCommand,
+  alertsCommand,
   demoCommand
 ] as const
 

@@ -18,6 +18,8 @@ import { ReportService, reportServiceConfigOf } from "../reporting/ReportService
 import { ExternalApisLive, PlanningLive, ReposLive } from "./CommandLive.js"
 import { dbLayer } from "./DatabaseLive.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
+import { AlertConditions } from "../alerts/AlertConditions.js"
+import { AlertsLive } from "./AlertsLive.js"
 
 // Marked ready last and unready first: a finalizer of the outermost layer runs
 // before the server closes, so probes fail while in-flight work finishes.
@@ -43,6 +45,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
     Layer.provideMerge(HttpServerLive(config.server)),
     Layer.provideMerge(Layer.mergeAll(
       PipelineLive(config, options),
+      AlertsLive(config, options.owner === undefined ? {} : { owner: options.owner }),
       ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })
     )),
     Layer.provideMerge(Layer.mergeAll(
@@ -60,7 +63,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       Readiness.Default({ unreadyAfterStoreFailsMinutes: config.server.unreadyAfterStoreFailsMinutes }),
       PodWebhookSettings.fromConfig(config.pod)
     )),
-    Layer.provideMerge(DependencyHealth.Default),
+    Layer.provideMerge(Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default)),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),

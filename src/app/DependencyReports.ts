@@ -6,7 +6,8 @@
  * (one-off CLI commands) nothing changes.
  */
 import { HttpClient } from "@effect/platform"
-import { Effect, Exit, Layer, Option } from "effect"
+import { Duration, Effect, Exit, Layer, Option } from "effect"
+import { AlertConditions, credentialsRefused, rateLimited } from "../alerts/AlertConditions.js"
 import { DependencyHealth, storeDependency } from "../observability/DependencyHealth.js"
 import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js"
 
@@ -18,13 +19,31 @@ const refusing = (status: number) => status === 401 || status === 403
 const describePodOutcome = (outcome: PodRequestOutcome) =>
   outcome._tag === "NoAnswer" ? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
 
-/** The POD request gate, with each request's outcome reported to the daemon's health. */
+/**
+ * What an answer of the POD service says to the alert conditions (when the daemon has them): a
+ * refused credential or a 429 pause is raised; an accepted request resolves both.
+ */
+const podConditions = (conditions: Option.Option<AlertConditions>, operation: string, outcome: PodRequestOutcome) => {
+  if (Option.isNone(conditions) || outcome._tag === "NoAnswer") return Effect.void
+  const { status } = outcome
+  if (refusing(status)) return conditions.value.raise(credentialsRefused("pod", status, operation))
+  if (status === 429) {
+    return conditions.value.raise(rateLimited(outcome.retryAfter === undefined ? undefined : Duration.toSeconds(outcome.retryAfter)))
+  }
+  if (status >= 200 && status < 300) {
+    return Effect.zipRight(conditions.value.resolve("credentials:pod"), conditions.value.resolve("rate_limited:pod"))
+  }
+  return Effect.void
+}
+
+/** The POD request gate, with each request's outcome reported to the daemon's health (and its alert conditions). */
 export const withPodHealth = <E, R>(gate: Layer.Layer<PodRequestGate, E, R>): Layer.Layer<PodRequestGate, E, R> =>
   Layer.effect(
     PodRequestGate,
     Effect.gen(function*() {
       const inner = yield* PodRequestGate
       const health = yield* Effect.serviceOption(DependencyHealth)
+      const conditions = yield* Effect.serviceOption(AlertConditions)
       if (Option.isNone(health)) return inner
       return {
         around: inner.around,
@@ -41,7 +60,7 @@ export const withPodHealth = <E, R>(gate: Layer.Layer<PodRequestGate, E, R>): La
                   ? health.value.refused("pod", info.operation, `HTTP ${outcome.status}`)
                   : health.value.accepted("pod")
               )
-          )
+          ).pipe(Effect.zipRight(podConditions(conditions, info.operation, outcome)))
       }
     })
   ).pipe(Layer.provide(gate))
@@ -51,8 +70,18 @@ export const reportStoreHealth = (storeKey: string) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const health = yield* Effect.serviceOption(DependencyHealth)
+    const conditions = yield* Effect.serviceOption(AlertConditions)
     if (Option.isNone(health)) return client
     const dependency = storeDependency(storeKey)
+    // A refused credential is an alert (when the daemon has alert conditions); an accepted request resolves it.
+    const credentials = (status: number, operation: string) =>
+      Option.isNone(conditions)
+        ? Effect.void
+        : refusing(status)
+        ? conditions.value.raise(credentialsRefused({ storeKey }, status, operation))
+        : status >= 200 && status < 300
+        ? conditions.value.resolve(`credentials:store:${storeKey}`, storeKey)
+        : Effect.void
     return HttpClient.transform(client, (response, request) =>
       response.pipe(
         Effect.onExit((exit) => {
@@ -60,12 +89,12 @@ export const reportStoreHealth = (storeKey: string) =>
           const operation = `${request.method} ${new URL(request.url).pathname}`
           if (Exit.isFailure(exit)) return health.value.failed(dependency, operation, "no answer")
           const status = exit.value.status
-          return unavailable(status)
+          return (unavailable(status)
             ? health.value.failed(dependency, operation, `HTTP ${status}`)
             : Effect.zipRight(
               health.value.succeeded(dependency),
               refusing(status) ? health.value.refused(dependency, operation, `HTTP ${status}`) : health.value.accepted(dependency)
-            )
+            )).pipe(Effect.zipRight(credentials(status, operation)))
         })
       ))
   })

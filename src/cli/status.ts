@@ -1,8 +1,9 @@
 import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import { Console, Effect, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
+import { AlertsRepo } from "../repos/AlertsRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { askDaemon, configCommand } from "./AppRuntime.js"
 import { existingDbLayer } from "../app/DatabaseLive.js"
@@ -12,7 +13,7 @@ const fromDatabase = (config: AppConfig) =>
   Effect.gen(function*() {
     const budget = yield* budgetStatusFromLog(config.pod).pipe(Effect.orElseSucceed(() => null))
     return yield* readStatusReport({ storeKeys: config.stores.map((s) => s.key), budget, traffic: null })
-  }).pipe(Effect.provide(StatusRepo.Default), Effect.provide(existingDbLayer(config)))
+  }).pipe(Effect.provide(Layer.merge(StatusRepo.Default, AlertsRepo.Default)), Effect.provide(existingDbLayer(config)))
 
 // A daemon on the embedded database holds it alone, and only a daemon knows its waiters and traffic: ask it first.
 const fromDaemon = (config: AppConfig) => askDaemon(config, "GET", "/status", StatusReport)
@@ -48,6 +49,15 @@ const budgetLines = (budget: NonNullable<StatusReport["budget"]>) => {
     `  ${budget.pausedUntil === null ? "not paused" : `paused after a 429 until ${budget.pausedUntil}`}`
   ]
 }
+
+const alertLines = (alerts: NonNullable<StatusReport["alerts"]>) => [
+  `Alerts: ${alerts.sent} sent, ${alerts.pending} waiting, ${alerts.failed.length} failed`,
+  ...alerts.failed.map((f) =>
+    `  FAILED on ${f.channel} after ${f.attempts} attempts: ${f.kind}${f.reason === null ? "" : ` (${f.reason})`}${
+      f.referenceId === null ? "" : ` ${f.referenceId}`
+    } at ${f.at}: ${f.lastError ?? "no error recorded"}`
+  )
+]
 
 /** The status report as tables for a person. Pure. */
 export const renderStatus = (status: StatusReport, source: string): string => {
@@ -117,6 +127,8 @@ export const renderStatus = (status: StatusReport, source: string): string => {
   )
 
   if (status.budget !== null) lines.push("", ...budgetLines(status.budget))
+
+  if (status.alerts !== undefined) lines.push("", ...alertLines(status.alerts))
 
   if (status.traffic !== null) {
     const t = status.traffic

@@ -1,5 +1,6 @@
 import { ParseResult, Schema } from "effect"
 import { validateDetailed } from "node-cron"
+import { AlertsConfig } from "./AlertsConfig.js"
 
 /**
  * The configuration file (contract: ARCHITECTURE.md "Configuration"), decoded
@@ -308,7 +309,8 @@ export const AppConfig = Schema.Struct({
       noDraftAfterMinutes: 30,
       notCheckedOutAfterHours: 24
     })
-  )
+  ),
+  alerts: Schema.optionalWith(AlertsConfig, { exact: true })
 }).pipe(
   Schema.filter((config) => {
     const seen = new Set<string>()
@@ -321,6 +323,16 @@ export const AppConfig = Schema.Struct({
         return {
           path: ["reports", "storeNames", key],
           message: `no store "${key}" in stores: (names go by store key: ${[...seen].join(", ") || "none"})`
+        }
+      }
+    }
+    for (const [index, rule] of (config.alerts?.rules ?? []).entries()) {
+      for (const [at, key] of (rule.stores ?? []).entries()) {
+        if (!seen.has(key)) {
+          return {
+            path: ["alerts", "rules", index, "stores", at],
+            message: `no store has the key "${key}"; the stores are ${[...seen].join(", ")}`
+          }
         }
       }
     }

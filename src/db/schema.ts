@@ -157,6 +157,50 @@ export interface StoreBudgetsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>
 }
 
+/** What a person must hear about (migrations/2026-11-26T00-00-01_alerts.ts, repos/AlertsRepo.ts). */
+export interface AlertOutboxTable {
+  id: Generated<number>
+  dedup_key: string
+  kind: string
+  store_key: string | null
+  order_id: number | null
+  reference_id: string | null
+  reason: string | null
+  resolved: ColumnType<boolean, boolean | undefined, boolean>
+  data: Json | null
+  created_at: Timestamp
+  routed_at: Timestamp | null
+}
+
+export type AlertDeliveryStatus = "pending" | "sent" | "failed"
+
+export interface AlertDeliveriesTable {
+  id: Generated<number>
+  alert_id: number
+  channel: string
+  status: AlertDeliveryStatus
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: Timestamp
+  sent_at: Timestamp | null
+  last_error: string | null
+  message_id: string | null
+}
+
+export interface AlertConditionsTable {
+  key: string
+  kind: string
+  active: boolean
+  since: Timestamp
+  data: Json | null
+}
+
+export interface AlertChannelsTable {
+  channel: string
+  lease_owner: string | null
+  lease_expires_at: Timestamp | null
+  last_sent_at: Timestamp | null
+}
+
 export interface Database {
   store_orders: StoreOrdersTable
   order_events: OrderEventsTable
@@ -169,4 +213,8 @@ export interface Database {
   job_leases: JobLeasesTable
   reports: ReportsTable
   store_budgets: StoreBudgetsTable
+  alert_outbox: AlertOutboxTable
+  alert_deliveries: AlertDeliveriesTable
+  alert_conditions: AlertConditionsTable
+  alert_channels: AlertChannelsTable
 }

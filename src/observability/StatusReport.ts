@@ -1,4 +1,5 @@
-import { DateTime, Effect, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { AlertsRepo, type AlertsSummary } from "../repos/AlertsRepo.js"
 import { BudgetStatus } from "./BudgetStatus.js"
 import type { MappingFileProblem } from "../domain/MappingTable.js"
 import type { Refusal, Trouble } from "./DependencyHealth.js"
@@ -64,6 +65,20 @@ export const StatusReport = Schema.Struct({
     rows: Count,
     issues: Schema.Array(Schema.String)
   }))),
+  /** Alerts: how many wait to be sent, how many went, and those that failed for good (each with its last error). */
+  alerts: Schema.optional(Schema.Struct({
+    pending: Count,
+    sent: Count,
+    failed: Schema.Array(Schema.Struct({
+      channel: Schema.String,
+      kind: Schema.String,
+      reason: Schema.NullOr(Schema.String),
+      referenceId: Schema.NullOr(Schema.String),
+      attempts: Count,
+      lastError: Schema.NullOr(Schema.String),
+      at: Schema.String
+    }))
+  })),
   /** Counters of the answering daemon since it started; null when read from the database. */
   traffic: Schema.NullOr(Schema.Struct({
     pod: Schema.Array(Schema.Struct({ operation: Schema.String, status: Schema.String, count: Count })),
@@ -82,6 +97,7 @@ export interface StatusExtras {
   readonly refusals?: ReadonlyArray<Refusal>
   /** Mapping files that do not load whole (the pipeline's MappingStore says which). */
   readonly mappingProblems?: ReadonlyArray<MappingFileProblem>
+  readonly alerts?: AlertsSummary
 }
 
 const HELD_ACTIONS: Readonly<Record<string, string>> = {
@@ -187,9 +203,30 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
     ...(extras.mappingProblems === undefined ? {} : {
       mappingFiles: extras.mappingProblems.map((p) => ({ ...p, ...lasting(p.since) }))
     }),
+    ...(extras.alerts === undefined ? {} : {
+      alerts: {
+        pending: extras.alerts.pending,
+        sent: extras.alerts.sent,
+        failed: extras.alerts.failed.map((f) => ({
+          channel: f.channel,
+          kind: f.kind,
+          reason: f.reason,
+          referenceId: f.referenceId,
+          attempts: f.attempts,
+          lastError: f.lastError,
+          at: f.createdAt.toISOString()
+        }))
+      }
+    }),
     traffic: extras.traffic
   }
 }
 
-/** Reads the database's figures now and adds `extras`. */
-export const readStatusReport = (extras: StatusExtras) => Effect.map(readPipelineFigures, (figures) => statusReportOf(figures, extras))
+/** Reads the database's figures now (the alerts' too, when their repository is there) and adds `extras`. */
+export const readStatusReport = (extras: StatusExtras) =>
+  Effect.gen(function*() {
+    const figures = yield* readPipelineFigures
+    const alerts = yield* Effect.serviceOption(AlertsRepo)
+    const summary = Option.isSome(alerts) ? yield* alerts.value.summary : undefined
+    return statusReportOf(figures, summary === undefined ? extras : { ...extras, alerts: summary })
+  })

@@ -12,6 +12,7 @@ import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftListItem as Draft } from "../pod/schemas/Drafts.js"
 import type { OrderListItem as Order } from "../pod/schemas/Orders.js"
+import { AlertsRepo } from "../repos/AlertsRepo.js"
 import { ReportsRepo } from "./ReportsRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import type { StoreError } from "../stores/StoreErrors.js"
@@ -117,6 +118,22 @@ export interface GatherOptions {
   readonly settings: ReportSettings
 }
 
+/** The alerts that failed for good (none where the outbox is not part of the composition). */
+const failedAlerts = Effect.flatMap(Effect.serviceOption(AlertsRepo), (repo) =>
+  Option.isNone(repo)
+    ? Effect.succeed([])
+    : repo.value.summary.pipe(
+      Effect.map((s) =>
+        s.failed.map((f) => ({
+          channel: f.channel,
+          kind: f.kind,
+          referenceId: f.referenceId,
+          attempts: f.attempts,
+          lastError: f.lastError
+        }))
+      )
+    ))
+
 export const gatherReportInput = (options: GatherOptions) =>
   Effect.gen(function*() {
     const repo = yield* ReportsRepo
@@ -162,6 +179,7 @@ export const gatherReportInput = (options: GatherOptions) =>
       settings: options.settings,
       orders,
       pod,
-      storeSnapshots
+      storeSnapshots,
+      failedAlerts: yield* failedAlerts
     } satisfies ReportInput
   }).pipe(Effect.withSpan("reports.gather"))

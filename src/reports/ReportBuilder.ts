@@ -38,6 +38,22 @@ const notesFor = (input: ReportInput): ReadonlyArray<string> => [
   `Amounts in different currencies are never added up${ratesNote(input.settings.exchangeRates)}`
 ]
 
+/** Alerts nobody received: a person may not know what this report lists. */
+const failedAlertsNote = (input: ReportInput): ReadonlyArray<string> => {
+  const failed = input.failedAlerts ?? []
+  if (failed.length === 0) return []
+  const shown = failed.slice(0, 10).map((f) =>
+    `${f.kind}${f.referenceId === null ? "" : ` ${f.referenceId}`} on ${f.channel} (${f.attempts} attempts, last: ${
+      f.lastError ?? "no error recorded"
+    })`
+  )
+  return [
+    `Alerts not delivered: ${failed.length} alert(s) failed on every retry, so nobody was told of them: ${shown.join("; ")}` +
+    `${failed.length > shown.length ? `; and ${failed.length - shown.length} more (podsync status lists them)` : ""}. ` +
+    "Check the channel with podsync alerts test."
+  ]
+}
+
 const forStore = (section: NeedsAPerson, storeKey: string): NeedsAPerson => ({
   held: section.held.filter((g) => g.storeKey === storeKey),
   failed: section.failed.filter((i) => i.storeKey === storeKey),
@@ -65,7 +81,7 @@ export const buildReport = (input: ReportInput): ReconciliationReport => {
   const drift = driftLedger({ ...input, orders }, pod)
   const money = moneySection(period, orders, pod, input.settings.exchangeRates)
 
-  const notes = [...notesFor(input)]
+  const notes = [...notesFor(input), ...failedAlertsNote(input)]
   if (!drift.complete) {
     const failures = [
       input.pod.error === null ? undefined : `the POD service (${input.pod.error})`,

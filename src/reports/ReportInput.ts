@@ -95,4 +95,15 @@ export interface ReportInput {
   readonly orders: ReadonlyArray<ReportOrder>
   readonly pod: PodSnapshot
   readonly storeSnapshots: ReadonlyArray<StoreSnapshot>
+  /** Alerts that could not be delivered after every retry (the alert outbox), when it was read. */
+  readonly failedAlerts?: ReadonlyArray<FailedAlert>
+}
+
+/** An alert a channel failed to deliver for good. */
+export interface FailedAlert {
+  readonly channel: string
+  readonly kind: string
+  readonly referenceId: string | null
+  readonly attempts: number
+  readonly lastError: string | null
 }

@@ -2,7 +2,7 @@ import { Data, Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
-import { canTransition, type OrderState } from "../domain/OrderState.js"
+import { canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import { type FollowedOrder, json, now, ORDER_COLUMNS, type OrderEvent, type Row, toStored } from "./OrderRows.js"
 import { makeStorePage } from "./PulledPages.js"
 import { OPEN_PUSH_STATES } from "./ShipmentsRepo.js"
@@ -191,10 +191,22 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               where s.id = x.id and s.state = x.from_state
                 and (x.unless_open is not true or not exists (
                   select 1 from shipments as sh where sh.order_id = s.id and sh.push_state in (${sql.join([...OPEN_PUSH_STATES])})))
-              returning s.id, s.store_updated_at, x.actor, x.from_state, x.to_state, x.reason, x.data
+              returning s.id, s.store_updated_at, x.actor, x.from_state, x.to_state, x.reason, x.data,
+                s.store_key, s.reference_id, s.held_reason, s.held_details, s.last_error, s.normalized ->> 'name' as name
             ), logged as (
               insert into order_events (order_id, at, actor, from_state, to_state, reason, data)
               select id, ${at}::timestamptz, actor, from_state, to_state, reason, data from moved
+            ), alerted as (
+              -- An order that now needs a person is an alert, once per (order, state, reason): written
+              -- with the move itself, so a crash cannot separate them (repos/AlertsRepo.ts).
+              insert into alert_outbox (dedup_key, kind, store_key, order_id, reference_id, reason, data, created_at)
+              select 'order:' || id || ':' || to_state || ':' || coalesce(held_reason, ''), 'order.' || to_state, store_key, id,
+                reference_id, held_reason,
+                jsonb_build_object('name', name, 'state', to_state,
+                  'message', coalesce(held_details ->> 'message', last_error ->> 'message', reason)),
+                ${at}::timestamptz
+              from moved where to_state in (${sql.join([...NEEDS_A_PERSON])})
+              on conflict (dedup_key) do nothing
             )
             select id, store_updated_at from moved`.execute(k)
         )

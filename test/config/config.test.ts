@@ -67,7 +67,10 @@ describe("configuration", () => {
         POD_WEBHOOK_URL: "https://podsync.example.net/webhooks/pod",
         ACME_WOO_URL: "https://shop.example.net",
         ACME_FEED_BASE_URL: "https://feed.example.net/podsync/v1",
-        ACME_ETSY_SHOP_ID: "123"
+        ACME_ETSY_SHOP_ID: "123",
+        ALERTS_SLACK_URL: "https://hooks.slack.example.net/services/T0/B0/x",
+        ALERTS_WEBHOOK_URL: "https://tickets.example.net/podsync",
+        PODSYNC_PUBLIC_URL: "https://podsync.example.net"
       }
     )
     expect(Either.isRight(set) ? "ok" : set.left.message).toBe("ok")
@@ -179,7 +182,10 @@ schedules: { pull: "every five minutes" }
     expect(issues).toEqual(expect.arrayContaining([
       { path: "log.level", message: 'expected one of trace, debug, info, warning, error, none; got "loud"' },
       { path: "schedule", message: 'unknown key "schedule"; did you mean "schedules"?' },
-      { path: "mystery", message: 'unknown key "mystery"; expected one of database, dataDir, log, server, pod, stores, schedules, reports' }
+      {
+        path: "mystery",
+        message: 'unknown key "mystery"; expected one of database, dataDir, log, server, pod, stores, schedules, reports, alerts'
+      }
     ]))
     expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)
     expect(issuesOf(minimal().replace("pod:", "pod:\n  rateLimt: { requests: 5 }"), { POD_CLIENT_KEY: "k" })).toEqual([

@@ -170,6 +170,13 @@ describe("podsync demo", () => {
       expect(countOf(text, "fulfilled")).toBe(5)
       expect(text).toMatch(/#\d+\s+unmatched: no mapping row for .*SKU/)
       expect(text).toContain("Next: point podsync at your own store and POD account")
+      // The demo's own receiver got one signed alert per order that needs a person, and the summary says which.
+      expect(outcome.alerts).toBe(
+        counts.cancel_pending === 1 ? "3 alerts sent: 2 unmatched SKUs, 1 cancelled after draft" : "2 alerts sent: 2 unmatched SKUs"
+      )
+      expect(text).toMatch(
+        /^Alerts: \d alerts sent: 2 unmatched SKUs.*, to the demo's signed-webhook receiver http:\/\/127\.0\.0\.1:\d+\/alerts \(every signature checked out\)\.$/m
+      )
       // The reconciliation report of the demo's period, by podsync's report service.
       expect("files" in outcome.report ? outcome.report.files.map((f) => path.extname(f)).sort() : outcome.report).toEqual([
         ".csv",

@@ -52,7 +52,15 @@ const sellerEnv: Record<string, string> = {
   ACME_FEED_POD_STORE_ID: "store-acme-feed",
   ACME_FEED_BASE_URL: "http://127.0.0.1:9104/podsync/v1",
   ACME_FEED_TOKEN: "jf_sim_token",
-  ACME_FEED_WEBHOOK_SECRET: "jsonfeed-sim-webhook-secret"
+  ACME_FEED_WEBHOOK_SECRET: "jsonfeed-sim-webhook-secret",
+  // Alerts to addresses where nothing listens: nothing in these commands sends one.
+  ALERTS_SLACK_URL: "http://127.0.0.1:9/slack",
+  ALERTS_SMTP_HOST: "127.0.0.1",
+  ALERTS_SMTP_USER: "podsync",
+  ALERTS_SMTP_PASSWORD: "smtp-password",
+  ALERTS_WEBHOOK_URL: "http://127.0.0.1:9/tickets",
+  ALERTS_WEBHOOK_SECRET: "tickets-secret",
+  PODSYNC_PUBLIC_URL: "http://127.0.0.1:8080"
 }
 const env = { ...process.env, ...sellerEnv }
 const background: Array<ChildProcess> = []

@@ -55,6 +55,8 @@ export interface DemoConfigInput {
   readonly podUrl: string
   readonly storeUrls: StoreSimulatorUrls
   readonly port: number
+  /** Where the demo's own alert receiver listens (config/demo.yaml's alert channel). */
+  readonly alertsUrl?: string
   /** Absolute; overrides demo.yaml's dataDir. */
   readonly dataDir?: string
   /** Absolute; overrides demo.yaml's reports.dir. */
@@ -101,7 +103,8 @@ const decodeDemoConfig = (root: string, input: DemoConfigInput): Effect.Effect<A
       ...env,
       POD_BASE_URL: input.podUrl,
       ...Object.fromEntries(storeUrls),
-      PODSYNC_DEMO_PORT: String(input.port)
+      PODSYNC_DEMO_PORT: String(input.port),
+      ...(input.alertsUrl === undefined ? {} : { PODSYNC_DEMO_ALERTS_URL: input.alertsUrl })
     }).pipe(Effect.mapError((error) => new CliFailure({ message: error.message })))
   })
 

@@ -16,6 +16,8 @@ export interface SummaryInput {
   readonly dataDir: string
   readonly report: ReportWritten
   readonly configFile: string
+  /** What the demo's alert receiver got: "3 alerts sent: 2 unmatched SKUs, …", and where it listened. */
+  readonly alerts?: { readonly line: string; readonly receiver: string; readonly refused: number }
 }
 
 /** The reconciliation report's files and its one-line summary, or why it was not written. */
@@ -100,6 +102,13 @@ export const renderSummary = (input: SummaryInput): string => {
     )
   }
   if ("line" in input.report) lines.push("", `Reconciliation ${input.report.line}.`)
+  if (input.alerts !== undefined) {
+    lines.push(
+      "",
+      `Alerts: ${input.alerts.line}, to the demo's signed-webhook receiver ${input.alerts.receiver}` +
+        `${input.alerts.refused === 0 ? " (every signature checked out)" : ` (${input.alerts.refused} refused for a bad signature)`}.`
+    )
+  }
   lines.push(
     "",
     "Where things are:",

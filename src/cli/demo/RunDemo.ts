@@ -16,6 +16,8 @@ import { type DaemonOrder, type GeneratedOrder, type Progress, progressOf } from
 import { type DemoStore, demoStores, generateOrders, simulator, startStoreSimulators } from "./DemoStores.js"
 import { type Ending, renderSummary, type ReportWritten } from "./DemoSummary.js"
 import { type DemoOutput, type DemoTerminal, makeDemoTerminal, stdoutOutput } from "./DemoTerminal.js"
+import { AlertsRepo } from "../../repos/AlertsRepo.js"
+import { type AlertInbox, startAlertInbox } from "./AlertInbox.js"
 import { MIN_ORDERS, planOrders } from "./OrderPlan.js"
 import { makePodFactory, type PodFactory } from "./PodFactory.js"
 import { podAdmin, type PodServiceStats } from "./SimulatorAdmin.js"
@@ -48,6 +50,8 @@ export interface DemoOutcome {
   readonly report: ReportWritten
   /** Where the simulators listen (their `/__sim/` admin at each root), while the caller's scope keeps them (see `runDemoInScope`). */
   readonly simulators: DemoSimulators
+  /** The alerts the demo's receiver got: "3 alerts sent: 2 unmatched SKUs, 1 cancelled after draft". */
+  readonly alerts: string
 }
 
 export interface DemoSimulators {
@@ -126,6 +130,7 @@ interface Running {
   readonly simulators: DemoSimulators
   readonly startedAt: number
   readonly daemonUrl: string
+  readonly inbox: AlertInbox
 }
 
 /** One look at the daemon's records: the shop works on them, the view shows them. */
@@ -163,6 +168,16 @@ const writeReport = (config: AppConfig, startedAt: number) =>
     })
   )
 
+/** Waits (10 s at most) until every alert of the demo is routed and sent: the digest holds the last for a few seconds. */
+const alertsSettled = Effect.gen(function*() {
+  const alerts = yield* AlertsRepo
+  for (let i = 0; i < 40; i++) {
+    const waiting = (yield* alerts.unroutedCount) + (yield* alerts.summary).pending
+    if (waiting === 0) return
+    yield* Effect.sleep("250 millis")
+  }
+}).pipe(Effect.ignore)
+
 /** Ends the demo: the final view, the report, the summary, where things are and what to do next. */
 const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: string) =>
   Effect.gen(function*() {
@@ -172,6 +187,7 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
     yield* run.terminal.release
     yield* run.terminal.write("\nwriting the reconciliation report…\n")
     const report = yield* writeReport(run.config, run.startedAt)
+    yield* alertsSettled
     const pod = yield* run.pod.stats.pipe(Effect.option)
     const elapsedMs = (yield* Clock.currentTimeMillis) - run.startedAt
     const outcome: DemoOutcome = {
@@ -182,7 +198,8 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
       dataDir,
       reportsDir,
       report,
-      simulators: run.simulators
+      simulators: run.simulators,
+      alerts: run.inbox.summary()
     }
     yield* run.terminal.write(`\n${
       renderSummary({
@@ -193,7 +210,8 @@ const finish = (run: Running, ending: Ending, dataDir: string, reportsDir: strin
         podLimit: { requests: run.config.pod.rateLimit.requests, windowSeconds: run.config.pod.rateLimit.windowSeconds },
         dataDir,
         report,
-        configFile: demoConfigFile(run.setup)
+        configFile: demoConfigFile(run.setup),
+        alerts: { line: outcome.alerts, receiver: run.inbox.url, refused: run.inbox.refused() }
       })
     }\n`)
     return outcome
@@ -231,6 +249,7 @@ export const runDemoInScope = (options: DemoOptions) =>
     const podSim = yield* simulator(() => startPodSimulator({ allowHttpDelivery: true }))
     const setup = options.setup ?? "shopify"
     const storeSims = yield* startStoreSimulators(setup)
+    const inbox = yield* startAlertInbox
     const fromEnv = Number(process.env.PODSYNC_DEMO_PORT)
     const port = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : yield* freePort
     const config = yield* demoConfig({
@@ -238,6 +257,7 @@ export const runDemoInScope = (options: DemoOptions) =>
       podUrl: podSim.url,
       storeUrls: storeSims.urls,
       port,
+      alertsUrl: inbox.url,
       ...(options.dataDir === undefined ? {} : { dataDir: path.resolve(options.dataDir) }),
       ...(options.reportsDir === undefined ? {} : { reportsDir: path.resolve(options.reportsDir) })
     })
@@ -284,6 +304,7 @@ export const runDemoInScope = (options: DemoOptions) =>
         generated,
         startedAt,
         daemonUrl,
+        inbox,
         setup,
         simulators: { pod: podSim.url, stores: stores.map((store) => ({ key: store.key, platform: store.platform, url: store.adminUrl })) },
         planned: plan.length,
