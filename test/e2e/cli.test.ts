@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
+import { exampleConfig, exited, freePort, podsync, podsyncAsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
 
 const dir = tempDir("cli")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -320,7 +320,7 @@ describe("--help", () => {
     }
   })
 
-  it("says every optional setting's default, in 100 columns, for every command and subcommand", () => {
+  it("says every optional setting's default, in 100 columns, for every command and subcommand", async () => {
     const commands = [
       ["start"],
       ["migrate"],
@@ -333,20 +333,24 @@ describe("--help", () => {
       ["reconcile"],
       ["explain"],
       ["report"],
-      ["demo"]
+      ["demo"],
+      ["alerts", "test"]
     ]
-    for (const command of commands) {
-      const { code, stdout } = podsync([...command, "--help"])
+    // Asked all at once: each is a process of its own.
+    const helps = await Promise.all(commands.map((command) => podsyncAsync([...command, "--help"])))
+    for (const [i, { code, stdout }] of helps.entries()) {
+      const command = commands[i]!
       expect(code).toBe(0)
       expect(stdout.split("\n")[0]).toMatch(new RegExp(`^usage: podsync ${command.join(" ")}\\b`))
       expect(stdout.split("\n").filter((line) => line.length > 100)).toEqual([])
       expect(stdout).not.toMatch(/One of the following|A directory\.|This setting is optional/)
-      // Each option that takes a value and may be left out says what happens then.
+      // Each option that takes a value and may be left out (in brackets in the usage, on any of its lines) says what happens then.
+      const usage = stdout.slice(0, stdout.indexOf("\n\n"))
       const options = stdout.slice(stdout.indexOf("\nOPTIONS\n")).split(/\n(?=--|\(-h)/).slice(1)
       for (const option of options) {
         const [term = "", ...description] = option.split("\n")
         const takesValue = /^--\S+ \S/.test(term) && !term.startsWith("--log-level")
-        const optional = stdout.split("\n")[0]!.includes(`[${term.trim()}]`)
+        const optional = usage.includes(`[${term.trim()}]`)
         if (takesValue && optional) expect(description.join(" "), `${command.join(" ")} ${term}`).toMatch(/default/)
       }
     }
