@@ -35,6 +35,14 @@ const outbox = Effect.flatMap(
   (db) => db.use((k) => k.selectFrom("alert_outbox").select(["kind", "reason", "resolved", "store_key"]).orderBy("id").execute())
 )
 
+/** One signed-webhook channel to `url`, sent at once, three tries. */
+const hookSettings = (url: string): AlertSettings => ({
+  channels: [{ name: "hook", webhook: { url, secret: Redacted.make("s") }, timeoutSeconds: 5 }],
+  digest: { groupMs: 0 },
+  retry: { attempts: 3, firstDelayMs: 1000 },
+  linkBase: "http://127.0.0.1:8080"
+})
+
 describe("alert conditions", () => {
   it.scoped(
     "a refused credential, a store unreachable too long and a stalled stage are raised once and resolved once",
@@ -42,12 +50,7 @@ describe("alert conditions", () => {
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
         const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
-        const settings: AlertSettings = {
-          channels: [{ name: "hook", webhook: { url: receiver.url, secret: Redacted.make("s") }, timeoutSeconds: 5 }],
-          digest: { groupMs: 0 },
-          retry: { attempts: 3, firstDelayMs: 1000 },
-          linkBase: "http://127.0.0.1:8080"
-        }
+        const settings = hookSettings(receiver.url)
         const base = Layer.mergeAll(
           DependencyHealth.Default,
           AlertConditions.Default,
@@ -132,12 +135,7 @@ describe("alert conditions", () => {
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
         const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
-        const settings: AlertSettings = {
-          channels: [{ name: "hook", webhook: { url: receiver.url, secret: Redacted.make("s") }, timeoutSeconds: 5 }],
-          digest: { groupMs: 0 },
-          retry: { attempts: 3, firstDelayMs: 1000 },
-          linkBase: "http://127.0.0.1:8080"
-        }
+        const settings = hookSettings(receiver.url)
         const base = Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default, StatusRepo.Default, AlertsRepo.Default)
           .pipe(Layer.provideMerge(pgliteDatabase().layer))
         const thresholds = { storeUnreachableMinutes: 15, podUnreachableMinutes: 10, noProgressMinutes: 30, databaseFailingMinutes: 5 }
