@@ -135,6 +135,8 @@ export interface WatchThresholds {
   readonly podUnreachableMinutes: number
   readonly noProgressMinutes: number
   readonly databaseFailingMinutes: number
+  /** A draft still not checked out this long is an alert (reports.notCheckedOutAfterHours: the report's own line). */
+  readonly notCheckedOutAfterHours?: number
 }
 
 const unreachable = (trouble: Trouble, now: number): Condition => {
@@ -237,6 +239,10 @@ export const ConditionWatchLive = (thresholds: WatchThresholds, every: Duration.
       yield* watchDependencies
       if (Option.isSome(health) && (yield* health.value.isDown("database"))) return
       yield* watchProgress
+      if (thresholds.notCheckedOutAfterHours !== undefined) {
+        const now = yield* Clock.currentTimeMillis
+        yield* repo.alertDraftsNotCheckedOut(new Date(now - thresholds.notCheckedOutAfterHours * 3_600_000))
+      }
     }).pipe(Effect.catchAllCause((cause) => logFailure("watching alert conditions failed; it looks again at its next turn", cause)))
 
     yield* turn.pipe(Effect.repeat(Schedule.spaced(every)), Effect.forkScoped)

@@ -52,6 +52,8 @@ const orderTitle = (alert: OutboxAlert): string => {
       return `${order} cancelled in the store after its POD draft was made`
     case "order.pod_on_hold":
       return `${order} on hold at the POD service`
+    case "order.not_checked_out":
+      return `${order}: its POD draft is not checked out`
     default:
       return `${order}: ${alert.kind}`
   }

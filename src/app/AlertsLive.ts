@@ -48,5 +48,12 @@ const OutboxPruneLive = Layer.scopedDiscard(Effect.gen(function*() {
 export const AlertsLive = (config: AppConfig, options: AlertsOptions = {}) =>
   config.alerts === undefined || config.alerts.channels.length === 0
     ? OutboxPruneLive
-    : Layer.mergeAll(AlertSenderLoopLive(options.poll), ConditionWatchLive(config.alerts.thresholds, options.watch), OutboxPruneLive)
+    : Layer.mergeAll(
+      AlertSenderLoopLive(options.poll),
+      ConditionWatchLive(
+        { ...config.alerts.thresholds, notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours },
+        options.watch
+      ),
+      OutboxPruneLive
+    )
       .pipe(Layer.provide(AlertSenderLive(config, options.owner)))

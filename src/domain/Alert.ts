@@ -6,7 +6,14 @@
 import type { OrderState } from "./OrderState.js"
 
 /** An order entered a state that needs a person (OrderState.NEEDS_A_PERSON): the kind is `order.<state>`. */
-export const ORDER_ALERT_KINDS = ["order.held", "order.failed", "order.cancel_pending", "order.pod_on_hold"] as const
+export const ORDER_ALERT_KINDS = [
+  "order.held",
+  "order.failed",
+  "order.cancel_pending",
+  "order.pod_on_hold",
+  /** A draft not checked out (paid) at the POD service after reports.notCheckedOutAfterHours: nothing ships until it is. */
+  "order.not_checked_out"
+] as const
 
 /** Conditions of the daemon: raised once, resolved once (a "resolved" follow-up), wherever they are seen. */
 export const CONDITION_ALERT_KINDS = [
@@ -76,6 +83,7 @@ const KIND_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   "order.failed": ["failed order", "failed orders"],
   "order.cancel_pending": ["cancelled after draft", "cancelled after draft"],
   "order.pod_on_hold": ["on hold at the POD service", "on hold at the POD service"],
+  "order.not_checked_out": ["draft not checked out", "drafts not checked out"],
   "credentials.refused": ["credential refused", "credentials refused"],
   "pod.rate_limited": ["POD rate-limit pause", "POD rate-limit pauses"],
   "dependency.unreachable": ["service unreachable", "services unreachable"],

@@ -328,10 +328,36 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
     ).pipe(Effect.map((rows) => rows.map((r) => ({ kind: r.kind, reason: r.reason, count: Number(r.n) }))))
 
     /** When an order last moved (the newest event; by id, which the table is indexed on). */
+    /**
+     * Drafts not checked out since `cutoff` (drafted before it, still drafted): one alert per draft,
+     * in one statement, however often it is asked. Answers how many were new.
+     */
+    const alertDraftsNotCheckedOut = (cutoff: Date) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const { rows } = yield* db.use((k) =>
+          sql<{ id: number }>`
+            insert into alert_outbox (dedup_key, kind, store_key, order_id, reference_id, reason, data, created_at)
+            select 'order:' || o.id || ':not_checked_out:' || coalesce(o.pod_draft_id, ''), 'order.not_checked_out', o.store_key, o.id,
+              o.reference_id, null,
+              jsonb_build_object('name', o.normalized ->> 'name', 'state', o.state,
+                'message', 'draft ' || coalesce(o.pod_draft_id, '(id not recorded)')
+                  || ' is not checked out: check it out (pay for it) at the POD service, or delete it'),
+              ${at}::timestamptz
+            from store_orders o
+            where o.state = 'drafted'
+              and (select max(e.at) from order_events e where e.order_id = o.id and e.to_state = 'drafted') < ${cutoff}::timestamptz
+            on conflict (dedup_key) do nothing
+            returning id`.execute(k)
+        )
+        return rows.length
+      })
+
     const lastOrderMoveAt = db.use((k) => k.selectFrom("order_events").select("at").orderBy("id", "desc").limit(1).executeTakeFirst())
       .pipe(Effect.map((row) => (row === undefined ? null : asDate(row.at))))
 
     return {
+      alertDraftsNotCheckedOut,
       lastOrderMoveAt,
       raiseCondition,
       resolveCondition,

@@ -136,6 +136,38 @@ for (const backend of backends) {
         expect(yield* outboxOf(other)).toEqual([])
       })))
 
+    it.scoped("a draft not checked out after the report's hours is one alert, however often the watch asks", () =>
+      run(Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const alerts = yield* AlertsRepo
+        const orders = yield* OrdersRepo
+        const { rowId } = yield* storedSampleOrder("n1")
+        yield* orders.transition(rowId, "pulled", "ready", { actor: "match", reason: "planned" })
+        yield* orders.transition(rowId, "ready", "drafted", { actor: "draft", reason: "draft made", podDraftId: "d-n1" })
+        const { rowId: paid } = yield* storedSampleOrder("n2")
+        yield* orders.transition(paid, "pulled", "ready", { actor: "match", reason: "planned" })
+        yield* orders.transition(paid, "ready", "drafted", { actor: "draft", reason: "draft made", podDraftId: "d-n2" })
+        yield* orders.transition(paid, "drafted", "checked_out", { actor: "follow", reason: "checked out" })
+
+        const dayAgo = (now: number) => new Date(now - 24 * 3_600_000)
+        yield* TestClock.adjust("23 hours")
+        expect(yield* alerts.alertDraftsNotCheckedOut(dayAgo(T0 + 23 * 3_600_000))).toBe(0)
+        yield* TestClock.adjust("2 hours")
+        expect(yield* alerts.alertDraftsNotCheckedOut(dayAgo(T0 + 25 * 3_600_000))).toBe(1)
+        expect(yield* alerts.alertDraftsNotCheckedOut(dayAgo(T0 + 25 * 3_600_000))).toBe(0)
+        expect(yield* outboxOf(rowId)).toEqual([{
+          kind: "order.not_checked_out",
+          reason: null,
+          data: {
+            name: "#1001",
+            state: "drafted",
+            message: "draft d-n1 is not checked out: check it out (pay for it) at the POD service, or delete it"
+          }
+        }])
+        expect(yield* outboxOf(paid)).toEqual([])
+        expect(sentSummary([{ kind: "order.not_checked_out", reason: null, count: 1 }])).toContain("1 draft not checked out")
+      })))
+
     it.scoped("sends them once on every channel: a signed JSON webhook, a Slack text and an email, each saying what they are", () =>
       run(Effect.gen(function*() {
         yield* TestClock.setTime(Date.now())
