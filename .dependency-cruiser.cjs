@@ -38,8 +38,26 @@ const LAYERS = [
     "schedule",
     "observability"
   ]],
+  // The web console (issue 15): pages and actions over the services the CLI uses, served by http.
+  ["console", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability",
+    "pipeline",
+    "reporting"
+  ]],
   // The daemon's HTTP surface.
   ["http", [
+    "console",
     "domain",
     "pod/schemas",
     "config",
@@ -57,6 +75,7 @@ const LAYERS = [
   ]],
   // The composition root: layers wired once, for the daemon and every command.
   ["app", [
+    "console",
     "domain",
     "pod/schemas",
     "config",

@@ -8,6 +8,7 @@ import type { AppConfig } from "../config/AppConfig.js"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
 import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
@@ -27,7 +28,8 @@ export const ReposLive = Layer.mergeAll(
   StatusRepo.Default,
   WebhookInboxRepo.Default,
   CatalogRepo.Default,
-  MappingsRepo.Default
+  MappingsRepo.Default,
+  AttentionRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */

@@ -40,7 +40,13 @@ const Lifecycle = (config: AppConfig) =>
 export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => {
   const webhooks = config.pod.webhooks
   return Lifecycle(config).pipe(
-    Layer.provideMerge(HttpServerLive(config.server)),
+    Layer.provideMerge(HttpServerLive(config.server, {
+      config: config.console,
+      attention: {
+        notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
+        noDraftAfterMinutes: config.reports.noDraftAfterMinutes
+      }
+    })),
     Layer.provideMerge(Layer.mergeAll(
       PipelineLive(config, options),
       ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })

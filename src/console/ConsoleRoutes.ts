@@ -1,0 +1,247 @@
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Option } from "effect"
+import type { DbError } from "../db/Db.js"
+import { isPersonAction } from "../domain/PersonAction.js"
+import type { StatusReport } from "../observability/StatusReport.js"
+import { lookUpOrder } from "../pipeline/Explain.js"
+import { actOnOrders, type ActionOutcome, seenOrderOf } from "../pipeline/PersonActions.js"
+import { ReportService } from "../reporting/ReportService.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { ConsoleAuth } from "./ConsoleAuth.js"
+import { admit, type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
+import { CONSOLE_CSS } from "./ConsoleStyle.js"
+import { html, loginPage, page, renderFragment, type Section } from "./Html.js"
+import { overviewContent, type OverviewExtras, overviewLive } from "./OverviewView.js"
+import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
+import { storyContent } from "./StoryView.js"
+
+/** When a waiting order counts as stuck, from `reports:` (the report says the same). */
+export interface AttentionSettings {
+  readonly notCheckedOutAfterHours: number
+  readonly noDraftAfterMinutes: number
+}
+
+const QUEUE_LIMIT = 300
+
+// htmx is served from the daemon's own node_modules: no CDN, works offline.
+const HTMX = fs.readFileSync(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"))
+
+const formOf = Effect.flatMap(HttpServerRequest.HttpServerRequest, (r) => r.urlParamsBody).pipe(
+  Effect.map((params): ReadonlyArray<readonly [string, string]> => params),
+  Effect.orElseSucceed((): ReadonlyArray<readonly [string, string]> => [])
+)
+const param = (form: ReadonlyArray<readonly [string, string]>, name: string) => form.find(([k]) => k === name)?.[1]
+const query = (name: string) =>
+  Effect.map(HttpServerRequest.ParsedSearchParams, (p) => {
+    const v = p[name]
+    return typeof v === "string" && v !== "" ? v : undefined
+  })
+
+const chrome = (caller: Caller, title: string, section: Section) =>
+  Effect.map(ConsoleAuth, (auth) => ({
+    title,
+    section,
+    user: caller.session.user,
+    csrfToken: caller.csrfToken,
+    loggedIn: auth.access._tag === "Login"
+  }))
+
+/** GET pages: admitted (a local caller gets a session cookie with the page), or turned away. */
+const getPage = <E, R>(render: (caller: Caller) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function*() {
+    const admission = yield* admit({ post: false })
+    if (admission._tag === "Turned") return admission.response
+    const response = yield* render(admission.caller)
+    if (!admission.caller.fresh) return response
+    const auth = yield* ConsoleAuth
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return withSessionCookie(response, request, auth.cookieValue(admission.caller.session), admission.caller.session.expiresAtMs)
+  })
+
+const driftOf = Effect.gen(function*() {
+  const reports = yield* Effect.serviceOption(ReportService)
+  if (Option.isNone(reports)) return null
+  const listed = yield* reports.value.list.pipe(Effect.orElseSucceed(() => []))
+  const summary = listed.find((r) => r.summary !== null)?.summary
+  return summary === undefined || summary === null ? null : { findings: summary.findings, label: summary.label }
+})
+
+/**
+ * The web console at /console (issue 15): overview, the needs-a-person queue with its actions,
+ * and each order's story. `statusReport` is what GET /status answers (the daemon's HTTP layer
+ * gives it), so the console reads what the CLI reads.
+ */
+export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbError, R>, attention: AttentionSettings) => {
+  const overviewData = Effect.all({ report: statusReport, drift: driftOf }).pipe(
+    Effect.map(({ drift, report }) => ({ report, extras: { drift } satisfies OverviewExtras }))
+  )
+
+  const queuePage = (caller: Caller, filter: QueueFilter, outcomes: ReadonlyArray<ActionOutcome>) =>
+    Effect.gen(function*() {
+      const repo = yield* AttentionRepo
+      const nowMs = yield* Clock.currentTimeMillis
+      const reason = filter.reason === undefined ? {} : filterOfReasonKey(filter.reason)
+      const bounds = {
+        draftedBefore: new Date(nowMs - attention.notCheckedOutAfterHours * 3_600_000),
+        inDoubtBefore: new Date(nowMs - attention.noDraftAfterMinutes * 60_000)
+      }
+      const orders = yield* repo.waiting({ storeKey: filter.store, ...reason, ...bounds, limit: QUEUE_LIMIT })
+      const { report } = yield* overviewData
+      const reasonKeys = [...new Set(report.attention.map((a) => a.what.replace(": ", ":")).concat(orders.map(reasonKeyOf)))].sort()
+      const content = queueContent({
+        orders,
+        storeKeys: report.pulls.map((p) => p.storeKey),
+        reasonKeys,
+        filter,
+        nowMs,
+        csrfToken: caller.csrfToken,
+        actionKey: randomUUID(),
+        outcomes,
+        limit: QUEUE_LIMIT
+      })
+      return htmlResponse(page(yield* chrome(caller, "Needs a person", "queue"), content))
+    })
+
+  return HttpRouter.empty.pipe(
+    HttpRouter.get(
+      "/console/assets/console.css",
+      Effect.succeed(HttpServerResponse.text(CONSOLE_CSS, { contentType: "text/css; charset=utf-8", headers: SECURITY_HEADERS }))
+    ),
+    HttpRouter.get(
+      "/console/assets/htmx.min.js",
+      Effect.succeed(HttpServerResponse.uint8Array(HTMX, { contentType: "text/javascript; charset=utf-8", headers: SECURITY_HEADERS }))
+    ),
+    HttpRouter.get(
+      "/console/login",
+      Effect.gen(function*() {
+        const auth = yield* ConsoleAuth
+        if (auth.access._tag !== "Login") return HttpServerResponse.redirect("/console", { status: 303, headers: SECURITY_HEADERS })
+        return htmlResponse(loginPage(undefined))
+      })
+    ),
+    HttpRouter.post(
+      "/console/login",
+      Effect.gen(function*() {
+        const auth = yield* ConsoleAuth
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (auth.access._tag !== "Login") return HttpServerResponse.redirect("/console", { status: 303, headers: SECURITY_HEADERS })
+        const origin = request.headers["origin"]
+        if (origin !== undefined && (!URL.canParse(origin) || new URL(origin).host !== request.headers["host"])) {
+          return htmlResponse(loginPage("refused: the login form must be sent from this console"), 403)
+        }
+        const form = yield* formOf
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        const outcome = yield* auth.login(address, param(form, "user") ?? "", param(form, "password") ?? "")
+        switch (outcome._tag) {
+          case "Limited":
+            yield* Effect.logWarning("console: login refused, too many failed attempts").pipe(Effect.annotateLogs({ address }))
+            return htmlResponse(
+              loginPage(`too many failed logins from this address: try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} min`),
+              429
+            )
+          case "Refused":
+            yield* Effect.logWarning("console: failed login").pipe(Effect.annotateLogs({ address }))
+            return htmlResponse(loginPage("wrong user, password or token"), 401)
+          case "LoggedIn":
+            yield* Effect.logInfo("console: logged in").pipe(Effect.annotateLogs({ user: outcome.session.user, address }))
+            return withSessionCookie(
+              HttpServerResponse.redirect("/console", { status: 303, headers: SECURITY_HEADERS }),
+              request,
+              auth.cookieValue(outcome.session),
+              outcome.session.expiresAtMs
+            )
+        }
+      })
+    ),
+    HttpRouter.post(
+      "/console/logout",
+      Effect.gen(function*() {
+        const form = yield* formOf
+        const admission = yield* admit({ post: true, form })
+        if (admission._tag === "Turned") return admission.response
+        const auth = yield* ConsoleAuth
+        yield* auth.logout(admission.caller.session)
+        return HttpServerResponse.redirect("/console/login", { status: 303, headers: SECURITY_HEADERS }).pipe(
+          HttpServerResponse.expireCookie("podsync_console", { path: "/console" })
+        )
+      })
+    ),
+    HttpRouter.get(
+      "/console",
+      getPage((caller) =>
+        Effect.gen(function*() {
+          const { extras, report } = yield* overviewData
+          return htmlResponse(page(yield* chrome(caller, "Overview", "overview"), overviewContent(report, extras)))
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/console/live",
+      getPage(() => Effect.map(overviewData, ({ extras, report }) => htmlResponse(renderFragment(overviewLive(report, extras)))))
+    ),
+    HttpRouter.get(
+      "/console/queue",
+      getPage((caller) =>
+        Effect.gen(function*() {
+          return yield* queuePage(caller, { store: yield* query("store"), reason: yield* query("reason") }, [])
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/console/queue/act",
+      Effect.gen(function*() {
+        const form = yield* formOf
+        const admission = yield* admit({ post: true, form })
+        if (admission._tag === "Turned") return admission.response
+        const caller = admission.caller
+        const one = param(form, "one")
+        const [action, ...rest] = one !== undefined ? one.split("|") : [param(form, "bulk") ?? ""]
+        const values = one !== undefined ? [rest.join("|")] : form.filter(([k]) => k === "sel").map(([, v]) => v)
+        const seen = values.map(seenOrderOf).filter((s) => s !== undefined)
+        const key = param(form, "key") ?? randomUUID()
+        const outcomes = action !== undefined && isPersonAction(action) && seen.length > 0
+          ? yield* actOnOrders(action, seen, { user: caller.session.user, actionKey: key })
+          : [{ id: 0, referenceId: null, outcome: "refused" as const, message: "choose an action and at least one order" }]
+        yield* Effect.logInfo("console: action").pipe(
+          Effect.annotateLogs({ user: caller.session.user, action, orders: outcomes.map((o) => `${o.referenceId ?? o.id}: ${o.outcome}`) })
+        )
+        const back = param(form, "back")
+        if (back !== undefined) return yield* storyPage(caller, back, outcomes)
+        return yield* queuePage(caller, { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined }, outcomes)
+      })
+    ),
+    HttpRouter.get(
+      "/console/order",
+      getPage((caller) => Effect.flatMap(query("ref"), (ref) => storyPage(caller, ref ?? "", [])))
+    )
+  )
+
+  function storyPage(caller: Caller, ref: string, outcomes: ReadonlyArray<ActionOutcome>) {
+    return Effect.gen(function*() {
+      const found = yield* lookUpOrder(ref)
+      const title = yield* chrome(caller, ref, "order")
+      if (found._tag !== "Found") {
+        const text = found._tag === "NotFound" ? `No order ${ref}.` : `${ref} is more than one order: ${found.references.join(", ")}.`
+        return htmlResponse(page(title, html`<p class="muted">${text}</p>`), 404)
+      }
+      const orders = yield* OrdersRepo
+      const stored = yield* orders.byReference(found.story.referenceId)
+      if (stored === undefined) return htmlResponse(page(title, html`<p class="muted">No order ${ref}.</p>`), 404)
+      const events = yield* orders.story(stored.id)
+      const content = storyContent({
+        story: found.story,
+        stored,
+        eventData: events.map((e) => e.data),
+        csrfToken: caller.csrfToken,
+        actionKey: randomUUID()
+      })
+      return htmlResponse(
+        page({ ...title, title: found.story.name }, outcomes.length === 0 ? content : html`${outcomeList(outcomes)}${content}`)
+      )
+    })
+  }
+}
