@@ -26,7 +26,7 @@ export const SECURITY_HEADERS = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cache-control": "no-store"
 }
 

@@ -91,7 +91,9 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
       }
       const orders = yield* repo.waiting({ storeKey: filter.store, ...reason, ...bounds, limit: QUEUE_LIMIT })
       const { report } = yield* overviewData
-      const reasonKeys = [...new Set(report.attention.map((a) => a.what.replace(": ", ":")).concat(orders.map(reasonKeyOf)))].sort()
+      // Every reason waiting now (status counts them all), and those of the orders listed.
+      const reasonKeys = [...new Set(report.attention.map((a) => a.what.replace(": ", ":")).concat(orders.map(reasonKeyOf)))]
+        .filter((key) => filterOfReasonKey(key).state !== undefined).sort()
       const content = queueContent({
         orders,
         storeKeys: report.pulls.map((p) => p.storeKey),

@@ -32,6 +32,9 @@ export const actionTextOf = (order: WaitingOrder) =>
     ? "podsync could not tell whether the draft reached the POD service: it looks it up before any retry; Retry now looks now"
     : actionFor(order.state, order.heldReason)
 
+/** `held:out_of_stock` → "held: out of stock". */
+export const reasonTitle = (key: string) => key.replaceAll("_", " ").replace(":", ": ")
+
 export interface QueueFilter {
   readonly store?: string | undefined
   readonly reason?: string | undefined
@@ -75,7 +78,7 @@ export const queueContent = (input: {
       </select></label>
       <label>Reason <select name="reason">
         <option value="">every reason</option>
-        ${input.reasonKeys.map((r) => html`<option value=${r} selected=${r === input.filter.reason}>${r.replaceAll("_", " ")}</option>`)}
+        ${input.reasonKeys.map((r) => html`<option value=${r} selected=${r === input.filter.reason}>${reasonTitle(r)}</option>`)}
       </select></label>
       <button type="submit" class="secondary">Filter</button>
     </form>
@@ -93,7 +96,7 @@ export const queueContent = (input: {
         [...groups.entries()].map(([key, orders]) => {
           const [first] = orders
           return html`<section class="group" data-reason=${key}>
-          <h2>${key.replaceAll("_", " ")} <span class="pill warn">${orders.length}</span>
+          <h2>${reasonTitle(key)} <span class="pill warn">${orders.length}</span>
             <span class="what">${first === undefined ? "" : actionTextOf(first)}</span></h2>
           <table>
             <thead><tr><th></th><th>order</th><th>store</th><th>waiting</th><th class="hide-narrow">what happened</th><th>actions</th></tr></thead>
@@ -106,11 +109,11 @@ export const queueContent = (input: {
                 <td>${order.storeKey}</td>
                 <td>${age(order)}</td>
                 <td class="hide-narrow">${order.message ?? order.state.replaceAll("_", " ")}</td>
-                <td class="actions">${
+                <td><div class="actions">${
                 actionsFor(order).map((action) =>
                   html`<button type="submit" name="one" value=${`${action}|${seenOrderValue(order)}`}>${ACTION_LABELS[action]}</button>`
                 )
-              }</td>
+              }</div></td>
               </tr>`
             )
           }</tbody>

@@ -179,7 +179,10 @@ schedules: { pull: "every five minutes" }
     expect(issues).toEqual(expect.arrayContaining([
       { path: "log.level", message: 'expected one of trace, debug, info, warning, error, none; got "loud"' },
       { path: "schedule", message: 'unknown key "schedule"; did you mean "schedules"?' },
-      { path: "mystery", message: 'unknown key "mystery"; expected one of database, dataDir, log, server, console, pod, stores, schedules, reports' }
+      {
+        path: "mystery",
+        message: 'unknown key "mystery"; expected one of database, dataDir, log, server, console, pod, stores, schedules, reports'
+      }
     ]))
     expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)
     expect(issuesOf(minimal().replace("pod:", "pod:\n  rateLimt: { requests: 5 }"), { POD_CLIENT_KEY: "k" })).toEqual([
