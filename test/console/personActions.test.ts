@@ -6,7 +6,8 @@ import { actOnOrders } from "../../src/pipeline/PersonActions.js"
 import { decideMatch } from "../../src/pipeline/MatchDecision.js"
 import { AttentionRepo } from "../../src/repos/AttentionRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
-import { testDatabases } from "../support/database.js"
+import { Db } from "../../src/db/Db.js"
+import { otherReplicaDb, testDatabases } from "../support/database.js"
 import { sampleOrder } from "../support/orders.js"
 
 const T0 = Date.parse("2026-11-26T09:00:00Z")
@@ -58,6 +59,20 @@ for (const database of testDatabases()) {
           // Due now: the draft stage claims it at once.
           const claimed = yield* Effect.flatMap(OrdersRepo, (r) => r.claim(["ready"], 10, "drafter", 60))
           expect(claimed.map((o) => o.id)).toContain(seen.id)
+        }))
+
+      it.scoped("a double click sent twice at once, through two connections, acts once", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(T0)
+          const seen = yield* orderIn("x1", ["ready", "drafted", "cancel_pending"])
+          const other = yield* otherReplicaDb(database)
+          const viaOther = actOnOrders("handled", [seen], person("k-x1")).pipe(
+            Effect.provide(AttentionRepo.Default.pipe(Layer.provide(Layer.succeed(Db, other))))
+          )
+          const outcomes = yield* Effect.all([actOnOrders("handled", [seen], person("k-x1")), viaOther], { concurrency: "unbounded" })
+          expect(outcomes.map(([o]) => o!.outcome).sort()).toEqual(["already_done", "done"])
+          const byPerson = (yield* eventsOf(seen.id)).filter((e) => e.actor === "console:anna")
+          expect(byPerson).toHaveLength(1)
         }))
 
       it.effect("refuses an action on an order whose state changed since the page was shown, saying what it is now", () =>
