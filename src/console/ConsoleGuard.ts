@@ -90,7 +90,9 @@ export const admit = (options: { readonly post: boolean; readonly form?: Readonl
         // Without auth only this machine is let in; the Host check stops a DNS-rebinding page.
         const local = Option.match(request.remoteAddress, { onNone: () => false, onSome: isLoopbackHost })
           || Option.exists(request.remoteAddress, (a) => a.startsWith("::ffff:127."))
-        if (!local || !isLoopbackHost(hostName(request.headers["host"]))) {
+        // A proxied request (forwarding headers) comes from elsewhere, whatever its socket says.
+        const proxied = ["x-forwarded-for", "forwarded", "x-real-ip"].some((h) => request.headers[h] !== undefined)
+        if (!local || proxied || !isLoopbackHost(hostName(request.headers["host"]))) {
           return turned(refusal(403, "without console.auth the console answers only on this machine, at a loopback address"))
         }
         session = yield* auth.localSession

@@ -17,6 +17,7 @@ import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment, type Section } from "./Html.js"
 import { overviewContent, type OverviewExtras, overviewLive } from "./OverviewView.js"
 import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
+import { reportsContent } from "./ReportsView.js"
 import { storyContent } from "./StoryView.js"
 
 /** When a waiting order counts as stuck, from `reports:` (the report says the same). */
@@ -216,11 +217,81 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         return yield* queuePage(caller, { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined }, outcomes)
       })
     ),
+    HttpRouter.get("/console/reports", getPage((caller) => reportsPage(caller, undefined))),
+    HttpRouter.get(
+      "/console/reports/file/:name",
+      getPage(() =>
+        Effect.gen(function*() {
+          const { name } = yield* HttpRouter.params
+          const reports = yield* Effect.serviceOption(ReportService)
+          const file = Option.isNone(reports) ? Option.none() : yield* reports.value.file(name ?? "")
+          return Option.match(file, {
+            onNone: () => htmlResponse(`no report file ${name ?? ""}`, 404),
+            onSome: (f) =>
+              HttpServerResponse.uint8Array(f.bytes, {
+                contentType: f.contentType,
+                // A report is a page of its own: inline styles, nothing loaded, no script.
+                headers: {
+                  ...SECURITY_HEADERS,
+                  "content-security-policy": f.format === "html"
+                    ? "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
+                    : SECURITY_HEADERS["content-security-policy"],
+                  ...(f.format === "html"
+                    ? {}
+                    : { "content-disposition": `attachment; filename="${(name ?? "").replace(/[^A-Za-z0-9._-]/g, "_")}"` })
+                }
+              })
+          })
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/console/reports/run",
+      Effect.gen(function*() {
+        const form = yield* formOf
+        const admission = yield* admit({ post: true, form })
+        if (admission._tag === "Turned") return admission.response
+        const reports = yield* Effect.serviceOption(ReportService)
+        if (Option.isNone(reports)) {
+          return yield* reportsPage(admission.caller, { ok: false, text: "reports are not written by this process" })
+        }
+        const request = {
+          from: param(form, "from") || undefined,
+          to: param(form, "to") || undefined,
+          store: param(form, "store") || undefined
+        }
+        yield* Effect.logInfo("console: report run").pipe(Effect.annotateLogs({ user: admission.caller.session.user, ...request }))
+        const flash = yield* reports.value.run(request).pipe(
+          Effect.map(({ summary }) => ({ ok: true, text: `written: ${summary.label}, ${summary.findings} drift findings` })),
+          Effect.catchTags({
+            ReportPeriodError: (error) => Effect.succeed({ ok: false, text: error.message }),
+            UnknownReportStoreError: (error) => Effect.succeed({ ok: false, text: error.message }),
+            ReportFilesError: (error) => Effect.succeed({ ok: false, text: error.message })
+          })
+        )
+        return yield* reportsPage(admission.caller, flash)
+      })
+    ),
     HttpRouter.get(
       "/console/order",
       getPage((caller) => Effect.flatMap(query("ref"), (ref) => storyPage(caller, ref ?? "", [])))
     )
   )
+
+  function reportsPage(caller: Caller, flash: { readonly ok: boolean; readonly text: string } | undefined) {
+    return Effect.gen(function*() {
+      const reports = yield* Effect.serviceOption(ReportService)
+      const listed = Option.isNone(reports) ? [] : yield* reports.value.list
+      const { report } = yield* overviewData
+      const content = reportsContent({
+        reports: listed,
+        csrfToken: caller.csrfToken,
+        storeKeys: report.pulls.map((p) => p.storeKey),
+        flash
+      })
+      return htmlResponse(page(yield* chrome(caller, "Reports", "reports"), content))
+    })
+  }
 
   function storyPage(caller: Caller, ref: string, outcomes: ReadonlyArray<ActionOutcome>) {
     return Effect.gen(function*() {

@@ -13,7 +13,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "order"
+export type Section = "overview" | "queue" | "order" | "reports"
 
 export interface Chrome {
   readonly title: string
@@ -30,7 +30,8 @@ const HTMX_CONFIG = JSON.stringify({ allowEval: false, includeIndicatorStyles: f
 
 const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; readonly label: string }> = [
   { section: "overview", href: "/console", label: "Overview" },
-  { section: "queue", href: "/console/queue", label: "Needs a person" }
+  { section: "queue", href: "/console/queue", label: "Needs a person" },
+  { section: "reports", href: "/console/reports", label: "Reports" }
 ]
 
 export const page = (chrome: Chrome, content: Html) =>

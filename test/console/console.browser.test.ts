@@ -149,6 +149,16 @@ it.live(
         expect(await page.locator("details[open]").count()).toBe(0)
         await page.screenshot({ path: `${SHOTS}/order-story.png`, fullPage: true })
 
+        // Reports: run one now, see it listed with its files, open the HTML one.
+        await page.goto(`${base}/console/reports`)
+        await page.click("button:has-text('Run a report now')")
+        expect(await page.textContent("[role=status]")).toContain("written:")
+        expect(await page.locator("[data-testid=reports] tbody tr").count()).toBe(1)
+        await page.screenshot({ path: `${SHOTS}/reports.png`, fullPage: true })
+        const opened = await page.goto(`${base}${await page.getAttribute("[data-testid=reports] a:has-text('open')", "href")}`)
+        expect(opened?.status()).toBe(200)
+        expect(opened?.headers()["content-type"]).toContain("text/html")
+
         // A forged POST (the session's cookie, no CSRF token) and a POST without a session are refused.
         const cookie = (await context.cookies()).find((c) => c.name === "podsync_console")!
         const forged = await fetch(`${base}/console/queue/act`, {

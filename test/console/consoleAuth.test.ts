@@ -143,6 +143,9 @@ describe("on a loopback host without auth", () => {
             }).on("error", reject)
           )
           expect(rebound).toBe(403)
+          // A reverse proxy on this machine forwarding the world: refused without console.auth.
+          const proxied = await fetch(`http://127.0.0.1:${port}/console`, { headers: { "x-forwarded-for": "203.0.113.7" } })
+          expect(proxied.status).toBe(403)
           // A POST needs the session's CSRF token even here.
           const post = await fetch(`http://127.0.0.1:${port}/console/queue/act`, {
             method: "POST",
