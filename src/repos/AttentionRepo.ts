@@ -205,6 +205,17 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
         }))
       ))
 
-    return { waiting, applyMoves, byIds }
+    /** The lines of a store's orders held for a missing mapping row, by SKU and variant id, with how many orders wait on each. */
+    const unmatchedLines = (storeKey: string, limit = 100) =>
+      db.use((k) =>
+        sql<{ sku: string; variant_id: string; title: string | null; n: number | string }>`
+          select coalesce(line->>'sku', '') as sku, coalesce(line->>'variantId', '') as variant_id,
+            min(line->>'title') as title, count(distinct o.id) as n
+          from store_orders as o cross join lateral jsonb_array_elements(o.normalized->'lines') as line
+          where o.state = 'held' and o.held_reason = 'unmatched' and o.store_key = ${storeKey}
+          group by 1, 2 order by n desc, sku limit ${limit}`.execute(k)
+      ).pipe(Effect.map((r) => r.rows.map((row) => ({ sku: row.sku, variantId: row.variant_id, title: row.title, orders: Number(row.n) }))))
+
+    return { waiting, applyMoves, byIds, unmatchedLines }
   })
 }) {}

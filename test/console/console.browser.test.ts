@@ -138,6 +138,32 @@ it.live(
       expect((yield* orders.byReference(cancelPending))?.state).toBe("pod_cancelled")
       expect((yield* orders.byReference(failed))?.state).not.toBe("failed")
 
+      // Mappings: the SKU the three held orders wait on, mapped from the page; they are drafted.
+      yield* Effect.promise(async () => {
+        await page.goto(`${base}/console/mappings`)
+        expect(await page.textContent("[data-testid=waiting]")).toContain("NOT-MAPPED-TEE")
+        await page.click("[data-testid=waiting] a:has-text('map it')")
+        expect(await page.inputValue("input[name=store_sku]")).toBe("NOT-MAPPED-TEE")
+        await page.fill("input[name=pod_variant_id]", "GM0002010011")
+        await page.fill("input[name=print_front]", "https://cdn.example.com/designs/podsync-front.png")
+        await page.screenshot({ path: `${SHOTS}/mappings.png`, fullPage: true })
+        await page.click("[data-testid=add-row] button[type=submit]")
+        expect(await page.textContent("[role=status]")).toContain("held orders of demo-shopify are re-planned")
+        expect(fs.readFileSync(stack.mappingFile, "utf8")).toContain(",NOT-MAPPED-TEE,GM0002010011,")
+        expect(fs.existsSync(`${stack.mappingFile}.bak`)).toBe(true)
+      })
+      yield* until(
+        "the three once-held orders drafted",
+        async () => {
+          const status = await fetch(`${base}/status`).then((r) =>
+            r.json() as Promise<{ orders: ReadonlyArray<{ state: string; count: number }> }>
+          )
+          return (status.orders.find((o) => o.state === "drafted")?.count ?? 0) >= 3
+        },
+        30_000,
+        500
+      )
+
       yield* Effect.promise(async () => {
         // The failed order's story: the person's retry on its timeline, payloads folded, no secret shown.
         await page.goto(`${base}/console/order?ref=${encodeURIComponent(failed)}`)
