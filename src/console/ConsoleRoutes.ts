@@ -9,7 +9,10 @@ import type { StatusReport } from "../observability/StatusReport.js"
 import { lookUpOrder } from "../pipeline/Explain.js"
 import { actOnOrders, type ActionOutcome, seenOrderOf } from "../pipeline/PersonActions.js"
 import { ReportService } from "../reporting/ReportService.js"
+import { NEEDS_A_PERSON } from "../domain/OrderState.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { StatusRepo } from "../repos/StatusRepo.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
@@ -30,7 +33,7 @@ export interface AttentionSettings {
   readonly noDraftAfterMinutes: number
 }
 
-const QUEUE_LIMIT = 300
+const QUEUE_LIMIT = 200
 
 // htmx is served from the daemon's own node_modules: no CDN, works offline.
 const HTMX = fs.readFileSync(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"))
@@ -95,13 +98,16 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         inDoubtBefore: new Date(nowMs - attention.noDraftAfterMinutes * 60_000)
       }
       const orders = yield* repo.waiting({ storeKey: filter.store, ...reason, ...bounds, limit: QUEUE_LIMIT })
-      const { report } = yield* overviewData
-      // Every reason waiting now (status counts them all), and those of the orders listed.
-      const reasonKeys = [...new Set(report.attention.map((a) => a.what.replace(": ", ":")).concat(orders.map(reasonKeyOf)))]
-        .filter((key) => filterOfReasonKey(key).state !== undefined).sort()
+      // Every reason waiting now (the groups `podsync status` counts), and those of the orders listed.
+      const groups = yield* Effect.flatMap(StatusRepo, (repo) => repo.waitingIn(NEEDS_A_PERSON))
+      const reasonKeys = [...new Set(groups.map(reasonKeyOf).concat(orders.map(reasonKeyOf)))].sort()
+      const stores = yield* Effect.serviceOption(StoreConnectors)
+      const storeKeys = [
+        ...new Set([...Option.match(stores, { onNone: () => [], onSome: (m) => [...m.keys()] }), ...groups.map((g) => g.storeKey)])
+      ].sort()
       const content = queueContent({
         orders,
-        storeKeys: report.pulls.map((p) => p.storeKey),
+        storeKeys,
         reasonKeys,
         filter,
         nowMs,

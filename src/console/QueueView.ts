@@ -7,14 +7,18 @@ import type { WaitingOrder } from "../repos/AttentionRepo.js"
 import { ageText, html, type Html } from "./Html.js"
 
 /** Why an order is in the queue, as a key the filter and the grouping use: `held:unmatched`, `failed`, `not_checked_out`. */
-export const reasonKeyOf = (order: Pick<WaitingOrder, "state" | "heldReason">) =>
-  order.state === "drafted"
+export const reasonKeyOf = (
+  order: { readonly state: OrderState; readonly heldReason?: string | null; readonly reason?: string | null }
+) => {
+  const reason = order.heldReason ?? order.reason ?? null
+  return order.state === "drafted"
     ? "not_checked_out"
     : order.state === "held"
-    ? `held:${order.heldReason ?? "unknown"}`
+    ? `held:${reason ?? "unknown"}`
     : order.state === "pod_on_hold"
-    ? `pod_on_hold:${order.heldReason ?? "at_the_service"}`
+    ? `pod_on_hold:${reason ?? "at_the_service"}`
     : order.state
+}
 
 /** The states and held reason a reason key stands for (for the query). */
 export const filterOfReasonKey = (key: string): { state?: OrderState; heldReason?: string } => {
