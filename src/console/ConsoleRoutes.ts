@@ -73,7 +73,10 @@ const getPage = <E, R>(render: (caller: Caller) => Effect.Effect<HttpServerRespo
 const driftOf = Effect.gen(function*() {
   const reports = yield* Effect.serviceOption(ReportService)
   if (Option.isNone(reports)) return null
-  const listed = yield* reports.value.list.pipe(Effect.orElseSucceed(() => []))
+  // The drift count is one card of the overview: a failed read is logged and shown as unknown.
+  const listed = yield* reports.value.list.pipe(
+    Effect.catchAll((error) => Effect.as(Effect.logWarning("console: the reports could not be read", error), []))
+  )
   const summary = listed.find((r) => r.summary !== null)?.summary
   return summary === undefined || summary === null ? null : { findings: summary.findings, label: summary.label }
 })
