@@ -40,8 +40,26 @@ const LAYERS = [
   ]],
   // Alerts: the outbox's sender, its channels and the conditions it watches.
   ["alerts", ["domain", "pod/schemas", "config", "db", "repos", "schedule", "observability"]],
+  // The web console (issue 15): pages and actions over the services the CLI uses, served by http.
+  ["console", [
+    "domain",
+    "pod/schemas",
+    "config",
+    "mapping",
+    "reports",
+    "db",
+    "pod",
+    "stores",
+    "budget",
+    "repos",
+    "schedule",
+    "observability",
+    "pipeline",
+    "reporting"
+  ]],
   // The daemon's HTTP surface.
   ["http", [
+    "console",
     "domain",
     "pod/schemas",
     "config",
@@ -60,6 +78,7 @@ const LAYERS = [
   ]],
   // The composition root: layers wired once, for the daemon and every command.
   ["app", [
+    "console",
     "domain",
     "pod/schemas",
     "config",

@@ -36,9 +36,9 @@ const LISTED = 50
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)
 
-/** Where a person reads an order's story (`podsync explain` over HTTP). */
+/** Where a person reads an order's story: its page in the console (what `podsync explain` says). */
 export const storyLink = (linkBase: string, referenceId: string): string =>
-  `${linkBase.replace(/\/+$/, "")}/explain?ref=${encodeURIComponent(referenceId)}`
+  `${linkBase.replace(/\/+$/, "")}/console/order?ref=${encodeURIComponent(referenceId)}`
 
 const orderTitle = (alert: OutboxAlert): string => {
   const name = text(alert.data.name)

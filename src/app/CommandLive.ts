@@ -9,6 +9,7 @@ import { MappingStore } from "../pipeline/MappingStore.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
 import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { AlertsRepo } from "../repos/AlertsRepo.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
@@ -29,7 +30,8 @@ export const ReposLive = Layer.mergeAll(
   WebhookInboxRepo.Default,
   CatalogRepo.Default,
   MappingsRepo.Default,
-  AlertsRepo.Default
+  AlertsRepo.Default,
+  AttentionRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */

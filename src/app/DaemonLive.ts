@@ -42,7 +42,13 @@ const Lifecycle = (config: AppConfig) =>
 export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => {
   const webhooks = config.pod.webhooks
   return Lifecycle(config).pipe(
-    Layer.provideMerge(HttpServerLive(config.server)),
+    Layer.provideMerge(HttpServerLive(config.server, {
+      config: config.console,
+      attention: {
+        notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
+        noDraftAfterMinutes: config.reports.noDraftAfterMinutes
+      }
+    })),
     Layer.provideMerge(Layer.mergeAll(
       PipelineLive(config, options),
       AlertsLive(config, options.owner === undefined ? {} : { owner: options.owner }),

@@ -256,6 +256,36 @@ export const StoreConfig = StoreFields.pipe(
 )
 export type StoreConfig = typeof StoreConfig.Type
 
+/** `scrypt:<N>:<r>:<p>:<salt, base64>:<hash, base64>` (README "Console" says how to make one). */
+export const PASSWORD_HASH_FORMAT = /^scrypt:\d+:\d+:\d+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/
+
+const PasswordHash = Schema.Redacted(Schema.String.pipe(Schema.filter((s) =>
+  PASSWORD_HASH_FORMAT.test(s) ||
+  'expected scrypt:<N>:<r>:<p>:<salt>:<hash> (README, "Console", prints one for a password); the value is not shown'
+)))
+
+/**
+ * Who may use the console and how long a login lasts. With neither passwordHash nor token (their
+ * variables unset) nobody can log in: the console then counts as having no auth.
+ */
+const ConsoleAuth = Schema.Struct({
+  /** The name a login goes by: recorded as the actor of every action taken in the console. */
+  user: withDefault(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._@-]{1,64}$/)), () => "seller"),
+  passwordHash: optionalWith(PasswordHash),
+  token: optionalWith(Secret),
+  /** Signs the session cookies; absent: a random one per start (logins end when the daemon restarts). */
+  sessionSecret: optionalWith(Secret),
+  sessionHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 12)
+})
+
+/** The web console at /console (README "Console"). */
+const ConsoleSection = Schema.Struct({
+  /** false turns it off; true (the default) serves it on a loopback host, and elsewhere only with auth. */
+  enabled: withDefault(Schema.Boolean, () => true),
+  auth: optionalWith(ConsoleAuth)
+})
+export type ConsoleConfig = typeof ConsoleSection.Type
+
 export const AppConfig = Schema.Struct({
   database: withDefault(
     Schema.Struct({
@@ -280,6 +310,7 @@ export const AppConfig = Schema.Struct({
     }),
     () => ({ host: "127.0.0.1", port: 8080 })
   ),
+  console: withDefault(ConsoleSection, () => ({ enabled: true })),
   pod: PodConfig,
   stores: Schema.Array(StoreConfig),
   schedules: withDefault(

@@ -2,10 +2,14 @@ import { createServer } from "node:http"
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import type { ConsoleConfig } from "../config/AppConfig.js"
+import { consoleAccessOf } from "../console/ConsoleAccess.js"
+import { ConsoleAuth } from "../console/ConsoleAuth.js"
+import { type AttentionSettings, consoleRoutes } from "../console/ConsoleRoutes.js"
 import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
-import { MetricsRoutes } from "./MetricsRoutes.js"
+import { MetricsRoutes, statusReportNow } from "./MetricsRoutes.js"
 import { ReportRoutes } from "./ReportRoutes.js"
 import { WebhookRoutes } from "./WebhookRoutes.js"
 
@@ -14,8 +18,25 @@ export interface ServerOptions {
   readonly port: number
 }
 
+/** The web console's settings (absent: not served). */
+export interface ConsoleOptions {
+  readonly config: ConsoleConfig
+  readonly attention: AttentionSettings
+}
+
+const ConsoleLive = (host: string, options: ConsoleOptions | undefined) => {
+  const access = options === undefined ? { _tag: "Off" as const, why: "not configured" } : consoleAccessOf(host, options.config)
+  return ConsoleAuth.Default({ access, sessionSecret: options?.config.auth?.sessionSecret }).pipe(
+    Layer.tap(() =>
+      access._tag === "Off"
+        ? Effect.logInfo(`the console is off: ${access.why}`)
+        : Effect.logInfo(`the console is at /console (${access._tag === "Login" ? "login required" : "this machine only, no login"})`)
+    )
+  )
+}
+
 /** The daemon's HTTP server. Closing it (on shutdown) stops new requests and waits for those in flight. */
-export const HttpServerLive = (options: ServerOptions) =>
+export const HttpServerLive = (options: ServerOptions, console?: ConsoleOptions) =>
   HttpRouter.empty.pipe(
     HttpRouter.concat(HealthRoutes),
     HttpRouter.concat(WebhookRoutes),
@@ -23,8 +44,10 @@ export const HttpServerLive = (options: ServerOptions) =>
     HttpRouter.concat(ControlRoutes),
     HttpRouter.concat(MetricsRoutes),
     HttpRouter.concat(ReportRoutes),
+    HttpRouter.concat(consoleRoutes(statusReportNow, console?.attention ?? { notCheckedOutAfterHours: 24, noDraftAfterMinutes: 30 })),
     HttpServer.serve(),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),
+    Layer.provide(ConsoleLive(options.host, console)),
     Layer.tapErrorCause((cause) => Effect.logError("the HTTP server could not start", cause))
   )

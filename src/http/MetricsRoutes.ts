@@ -47,9 +47,12 @@ const daemonExtras = Effect.gen(function*() {
   }
 })
 
+/** The status report this daemon answers now (GET /status, and the console's overview). */
+export const statusReportNow = Effect.flatMap(daemonExtras, readStatusReport)
+
 /** GET /status: orders, what needs a person, queues, pulls, budget and traffic, as JSON. */
 export const statusResponse = Effect.gen(function*() {
-  const report = yield* readStatusReport(yield* daemonExtras)
+  const report = yield* statusReportNow
   return yield* HttpServerResponse.json(yield* Schema.encode(StatusReport)(report))
 }).pipe(
   Effect.catchTags({

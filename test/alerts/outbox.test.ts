@@ -209,7 +209,7 @@ for (const backend of backends) {
         const [message] = parsedAlerts(hook)
         expect(message?.subject).toBe("podsync: 3 alerts: 2 unmatched SKUs, 1 cancelled after draft")
         expect(message?.alerts.map((x) => x.title)).toContain(`${a.reference} (#1001) held: unmatched SKU`)
-        expect(hook.requests[0]?.body).toContain(`/explain?ref=${encodeURIComponent(a.reference)}`)
+        expect(hook.requests[0]?.body).toContain(`/console/order?ref=${encodeURIComponent(a.reference)}`)
         // Slack takes {"text"}; the text says what to do.
         expect(slack.requests).toHaveLength(1)
         expect(slack.requests[0]?.path).toBe("/services/T000/B000/token")

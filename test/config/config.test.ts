@@ -184,7 +184,7 @@ schedules: { pull: "every five minutes" }
       { path: "schedule", message: 'unknown key "schedule"; did you mean "schedules"?' },
       {
         path: "mystery",
-        message: 'unknown key "mystery"; expected one of database, dataDir, log, server, pod, stores, schedules, reports, alerts'
+        message: 'unknown key "mystery"; expected one of database, dataDir, log, server, console, pod, stores, schedules, reports, alerts'
       }
     ]))
     expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)

@@ -113,7 +113,8 @@ const deliver = (url: string, options: Signed = {}) =>
           "x-connect-client-key": CLIENT_KEY,
           ...options.headers
         },
-        body
+        // A Uint8Array, not the Buffer itself: the DOM's fetch types (which preact's bring in) take no Buffer.
+        body: typeof body === "string" ? body : new Uint8Array(body)
       })
       return { status: response.status, body: (await response.json()) as Record<string, unknown> }
     })

@@ -1,0 +1,117 @@
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { Effect, Redacted } from "effect"
+import type { ConsoleConfig } from "../config/AppConfig.js"
+
+/**
+ * Who may reach the console, decided once from the configuration (pure), and the cryptography
+ * its logins use: scrypt password hashes, HMAC-signed session cookies and CSRF tokens.
+ */
+
+export const isLoopbackHost = (host: string) =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
+
+export interface LoginAuth {
+  readonly user: string
+  readonly passwordHash: Redacted.Redacted<string> | undefined
+  readonly token: Redacted.Redacted<string> | undefined
+  readonly sessionHours: number
+}
+
+export type ConsoleAccess =
+  /** Not served: why, for the log. */
+  | { readonly _tag: "Off"; readonly why: string }
+  /** A loopback host without auth: whoever can reach it is on this machine (as for /status); no login. */
+  | { readonly _tag: "Local" }
+  | { readonly _tag: "Login"; readonly auth: LoginAuth }
+
+export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): ConsoleAccess => {
+  if (!config.enabled) return { _tag: "Off", why: "console.enabled is false" }
+  const auth = config.auth
+  if (auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) {
+    return {
+      _tag: "Login",
+      auth: { user: auth.user, passwordHash: auth.passwordHash, token: auth.token, sessionHours: auth.sessionHours }
+    }
+  }
+  if (isLoopbackHost(serverHost)) return { _tag: "Local" }
+  return {
+    _tag: "Off",
+    why: `server.host ${serverHost} is not a loopback address and console.auth has no passwordHash or token: ` +
+      'set one (README, "Console") to serve the console'
+  }
+}
+
+/** `scrypt:<N>:<r>:<p>:<salt>:<hash>` of `password`, as README "Console" makes it. */
+export const hashPassword = (password: string, cost = 16384) =>
+  Effect.async<string>((resume) => {
+    const salt = randomBytes(16)
+    scrypt(password, salt, 32, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (error, key) => {
+      resume(error ? Effect.die(error) : Effect.succeed(`scrypt:${cost}:8:1:${salt.toString("base64")}:${key.toString("base64")}`))
+    })
+  })
+
+/** Whether `password` is the one `stored` (a `hashPassword` answer) was made from. A malformed hash matches nothing. */
+export const passwordMatches = (password: string, stored: string) =>
+  Effect.async<boolean>((resume) => {
+    const [scheme, n, r, p, salt, hash] = stored.split(":")
+    const N = Number(n), R = Number(r), P = Number(p)
+    if (scheme !== "scrypt" || salt === undefined || hash === undefined || ![N, R, P].every(Number.isSafeInteger)) {
+      return resume(Effect.succeed(false))
+    }
+    const expected = Buffer.from(hash, "base64")
+    scrypt(password, Buffer.from(salt, "base64"), expected.length, { N, r: R, p: P, maxmem: 256 * N * R }, (error, key) => {
+      resume(Effect.succeed(error === null && key.length === expected.length && timingSafeEqual(key, expected)))
+    })
+  })
+
+const digest = (value: string) => createHash("sha256").update(value).digest()
+
+/** Compares two secrets in constant time whatever their lengths. */
+export const sameSecret = (given: string, secret: Redacted.Redacted<string>) =>
+  timingSafeEqual(digest(given), digest(Redacted.value(secret)))
+
+const sign = (key: Buffer, value: string) => createHmac("sha256", key).update(value).digest("base64url")
+
+export interface Session {
+  readonly user: string
+  readonly id: string
+  readonly expiresAtMs: number
+}
+
+/** The cookie value of a session: its fields, then their HMAC. */
+export const sessionCookieValue = (key: Buffer, session: Session) => {
+  const body = Buffer.from(JSON.stringify([session.user, session.id, session.expiresAtMs])).toString("base64url")
+  return `${body}.${sign(key, `session:${body}`)}`
+}
+
+/** The session a cookie value carries, if its signature holds and it has not expired at `nowMs`. */
+export const sessionOfCookie = (key: Buffer, value: string, nowMs: number): Session | undefined => {
+  const [body, signature] = value.split(".")
+  if (body === undefined || signature === undefined) return undefined
+  const expected = Buffer.from(sign(key, `session:${body}`))
+  const given = Buffer.from(signature)
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+  try {
+    const fields: unknown = JSON.parse(Buffer.from(body, "base64url").toString("utf8"))
+    if (!Array.isArray(fields)) return undefined
+    const [user, id, expiresAtMs] = fields as Array<unknown>
+    if (typeof user !== "string" || typeof id !== "string" || typeof expiresAtMs !== "number") return undefined
+    return expiresAtMs > nowMs ? { user, id, expiresAtMs } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The CSRF token of a session: every form and every htmx request of the session carries it. */
+export const csrfTokenOf = (key: Buffer, session: Session) => sign(key, `csrf:${session.id}`)
+
+export const csrfMatches = (key: Buffer, session: Session, given: string | undefined) => {
+  if (given === undefined) return false
+  const expected = Buffer.from(csrfTokenOf(key, session))
+  const actual = Buffer.from(given)
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
+}
+
+/** The key sessions are signed with: from the configured secret, or random for this process. */
+export const sessionKeyOf = (secret: Redacted.Redacted<string> | undefined) =>
+  secret === undefined ? randomBytes(32) : createHash("sha256").update(`podsync-console:${Redacted.value(secret)}`).digest()

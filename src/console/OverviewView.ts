@@ -1,0 +1,107 @@
+import { hasDraft, isOrderState, NEEDS_A_PERSON } from "../domain/OrderState.js"
+import type { StatusReport } from "../observability/StatusReport.js"
+import { ageText, html, type Html } from "./Html.js"
+
+/** What the overview adds to the status report: the last report's drift findings. */
+export interface OverviewExtras {
+  readonly drift: { readonly findings: number; readonly label: string } | null
+}
+
+const sum = (report: StatusReport, keep: (state: string) => boolean) =>
+  report.orders.filter((o) => keep(o.state)).reduce((n, o) => n + o.count, 0)
+
+const step = (label: string, count: number, side: ReadonlyArray<{ readonly label: string; readonly count: number }>) =>
+  html`<div class="card step">
+    <div class="n">${count}</div><div class="l">${label}</div>
+    ${side.filter((s) => s.count > 0).map((s) => html`<a class="side" href="/console/queue">${s.count} ${s.label}</a>`)}
+  </div>`
+
+/** The live part of the overview: re-fetched every few seconds by htmx (GET /console/live). */
+export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html => {
+  const count = (state: string) => sum(report, (s) => s === state)
+  const needing = sum(report, (s) => (NEEDS_A_PERSON as ReadonlyArray<string>).includes(s))
+  const states = [...new Set(report.orders.map((o) => o.state))]
+  const stores = [...new Set([...report.orders.map((o) => o.storeKey), ...report.pulls.map((p) => p.storeKey)])].sort()
+  const troubleOf = (storeKey: string) =>
+    [...(report.unreachable ?? []), ...(report.refused ?? [])].filter((t) => t.dependency === `store:${storeKey}`)
+  const budget = report.budget
+  return html`<section id="live" hx-get="/console/live" hx-trigger="every 5s" hx-swap="outerHTML">
+    <div class="cards">
+      <a class="card attention" href="/console/queue"><div class="n" data-testid="needs-a-person">${needing}</div><div class="l">need a person</div></a>
+      <div class="card"><div class="n">${sum(report, () => true)}</div><div class="l">orders stored</div></div>
+      <div class="card"><div class="n" data-testid="drift">${extras.drift?.findings ?? "–"}</div><div class="l">drift findings${
+    extras.drift ? ` (${extras.drift.label})` : " (no report yet)"
+  }</div></div>
+      <div class="card"><div class="n">${budget ? `${budget.inUse}/${budget.limit}` : "–"}</div><div class="l">POD budget in use${
+    budget ? ` per ${budget.windowSeconds} s` : ""
+  }</div></div>
+    </div>
+
+    <h2>Pipeline</h2>
+    <div class="flow">
+      ${step("pulled", sum(report, () => true), [{ label: "held", count: count("held") }])}
+      <span class="arrow">→</span>
+      ${
+    step("drafted", sum(report, (s) => isOrderState(s) && hasDraft(s)), [
+      { label: "failed", count: count("failed") },
+      { label: "cancel pending", count: count("cancel_pending") },
+      { label: "on hold at POD", count: count("pod_on_hold") }
+    ])
+  }
+      <span class="arrow">→</span>
+      ${step("shipped", count("shipped") + count("fulfilled"), [])}
+      <span class="arrow">→</span>
+      ${step("fulfilled", count("fulfilled"), [])}
+    </div>
+
+    <h2>Orders by state and store</h2>
+    <table>
+      <thead><tr><th>store</th>${states.map((s) => html`<th class="num">${s.replaceAll("_", " ")}</th>`)}</tr></thead>
+      <tbody>${
+    stores.map((storeKey) =>
+      html`<tr><td>${storeKey}</td>${
+        states.map((state) => {
+          const n = report.orders.find((o) => o.storeKey === storeKey && o.state === state)?.count ?? 0
+          const attention = n > 0 && (NEEDS_A_PERSON as ReadonlyArray<string>).includes(state)
+          return html`<td class=${attention ? "num bad" : "num"}>${n}</td>`
+        })
+      }</tr>`
+    )
+  }</tbody>
+    </table>
+
+    <h2>Stores</h2>
+    <table>
+      <thead><tr><th>store</th><th>last pull</th><th>last error</th></tr></thead>
+      <tbody>${
+    report.pulls.map((p) =>
+      html`<tr><td>${p.storeKey}</td><td>${p.lastPullAt === null ? "never" : `${ageText(p.ageSeconds ?? 0)} ago`}</td><td class=${
+        troubleOf(p.storeKey).length > 0 ? "bad" : "muted"
+      }>${troubleOf(p.storeKey).map((t) => "lastError" in t ? t.lastError : t.answer).join("; ") || "none"}</td></tr>`
+    )
+  }</tbody>
+    </table>
+
+    <h2>POD budget</h2>
+    ${
+    budget === null ? html`<p class="muted">not known to this process</p>` : html`<table>
+      <tbody>
+        <tr><th>slots in use</th><td class="num">${budget.inUse} of ${budget.limit} per ${budget.windowSeconds} s (${budget.inFlight} in flight)</td></tr>
+        <tr><th>waiting (urgent / normal / background)</th><td class="num">${
+      budget.waiting ? `${budget.waiting.urgent} / ${budget.waiting.normal} / ${budget.waiting.background}` : "–"
+    }</td></tr>
+        <tr><th>paused</th><td class="num">${budget.pausedUntil === null ? "no" : `until ${budget.pausedUntil}`}</td></tr>
+        <tr><th>sent / answered 429 since start</th><td class="num">${budget.sent ?? "–"} / ${budget.rateLimited ?? "–"}</td></tr>
+      </tbody>
+    </table>`
+  }
+    <p class="muted">As of ${report.generatedAt}; updates every 5 s.</p>
+  </section>`
+}
+
+export const overviewContent = (report: StatusReport, extras: OverviewExtras): Html =>
+  html`<h1>Overview</h1>${
+    (report.mappingFiles ?? []).map((m) =>
+      html`<p class="flash refused">Mapping file ${m.file} of ${m.storeKey} does not load whole: ${m.issues.join("; ")}</p>`
+    )
+  }${overviewLive(report, extras)}`
