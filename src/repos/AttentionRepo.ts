@@ -57,6 +57,20 @@ const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pen
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value))
 
 /** The console's queue of orders that need a person, and the moves a person makes on them. */
+/** What the queue shows of an order (and an action's page of what it acted on). */
+const WAITING_COLUMNS = [
+  "id",
+  "store_key",
+  "reference_id",
+  "state",
+  "held_reason",
+  "pod_draft_id",
+  "pod_order_id",
+  "updated_at",
+  sql<string | null>`normalized->>'name'`.as("name"),
+  sql<string | null>`coalesce(held_details->>'message', last_error->>'message')`.as("message")
+] as const
+
 export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/AttentionRepo", {
   effect: Effect.gen(function*() {
     const db = yield* Db
@@ -65,18 +79,7 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
     const waiting = (filter: WaitingFilter) =>
       db.use((k) => {
         let q = k.selectFrom("store_orders")
-          .select([
-            "id",
-            "store_key",
-            "reference_id",
-            "state",
-            "held_reason",
-            "pod_draft_id",
-            "pod_order_id",
-            "updated_at",
-            sql<string | null>`normalized->>'name'`.as("name"),
-            sql<string | null>`coalesce(held_details->>'message', last_error->>'message')`.as("message")
-          ])
+          .select(WAITING_COLUMNS)
           .where((w) =>
             w.or([
               w("state", "in", [...NEEDS_A_PERSON]),
@@ -176,18 +179,7 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
     const byIds = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.succeed([] as ReadonlyArray<WaitingOrder>) : db.use((k) =>
         k.selectFrom("store_orders")
-          .select([
-            "id",
-            "store_key",
-            "reference_id",
-            "state",
-            "held_reason",
-            "pod_draft_id",
-            "pod_order_id",
-            "updated_at",
-            sql<string | null>`normalized->>'name'`.as("name"),
-            sql<string | null>`coalesce(held_details->>'message', last_error->>'message')`.as("message")
-          ])
+          .select(WAITING_COLUMNS)
           .where("id", "in", [...ids])
           .execute()
       ).pipe(Effect.map((rows) =>
