@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startSmtpReceiver, startWebhookReceiver, type SmtpReceiver, type WebhookReceiver } from "../support/alertReceivers.js"
-import { podsyncAsync, tempDir } from "../support/cli.js"
+import { podsync, tempDir } from "../support/cli.js"
 
 describe("podsync alerts test", () => {
   let good: WebhookReceiver
@@ -40,7 +40,7 @@ describe("podsync alerts test", () => {
   })
 
   it("sends a test message through each channel and says what happened, without a secret in sight", async () => {
-    const result = await podsyncAsync(["alerts", "test", "--config", config])
+    const result = await podsync(["alerts", "test", "--config", config])
     expect(result.code).toBe(1)
     expect(result.stdout).toContain(`tickets (webhook to ${new URL(good.url).host}): sent`)
     expect(result.stdout).toContain(`chat (slack to ${new URL(broken.url).host}): FAILED: HTTP 500`)
@@ -55,10 +55,10 @@ describe("podsync alerts test", () => {
   })
 
   it("sends through the one channel named, and names the channels when the name is wrong", async () => {
-    const one = await podsyncAsync(["alerts", "test", "--channel", "tickets", "--config", config])
+    const one = await podsync(["alerts", "test", "--channel", "tickets", "--config", config])
     expect(one.code).toBe(0)
     expect(one.stdout.trim().split("\n")).toEqual([`tickets (webhook to ${new URL(good.url).host}): sent`])
-    const wrong = await podsyncAsync(["alerts", "test", "--channel", "tickts", "--config", config])
+    const wrong = await podsync(["alerts", "test", "--channel", "tickts", "--config", config])
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toContain(`no alert channel is named "tickts"; the channels are tickets, chat, mail`)
   })

@@ -5,10 +5,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { podsyncAsync, tempDir } from "../support/cli.js"
+import { podsync, tempDir } from "../support/cli.js"
 import { simAdmin } from "../support/simAdmin.js"
-
-const podsync = podsyncAsync
 
 const dir = tempDir("check-auth")
 let sim: RunningPodSimulator

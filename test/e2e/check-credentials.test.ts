@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { podsyncAsync } from "../support/cli.js"
+import { podsync } from "../support/cli.js"
 import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
 
 let stack: Stack
@@ -23,7 +23,7 @@ const config = (name: string, edit: (text: string) => string = (text) => text) =
 
 describe("podsync check verifies the credentials", () => {
   it("says the POD service and the store accept them, and exits 0", async () => {
-    const result = await podsyncAsync(["check", "--config", config("good")])
+    const result = await podsync(["check", "--config", config("good")])
     expect(result.stdout).toMatch(/Catalog: \d+ mapped POD variant\(s\) checked against .* OK/)
     expect(result.stdout).toContain("Store demo-shopify (shopify): credentials accepted")
     expect(result.stdout).not.toContain("NOT VERIFIED")
@@ -31,7 +31,7 @@ describe("podsync check verifies the credentials", () => {
   }, 60_000)
 
   it("names a store token the store refuses, where it is configured, and exits 1", async () => {
-    const result = await podsyncAsync(["check", "--config", config("bad-token", (t) => t.replace("shpat_sim_token", "shpat_wrong"))])
+    const result = await podsync(["check", "--config", config("bad-token", (t) => t.replace("shpat_sim_token", "shpat_wrong"))])
     expect(result.stdout).toContain(
       "Store demo-shopify (shopify): refused the credentials (HTTP 401): check stores[0].shopify.accessToken (and stores[0].shopify.shop)"
     )
@@ -41,7 +41,7 @@ describe("podsync check verifies the credentials", () => {
   }, 60_000)
 
   it("says the POD credentials are wrong, not the mapping files, and exits 1", async () => {
-    const result = await podsyncAsync(["check", "--config", config("bad-pod", (t) => t.replace("sim-client-secret", "not-the-secret"))])
+    const result = await podsync(["check", "--config", config("bad-pod", (t) => t.replace("sim-client-secret", "not-the-secret"))])
     expect(result.stderr).toContain("the POD service refuses podsync's credentials")
     expect(result.stderr).not.toContain("mapping files")
     expect(result.code).toBe(1)
@@ -49,12 +49,12 @@ describe("podsync check verifies the credentials", () => {
 
   it("says what it could not verify when a service does not answer, and exits 3 (0 with --unverified-ok)", async () => {
     const unreachable = config("pod-down", (t) => t.replace(stack.pod.url, "http://127.0.0.1:9"))
-    const result = await podsyncAsync(["check", "--config", unreachable])
+    const result = await podsync(["check", "--config", unreachable])
     expect(result.stdout).toContain("POD: NOT VERIFIED: the POD API at http://127.0.0.1:9 did not answer")
     expect(result.stdout).toContain("Store demo-shopify (shopify): credentials accepted")
     expect(result.stderr).toContain("podsync: not verified: the POD API at http://127.0.0.1:9 (did not answer)")
     expect(result.code).toBe(3)
-    const tolerant = await podsyncAsync(["check", "--config", unreachable, "--unverified-ok"])
+    const tolerant = await podsync(["check", "--config", unreachable, "--unverified-ok"])
     expect(tolerant.stdout).toContain("POD: NOT VERIFIED")
     expect(tolerant.code).toBe(0)
   }, 60_000)

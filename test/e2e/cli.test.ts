@@ -3,26 +3,26 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { exampleConfig, exited, freePort, podsync, podsyncAsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
+import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
 
 const dir = tempDir("cli")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("podsync check", () => {
-  it("prints OK for the shipped simulators' config, and that simulators that do not answer are not verified", () => {
-    expect(podsync(["check", "--config", "config/simulators.yaml", "--unverified-ok"]).stdout).toMatch(
+  it("prints OK for the shipped simulators' config, and that simulators that do not answer are not verified", async () => {
+    expect((await podsync(["check", "--config", "config/simulators.yaml", "--unverified-ok"])).stdout).toMatch(
       /^OK: config\/simulators\.yaml is valid/
     )
     // Its addresses on a port nothing listens on (other tests may run the simulators on theirs meanwhile).
     const file = path.join(dir, "simulators-unanswered.yaml")
     fs.writeFileSync(file, fs.readFileSync("config/simulators.yaml", "utf8").replaceAll(/127\.0\.0\.1:910\d/g, "127.0.0.1:9"))
-    const result = podsync(["check", "--config", file])
+    const result = await podsync(["check", "--config", file])
     expect(result.stdout).toContain("POD: NOT VERIFIED")
     expect(result.code).toBe(3)
   })
 
-  it("refuses the production example while its variables are unset, naming each", () => {
-    const result = podsync(["check", "--config", "config/podsync.example.yaml"], { POD_CLIENT_KEY: "", POD_BASE_URL: "" })
+  it("refuses the production example while its variables are unset, naming each", async () => {
+    const result = await podsync(["check", "--config", "config/podsync.example.yaml"], { POD_CLIENT_KEY: "", POD_BASE_URL: "" })
     expect(result.stderr).toContain("pod.baseUrl: environment variable POD_BASE_URL is not set")
     expect(result.stderr).toContain("pod.clientKey: environment variable POD_CLIENT_KEY is not set")
     expect(result.stderr).toContain("stores[0].shopify.accessToken: environment variable ACME_SHOPIFY_TOKEN is not set")
@@ -30,12 +30,12 @@ describe("podsync check", () => {
     expect(result.code).toBe(1)
   })
 
-  it("finds the file through $PODSYNC_CONFIG", () => {
-    const result = podsync(["check"], { PODSYNC_CONFIG: "config/demo.yaml" })
+  it("finds the file through $PODSYNC_CONFIG", async () => {
+    const result = await podsync(["check"], { PODSYNC_CONFIG: "config/demo.yaml" })
     expect(result.stdout).toMatch(/^OK: config\/demo\.yaml is valid/)
   })
 
-  it("rejects a config with several mistakes, naming each by path, without a stack trace", () => {
+  it("rejects a config with several mistakes, naming each by path, without a stack trace", async () => {
     const file = path.join(dir, "bad.yaml")
     fs.writeFileSync(
       file,
@@ -55,7 +55,7 @@ describe("podsync check", () => {
         "  pull: every five minutes"
       ].join("\n")
     )
-    const result = podsync(["check", "--config", file])
+    const result = await podsync(["check", "--config", file])
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain("pod.clientKey: environment variable PODSYNC_TEST_MISSING_KEY is not set")
     expect(result.stderr).toContain('server.port: expected a whole number, got "eighty"')
@@ -65,8 +65,8 @@ describe("podsync check", () => {
     expect(result.stdout).not.toContain("OK")
   })
 
-  it("says where it looked when the file is missing", () => {
-    const result = podsync(["check", "--config", path.join(dir, "nope.yaml")])
+  it("says where it looked when the file is missing", async () => {
+    const result = await podsync(["check", "--config", path.join(dir, "nope.yaml")])
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/nope\.yaml.*file not found/s)
   })
@@ -83,7 +83,7 @@ describe("podsync start on the embedded database", () => {
       const ready = await waitForHttp(`http://127.0.0.1:${port}/readyz`)
       expect(await ready.json()).toMatchObject({ status: "ready" })
 
-      const second = podsync(["start", "--config", config])
+      const second = await podsync(["start", "--config", config])
       expect(second.code).toBe(1)
       expect(second.stderr).toMatch(/in use by another podsync process \(pid \d+\)/)
       // It never started: nothing else is said (no "podsync stopped", no log lines).
@@ -92,26 +92,26 @@ describe("podsync start on the embedded database", () => {
       // Another data folder on the taken port: the port is said at once, alone, before anything starts.
       const elsewhere = path.join(dir, "elsewhere")
       fs.mkdirSync(elsewhere)
-      const taken = podsync(["start", "--config", exampleConfig(elsewhere, port)])
+      const taken = await podsync(["start", "--config", exampleConfig(elsewhere, port)])
       expect(taken.code).toBe(1)
       expect(taken.stderr).toBe(
         `podsync: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port} (is another podsync running? change server.port)\n`
       )
       expect(fs.existsSync(path.join(elsewhere, "data"))).toBe(false)
 
-      const status = podsync(["status", "--config", config])
+      const status = await podsync(["status", "--config", config])
       expect(status.code).toBe(0)
       expect(status.stdout).toContain("running daemon")
 
       // The daemon holds the embedded database: these go through it, never to the lock.
-      const pull = podsync(["pull", "--config", config])
+      const pull = await podsync(["pull", "--config", config])
       expect(pull.stderr).not.toContain("in use")
       expect(pull.stdout).toContain("The running daemon is pulling")
       expect(pull.code).toBe(0)
-      const reconcile = podsync(["reconcile", "--config", config])
+      const reconcile = await podsync(["reconcile", "--config", config])
       expect(reconcile.stdout).toContain("The running daemon is reconciling")
       expect(reconcile.code).toBe(0)
-      const unknown = podsync(["explain", "nobody:1", "--config", config])
+      const unknown = await podsync(["explain", "nobody:1", "--config", config])
       expect(unknown.stderr).toBe(
         "podsync: no order nobody:1 (give its reference <store key>:<store order id>, e.g. acme-shopify:5550001, or the store's order name, e.g. #1006)\n"
       )
@@ -130,13 +130,13 @@ describe("podsync start on the embedded database", () => {
     }
   }, 120_000)
 
-  it("migrate applies the schema once and then reports it up to date", () => {
+  it("migrate applies the schema once and then reports it up to date", async () => {
     const migrateDir = path.join(dir, "migrate")
     fs.mkdirSync(migrateDir)
     const config = exampleConfig(migrateDir, 0)
-    const first = podsync(["migrate", "--config", config])
+    const first = await podsync(["migrate", "--config", config])
     expect(first.stdout).toMatch(/Applied: 2026-11-21T00-00-01_initial/)
-    const again = podsync(["migrate", "--config", config])
+    const again = await podsync(["migrate", "--config", config])
     expect(again.stdout).toContain("The database is up to date.")
   }, 60_000)
 })
@@ -156,8 +156,8 @@ describe("a usage mistake", () => {
       /--log-level expects one of trace, debug, info, warning, error, none; got "loud"/,
       /usage: podsync status/
     ]
-  ])("podsync %j says what is wrong and the usage, exit 2, no dump", (args, wrong, usage) => {
-    const result = podsync(args)
+  ])("podsync %j says what is wrong and the usage, exit 2, no dump", async (args, wrong, usage) => {
+    const result = await podsync(args)
     const said = result.stdout + result.stderr
     expect(said).toMatch(wrong)
     expect(said).toMatch(usage)
@@ -176,9 +176,9 @@ describe("--log-level", () => {
       return exampleConfig(where, 0)
     }
     const [byDefault, before, after] = await Promise.all([
-      podsyncAsync(["migrate", "--config", fresh("log-default")]),
-      podsyncAsync(["--log-level", "error", "migrate", "--config", fresh("log-before")]),
-      podsyncAsync(["migrate", "--config", fresh("log-after"), "--log-level=none"])
+      podsync(["migrate", "--config", fresh("log-default")]),
+      podsync(["--log-level", "error", "migrate", "--config", fresh("log-before")]),
+      podsync(["migrate", "--config", fresh("log-after"), "--log-level=none"])
     ])
     // The example logs at info: migrating says so.
     expect(byDefault.stderr).toContain('"message":"database migrated"')
@@ -197,8 +197,8 @@ describe("--log-level", () => {
       return file
     }
     const [json, text] = await Promise.all([
-      podsyncAsync(["migrate", "--config", fresh("format-auto")]),
-      podsyncAsync(["migrate", "--config", fresh("format-text", "text")])
+      podsync(["migrate", "--config", fresh("format-auto")]),
+      podsync(["migrate", "--config", fresh("format-text", "text")])
     ])
     // A test's stderr is a pipe: auto means JSON.
     expect(JSON.parse(json.stderr.trim().split("\n")[0]!)).toMatchObject({ message: "database migrated", logLevel: "INFO" })
@@ -210,11 +210,11 @@ describe("--log-level", () => {
 describe("a command on a data folder the daemon never ran in", () => {
   it.each([["status"], ["explain", "acme-shopify:1"], ["reconcile"], ["pull"]])(
     "podsync %s says there is nothing yet and how to start, and creates nothing",
-    (...args) => {
+    async (...args) => {
       const where = path.join(dir, `never-${args[0]}`)
       fs.mkdirSync(where)
       const config = exampleConfig(where, 0)
-      const result = podsync([...args, "--config", config])
+      const result = await podsync([...args, "--config", config])
       expect(result.stderr).toContain("nothing here yet")
       expect(result.stderr).toContain("podsync start")
       expect(result.stderr).not.toContain("does not exist")
@@ -235,7 +235,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("a command on a PostgreSQL databas
       const where = path.join(dir, "never-postgres")
       fs.mkdirSync(where)
       const config = exampleConfig(where, 0)
-      const result = podsync(["status", "--config", config], {
+      const result = await podsync(["status", "--config", config], {
         DATABASE_URL: `${process.env.TEST_DATABASE_URL}?options=-c%20search_path%3D${schema}`
       })
       expect(result.stderr).toContain("nothing here yet: the configured PostgreSQL database holds no podsync data")
@@ -301,8 +301,8 @@ describe("podsync simulate", () => {
 })
 
 describe("--help", () => {
-  it("lists every command on a line of at most 100 columns, with no colour codes off a terminal and no generic lines", () => {
-    const result = podsync(["--help"])
+  it("lists every command on a line of at most 100 columns, with no colour codes off a terminal and no generic lines", async () => {
+    const result = await podsync(["--help"])
     expect(result.code).toBe(0)
     expect(result.stdout).not.toContain("\u001b[")
     expect(result.stdout).not.toMatch(/A user-defined piece of text|This setting is optional|--completions|--wizard/)
@@ -315,9 +315,9 @@ describe("--help", () => {
     expect(result.stdout).toContain("--log-level trace | debug | info | warning | error | none")
   })
 
-  it("shows a command's usage and its own options, before or after the command name", () => {
+  it("shows a command's usage and its own options, before or after the command name", async () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
-      const result = podsync(args)
+      const result = await podsync(args)
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\]\n +<order/)
       expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
@@ -343,7 +343,7 @@ describe("--help", () => {
       ["alerts", "test"]
     ]
     // Asked all at once: each is a process of its own.
-    const helps = await Promise.all(commands.map((command) => podsyncAsync([...command, "--help"])))
+    const helps = await Promise.all(commands.map((command) => podsync([...command, "--help"])))
     for (const [i, { code, stdout }] of helps.entries()) {
       const command = commands[i]!
       expect(code).toBe(0)
@@ -360,6 +360,6 @@ describe("--help", () => {
         if (takesValue && optional) expect(description.join(" "), `${command.join(" ")} ${term}`).toMatch(/default/)
       }
     }
-    expect(podsync(["--log-level", "debug", "status", "--help"]).stdout).toContain("default: log.level, else info")
+    expect((await podsync(["--log-level", "debug", "status", "--help"])).stdout).toContain("default: log.level, else info")
   })
 })

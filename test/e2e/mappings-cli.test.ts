@@ -17,7 +17,7 @@ import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
-import { freePort, podsyncAsync, tempDir } from "../support/cli.js"
+import { freePort, podsync, tempDir } from "../support/cli.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -25,8 +25,6 @@ const HEADER =
   "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
 const FRONT = "https://cdn.example.com/front.png"
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
-
-const podsync = podsyncAsync
 
 const dir = tempDir("mappings-cli")
 let sim: RunningPodSimulator

@@ -62,9 +62,9 @@ describe("Economy orders through the daemon", () => {
       const stats = await (await fetch(`${stack.pod.url}/__sim/stats`)).json() as any
       expect(stats.draftsByReferenceId[`demo-shopify:${uncovered.legacyResourceId}`]).toBeUndefined()
 
-      const status = podsync(["status", "--config", config])
+      const status = await podsync(["status", "--config", config])
       expect(status.stdout).toContain("economy_uncovered")
-      const story = podsync(["explain", `demo-shopify:${uncovered.legacyResourceId}`, "--config", config])
+      const story = await podsync(["explain", `demo-shopify:${uncovered.legacyResourceId}`, "--config", config])
       expect(story.stdout).toContain("held (economy_uncovered)")
       expect(story.stdout).toContain("Economy shipping is not available to ZIP 59001")
     } finally {

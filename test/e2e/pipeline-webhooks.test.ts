@@ -98,7 +98,7 @@ describe("the POD service's address and stock events, end to end", () => {
   const storyUntil = async (config: string, reference: string, check: (text: string) => boolean, timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const story = podsync(["explain", reference, "--config", config])
+      const story = await podsync(["explain", reference, "--config", config])
       if (check(story.stdout)) return story.stdout
       if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms:\n${story.stdout}\n${story.stderr}`)
       await new Promise((r) => setTimeout(r, 500))
@@ -137,7 +137,7 @@ describe("the POD service's address and stock events, end to end", () => {
         const stockStory = await storyUntil(config, stockRef, (text) => text.includes("pod_on_hold (variant_out_of_stock)"))
         expect(stockStory).toContain("Wait for the restock")
 
-        const status = podsync(["status", "--config", config])
+        const status = await podsync(["status", "--config", config])
         expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: address_unverified\s+1\s/)
         expect(status.stdout).toMatch(/demo-shopify\s+pod_on_hold: variant_out_of_stock\s+1\s/)
         expect(status.stdout).toContain("correct or confirm it at the POD service")

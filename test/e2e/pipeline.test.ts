@@ -34,10 +34,10 @@ describe("the pipeline, daemon against the simulators", () => {
         const sample = await getJson(`${stack.shopify.url}/__sim/orders/${ids[17]}`)
         const podOrder = (await getJson(`${stack.pod.url}/__sim/stats`)).orders
         expect(podOrder).toBe(200)
-        const story = podsync(["explain", `demo-shopify:${ids[17]}`, "--config", config])
+        const story = await podsync(["explain", `demo-shopify:${ids[17]}`, "--config", config])
         expect(story.stdout).toContain("fulfilled")
         // What the seller sees in Shopify names the same order.
-        expect(podsync(["explain", sample.name, "--config", config]).stdout).toBe(story.stdout)
+        expect((await podsync(["explain", sample.name, "--config", config])).stdout).toBe(story.stdout)
         // Our own fulfillment changes what is left to ship: that is not a store edit for a person.
         expect(story.stdout).not.toContain("by hand")
         const tracking = /^ {2}tracking (\S+)/m.exec(story.stdout)?.[1]
@@ -69,7 +69,7 @@ describe("the pipeline, daemon against the simulators", () => {
     const daemon = await startDaemon(config, port)
     try {
       await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 1, 60_000)
-      const status = podsync(["status", "--config", config])
+      const status = await podsync(["status", "--config", config])
       expect(status.stdout).toMatch(/demo-shopify\s+held: unmatched\s+1/)
       fs.appendFileSync(stack.mappingFile, ",MUG-11OZ-WHT,GM0002010011,,{{attr design_front}},,,,,,,\n")
       const final = await driveUntil(stack, () => statusOf(port), (s) => (s.held ?? 0) === 0 && (s.fulfilled ?? 0) === 201, 60_000)

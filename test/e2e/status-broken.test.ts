@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { exited, freePort, podsyncAsync, spawnPodsync, waitForHttp } from "../support/cli.js"
+import { exited, freePort, podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
 import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
 
 let stack: Stack
@@ -50,7 +50,7 @@ describe("podsync status with a daemon running", () => {
           async () => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { mappingFiles?: ReadonlyArray<unknown> },
           (s) => (s.mappingFiles ?? []).length > 0
         )
-        const result = await podsyncAsync(["status", "--config", config])
+        const result = await podsync(["status", "--config", config])
         expect(result.code).toBe(0)
         expect(result.stdout).toMatch(
           /^CREDENTIALS REFUSED: store demo-shopify since \S+ \(\d+[smhd][^;]*; HTTP 401 on POST \S+graphql\.json\): check the store's access token or API keys, then restart podsync$/m

@@ -1,26 +1,21 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 
-/** Runs the compiled CLI (bin/podsync.js → dist/) to completion. */
-export const podsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const result = spawnSync(process.execPath, ["bin/podsync.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-    timeout: 60_000
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
-
 /**
- * Runs the compiled CLI to its end without blocking this process, so that a simulator or stand-in
- * daemon in this process can answer it.
+ * Runs the compiled CLI (bin/podsync.js → dist/) to completion without blocking this process: a
+ * simulator or stand-in daemon in this process can answer it, and the test worker keeps talking to
+ * vitest while a slow command runs.
  */
-export const podsyncAsync = (args: ReadonlyArray<string>) =>
+export const podsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["bin/podsync.js", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, ["bin/podsync.js", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 60_000
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
