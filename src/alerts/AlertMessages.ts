@@ -36,9 +36,19 @@ const LISTED = 50
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)
 
+/** A path of the daemon's (`/console/…`) under the address a person opens podsync at. */
+const under = (linkBase: string, path: string): string => `${linkBase.replace(/\/+$/, "")}${path}`
+
 /** Where a person reads an order's story: its page in the console (what `podsync explain` says). */
 export const storyLink = (linkBase: string, referenceId: string): string =>
-  `${linkBase.replace(/\/+$/, "")}/console/order?ref=${encodeURIComponent(referenceId)}`
+  under(linkBase, `/console/order?ref=${encodeURIComponent(referenceId)}`)
+
+/** An alert's link: an order's story, or the path its data names (a day's report). */
+const linkOf = (alert: OutboxAlert, linkBase: string): string | null => {
+  if (alert.kind.startsWith("order.")) return alert.referenceId === null ? null : storyLink(linkBase, alert.referenceId)
+  const path = text(alert.data.link)
+  return path !== null && path.startsWith("/") ? under(linkBase, path) : null
+}
 
 const orderTitle = (alert: OutboxAlert): string => {
   const name = text(alert.data.name)
@@ -80,7 +90,7 @@ export const viewOf = (alert: OutboxAlert, linkBase: string, changes = 1): Alert
     storeKey: alert.storeKey,
     referenceId: alert.referenceId,
     reason: alert.reason,
-    link: isOrder && alert.referenceId !== null ? storyLink(linkBase, alert.referenceId) : null,
+    link: linkOf(alert, linkBase),
     changes
   }
 }
@@ -108,9 +118,9 @@ const collapseConditions = (alerts: ReadonlyArray<OutboxAlert>, linkBase: string
 const line = (view: AlertView): string => {
   const parts = [
     `• ${view.title}${view.changes > 1 ? ` (changed ${view.changes} times meanwhile)` : ""}`,
-    view.detail === null || view.detail === view.title ? null : `  ${view.detail}`,
+    view.detail === null || view.detail === view.title ? null : `  ${view.detail.replaceAll("\n", "\n  ")}`,
     view.action === null ? null : `  What to do: ${view.action}`,
-    view.link === null ? null : `  Story: ${view.link}`
+    view.link === null ? null : `  ${view.kind.startsWith("report.") ? "Report" : "Story"}: ${view.link}`
   ]
   return parts.filter((p) => p !== null).join("\n")
 }

@@ -126,6 +126,8 @@ export const AlertsConfig = Schema.Struct({
     }),
     () => ({ attempts: 6, firstDelaySeconds: 30 })
   ),
+  /** After the day's report is written, a short summary of it goes to the channels as an alert (report.summary). */
+  dailySummary: withDefault(Schema.Boolean, () => false),
   /** Where a person opens podsync (links to an order's story); default: the server's own address. */
   linkBaseUrl: optional(Url)
 }).pipe(

@@ -16,6 +16,25 @@ const step = (label: string, count: number, side: ReadonlyArray<{ readonly label
     ${side.filter((s) => s.count > 0).map((s) => html`<a class="side" href="/console/queue">${s.count} ${s.label}</a>`)}
   </div>`
 
+/** What the alert channels did: counts, and each alert a channel could not take after its retries. */
+const alertsPart = (alerts: StatusReport["alerts"]): Html | null =>
+  alerts === undefined ? null : html`<h2>Alerts</h2>
+    <p data-testid="alerts">${alerts.sent} sent, ${alerts.pending} waiting, <span class=${
+    alerts.failed.length > 0 ? "bad" : ""
+  }>${alerts.failed.length} failed</span></p>
+    ${
+    alerts.failed.length === 0 ? null : html`<table>
+      <thead><tr><th>channel</th><th>alert</th><th>order</th><th>attempts</th><th>last error</th><th>at</th></tr></thead>
+      <tbody>${
+      alerts.failed.map((f) =>
+        html`<tr><td>${f.channel}</td><td>${f.kind}${f.reason === null ? "" : ` (${f.reason})`}</td><td>${
+          f.referenceId === null ? "–" : html`<a href=${`/console/order?ref=${encodeURIComponent(f.referenceId)}`}>${f.referenceId}</a>`
+        }</td><td class="num">${f.attempts}</td><td class="bad">${f.lastError ?? "no error recorded"}</td><td>${f.at}</td></tr>`
+      )
+    }</tbody>
+    </table>`
+  }`
+
 /** The live part of the overview: re-fetched every few seconds by htmx (GET /console/live). */
 export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html => {
   const count = (state: string) => sum(report, (s) => s === state)
@@ -95,6 +114,7 @@ export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html
       </tbody>
     </table>`
   }
+    ${alertsPart(report.alerts)}
     <p class="muted">As of ${report.generatedAt}; updates every 5 s.</p>
   </section>`
 }

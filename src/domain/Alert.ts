@@ -29,7 +29,15 @@ export const CONDITION_ALERT_KINDS = [
   "database.failing"
 ] as const
 
-export const ALERT_KINDS = [...ORDER_ALERT_KINDS, ...CONDITION_ALERT_KINDS, "test"] as const
+/** What a day's report (written by the cron job, or its catch-up at start) has to say: one alert per period at most. */
+export const REPORT_ALERT_KINDS = [
+  /** The day's report found drift: podsync and the APIs disagree about orders (README "Reports"). */
+  "report.drift",
+  /** The day in a few lines, with the report's link (alerts.dailySummary: true). */
+  "report.summary"
+] as const
+
+export const ALERT_KINDS = [...ORDER_ALERT_KINDS, ...CONDITION_ALERT_KINDS, ...REPORT_ALERT_KINDS, "test"] as const
 export type AlertKind = (typeof ALERT_KINDS)[number]
 
 export const isAlertKind = (value: string): value is AlertKind => (ALERT_KINDS as ReadonlyArray<string>).includes(value)
@@ -89,6 +97,8 @@ const KIND_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   "dependency.unreachable": ["service unreachable", "services unreachable"],
   "pipeline.stalled": ["stage making no progress", "stages making no progress"],
   "database.failing": ["database failing", "database failing"],
+  "report.drift": ["report with drift findings", "reports with drift findings"],
+  "report.summary": ["daily summary", "daily summaries"],
   test: ["test message", "test messages"]
 }
 

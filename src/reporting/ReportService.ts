@@ -19,6 +19,9 @@ import { type ReportFormat } from "../reports/ReportOutput.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportPeriod, type ReportSettings, type ReportStore } from "../reports/ReportInput.js"
 import { periodFromFlags, previousDay, reportFileStem } from "../reports/ReportPeriod.js"
 import { gatherReportInput } from "./ReportSources.js"
+import { AlertsRepo } from "../repos/AlertsRepo.js"
+import { Db } from "../db/Db.js"
+import { reportAlerts } from "../reports/ReportAlerts.js"
 import { ReportSummary, summarize, summaryLine } from "../reports/ReportSummary.js"
 
 export interface ReportServiceConfig {
@@ -27,6 +30,8 @@ export interface ReportServiceConfig {
   readonly timezone: string
   readonly stores: ReadonlyArray<ReportStore>
   readonly settings: ReportSettings
+  /** The day's report also sends a short summary as an alert (alerts.dailySummary). */
+  readonly dailySummary?: boolean
 }
 
 /**
@@ -49,7 +54,8 @@ export const reportServiceConfigOf = (config: AppConfig, settings: Partial<Repor
     notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
     exchangeRates: config.reports.exchangeRates ?? null,
     ...settings
-  }
+  },
+  dailySummary: config.alerts?.dailySummary ?? false
 })
 
 export class UnknownReportStoreError extends Data.TaggedError("UnknownReportStoreError")<{
@@ -83,9 +89,14 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
   effect: (config: ReportServiceConfig) =>
     Effect.gen(function*() {
       const repo = yield* ReportsRepo
+      const db = yield* Db
+      const alerts = yield* AlertsRepo
       const context = yield* Effect.context<PodClient | StoreConnectors | ReportsRepo>()
       const oneAtATime = yield* Effect.makeSemaphore(1)
       const configuredStoreKeys = config.stores.map((s) => s.key)
+
+      /** The previous day in reports.timezone, every store: what the cron job writes. */
+      const previousDayPeriod = Effect.flatMap(Clock.currentTimeMillis, (now) => previousDay(now, config.timezone))
 
       const runFor = (period: ReportPeriod, store: string | null) =>
         oneAtATime.withPermits(1)(Effect.gen(function*() {
@@ -97,7 +108,17 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
           const report = buildReport(input)
           const files = yield* writeReportFiles(config.dir, reportFileStem(period, store), report, config.formats)
           const summary = summarize(report, files)
-          yield* repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary })
+          // The day's report of every store (the cron job's, its catch-up at start, or `podsync report`
+          // for yesterday) tells a person of its drift, in the transaction that records it: a crash
+          // before the commit leaves neither, and the catch-up writes both.
+          const yesterday = yield* previousDayPeriod
+          const announced = store === null && period.from === yesterday.from && period.to === yesterday.to
+            ? reportAlerts(report, summary, files, { dailySummary: config.dailySummary ?? false })
+            : []
+          yield* db.transaction(Effect.zipRight(
+            repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary }),
+            alerts.recordOnce(announced)
+          ))
           yield* Effect.logInfo(summaryLine(summary)).pipe(Effect.annotateLogs({
             report: summary.label,
             store: store ?? "all",
@@ -115,8 +136,6 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
           return yield* runFor(period, request.store ?? null)
         })
 
-      /** The previous day in reports.timezone, every store: what the cron job writes. */
-      const previousDayPeriod = Effect.flatMap(Clock.currentTimeMillis, (now) => previousDay(now, config.timezone))
       const runPreviousDay = Effect.flatMap(previousDayPeriod, (period) => runFor(period, null))
 
       const list = repo.list().pipe(Effect.map((rows) =>
@@ -142,5 +161,5 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
         config
       }
     }),
-  dependencies: [ReportsRepo.Default]
+  dependencies: [ReportsRepo.Default, AlertsRepo.Default]
 }) {}

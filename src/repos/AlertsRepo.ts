@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
+import { jsonb } from "../db/Jsonb.js"
 import type { AlertDeliveryStatus } from "../db/schema.js"
 import { now } from "./OrderRows.js"
 
@@ -353,11 +354,27 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
         return rows.length
       })
 
+    /**
+     * Records alerts that are neither an order's nor a condition's (a day's report): each once by
+     * its dedup key, however often it is recorded. Call it in the transaction of what causes them.
+     */
+    const recordOnce = (alerts: ReadonlyArray<{ readonly dedupKey: string; readonly kind: string; readonly data: object }>) =>
+      alerts.length === 0 ? Effect.succeed(0) : Effect.gen(function*() {
+        const at = yield* now
+        const inserted = yield* db.use((k) =>
+          k.insertInto("alert_outbox")
+            .values(alerts.map((a) => ({ dedup_key: a.dedupKey, kind: a.kind, data: jsonb(a.data), created_at: at })))
+            .onConflict((c) => c.column("dedup_key").doNothing()).returning("id").execute()
+        )
+        return inserted.length
+      })
+
     const lastOrderMoveAt = db.use((k) => k.selectFrom("order_events").select("at").orderBy("id", "desc").limit(1).executeTakeFirst())
       .pipe(Effect.map((row) => (row === undefined ? null : asDate(row.at))))
 
     return {
       alertDraftsNotCheckedOut,
+      recordOnce,
       lastOrderMoveAt,
       raiseCondition,
       resolveCondition,
