@@ -65,7 +65,8 @@ export type ConsoleAccess =
 export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): ConsoleAccess => {
   if (!config.enabled) return { _tag: "Off", why: "console.enabled is false" }
   const auth = config.auth
-  const proxy = config.proxy === undefined
+  // A proxy with no address trusts nobody: as if there were none.
+  const proxy = config.proxy === undefined || config.proxy.from.length === 0
     ? undefined
     : { userHeader: config.proxy.userHeader.toLowerCase(), from: config.proxy.from.map(addressOf) }
   if ((auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) || proxy !== undefined) {

@@ -169,6 +169,8 @@ describe("behind a reverse proxy that authenticates people (console.proxy)", () 
   it("counts as auth on a public host, and reads the header name and the proxy's addresses", () => {
     const access = consoleAccessOf("0.0.0.0", { enabled: true, proxy: { userHeader: "X-Auth-Request-User", from: ["::ffff:10.0.0.2"] } })
     expect(access).toMatchObject({ _tag: "Login", proxy: { userHeader: "x-auth-request-user", from: ["10.0.0.2"] } })
+    // The example's proxy: no address, nobody trusted, and no auth for a public host.
+    expect(consoleAccessOf("0.0.0.0", { enabled: true, proxy: { userHeader: "X-Forwarded-User", from: [] } })._tag).toBe("Off")
     const parsed = configWith("console:\n  proxy: { userHeader: 'not a header', from: [10.0.0.0/8, 10.0.0.0/33, caddy] }")
     expect(Either.isLeft(parsed) && parsed.left.issues.map((i) => i.path)).toEqual([
       "console.proxy.userHeader",
