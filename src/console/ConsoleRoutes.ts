@@ -26,6 +26,7 @@ import { MappingStore } from "../pipeline/MappingStore.js"
 import { mappingsContent } from "./MappingsView.js"
 import { reportsContent } from "./ReportsView.js"
 import { storyContent } from "./StoryView.js"
+import type { OrderLinks } from "./OrderLinks.js"
 
 /** When a waiting order counts as stuck, from `reports:` (the report says the same). */
 export interface AttentionSettings {
@@ -86,7 +87,11 @@ const driftOf = Effect.gen(function*() {
  * and each order's story. `statusReport` is what GET /status answers (the daemon's HTTP layer
  * gives it), so the console reads what the CLI reads.
  */
-export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbError, R>, attention: AttentionSettings) => {
+export const consoleRoutes = <R>(
+  statusReport: Effect.Effect<StatusReport, DbError, R>,
+  attention: AttentionSettings,
+  links: OrderLinks = () => []
+) => {
   const overviewData = Effect.all({ report: statusReport, drift: driftOf }).pipe(
     Effect.map(({ drift, report }) => ({ report, extras: { drift } satisfies OverviewExtras }))
   )
@@ -117,7 +122,8 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         csrfToken: caller.csrfToken,
         actionKey: randomUUID(),
         outcomes,
-        limit: QUEUE_LIMIT
+        limit: QUEUE_LIMIT,
+        links
       })
       return htmlResponse(page(yield* chrome(caller, "Needs a person", "queue"), content))
     })
@@ -404,7 +410,8 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         stored,
         eventData: events.map((e) => e.data),
         csrfToken: caller.csrfToken,
-        actionKey: randomUUID()
+        actionKey: randomUUID(),
+        links: links({ referenceId: stored.referenceId, podDraftId: stored.podDraftId, podOrderId: stored.podOrderId })
       })
       return htmlResponse(
         page({ ...title, title: found.story.name }, outcomes.length === 0 ? content : html`${outcomeList(outcomes)}${content}`)
