@@ -47,7 +47,8 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       config: config.console,
       attention: {
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
-        noDraftAfterMinutes: config.reports.noDraftAfterMinutes
+        noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
+        timezone: config.reports.timezone
       },
       links: orderLinksOf(config.stores, config.console.podOrderUrl)
     })),

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Option } from "effect"
+import { Clock, DateTime, Effect, Option } from "effect"
 import type { DbError } from "../db/Db.js"
 import { isPersonAction } from "../domain/PersonAction.js"
 import type { StatusReport } from "../observability/StatusReport.js"
@@ -18,7 +18,7 @@ import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment, type Section } from "./Html.js"
-import { overviewContent, type OverviewExtras, overviewLive } from "./OverviewView.js"
+import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange, overviewRangeOf } from "./OverviewView.js"
 import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
 import { cellsOfRow, type MappingCells } from "../domain/MappingCells.js"
 import { appendMappingRow } from "../pipeline/MappingEdit.js"
@@ -32,6 +32,8 @@ import type { OrderLinks } from "./OrderLinks.js"
 export interface AttentionSettings {
   readonly notCheckedOutAfterHours: number
   readonly noDraftAfterMinutes: number
+  /** reports.timezone: where "today" begins on the overview. Default UTC. */
+  readonly timezone?: string
 }
 
 const QUEUE_LIMIT = 200
@@ -92,9 +94,20 @@ export const consoleRoutes = <R>(
   attention: AttentionSettings,
   links: OrderLinks = () => []
 ) => {
-  const overviewData = Effect.all({ report: statusReport, drift: driftOf }).pipe(
-    Effect.map(({ drift, report }) => ({ report, extras: { drift } satisfies OverviewExtras }))
-  )
+  /** The orders of the range by store and state (null: every order, as the status report counts them). */
+  const recentOf = (range: OverviewRange) =>
+    range === "all" ? Effect.succeed(null) : Effect.gen(function*() {
+      const nowMs = yield* Clock.currentTimeMillis
+      const since = range === "7d"
+        ? nowMs - 7 * 86_400_000
+        : DateTime.toEpochMillis(DateTime.startOf(DateTime.unsafeMakeZoned(nowMs, { timeZone: attention.timezone ?? "UTC" }), "day"))
+      return yield* Effect.flatMap(StatusRepo, (repo) => repo.ordersPulledSince(new Date(since)))
+    })
+  const overviewData = (range: OverviewRange = "all") =>
+    Effect.all({ report: statusReport, drift: driftOf, recent: recentOf(range) }).pipe(
+      Effect.map(({ drift, recent, report }) => ({ report, extras: { drift, range, recent } satisfies OverviewExtras }))
+    )
+  const rangeParam = Effect.map(query("range"), overviewRangeOf)
 
   const queuePage = (caller: Caller, filter: QueueFilter, outcomes: ReadonlyArray<ActionOutcome>) =>
     Effect.gen(function*() {
@@ -196,14 +209,19 @@ export const consoleRoutes = <R>(
       "/console",
       getPage((caller) =>
         Effect.gen(function*() {
-          const { extras, report } = yield* overviewData
+          const { extras, report } = yield* overviewData(yield* rangeParam)
           return htmlResponse(page(yield* chrome(caller, "Overview", "overview"), overviewContent(report, extras)))
         })
       )
     ),
     HttpRouter.get(
       "/console/live",
-      getPage(() => Effect.map(overviewData, ({ extras, report }) => htmlResponse(renderFragment(overviewLive(report, extras)))))
+      getPage(() =>
+        Effect.map(
+          Effect.flatMap(rangeParam, overviewData),
+          ({ extras, report }) => htmlResponse(renderFragment(overviewLive(report, extras)))
+        )
+      )
     ),
     HttpRouter.get(
       "/console/queue",
@@ -349,7 +367,7 @@ export const consoleRoutes = <R>(
   ) {
     return Effect.gen(function*() {
       const mappings = yield* MappingStore
-      const { report } = yield* overviewData
+      const { report } = yield* overviewData()
       const storeKeys = report.pulls.map((p) => p.storeKey).filter((k) => mappings.fileOf(k) !== undefined)
       const storeKey = store !== undefined && storeKeys.includes(store) ? store : storeKeys[0]
       const table = storeKey === undefined ? undefined : yield* mappings.tableFor(storeKey)
@@ -382,7 +400,7 @@ export const consoleRoutes = <R>(
     return Effect.gen(function*() {
       const reports = yield* Effect.serviceOption(ReportService)
       const listed = Option.isNone(reports) ? [] : yield* reports.value.list
-      const { report } = yield* overviewData
+      const { report } = yield* overviewData()
       const content = reportsContent({
         reports: listed,
         csrfToken: caller.csrfToken,

@@ -2,9 +2,18 @@ import { hasDraft, isOrderState, NEEDS_A_PERSON } from "../domain/OrderState.js"
 import type { StatusReport } from "../observability/StatusReport.js"
 import { ageText, html, type Html } from "./Html.js"
 
-/** What the overview adds to the status report: the last report's drift findings. */
+/** Which orders the table by state and store counts: every one, or those pulled today or in the last 7 days. */
+export type OverviewRange = "all" | "today" | "7d"
+export const overviewRangeOf = (value: string | undefined): OverviewRange => (value === "today" || value === "7d" ? value : "all")
+const RANGE_WORDS: Readonly<Record<OverviewRange, string>> = { all: "all", today: "pulled today", "7d": "pulled in the last 7 days" }
+const RANGE_LINKS: Readonly<Record<OverviewRange, string>> = { all: "all", today: "today", "7d": "7 days" }
+
+/** What the overview adds to the status report: the last report's drift findings, and the orders of the range. */
 export interface OverviewExtras {
   readonly drift: { readonly findings: number; readonly label: string } | null
+  readonly range?: OverviewRange
+  /** The orders of the range by store and state; null or absent: every order (the status report's). */
+  readonly recent?: ReadonlyArray<{ readonly storeKey: string; readonly state: string; readonly count: number }> | null
 }
 
 const sum = (report: StatusReport, keep: (state: string) => boolean) =>
@@ -39,12 +48,16 @@ const alertsPart = (alerts: StatusReport["alerts"]): Html | null =>
 export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html => {
   const count = (state: string) => sum(report, (s) => s === state)
   const needing = sum(report, (s) => (NEEDS_A_PERSON as ReadonlyArray<string>).includes(s))
-  const states = [...new Set(report.orders.map((o) => o.state))]
-  const stores = [...new Set([...report.orders.map((o) => o.storeKey), ...report.pulls.map((p) => p.storeKey)])].sort()
+  const range = extras.range ?? "all"
+  const table = extras.recent ?? report.orders
+  const states = [...new Set(table.map((o) => o.state))]
+  const stores = [...new Set([...table.map((o) => o.storeKey), ...report.pulls.map((p) => p.storeKey)])].sort()
   const troubleOf = (storeKey: string) =>
     [...(report.unreachable ?? []), ...(report.refused ?? [])].filter((t) => t.dependency === `store:${storeKey}`)
   const budget = report.budget
-  return html`<section id="live" hx-get="/console/live" hx-trigger="every 5s" hx-swap="outerHTML">
+  return html`<section id="live" hx-get=${`/console/live${
+    range === "all" ? "" : `?range=${range}`
+  }`} hx-trigger="every 5s" hx-swap="outerHTML">
     <div class="cards">
       <a class="card attention" href="/console/queue"><div class="n" data-testid="needs-a-person">${needing}</div><div class="l">need a person</div></a>
       <div class="card"><div class="n">${sum(report, () => true)}</div><div class="l">orders stored</div></div>
@@ -73,14 +86,21 @@ export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html
       ${step("fulfilled", count("fulfilled"), [])}
     </div>
 
-    <h2>Orders by state and store</h2>
+    <h2>Orders by state and store <span class="muted">(${RANGE_WORDS[range]})</span></h2>
+    <p class="filters" data-testid="range">${
+    (["all", "today", "7d"] as const).map((r) =>
+      r === range
+        ? html`<strong>${RANGE_LINKS[r]}</strong> `
+        : html`<a href=${r === "all" ? "/console" : `/console?range=${r}`}>${RANGE_LINKS[r]}</a> `
+    )
+  }</p>
     <table>
       <thead><tr><th>store</th>${states.map((s) => html`<th class="num">${s.replaceAll("_", " ")}</th>`)}</tr></thead>
       <tbody>${
     stores.map((storeKey) =>
       html`<tr><td>${storeKey}</td>${
         states.map((state) => {
-          const n = report.orders.find((o) => o.storeKey === storeKey && o.state === state)?.count ?? 0
+          const n = table.find((o) => o.storeKey === storeKey && o.state === state)?.count ?? 0
           const attention = n > 0 && (NEEDS_A_PERSON as ReadonlyArray<string>).includes(state)
           return html`<td class=${attention ? "num bad" : "num"}>${n}</td>`
         })

@@ -49,8 +49,8 @@ export const reportAlerts = (
         ...(findings.length > LISTED_FINDINGS ? [`… and ${findings.length - LISTED_FINDINGS} more in the report`] : []),
         ...(report.drift.complete ? [] : ["The drift ledger is incomplete: an API could not be read while the report was written."])
       ].join("\n"),
-      action: findings.length === 1
-        ? findings[0]!.action
+      action: findings.length === 1 && findings[0] !== undefined
+        ? findings[0].action
         : "open the report's drift ledger: each finding says what shows it and what to do",
       link,
       period

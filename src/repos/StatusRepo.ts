@@ -88,16 +88,22 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
   effect: Effect.gen(function*() {
     const db = yield* Db
 
-    const ordersByStoreAndState = db.use((k) =>
-      k.selectFrom("store_orders")
-        .select(["store_key", "state", (eb) => eb.fn.countAll<number | string>().as("n")])
-        .groupBy(["store_key", "state"])
-        .orderBy("store_key")
-        .orderBy("state")
-        .execute()
-    ).pipe(
-      Effect.map((rows): ReadonlyArray<StoreStateCount> => rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) })))
-    )
+    /** Orders by store and state: all of them, or those first stored (pulled) since `since` (the console's "today", "7 days"). */
+    const ordersPulledSince = (since: Date | undefined) =>
+      db.use((k) =>
+        k.selectFrom("store_orders")
+          .select(["store_key", "state", (eb) => eb.fn.countAll<number | string>().as("n")])
+          .where((eb) => (since === undefined ? eb.lit(true) : eb("created_at", ">=", since)))
+          .groupBy(["store_key", "state"])
+          .orderBy("store_key")
+          .orderBy("state")
+          .execute()
+      ).pipe(
+        Effect.map((rows): ReadonlyArray<StoreStateCount> =>
+          rows.map((r) => ({ storeKey: r.store_key, state: r.state, count: Number(r.n) }))
+        )
+      )
+    const ordersByStoreAndState = ordersPulledSince(undefined)
 
     /** Orders in `states` by store, state and held reason, each group with its longest-waiting order. */
     const waitingIn = (states: ReadonlyArray<OrderState>): Effect.Effect<ReadonlyArray<WaitingGroup>, DbError> =>
@@ -181,6 +187,6 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
       Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) })))
     )
 
-    return { ordersByStoreAndState, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
+    return { ordersByStoreAndState, ordersPulledSince, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
   })
 }) {}
