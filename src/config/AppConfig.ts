@@ -1,3 +1,4 @@
+import { isIP } from "node:net"
 import { ParseResult, Schema } from "effect"
 import { validateDetailed } from "node-cron"
 import { AlertsConfig } from "./AlertsConfig.js"
@@ -278,11 +279,32 @@ const ConsoleAuth = Schema.Struct({
   sessionHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 12)
 })
 
+/** An IP address or a CIDR network (`10.0.0.2`, `172.16.0.0/12`, `::1`). */
+const ProxyAddress = Schema.NonEmptyTrimmedString.pipe(Schema.filter((entry) => {
+  const [base = "", bits, ...rest] = entry.split("/")
+  const family = isIP(base)
+  const max = family === 6 ? 128 : 32
+  return (family !== 0 && rest.length === 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max))) ||
+    `expected an IP address or a CIDR network (10.0.0.2, 172.16.0.0/12); got "${entry}"`
+}))
+
 /** The web console at /console (README "Console"). */
 const ConsoleSection = Schema.Struct({
   /** false turns it off; true (the default) serves it on a loopback host, and elsewhere only with auth. */
   enabled: withDefault(Schema.Boolean, () => true),
-  auth: optionalWith(ConsoleAuth)
+  auth: optionalWith(ConsoleAuth),
+  /**
+   * A reverse proxy that authenticates people (Caddy's forward_auth, nginx's auth_request, oauth2-proxy):
+   * a request from one of `from` carrying `userHeader` is that user, with no podsync login. Counts as auth.
+   */
+  proxy: optionalWith(Schema.Struct({
+    userHeader: withDefault(
+      Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,64}$/, { message: () => "expected a header name, e.g. X-Forwarded-User" })),
+      () => "X-Forwarded-User"
+    ),
+    /** The proxy's addresses as podsync sees them, or networks (CIDR); a header from anywhere else is ignored. */
+    from: withDefault(Schema.Array(ProxyAddress), () => ["127.0.0.1", "::1"])
+  }))
 })
 export type ConsoleConfig = typeof ConsoleSection.Type
 

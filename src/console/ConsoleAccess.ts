@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { BlockList, isIP, isIPv6 } from "node:net"
 import { Effect, Redacted } from "effect"
 import type { ConsoleConfig } from "../config/AppConfig.js"
 
@@ -6,6 +7,35 @@ import type { ConsoleConfig } from "../config/AppConfig.js"
  * Who may reach the console, decided once from the configuration (pure), and the cryptography
  * its logins use: scrypt password hashes, HMAC-signed session cookies and CSRF tokens.
  */
+
+/** An address as the socket reports it, IPv4-mapped IPv6 written as IPv4 (`::ffff:10.0.0.2` → `10.0.0.2`). */
+export const addressOf = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1")
+
+/** Whether `address` is one of `from`: addresses, or networks written as CIDR (`172.16.0.0/12`, a compose network). */
+const fromProxy = (from: ReadonlyArray<string>, address: string): boolean => {
+  const list = new BlockList()
+  for (const entry of from) {
+    const [base = "", bits] = entry.split("/")
+    const family = isIPv6(base) ? "ipv6" : "ipv4"
+    if (bits === undefined) list.addAddress(base, family)
+    else list.addSubnet(base, Number(bits), family)
+  }
+  return isIP(address) !== 0 && list.check(address, isIPv6(address) ? "ipv6" : "ipv4")
+}
+
+/**
+ * The person a trusted proxy names: only on a request whose socket is one of the proxy's
+ * addresses; anyone else's header is ignored, so it cannot be forged past the proxy.
+ */
+export const proxyUserOf = (
+  proxy: ProxyTrust | undefined,
+  remoteAddress: string | undefined,
+  headers: Readonly<Record<string, string | undefined>>
+): string | undefined => {
+  if (proxy === undefined || remoteAddress === undefined || !fromProxy(proxy.from, addressOf(remoteAddress))) return undefined
+  const user = headers[proxy.userHeader]?.trim()
+  return user === undefined || user === "" || user.length > 128 ? undefined : user
+}
 
 export const isLoopbackHost = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
@@ -17,20 +47,38 @@ export interface LoginAuth {
   readonly sessionHours: number
 }
 
+/** A reverse proxy trusted to say who the person is (console.proxy). */
+export interface ProxyTrust {
+  /** Lower-case, as Node gives request headers. */
+  readonly userHeader: string
+  readonly from: ReadonlyArray<string>
+}
+
 export type ConsoleAccess =
   /** Not served: why, for the log. */
   | { readonly _tag: "Off"; readonly why: string }
   /** A loopback host without auth: whoever can reach it is on this machine (as for /status); no login. */
   | { readonly _tag: "Local" }
-  | { readonly _tag: "Login"; readonly auth: LoginAuth }
+  /** A login (password or token), or a trusted proxy's user header, or both. */
+  | { readonly _tag: "Login"; readonly auth: LoginAuth; readonly proxy?: ProxyTrust | undefined }
 
 export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): ConsoleAccess => {
   if (!config.enabled) return { _tag: "Off", why: "console.enabled is false" }
   const auth = config.auth
-  if (auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) {
+  // A proxy with no address trusts nobody: as if there were none.
+  const proxy = config.proxy === undefined || config.proxy.from.length === 0
+    ? undefined
+    : { userHeader: config.proxy.userHeader.toLowerCase(), from: config.proxy.from.map(addressOf) }
+  if ((auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) || proxy !== undefined) {
     return {
       _tag: "Login",
-      auth: { user: auth.user, passwordHash: auth.passwordHash, token: auth.token, sessionHours: auth.sessionHours }
+      auth: {
+        user: auth?.user ?? "seller",
+        passwordHash: auth?.passwordHash,
+        token: auth?.token,
+        sessionHours: auth?.sessionHours ?? 12
+      },
+      proxy
     }
   }
   if (isLoopbackHost(serverHost)) return { _tag: "Local" }

@@ -95,6 +95,9 @@ export class ConsoleAuth extends Effect.Service<ConsoleAuth>()("podsync/ConsoleA
         logout,
         /** On a loopback host without auth: a session for whoever is on this machine. */
         localSession: newSession("local", LOCAL_SESSION_HOURS),
+        /** A session for the person a trusted proxy names. */
+        proxySession: (user: string) =>
+          newSession(user, settings.access._tag === "Login" ? settings.access.auth.sessionHours : LOCAL_SESSION_HOURS),
         cookieValue: (session: Session) => sessionCookieValue(key, session),
         csrfToken: (session: Session) => csrfTokenOf(key, session),
         csrfMatches: (session: Session, given: string | undefined) => csrfMatches(key, session, given)

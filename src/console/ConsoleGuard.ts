@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import type { Session } from "./ConsoleAccess.js"
-import { isLoopbackHost } from "./ConsoleAccess.js"
+import { isLoopbackHost, proxyUserOf } from "./ConsoleAccess.js"
 import { ConsoleAuth, SESSION_COOKIE } from "./ConsoleAuth.js"
 
 /**
@@ -85,6 +85,15 @@ export const admit = (options: { readonly post: boolean; readonly form?: Readonl
     if (auth.access._tag === "Off") return turned(notServed)
     let session = yield* auth.sessionOf(request.cookies[SESSION_COOKIE])
     let fresh = false
+    const proxyUser = auth.access._tag === "Login"
+      ? proxyUserOf(auth.access.proxy, Option.getOrUndefined(request.remoteAddress), request.headers)
+      : undefined
+    // Behind a trusted proxy the proxy says who this is: a session of someone else's is not theirs.
+    if (proxyUser !== undefined && session?.user !== proxyUser) {
+      if (options.post) return turned(refusal(403, "refused: this form is not one the console gave this session (log in again)"))
+      session = yield* auth.proxySession(proxyUser)
+      fresh = true
+    }
     if (session === undefined) {
       if (auth.access._tag === "Local" && !options.post) {
         // Without auth only this machine is let in; the Host check stops a DNS-rebinding page.

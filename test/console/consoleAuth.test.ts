@@ -1,6 +1,9 @@
+import * as fs from "node:fs"
 import * as http from "node:http"
 import { expect, it } from "@effect/vitest"
-import { Effect, Either, Redacted, TestClock } from "effect"
+import { Effect, Either, Layer, Logger, LogLevel, Redacted, TestClock } from "effect"
+import { DaemonLive } from "../../src/app/DaemonLive.js"
+import { loadConfig } from "../../src/config/loadConfig.js"
 import { describe } from "vitest"
 import { parseConfig } from "../../src/config/loadConfig.js"
 import {
@@ -9,12 +12,15 @@ import {
   csrfTokenOf,
   hashPassword,
   passwordMatches,
+  proxyUserOf,
   sessionCookieValue,
   sessionOfCookie
 } from "../../src/console/ConsoleAccess.js"
 import { ConsoleAuth, LOGIN_FAILURES_ALLOWED } from "../../src/console/ConsoleAuth.js"
 import { pgliteDatabase } from "../support/database.js"
 import { daemonInProcess, scopedStack } from "../support/daemonInProcess.js"
+import { waitForHttp } from "../support/cli.js"
+import { freePort, writeDaemonConfig } from "../support/pipeline.js"
 
 const configWith = (consoleSection: string, env: Record<string, string> = {}) =>
   parseConfig(
@@ -157,4 +163,78 @@ describe("on a loopback host without auth", () => {
       }),
     60_000
   )
+})
+
+describe("behind a reverse proxy that authenticates people (console.proxy)", () => {
+  it("counts as auth on a public host, and reads the header name and the proxy's addresses", () => {
+    const access = consoleAccessOf("0.0.0.0", { enabled: true, proxy: { userHeader: "X-Auth-Request-User", from: ["::ffff:10.0.0.2"] } })
+    expect(access).toMatchObject({ _tag: "Login", proxy: { userHeader: "x-auth-request-user", from: ["10.0.0.2"] } })
+    // The example's proxy: no address, nobody trusted, and no auth for a public host.
+    expect(consoleAccessOf("0.0.0.0", { enabled: true, proxy: { userHeader: "X-Forwarded-User", from: [] } })._tag).toBe("Off")
+    const parsed = configWith("console:\n  proxy: { userHeader: 'not a header', from: [10.0.0.0/8, 10.0.0.0/33, caddy] }")
+    expect(Either.isLeft(parsed) && parsed.left.issues.map((i) => i.path)).toEqual([
+      "console.proxy.userHeader",
+      "console.proxy.from[1]",
+      "console.proxy.from[2]"
+    ])
+  })
+
+  it.live(
+    "takes the person from the proxy's header; without it, the login page; another person's header or a forged token is refused",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const stack = yield* scopedStack()
+        const db = yield* Layer.build(pgliteDatabase().layer)
+        const port = yield* Effect.promise(() => freePort())
+        const file = writeDaemonConfig(stack, port, { reconcile: "0 0 * * * *" })
+        // The test's own address stands in for the proxy's.
+        fs.appendFileSync(file, ["", "console:", "  proxy:", "    userHeader: X-Forwarded-User", "    from: [127.0.0.1]", ""].join("\n"))
+        const config = yield* loadConfig(file, {})
+        yield* Layer.build(DaemonLive(config, { idle: "200 millis" }).pipe(Layer.provide(Layer.succeedContext(db)))).pipe(
+          Effect.provide(Layer.merge(Logger.replace(Logger.defaultLogger, Logger.none), Logger.minimumLogLevel(LogLevel.Warning)))
+        )
+        yield* Effect.promise(async () => {
+          const base = `http://127.0.0.1:${port}`
+          await waitForHttp(`${base}/healthz`)
+          // From the proxy, naming the person: in, with a session of that person.
+          const page = await fetch(`${base}/console`, { headers: { "x-forwarded-user": "maria@acme.example" } })
+          expect(page.status).toBe(200)
+          const body = await page.text()
+          expect(body).toContain("maria@acme.example")
+          const cookie = page.headers.get("set-cookie")!.split(";")[0]!
+          // From the proxy without the header (a path it does not guard): the login page, no session.
+          const bare = await fetch(`${base}/console`, { redirect: "manual" })
+          expect(bare.status).toBe(303)
+          expect(bare.headers.get("location")).toBe("/console/login")
+          // Another person's header on maria's cookie: not maria's session for a POST.
+          const csrf = /name="_csrf" value="([^"]+)"/.exec(body)?.[1] ?? ""
+          const act = (user: string, token: string) =>
+            fetch(`${base}/console/queue/act`, {
+              method: "POST",
+              redirect: "manual",
+              headers: { "content-type": "application/x-www-form-urlencoded", cookie, "x-forwarded-user": user },
+              body: `_csrf=${encodeURIComponent(token)}&bulk=retry`
+            })
+          expect((await act("eve", csrf)).status).toBe(403)
+          expect((await act("maria@acme.example", "forged")).status).toBe(403)
+          expect((await act("maria@acme.example", csrf)).status).toBeLessThan(400)
+        })
+      })),
+    60_000
+  )
+})
+
+describe("a proxy header from an address that is not the proxy's", () => {
+  it("is ignored", () => {
+    const proxy = { userHeader: "x-forwarded-user", from: ["10.0.0.2"] }
+    expect(proxyUserOf(proxy, "::ffff:10.0.0.2", { "x-forwarded-user": "maria" })).toBe("maria")
+    expect(proxyUserOf(proxy, "10.0.0.3", { "x-forwarded-user": "maria" })).toBeUndefined()
+    expect(proxyUserOf(proxy, "10.0.0.2", { "x-forwarded-user": "  " })).toBeUndefined()
+    expect(proxyUserOf(undefined, "10.0.0.2", { "x-forwarded-user": "maria" })).toBeUndefined()
+    // A network: the compose network Caddy runs on.
+    const network = { userHeader: "x-forwarded-user", from: ["172.18.0.0/16", "::1"] }
+    expect(proxyUserOf(network, "::ffff:172.18.0.5", { "x-forwarded-user": "maria" })).toBe("maria")
+    expect(proxyUserOf(network, "::1", { "x-forwarded-user": "maria" })).toBe("maria")
+    expect(proxyUserOf(network, "172.19.0.5", { "x-forwarded-user": "maria" })).toBeUndefined()
+  })
 })

@@ -45,3 +45,24 @@ describe("deploy/proxy/nginx.conf", () => {
     expect(lines).toContain("proxy_next_upstream off;")
   })
 })
+
+describe("the console behind the proxies (deploy/proxy/console.caddy, console-nginx.conf)", () => {
+  it("Caddy logs the person in and alone sets the user header podsync trusts", () => {
+    const lines = code(readDeploy("proxy", "console.caddy"), "#")
+    expect(lines[0]).toBe("handle /console* {")
+    expect(lines).toContain("basic_auth {")
+    expect(lines).toContain("{$PODSYNC_CONSOLE_USER} {$PODSYNC_CONSOLE_PASSWORD_HASH}")
+    expect(lines).toContain("reverse_proxy {$PODSYNC_UPSTREAM:127.0.0.1:8080} {")
+    expect(lines).toContain("header_up X-Forwarded-User {http.auth.user.id}")
+  })
+
+  it("nginx logs the person in, keeps the Host the console checks forms against, and alone sets the user header", () => {
+    const lines = code(readDeploy("proxy", "console-nginx.conf"), "#")
+    expect(lines[0]).toBe("location /console {")
+    expect(lines).toContain("auth_basic_user_file /etc/nginx/podsync-console.htpasswd;")
+    expect(lines).toContain("proxy_pass http://podsync;")
+    expect(lines).toContain("proxy_set_header Host $host;")
+    expect(lines).toContain("proxy_set_header X-Forwarded-Proto $scheme;")
+    expect(lines).toContain("proxy_set_header X-Forwarded-User $remote_user;")
+  })
+})
