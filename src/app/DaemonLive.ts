@@ -7,6 +7,7 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
+import { orderLinksOf } from "../console/OrderLinks.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
 import { PodWebhookSettings } from "../http/WebhookRoutes.js"
@@ -47,7 +48,8 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       attention: {
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes
-      }
+      },
+      links: orderLinksOf(config.stores, config.console.podOrderUrl)
     })),
     Layer.provideMerge(Layer.mergeAll(
       PipelineLive(config, options),

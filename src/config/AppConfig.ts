@@ -293,6 +293,13 @@ const ConsoleSection = Schema.Struct({
   /** false turns it off; true (the default) serves it on a loopback host, and elsewhere only with auth. */
   enabled: withDefault(Schema.Boolean, () => true),
   auth: optionalWith(ConsoleAuth),
+  /** An order's page at the POD service, `{id}` standing for its POD order (or draft) id: "open at the POD service" links. */
+  podOrderUrl: optionalWith(
+    Schema.String.pipe(Schema.filter((url) =>
+      url === "" || (URL.canParse(url.replaceAll("{id}", "x")) && url.includes("{id}")) ||
+      `expected a URL with {id} where the POD order id goes (https://seller.pod.example/orders/{id}); got "${url}"`
+    ))
+  ),
   /**
    * A reverse proxy that authenticates people (Caddy's forward_auth, nginx's auth_request, oauth2-proxy):
    * a request from one of `from` carrying `userHeader` is that user, with no podsync login. Counts as auth.

@@ -24,6 +24,7 @@ import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonK
 import { mappingsRoutes } from "./MappingsRoutes.js"
 import { reportsContent } from "./ReportsView.js"
 import { storyContent } from "./StoryView.js"
+import type { OrderLinks } from "./OrderLinks.js"
 
 /** When a waiting order counts as stuck, from `reports:` (the report says the same). */
 export interface AttentionSettings {
@@ -52,7 +53,11 @@ const driftOf = Effect.gen(function*() {
  * and each order's story. `statusReport` is what GET /status answers (the daemon's HTTP layer
  * gives it), so the console reads what the CLI reads.
  */
-export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbError, R>, attention: AttentionSettings) => {
+export const consoleRoutes = <R>(
+  statusReport: Effect.Effect<StatusReport, DbError, R>,
+  attention: AttentionSettings,
+  links: OrderLinks = () => []
+) => {
   const overviewData = Effect.all({ report: statusReport, drift: driftOf }).pipe(
     Effect.map(({ drift, report }) => ({ report, extras: { drift } satisfies OverviewExtras }))
   )
@@ -83,7 +88,8 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         csrfToken: caller.csrfToken,
         actionKey: randomUUID(),
         outcomes,
-        limit: QUEUE_LIMIT
+        limit: QUEUE_LIMIT,
+        links
       })
       return htmlResponse(page(yield* chrome(caller, "Needs a person", "queue"), content))
     })
@@ -290,7 +296,8 @@ export const consoleRoutes = <R>(statusReport: Effect.Effect<StatusReport, DbErr
         stored,
         eventData: events.map((e) => e.data),
         csrfToken: caller.csrfToken,
-        actionKey: randomUUID()
+        actionKey: randomUUID(),
+        links: links({ referenceId: stored.referenceId, podDraftId: stored.podDraftId, podOrderId: stored.podOrderId })
       })
       return htmlResponse(
         page({ ...title, title: found.story.name }, outcomes.length === 0 ? content : html`${outcomeList(outcomes)}${content}`)

@@ -5,6 +5,7 @@ import type { ActionOutcome } from "../pipeline/PersonActions.js"
 import { seenOrderValue } from "../pipeline/PersonActions.js"
 import type { WaitingOrder } from "../repos/AttentionRepo.js"
 import { ageText, html, type Html } from "./Html.js"
+import type { OrderLink, OrderLinks } from "./OrderLinks.js"
 
 /** Why an order is in the queue, as a key the filter and the grouping use: `held:unmatched`, `failed`, `not_checked_out`. */
 export const reasonKeyOf = (
@@ -66,6 +67,7 @@ export const queueContent = (input: {
   readonly actionKey: string
   readonly outcomes: ReadonlyArray<ActionOutcome>
   readonly limit: number
+  readonly links: OrderLinks
 }): Html => {
   const groups = new Map<string, Array<WaitingOrder>>()
   for (const order of input.orders) {
@@ -109,7 +111,8 @@ export const queueContent = (input: {
               html`<tr data-reference=${order.referenceId}>
                 <td><input type="checkbox" name="sel" value=${seenOrderValue(order)} aria-label=${`select ${order.referenceId}`} /></td>
                 <td><a href=${`/console/order?ref=${encodeURIComponent(order.referenceId)}`}>${order.name ?? order.referenceId}</a>
-                  <div class="muted">${order.referenceId}</div></td>
+                  <div class="muted">${order.referenceId}</div>
+                  ${externalLinks(input.links(order))}</td>
                 <td>${order.storeKey}</td>
                 <td>${age(order)}</td>
                 <td class="hide-narrow">${order.message ?? order.state.replaceAll("_", " ")}</td>
@@ -141,3 +144,9 @@ export const queueContent = (input: {
     </form>`
   }`
 }
+
+/** "open at the store / at the POD service": in a new tab, telling the other site nothing of the console. */
+export const externalLinks = (links: ReadonlyArray<OrderLink>): Html | null =>
+  links.length === 0 ?
+    null :
+    html`<div class="links">${links.map((l) => html`<a href=${l.href} target="_blank" rel="noopener noreferrer">${l.label} ↗</a> `)}</div>`

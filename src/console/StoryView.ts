@@ -3,6 +3,8 @@ import type { OrderStory } from "../pipeline/Explain.js"
 import { seenOrderValue } from "../pipeline/PersonActions.js"
 import type { StoredOrder } from "../repos/OrdersRepo.js"
 import { html, type Html } from "./Html.js"
+import type { OrderLink } from "./OrderLinks.js"
+import { externalLinks } from "./QueueView.js"
 
 const SECRET_KEY = /secret|token|password|passwd|authorization|api[-_]?key|client[-_]?key|signature|cookie|credential/i
 
@@ -28,14 +30,16 @@ export interface StoryInput {
   readonly eventData: ReadonlyArray<unknown>
   readonly csrfToken: string
   readonly actionKey: string
+  readonly links: ReadonlyArray<OrderLink>
 }
 
-export const storyContent = ({ story, stored, eventData, csrfToken, actionKey }: StoryInput): Html => {
+export const storyContent = ({ story, stored, eventData, csrfToken, actionKey, links }: StoryInput): Html => {
   const actions = actionsFor(stored)
   return html`<h1>${story.name} <span class="pill">${story.state.replaceAll("_", " ")}</span></h1>
     <p class="muted" data-testid="reference">${story.referenceId}${story.podDraftId ? ` · POD draft ${story.podDraftId}` : ""}${
     story.podOrderId ? ` · POD order ${story.podOrderId}` : ""
   }</p>
+    ${externalLinks(links)}
     ${story.heldMessage ? html`<p class="flash refused">${story.heldReason}: ${story.heldMessage}</p>` : null}
     ${
     actions.length === 0 ? null : html`<form method="post" action="/console/queue/act" class="actions">

@@ -6,6 +6,7 @@ import type { ConsoleConfig } from "../config/AppConfig.js"
 import { consoleAccessOf } from "../console/ConsoleAccess.js"
 import { ConsoleAuth } from "../console/ConsoleAuth.js"
 import { type AttentionSettings, consoleRoutes } from "../console/ConsoleRoutes.js"
+import type { OrderLinks } from "../console/OrderLinks.js"
 import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
@@ -22,6 +23,8 @@ export interface ServerOptions {
 export interface ConsoleOptions {
   readonly config: ConsoleConfig
   readonly attention: AttentionSettings
+  /** "Open at the store / at the POD service" links of an order. */
+  readonly links?: OrderLinks
 }
 
 const ConsoleLive = (host: string, options: ConsoleOptions | undefined) => {
@@ -44,7 +47,11 @@ export const HttpServerLive = (options: ServerOptions, console?: ConsoleOptions)
     HttpRouter.concat(ControlRoutes),
     HttpRouter.concat(MetricsRoutes),
     HttpRouter.concat(ReportRoutes),
-    HttpRouter.concat(consoleRoutes(statusReportNow, console?.attention ?? { notCheckedOutAfterHours: 24, noDraftAfterMinutes: 30 })),
+    HttpRouter.concat(consoleRoutes(
+      statusReportNow,
+      console?.attention ?? { notCheckedOutAfterHours: 24, noDraftAfterMinutes: 30 },
+      console?.links ?? (() => [])
+    )),
     HttpServer.serve(),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),
