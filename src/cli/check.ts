@@ -3,7 +3,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Console, Data, Effect, Either, Layer } from "effect"
 import type { AppConfig, StoreConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"
-import { liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
+import { describeCatalogProblem, liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
 import { errorsOf } from "../mapping/MappingCsv.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../pipeline/MappingFile.js"
 import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPublishedAuthHeaders } from "../pod/AuthHeaders.js"
@@ -84,7 +84,7 @@ const reportCatalog = (app: AppConfig, files: ReadonlyArray<ParsedMappingFile>, 
     for (const file of files) {
       for (const problem of lintAgainstCatalog(file.file, file.table, lookup)) {
         if (problem.severity === "error") errors++
-        yield* Console.log(`${problem.severity === "warning" ? "warning: " : ""}${problem.text}`)
+        yield* Console.log(describeCatalogProblem(problem))
       }
     }
     yield* Console.log(

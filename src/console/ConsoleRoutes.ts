@@ -16,14 +16,12 @@ import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
+import { chrome, formOf, getPage, param, query } from "./ConsoleRequest.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
-import { html, loginPage, page, renderFragment, type Section } from "./Html.js"
+import { html, loginPage, page, renderFragment } from "./Html.js"
 import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange, overviewRangeOf } from "./OverviewView.js"
 import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
-import { cellsOfRow, type MappingCells } from "../domain/MappingCells.js"
-import { appendMappingRow } from "../pipeline/MappingEdit.js"
-import { MappingStore } from "../pipeline/MappingStore.js"
-import { mappingsContent } from "./MappingsView.js"
+import { mappingsRoutes } from "./MappingsRoutes.js"
 import { reportsContent } from "./ReportsView.js"
 import { storyContent } from "./StoryView.js"
 import type { OrderLinks } from "./OrderLinks.js"
@@ -40,38 +38,6 @@ const QUEUE_LIMIT = 200
 
 // htmx is served from the daemon's own node_modules: no CDN, works offline.
 const HTMX = fs.readFileSync(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"))
-
-const formOf = Effect.flatMap(HttpServerRequest.HttpServerRequest, (r) => r.urlParamsBody).pipe(
-  Effect.map((params): ReadonlyArray<readonly [string, string]> => params),
-  Effect.orElseSucceed((): ReadonlyArray<readonly [string, string]> => [])
-)
-const param = (form: ReadonlyArray<readonly [string, string]>, name: string) => form.find(([k]) => k === name)?.[1]
-const query = (name: string) =>
-  Effect.map(HttpServerRequest.ParsedSearchParams, (p) => {
-    const v = p[name]
-    return typeof v === "string" && v !== "" ? v : undefined
-  })
-
-const chrome = (caller: Caller, title: string, section: Section) =>
-  Effect.map(ConsoleAuth, (auth) => ({
-    title,
-    section,
-    user: caller.session.user,
-    csrfToken: caller.csrfToken,
-    loggedIn: auth.access._tag === "Login"
-  }))
-
-/** GET pages: admitted (a local caller gets a session cookie with the page), or turned away. */
-const getPage = <E, R>(render: (caller: Caller) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  Effect.gen(function*() {
-    const admission = yield* admit({ post: false })
-    if (admission._tag === "Turned") return admission.response
-    const response = yield* render(admission.caller)
-    if (!admission.caller.fresh) return response
-    const auth = yield* ConsoleAuth
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return withSessionCookie(response, request, auth.cookieValue(admission.caller.session), admission.caller.session.expiresAtMs)
-  })
 
 const driftOf = Effect.gen(function*() {
   const reports = yield* Effect.serviceOption(ReportService)
@@ -254,50 +220,6 @@ export const consoleRoutes = <R>(
         return yield* queuePage(caller, { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined }, outcomes)
       })
     ),
-    HttpRouter.get(
-      "/console/mappings",
-      getPage((caller) =>
-        Effect.gen(function*() {
-          const prefill = { sku: yield* query("sku"), variantId: yield* query("variant") }
-          return yield* mappingsPage(caller, yield* query("store"), prefill, undefined)
-        })
-      )
-    ),
-    HttpRouter.post(
-      "/console/mappings/add",
-      Effect.gen(function*() {
-        const form = yield* formOf
-        const admission = yield* admit({ post: true, form })
-        if (admission._tag === "Turned") return admission.response
-        const store = param(form, "store") ?? ""
-        const mappings = yield* MappingStore
-        const file = mappings.fileOf(store)
-        if (file === undefined) return yield* mappingsPage(admission.caller, undefined, {}, { ok: false, text: `no store ${store}` })
-        const cells: Partial<MappingCells> = {
-          store_sku: param(form, "store_sku")?.trim() ?? "",
-          store_variant_id: param(form, "store_variant_id")?.trim() ?? "",
-          pod_variant_id: param(form, "pod_variant_id")?.trim() ?? "",
-          print_front: param(form, "print_front")?.trim() ?? ""
-        }
-        const flash = yield* appendMappingRow(file, cells).pipe(
-          Effect.tap(() => mappings.reload(store)),
-          Effect.tap(({ line }) =>
-            Effect.logInfo("console: mapping row added").pipe(
-              Effect.annotateLogs({ user: admission.caller.session.user, store, file, row: line.trim() })
-            )
-          ),
-          Effect.map(({ backup, line }) => ({
-            ok: true,
-            text: `added to ${file} (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
-          })),
-          Effect.catchTag(
-            "MappingWriteError",
-            (error) => Effect.succeed({ ok: false, text: error.message, ...(error.line === "" ? {} : { line: error.line }) })
-          )
-        )
-        return yield* mappingsPage(admission.caller, store, {}, flash)
-      })
-    ),
     HttpRouter.get("/console/reports", getPage((caller) => reportsPage(caller, undefined))),
     HttpRouter.get(
       "/console/reports/file/:name",
@@ -356,45 +278,9 @@ export const consoleRoutes = <R>(
     HttpRouter.get(
       "/console/order",
       getPage((caller) => Effect.flatMap(query("ref"), (ref) => storyPage(caller, ref ?? "", [])))
-    )
+    ),
+    HttpRouter.concat(mappingsRoutes)
   )
-
-  function mappingsPage(
-    caller: Caller,
-    store: string | undefined,
-    prefill: { readonly sku?: string | undefined; readonly variantId?: string | undefined },
-    flash: { readonly ok: boolean; readonly text: string; readonly line?: string } | undefined
-  ) {
-    return Effect.gen(function*() {
-      const mappings = yield* MappingStore
-      const { report } = yield* overviewData()
-      const storeKeys = report.pulls.map((p) => p.storeKey).filter((k) => mappings.fileOf(k) !== undefined)
-      const storeKey = store !== undefined && storeKeys.includes(store) ? store : storeKeys[0]
-      const table = storeKey === undefined ? undefined : yield* mappings.tableFor(storeKey)
-      const mapped = new Set((table?.rows ?? []).flatMap((row) => {
-        const cells = cellsOfRow(row)
-        return [cells.store_sku, cells.store_variant_id].filter((c) => c !== "")
-      }))
-      const waiting = storeKey === undefined
-        ? []
-        : (yield* Effect.flatMap(AttentionRepo, (repo) => repo.unmatchedLines(storeKey)))
-          .filter((line) => !mapped.has(line.sku) && !mapped.has(line.variantId))
-      const problems = (report.mappingFiles ?? []).filter((m) => m.storeKey === storeKey)
-        .map((m) => `${m.file} does not load whole (${m.outcome}): ${m.issues.join("; ")}`)
-      const content = mappingsContent({
-        storeKeys,
-        storeKey,
-        file: storeKey === undefined ? undefined : mappings.fileOf(storeKey),
-        table,
-        waiting,
-        problems,
-        csrfToken: caller.csrfToken,
-        prefill,
-        flash
-      })
-      return htmlResponse(page(yield* chrome(caller, "Mappings", "mappings"), content))
-    })
-  }
 
   function reportsPage(caller: Caller, flash: { readonly ok: boolean; readonly text: string } | undefined) {
     return Effect.gen(function*() {

@@ -181,3 +181,17 @@ export const suggestMappings = (
   }
   return { rows, rowNotes, matched, unmatched, notes }
 }
+
+/** What `podsync mappings suggest` would write for one line: the POD variant when exactly one fits, and its note. */
+export interface LineSuggestion {
+  readonly podVariantId: string | undefined
+  /** The draft CSV's note: "suggested by SKU: …", "choose one …: …", "no match: …". */
+  readonly note: string
+}
+
+/** One line as `suggestMappings` judges it (for a page that lists the lines one by one). */
+export const suggestionFor = (line: SuggestLine, catalog: ReadonlyArray<SuggestVariant>): LineSuggestion => {
+  const { rowNotes, rows } = suggestMappings([], [line], catalog)
+  const podVariantId = rows[0]?.pod_variant_id
+  return { podVariantId: podVariantId === undefined || podVariantId === "" ? undefined : podVariantId, note: rowNotes[0] ?? "" }
+}

@@ -53,6 +53,9 @@ export const lintAgainstCatalog = (file: string, table: MappingTable, lookup: Ca
     return []
   })
 
+/** A problem as `podsync check` prints it (and the console lists it). */
+export const describeCatalogProblem = (problem: CatalogProblem) => `${problem.severity === "warning" ? "warning: " : ""}${problem.text}`
+
 const chunks = <A>(items: ReadonlyArray<A>, size: number) =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 

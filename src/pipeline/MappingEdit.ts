@@ -2,12 +2,13 @@ import * as fs from "node:fs/promises"
 import { parse } from "csv-parse/sync"
 import { stringify } from "csv-stringify/sync"
 import { Data, Effect } from "effect"
-import type { MappingCells, MappingColumn } from "../domain/MappingCells.js"
+import { cellsOfRow, type MappingCells, type MappingColumn } from "../domain/MappingCells.js"
+import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
 import { describeIssues, parseMappingText } from "./MappingFile.js"
 
 /**
- * Adds a row to a store's mapping file, the file staying the source of truth: the row is
- * written in the file's own column order, the previous text kept as `<file>.bak`, the new text
+ * Adds or changes a row of a store's mapping file, the file staying the source of truth: the row
+ * is written in the file's own column order, the previous text kept as `<file>.bak`, the new text
  * written beside it and renamed over it (a reader never sees half a file). A row that would add
  * an issue to the file (a duplicate, a malformed id) is refused before anything is written.
  */
@@ -17,10 +18,14 @@ export class MappingWriteError extends Data.TaggedError("MappingWriteError")<{
   readonly reason: string
   /** The row as a CSV line, to paste by hand when the file cannot be written. */
   readonly line: string
+  /** The line of the file an edit replaces (absent: a row added at the end). */
+  readonly lineNumber?: number
   readonly cause?: unknown
 }> {
   override get message() {
-    return `cannot add the row to ${this.file}: ${this.reason}`
+    return this.lineNumber === undefined
+      ? `cannot add the row to ${this.file}: ${this.reason}`
+      : `cannot change line ${this.lineNumber} of ${this.file}: ${this.reason}`
   }
 }
 
@@ -30,23 +35,45 @@ const READ_ONLY_CODES = ["EACCES", "EROFS", "EPERM"]
 export const mappingLine = (header: ReadonlyArray<string>, cells: Partial<MappingCells>) =>
   stringify([header.map((column) => cells[column as MappingColumn] ?? "")])
 
-export const appendMappingRow = (file: string, cells: Partial<MappingCells>) =>
+const readText = (file: string, lineNumber?: number) =>
+  Effect.tryPromise({
+    try: () => fs.readFile(file, "utf8"),
+    catch: (cause) =>
+      new MappingWriteError({
+        file,
+        reason: "the file cannot be read",
+        line: "",
+        cause,
+        ...(lineNumber === undefined ? {} : { lineNumber })
+      })
+  })
+
+const headerOf = (text: string) => {
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? ""
+  return (parse(firstLine, { relax_column_count: true }) as Array<Array<string>>)[0] ?? []
+}
+
+/** Cells given for columns the file does not have (an empty cell needs no column). */
+const missingColumns = (header: ReadonlyArray<string>, cells: Partial<MappingCells>) =>
+  Object.entries(cells).filter(([column, value]) => value !== "" && value !== undefined && !header.includes(column)).map(([c]) => c)
+
+/**
+ * Writes `text` over `file` with the previous text kept as `<file>.bak`; refused before anything is
+ * written when it adds an issue the file did not have. `line` is the row to paste by hand when
+ * the file cannot be written, and `paste` says where it goes.
+ */
+const writeOver = (
+  file: string,
+  before: string,
+  text: string,
+  line: string,
+  paste: { readonly lineNumber?: number; readonly where: string }
+) =>
   Effect.gen(function*() {
-    const before = yield* Effect.tryPromise({
-      try: () => fs.readFile(file, "utf8"),
-      catch: (cause) => new MappingWriteError({ file, reason: "the file cannot be read", line: "", cause })
-    })
-    const firstLine = before.split(/\r?\n/, 1)[0] ?? ""
-    const header = (parse(firstLine, { relax_column_count: true }) as Array<Array<string>>)[0] ?? []
-    const line = mappingLine(header, cells)
-    const missing = Object.entries(cells).filter(([column, value]) => value !== "" && value !== undefined && !header.includes(column))
-    if (missing.length > 0) {
-      return yield* new MappingWriteError({ file, reason: `the file has no column ${missing.map(([c]) => c).join(", ")}`, line })
-    }
-    const text = `${before === "" || before.endsWith("\n") ? before : `${before}\n`}${line}`
+    const at = paste.lineNumber === undefined ? {} : { lineNumber: paste.lineNumber }
     const issuesBefore = describeIssues(parseMappingText(file, before))
     const added = describeIssues(parseMappingText(file, text)).filter((issue) => !issuesBefore.includes(issue))
-    if (added.length > 0) return yield* new MappingWriteError({ file, reason: added.join("; "), line })
+    if (added.length > 0) return yield* new MappingWriteError({ file, reason: added.join("; "), line, ...at })
     const backup = `${file}.bak`
     const temporary = `${file}.${process.pid}.tmp`
     yield* Effect.tryPromise({
@@ -60,12 +87,75 @@ export const appendMappingRow = (file: string, cells: Partial<MappingCells>) =>
         return new MappingWriteError({
           file,
           reason: typeof code === "string" && READ_ONLY_CODES.includes(code)
-            ? "the file (or its folder) is read-only here (a Kubernetes ConfigMap is): add the row below to its source by hand"
+            ? `the file (or its folder) is read-only here (a Kubernetes ConfigMap is): ${paste.where} by hand`
             : `the file could not be written (${String(code ?? cause)})`,
           line,
+          ...at,
           cause
         })
       }
     })
+    return backup
+  })
+
+export const appendMappingRow = (file: string, cells: Partial<MappingCells>) =>
+  Effect.gen(function*() {
+    const before = yield* readText(file)
+    const header = headerOf(before)
+    const line = mappingLine(header, cells)
+    const missing = missingColumns(header, cells)
+    if (missing.length > 0) return yield* new MappingWriteError({ file, reason: `the file has no column ${missing.join(", ")}`, line })
+    const text = `${before === "" || before.endsWith("\n") ? before : `${before}\n`}${line}`
+    const backup = yield* writeOver(file, before, text, line, { where: "add the row below to its source" })
     return { line, backup }
+  })
+
+const sameCells = (a: Partial<MappingCells>, b: Partial<MappingCells>) => MAPPING_COLUMNS.every((c) => (a[c] ?? "") === (b[c] ?? ""))
+
+const describeCells = (cells: Partial<MappingCells>) =>
+  MAPPING_COLUMNS.flatMap((c) => (cells[c] ?? "") === "" ? [] : [`${c}=${cells[c]}`]).join(", ") || "an empty row"
+
+/**
+ * Replaces the row on line `lineNumber` with `cells`, provided that line still holds the row the
+ * caller saw (`expected`, as `cellsOfRow` gives it): a file edited meanwhile is refused with what
+ * the line holds now, never overwritten. Columns the contract does not know keep their cells.
+ */
+export const replaceMappingRow = (
+  file: string,
+  lineNumber: number,
+  expected: Partial<MappingCells>,
+  cells: Partial<MappingCells>
+) =>
+  Effect.gen(function*() {
+    const before = yield* readText(file, lineNumber)
+    const header = headerOf(before)
+    const line = mappingLine(header, cells)
+    const refuse = (reason: string) => new MappingWriteError({ file, reason, line, lineNumber })
+    const missing = missingColumns(header, cells)
+    if (missing.length > 0) return yield* refuse(`the file has no column ${missing.join(", ")}`)
+    const current = parseMappingText(file, before).table.rows.find((row) => row.line === lineNumber)
+    if (current === undefined || !sameCells(cellsOfRow(current), expected)) {
+      return yield* refuse(
+        `the file changed meanwhile: line ${lineNumber} no longer holds the row you edited (${
+          current === undefined ? "it holds no valid row now" : `it holds ${describeCells(cellsOfRow(current))}`
+        }); nothing was written: open the page again and edit the row where it is now`
+      )
+    }
+    // A row is one line of text unless a quoted cell holds a line break: such a row is edited by hand.
+    const lines = before.split("\n")
+    const physical = lines[lineNumber - 1] ?? ""
+    const alone = parseMappingText(file, `${lines[0] ?? ""}\n${physical}\n`).table.rows[0]
+    if (alone === undefined || !sameCells(cellsOfRow(alone), expected)) {
+      return yield* refuse("the row spans several lines of the file: change it by hand")
+    }
+    const record = (parse(physical, { relax_column_count: true }) as Array<Array<string>>)[0] ?? []
+    const kept = Object.fromEntries(header.map((column, i) => [column, record[i] ?? ""]))
+    const whole = mappingLine(header, { ...kept, ...cells })
+    const replacement = whole.replace(/\n$/, physical.endsWith("\r") ? "\r" : "")
+    const text = [...lines.slice(0, lineNumber - 1), replacement, ...lines.slice(lineNumber)].join("\n")
+    const backup = yield* writeOver(file, before, text, whole, {
+      lineNumber,
+      where: `replace line ${lineNumber} of its source with the row below`
+    })
+    return { line: whole, backup }
   })

@@ -188,6 +188,8 @@ export class MappingStore extends Effect.Service<MappingStore>()("podsync/Mappin
         reload: (storeKey?: string) => loadSelected(storeKey, true),
         /** The stores whose mapping file does not load whole now, and since when. */
         problems: Effect.map(Ref.get(problems), (all) => [...all.values()]),
+        /** The stores with a mapping file, in the configuration's order. */
+        storeKeys: [...files.keys()] as ReadonlyArray<string>,
         /** The configured mapping file of a store. */
         fileOf: (storeKey: string): string | undefined => files.get(storeKey)
       }

@@ -200,13 +200,22 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
     /** The lines of a store's orders held for a missing mapping row, by SKU and variant id, with how many orders wait on each. */
     const unmatchedLines = (storeKey: string, limit = 100) =>
       db.use((k) =>
-        sql<{ sku: string; variant_id: string; title: string | null; n: number | string }>`
+        sql<{ sku: string; variant_id: string; title: string | null; variant_title: string | null; n: number | string }>`
           select coalesce(line->>'sku', '') as sku, coalesce(line->>'variantId', '') as variant_id,
-            min(line->>'title') as title, count(distinct o.id) as n
+            min(line->>'title') as title, min(line->>'variantTitle') as variant_title, count(distinct o.id) as n
           from store_orders as o cross join lateral jsonb_array_elements(o.normalized->'lines') as line
           where o.state = 'held' and o.held_reason = 'unmatched' and o.store_key = ${storeKey}
           group by 1, 2 order by n desc, sku limit ${limit}`.execute(k)
-      ).pipe(Effect.map((r) => r.rows.map((row) => ({ sku: row.sku, variantId: row.variant_id, title: row.title, orders: Number(row.n) }))))
+      ).pipe(Effect.map((r) =>
+        r.rows.map((row) => ({
+          sku: row.sku,
+          variantId: row.variant_id,
+          title: row.title,
+          // The colour and size a suggestion matches on ("Forest Green / L").
+          variantTitle: row.variant_title,
+          orders: Number(row.n)
+        }))
+      ))
 
     return { waiting, applyMoves, byIds, unmatchedLines }
   })

@@ -1,0 +1,182 @@
+import { HttpRouter } from "@effect/platform"
+import { Effect } from "effect"
+import { cellsOfRow, type MappingCells } from "../domain/MappingCells.js"
+import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
+import { suggestionFor } from "../mapping/MappingSuggest.js"
+import { describeCatalogProblem, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
+import { appendMappingRow, type MappingWriteError, replaceMappingRow } from "../pipeline/MappingEdit.js"
+import { describeIssues, readMappingFile } from "../pipeline/MappingFile.js"
+import { MappingStore } from "../pipeline/MappingStore.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { chrome, type Form, formOf, getPage, param, query } from "./ConsoleRequest.js"
+import { admit, type Caller, htmlResponse } from "./ConsoleGuard.js"
+import { page } from "./Html.js"
+import { type Flash, type MappingsInput, mappingsContent, type Prefill } from "./MappingsView.js"
+
+/**
+ * The console's Mappings page (issue 15): the rows in force, each with an edit form; the SKUs held
+ * orders wait on, each with the POD variant `podsync mappings suggest` would choose; what
+ * `podsync check` says of the file; and forms that add or change a row of the store's file.
+ * Suggestions and the lint read the cached catalog only: a page view asks the POD API nothing.
+ */
+
+interface PageRequest {
+  readonly store: string | undefined
+  readonly prefill: Prefill
+  /** The line of the row whose edit form is open. */
+  readonly edit?: number | undefined
+}
+
+/** What `podsync check` says of a mapping file: its rows' issues, then each mapped POD variant against the cached catalog. */
+const lintOf = (file: string) =>
+  Effect.gen(function*() {
+    const read = yield* Effect.either(readMappingFile(file))
+    if (read._tag === "Left") return { lines: [read.left.message], catalogCached: true }
+    const lookup = yield* (yield* CatalogRepo).lookup
+    const issues = describeIssues(read.right)
+    if (lookup === undefined) return { lines: issues, catalogCached: false }
+    return { lines: [...issues, ...lintAgainstCatalog(file, read.right.table, lookup).map(describeCatalogProblem)], catalogCached: true }
+  })
+
+const mappingsPage = (caller: Caller, request: PageRequest, flash: Flash | undefined) =>
+  Effect.gen(function*() {
+    const mappings = yield* MappingStore
+    const storeKeys = mappings.storeKeys
+    const storeKey = request.store !== undefined && storeKeys.includes(request.store) ? request.store : storeKeys[0]
+    const file = storeKey === undefined ? undefined : mappings.fileOf(storeKey)
+    const table = storeKey === undefined ? undefined : yield* mappings.tableFor(storeKey)
+    const mapped = new Set((table?.rows ?? []).flatMap((row) => {
+      const cells = cellsOfRow(row)
+      return [cells.store_sku, cells.store_variant_id].filter((c) => c !== "")
+    }))
+    const lines = storeKey === undefined
+      ? []
+      : (yield* Effect.flatMap(AttentionRepo, (repo) => repo.unmatchedLines(storeKey)))
+        .filter((line) => !mapped.has(line.sku) && !mapped.has(line.variantId))
+    // The catalog is read once per page, and only when a line waits on a row.
+    const catalog = lines.length === 0 ? [] : yield* (yield* CatalogRepo).entries
+    const waiting = lines.map((line) => ({
+      ...line,
+      suggestion: catalog.length === 0 ? undefined : suggestionFor({
+        storeSku: line.sku || undefined,
+        storeVariantId: line.variantId || undefined,
+        title: line.title ?? undefined,
+        variantTitle: line.variantTitle ?? undefined
+      }, catalog)
+    }))
+    const lint = file === undefined ? undefined : yield* lintOf(file)
+    const problems = (yield* mappings.problems).filter((m) => m.storeKey === storeKey)
+      .map((m) => `${m.file} does not load whole (${m.outcome}): ${m.issues.join("; ")}`)
+    const editing = request.edit === undefined ? undefined : table?.rows.find((row) => row.line === request.edit)
+    const input: MappingsInput = {
+      storeKeys,
+      storeKey,
+      file,
+      table,
+      waiting,
+      catalogCached: lint?.catalogCached ?? true,
+      lint: lint?.lines,
+      problems,
+      csrfToken: caller.csrfToken,
+      prefill: request.prefill,
+      editing: editing === undefined ? undefined : { line: editing.line, cells: cellsOfRow(editing) },
+      flash
+    }
+    return htmlResponse(page(yield* chrome(caller, "Mappings", "mappings"), mappingsContent(input)))
+  })
+
+/** The cells a form names, trimmed; `prefix` reads the hidden copy of the row as it was shown. */
+const cellsOfForm = (form: Form, prefix = ""): Partial<MappingCells> =>
+  Object.fromEntries(MAPPING_COLUMNS.flatMap((c) => {
+    const value = param(form, `${prefix}${c}`)
+    return value === undefined ? [] : [[c, value.trim()]]
+  }))
+
+const refusedWrite = (error: MappingWriteError): Flash => ({
+  ok: false,
+  text: error.message,
+  ...(error.line === "" ? {} : { line: error.line })
+})
+
+/** A POST to the page: admitted with its CSRF token, then the store's file, or the page saying there is none. */
+const writeAction = <E, R>(
+  write: (form: Form, caller: Caller, store: string, file: string) => Effect.Effect<Flash, E, R>
+) =>
+  Effect.gen(function*() {
+    const form = yield* formOf
+    const admission = yield* admit({ post: true, form })
+    if (admission._tag === "Turned") return admission.response
+    const store = param(form, "store") ?? ""
+    const file = (yield* MappingStore).fileOf(store)
+    if (file === undefined) {
+      return yield* mappingsPage(admission.caller, { store: undefined, prefill: {} }, { ok: false, text: `no store ${store}` })
+    }
+    const flash = yield* write(form, admission.caller, store, file)
+    return yield* mappingsPage(admission.caller, { store, prefill: {} }, flash)
+  })
+
+export const mappingsRoutes = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    "/console/mappings",
+    getPage((caller) =>
+      Effect.gen(function*() {
+        const prefill = { sku: yield* query("sku"), variantId: yield* query("variant"), podVariantId: yield* query("pod") }
+        const edit = Number(yield* query("edit"))
+        return yield* mappingsPage(
+          caller,
+          { store: yield* query("store"), prefill, edit: Number.isInteger(edit) ? edit : undefined },
+          undefined
+        )
+      })
+    )
+  ),
+  HttpRouter.post(
+    "/console/mappings/add",
+    writeAction((form, caller, store, file) =>
+      Effect.gen(function*() {
+        const mappings = yield* MappingStore
+        const cells = cellsOfForm(form)
+        return yield* appendMappingRow(file, cells).pipe(
+          Effect.tap(() => mappings.reload(store)),
+          Effect.tap(({ line }) =>
+            Effect.logInfo("console: mapping row added").pipe(
+              Effect.annotateLogs({ user: caller.session.user, store, file, row: line.trim() })
+            )
+          ),
+          Effect.map(({ backup, line }): Flash => ({
+            ok: true,
+            text: `added to ${file} (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+          })),
+          Effect.catchTag("MappingWriteError", (error) => Effect.succeed(refusedWrite(error)))
+        )
+      })
+    )
+  ),
+  HttpRouter.post(
+    "/console/mappings/edit",
+    writeAction((form, caller, store, file) =>
+      Effect.gen(function*() {
+        const mappings = yield* MappingStore
+        const lineNumber = Number(param(form, "line"))
+        if (!Number.isInteger(lineNumber) || lineNumber < 2) {
+          return { ok: false, text: "no row line given: open the row's edit form from the page" } satisfies Flash
+        }
+        return yield* replaceMappingRow(file, lineNumber, cellsOfForm(form, "old_"), cellsOfForm(form)).pipe(
+          Effect.tap(() => mappings.reload(store)),
+          Effect.tap(({ line }) =>
+            Effect.logInfo("console: mapping row changed").pipe(
+              Effect.annotateLogs({ user: caller.session.user, store, file, line: lineNumber, row: line.trim() })
+            )
+          ),
+          Effect.map(({ backup, line }): Flash => ({
+            ok: true,
+            text:
+              `line ${lineNumber} of ${file} changed (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+          })),
+          Effect.catchTag("MappingWriteError", (error) => Effect.succeed(refusedWrite(error)))
+        )
+      })
+    )
+  )
+)
