@@ -27,6 +27,17 @@ const allPlatformsOption = Options.boolean("all-platforms").pipe(
   )
 )
 
+const consoleOption = Options.boolean("console").pipe(
+  Options.withDescription(
+    "after the summary, keep the daemon and the simulators running with the web console served, until Ctrl-C " +
+      "(default: when run in a terminal)"
+  )
+)
+
+const noConsoleOption = Options.boolean("no-console").pipe(
+  Options.withDescription("end with the summary, even in a terminal")
+)
+
 const dataDirOption = Options.directory("data-dir").pipe(
   Options.withDescription("the demo's data folder (default: demo.yaml's ./data/demo); wiped at start unless --keep-data"),
   Options.optional
@@ -41,12 +52,24 @@ const dataDirOption = Options.directory("data-dir").pipe(
  */
 export const demoCommand = Command.make(
   "demo",
-  { orders: ordersOption, speed: speedOption, allPlatforms: allPlatformsOption, keepData: keepDataOption, dataDir: dataDirOption },
-  ({ allPlatforms, dataDir, keepData, orders, speed }) =>
+  {
+    orders: ordersOption,
+    speed: speedOption,
+    allPlatforms: allPlatformsOption,
+    keepData: keepDataOption,
+    dataDir: dataDirOption,
+    console: consoleOption,
+    noConsole: noConsoleOption
+  },
+  ({ allPlatforms, console, dataDir, keepData, noConsole, orders, speed }) =>
     runDemo({
       orders,
       speed,
       keepData,
+      // In a terminal a person is watching: the console stays up for them. Piped (CI), the demo ends.
+      ...(console || (!noConsole && process.stdout.isTTY === true && process.stdin.isTTY === true)
+        ? { serveConsoleUntil: Effect.never }
+        : {}),
       setup: allPlatforms ? "all-platforms" : "shopify",
       ...Option.match(dataDir, { onNone: () => ({}), onSome: (dir) => ({ dataDir: dir }) })
     }).pipe(

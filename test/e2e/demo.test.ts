@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { type DaemonOrder, type GeneratedOrder, progressOf } from "../../src/cli/demo/DemoProgress.js"
 import { renderSummary } from "../../src/cli/demo/DemoSummary.js"
 import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
@@ -141,6 +141,23 @@ describe("podsync demo", () => {
       fs.writeFileSync(path.join(dataDir, "PG_VERSION"), "17\n")
       fs.writeFileSync(path.join(dataDir, "stale-file"), "from before")
       const out = captured()
+      // --console: after the summary the console stays served until told to stop (Ctrl-C); this test
+      // stops it once it has read the overview.
+      const stop = yield* Deferred.make<void>()
+      const overview = yield* Effect.fork(Effect.gen(function*() {
+        for (;;) {
+          const at = /The console is at (http:\/\/\S+\/console) /.exec(out.text())?.[1]
+          if (at !== undefined) {
+            const page = yield* Effect.promise(async () => {
+              const response = await fetch(at)
+              return { status: response.status, body: await response.text() }
+            })
+            yield* Deferred.succeed(stop, undefined)
+            return page
+          }
+          yield* Effect.sleep("200 millis")
+        }
+      }))
       const outcome = yield* runDemo({
         orders: 8,
         speed: "fast",
@@ -148,9 +165,14 @@ describe("podsync demo", () => {
         dataDir,
         reportsDir: path.join(dir, "reports"),
         output: out.output,
-        settleTimeout: "4 minutes"
+        settleTimeout: "4 minutes",
+        serveConsoleUntil: Deferred.await(stop)
       })
       const text = out.text()
+      const consolePage = yield* Fiber.join(overview)
+      expect(consolePage.status).toBe(200)
+      // The two held orders, and the cancelled one when its draft was made first.
+      expect(consolePage.body).toMatch(/data-testid="needs-a-person">[23]</)
 
       expect(outcome.ending).toBe("finished")
       expect(outcome.progress.generated).toBe(8)

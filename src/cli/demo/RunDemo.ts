@@ -38,6 +38,11 @@ export interface DemoOptions {
   readonly output?: DemoOutput
   /** How long after the last order arrives the demo waits for every order to settle. Default 2 minutes. */
   readonly settleTimeout?: Duration.DurationInput
+  /**
+   * After the summary, keep the daemon and the simulators up, the console served, until this ends
+   * (`podsync demo --console`: Ctrl-C). Absent: the demo ends with its summary.
+   */
+  readonly serveConsoleUntil?: Effect.Effect<void>
 }
 
 export interface DemoOutcome {
@@ -328,7 +333,15 @@ export const runDemoInScope = (options: DemoOptions) =>
           Fiber.join(generator).pipe(Effect.zipRight(Effect.never))
         ).pipe(Effect.onInterrupt(() => finish(run, "interrupted", dataDir, reportsDir).pipe(Effect.ignore)))
         yield* Fiber.interrupt(generator)
-        return yield* finish(run, ending, dataDir, reportsDir)
+        const outcome = yield* finish(run, ending, dataDir, reportsDir)
+        if (options.serveConsoleUntil !== undefined) {
+          yield* terminal.write(
+            `\nThe console is at ${daemonUrl}/console (no login: this machine only). The daemon and the simulators keep running ` +
+              "until Ctrl-C: put an order in and watch it move (the Next: lines above say how).\n"
+          )
+          yield* options.serveConsoleUntil
+        }
+        return outcome
       }).pipe(Effect.provide(daemon))
     }).pipe(
       Effect.provide(Layer.merge(terminal.logger(config), NodeHttpClient.layerUndici)),
