@@ -130,9 +130,12 @@ const measureOn = (database: Database) =>
     const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
     const pages = {
       overview: "/console",
+      overviewToday: "/console?range=today",
+      overview7Days: "/console?range=7d",
       live: "/console/live",
       queue: "/console/queue",
-      queueHeld: "/console/queue?reason=held%3Aunmatched"
+      queueHeld: "/console/queue?reason=held%3Aunmatched",
+      mappings: "/console/mappings"
     }
     const figures: Record<string, { p50: number; p95: number; max: number; bytes: number }> = {}
     for (const [name, url] of Object.entries(pages)) {

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { eventPatternProblem } from "../domain/Alert.js"
+import { duplicateName, IntLike, NumberLike, optional, Secret, Url, withDefault } from "./ConfigSchemas.js"
 
 /**
  * `alerts:` (ARCHITECTURE.md "Configuration"; README "Alerts"): where alerts go (channels), which
@@ -8,29 +9,11 @@ import { eventPatternProblem } from "../domain/Alert.js"
  * still records what would have been.
  */
 
-const Secret = Schema.Redacted(Schema.NonEmptyTrimmedString.annotations({
-  message: () => ({ message: "expected a non-empty secret without leading or trailing spaces", override: true })
-}))
-
 // A URL that carries a token (a Slack incoming webhook): checked like a URL, never printed.
 const SecretUrl = Schema.Redacted(Schema.NonEmptyTrimmedString.pipe(
   Schema.filter((s) => URL.canParse(s)),
   Schema.annotations({ message: () => ({ message: "expected an absolute URL such as https://host/path", override: true }) })
 ))
-
-const Url = Schema.NonEmptyTrimmedString.pipe(
-  Schema.filter((s) => URL.canParse(s) || `expected an absolute URL such as https://host/path, got "${s}"`)
-)
-
-const numberMessage = (what: string) => ({
-  message: (issue: { readonly actual: unknown }) => ({ message: `expected ${what}, got ${JSON.stringify(issue.actual)}`, override: true })
-})
-const IntLike = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int())).annotations(numberMessage("a whole number"))
-const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString).annotations(numberMessage("a number"))
-
-const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema.Schema.Type<S>) =>
-  Schema.optionalWith(schema, { default: value, exact: true })
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 const Name = Schema.String.pipe(
   Schema.pattern(/^[a-z0-9][a-z0-9-]*$/, { message: () => "expected lower-case letters, digits and dashes ([a-z0-9-]+)" })
@@ -132,11 +115,9 @@ export const AlertsConfig = Schema.Struct({
   linkBaseUrl: optional(Url)
 }).pipe(
   Schema.filter((alerts) => {
-    const names = new Set<string>()
-    for (const [index, channel] of alerts.channels.entries()) {
-      if (names.has(channel.name)) return { path: ["channels", index, "name"], message: `duplicate channel name "${channel.name}"` }
-      names.add(channel.name)
-    }
+    const duplicate = duplicateName(alerts.channels, (c) => c.name, ["channels"], "name", "channel name")
+    if (duplicate !== undefined) return duplicate
+    const names = new Set(alerts.channels.map((c) => c.name))
     for (const [index, rule] of (alerts.rules ?? []).entries()) {
       for (const [at, name] of (rule.channels ?? []).entries()) {
         if (!names.has(name)) {

@@ -2,21 +2,13 @@ import { isIP } from "node:net"
 import { ParseResult, Schema } from "effect"
 import { validateDetailed } from "node-cron"
 import { AlertsConfig } from "./AlertsConfig.js"
+import { duplicateName, IntLike, NumberLike, optional as optionalWith, Secret, Url, withDefault } from "./ConfigSchemas.js"
 
 /**
  * The configuration file (contract: ARCHITECTURE.md "Configuration"), decoded
  * as a whole by this one Schema. Unknown keys are errors, so a typo is named
  * instead of silently ignored. Secrets decode to Redacted.
  */
-
-// The message is overridden so that no validation error ever prints the value it refused.
-const Secret = Schema.Redacted(Schema.NonEmptyTrimmedString.annotations({
-  message: () => ({ message: "expected a non-empty secret without leading or trailing spaces", override: true })
-}))
-
-const Url = Schema.NonEmptyTrimmedString.pipe(
-  Schema.filter((s) => URL.canParse(s) || `expected an absolute URL such as https://host/path, got "${s}"`)
-)
 
 const CronExpression = Schema.String.pipe(
   Schema.filter((expression) => {
@@ -25,13 +17,6 @@ const CronExpression = Schema.String.pipe(
       `invalid cron expression "${expression}": ${result.errors.map((e) => e.message).join("; ") || "unrecognised"}`
   })
 )
-
-// Numbers may come from ${NAME} as strings: accept "8088" where 8088 is expected.
-const numberMessage = (what: string) => ({
-  message: (issue: { readonly actual: unknown }) => ({ message: `expected ${what}, got ${JSON.stringify(issue.actual)}`, override: true })
-})
-const IntLike = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int())).annotations(numberMessage("a whole number"))
-const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString).annotations(numberMessage("a number"))
 
 export const StoreKey = Schema.String.pipe(
   Schema.pattern(/^[a-z0-9-]+$/, { message: () => "expected lower-case letters, digits and dashes ([a-z0-9-]+)" }),
@@ -47,9 +32,6 @@ export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND",
  * Standard (what the service itself would do, at the Standard price), or hold it for a person.
  */
 export const EconomyUncovered = Schema.Literal("standard", "hold")
-
-const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema.Schema.Type<S>) =>
-  Schema.optionalWith(schema, { default: value, exact: true })
 
 const LogLevel = Schema.Literal("trace", "debug", "info", "warning", "error", "none")
 /** auto: readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
@@ -138,8 +120,6 @@ export const PodConfig = Schema.Struct({
   timeoutMs: withDefault(IntLike.pipe(Schema.between(100, 300_000)), () => 30_000),
   webhooks: Schema.optionalWith(PodWebhooks, { exact: true })
 })
-
-const optionalWith = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /** The secret a store signs its webhooks with, and the one before it while a rotation is under way. */
 const WebhookSecrets = { webhookSecret: Secret, previousWebhookSecret: optionalWith(Secret) }
@@ -373,11 +353,9 @@ export const AppConfig = Schema.Struct({
   alerts: Schema.optionalWith(AlertsConfig, { exact: true })
 }).pipe(
   Schema.filter((config) => {
-    const seen = new Set<string>()
-    for (const [index, store] of config.stores.entries()) {
-      if (seen.has(store.key)) return { path: ["stores", index, "key"], message: `duplicate store key "${store.key}"` }
-      seen.add(store.key)
-    }
+    const duplicate = duplicateName(config.stores, (s) => s.key, ["stores"], "key", "store key")
+    if (duplicate !== undefined) return duplicate
+    const seen = new Set(config.stores.map((s) => s.key))
     for (const key of Object.keys(config.reports.storeNames)) {
       if (!seen.has(key)) {
         return {

@@ -4,7 +4,7 @@ import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, withSessionCookie } from "./ConsoleGuard.js"
 import type { Section } from "./Html.js"
 
-/** What every console route reads of its request: the form, the query, the page's chrome, and GET admission. */
+/** What every console route reads of its request: the form, the query, the page's chrome, and GET and POST admission. */
 
 export type Form = ReadonlyArray<readonly [string, string]>
 
@@ -40,4 +40,15 @@ export const getPage = <E, R>(render: (caller: Caller) => Effect.Effect<HttpServ
     const auth = yield* ConsoleAuth
     const request = yield* HttpServerRequest.HttpServerRequest
     return withSessionCookie(response, request, auth.cookieValue(admission.caller.session), admission.caller.session.expiresAtMs)
+  })
+
+/** POST actions: admitted with the session's CSRF token (and same origin), or turned away before any work. */
+export const postAction = <E, R>(
+  act: (caller: Caller, form: Form) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  Effect.gen(function*() {
+    const form = yield* formOf
+    const admission = yield* admit({ post: true, form })
+    if (admission._tag === "Turned") return admission.response
+    return yield* act(admission.caller, form)
   })

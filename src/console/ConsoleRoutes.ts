@@ -15,8 +15,8 @@ import { StatusRepo } from "../repos/StatusRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
-import { admit, type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
-import { chrome, formOf, getPage, param, query } from "./ConsoleRequest.js"
+import { type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
+import { chrome, formOf, getPage, param, postAction, query } from "./ConsoleRequest.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment } from "./Html.js"
 import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange, overviewRangeOf } from "./OverviewView.js"
@@ -160,16 +160,14 @@ export const consoleRoutes = <R>(
     ),
     HttpRouter.post(
       "/console/logout",
-      Effect.gen(function*() {
-        const form = yield* formOf
-        const admission = yield* admit({ post: true, form })
-        if (admission._tag === "Turned") return admission.response
-        const auth = yield* ConsoleAuth
-        yield* auth.logout(admission.caller.session)
-        return HttpServerResponse.redirect("/console/login", { status: 303, headers: SECURITY_HEADERS }).pipe(
-          HttpServerResponse.expireCookie("podsync_console", { path: "/console" })
-        )
-      })
+      postAction((caller) =>
+        Effect.gen(function*() {
+          yield* (yield* ConsoleAuth).logout(caller.session)
+          return HttpServerResponse.redirect("/console/login", { status: 303, headers: SECURITY_HEADERS }).pipe(
+            HttpServerResponse.expireCookie("podsync_console", { path: "/console" })
+          )
+        })
+      )
     ),
     HttpRouter.get(
       "/console",
@@ -199,26 +197,32 @@ export const consoleRoutes = <R>(
     ),
     HttpRouter.post(
       "/console/queue/act",
-      Effect.gen(function*() {
-        const form = yield* formOf
-        const admission = yield* admit({ post: true, form })
-        if (admission._tag === "Turned") return admission.response
-        const caller = admission.caller
-        const one = param(form, "one")
-        const [action, ...rest] = one !== undefined ? one.split("|") : [param(form, "bulk") ?? ""]
-        const values = one !== undefined ? [rest.join("|")] : form.filter(([k]) => k === "sel").map(([, v]) => v)
-        const seen = values.map(seenOrderOf).filter((s) => s !== undefined)
-        const key = param(form, "key") ?? randomUUID()
-        const outcomes = action !== undefined && isPersonAction(action) && seen.length > 0
-          ? yield* actOnOrders(action, seen, { user: caller.session.user, actionKey: key })
-          : [{ id: 0, referenceId: null, outcome: "refused" as const, message: "choose an action and at least one order" }]
-        yield* Effect.logInfo("console: action").pipe(
-          Effect.annotateLogs({ user: caller.session.user, action, orders: outcomes.map((o) => `${o.referenceId ?? o.id}: ${o.outcome}`) })
-        )
-        const back = param(form, "back")
-        if (back !== undefined) return yield* storyPage(caller, back, outcomes)
-        return yield* queuePage(caller, { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined }, outcomes)
-      })
+      postAction((caller, form) =>
+        Effect.gen(function*() {
+          const one = param(form, "one")
+          const [action, ...rest] = one !== undefined ? one.split("|") : [param(form, "bulk") ?? ""]
+          const values = one !== undefined ? [rest.join("|")] : form.filter(([k]) => k === "sel").map(([, v]) => v)
+          const seen = values.map(seenOrderOf).filter((s) => s !== undefined)
+          const key = param(form, "key") ?? randomUUID()
+          const outcomes = action !== undefined && isPersonAction(action) && seen.length > 0
+            ? yield* actOnOrders(action, seen, { user: caller.session.user, actionKey: key })
+            : [{ id: 0, referenceId: null, outcome: "refused" as const, message: "choose an action and at least one order" }]
+          yield* Effect.logInfo("console: action").pipe(
+            Effect.annotateLogs({
+              user: caller.session.user,
+              action,
+              orders: outcomes.map((o) => `${o.referenceId ?? o.id}: ${o.outcome}`)
+            })
+          )
+          const back = param(form, "back")
+          if (back !== undefined) return yield* storyPage(caller, back, outcomes)
+          return yield* queuePage(
+            caller,
+            { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined },
+            outcomes
+          )
+        })
+      )
     ),
     HttpRouter.get("/console/reports", getPage((caller) => reportsPage(caller, undefined))),
     HttpRouter.get(
@@ -250,30 +254,29 @@ export const consoleRoutes = <R>(
     ),
     HttpRouter.post(
       "/console/reports/run",
-      Effect.gen(function*() {
-        const form = yield* formOf
-        const admission = yield* admit({ post: true, form })
-        if (admission._tag === "Turned") return admission.response
-        const reports = yield* Effect.serviceOption(ReportService)
-        if (Option.isNone(reports)) {
-          return yield* reportsPage(admission.caller, { ok: false, text: "reports are not written by this process" })
-        }
-        const request = {
-          from: param(form, "from") || undefined,
-          to: param(form, "to") || undefined,
-          store: param(form, "store") || undefined
-        }
-        yield* Effect.logInfo("console: report run").pipe(Effect.annotateLogs({ user: admission.caller.session.user, ...request }))
-        const flash = yield* reports.value.run(request).pipe(
-          Effect.map(({ summary }) => ({ ok: true, text: `written: ${summary.label}, ${summary.findings} drift findings` })),
-          Effect.catchTags({
-            ReportPeriodError: (error) => Effect.succeed({ ok: false, text: error.message }),
-            UnknownReportStoreError: (error) => Effect.succeed({ ok: false, text: error.message }),
-            ReportFilesError: (error) => Effect.succeed({ ok: false, text: error.message })
-          })
-        )
-        return yield* reportsPage(admission.caller, flash)
-      })
+      postAction((caller, form) =>
+        Effect.gen(function*() {
+          const reports = yield* Effect.serviceOption(ReportService)
+          if (Option.isNone(reports)) {
+            return yield* reportsPage(caller, { ok: false, text: "reports are not written by this process" })
+          }
+          const request = {
+            from: param(form, "from") || undefined,
+            to: param(form, "to") || undefined,
+            store: param(form, "store") || undefined
+          }
+          yield* Effect.logInfo("console: report run").pipe(Effect.annotateLogs({ user: caller.session.user, ...request }))
+          const flash = yield* reports.value.run(request).pipe(
+            Effect.map(({ summary }) => ({ ok: true, text: `written: ${summary.label}, ${summary.findings} drift findings` })),
+            Effect.catchTags({
+              ReportPeriodError: (error) => Effect.succeed({ ok: false, text: error.message }),
+              UnknownReportStoreError: (error) => Effect.succeed({ ok: false, text: error.message }),
+              ReportFilesError: (error) => Effect.succeed({ ok: false, text: error.message })
+            })
+          )
+          return yield* reportsPage(caller, flash)
+        })
+      )
     ),
     HttpRouter.get(
       "/console/order",

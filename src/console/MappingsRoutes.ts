@@ -9,8 +9,8 @@ import { describeIssues, readMappingFile } from "../pipeline/MappingFile.js"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
-import { chrome, type Form, formOf, getPage, param, query } from "./ConsoleRequest.js"
-import { admit, type Caller, htmlResponse } from "./ConsoleGuard.js"
+import { chrome, type Form, getPage, param, postAction, query } from "./ConsoleRequest.js"
+import { type Caller, htmlResponse } from "./ConsoleGuard.js"
 import { page } from "./Html.js"
 import { type Flash, type MappingsInput, mappingsContent, type Prefill } from "./MappingsView.js"
 
@@ -103,18 +103,17 @@ const refusedWrite = (error: MappingWriteError): Flash => ({
 const writeAction = <E, R>(
   write: (form: Form, caller: Caller, store: string, file: string) => Effect.Effect<Flash, E, R>
 ) =>
-  Effect.gen(function*() {
-    const form = yield* formOf
-    const admission = yield* admit({ post: true, form })
-    if (admission._tag === "Turned") return admission.response
-    const store = param(form, "store") ?? ""
-    const file = (yield* MappingStore).fileOf(store)
-    if (file === undefined) {
-      return yield* mappingsPage(admission.caller, { store: undefined, prefill: {} }, { ok: false, text: `no store ${store}` })
-    }
-    const flash = yield* write(form, admission.caller, store, file)
-    return yield* mappingsPage(admission.caller, { store, prefill: {} }, flash)
-  })
+  postAction((caller, form) =>
+    Effect.gen(function*() {
+      const store = param(form, "store") ?? ""
+      const file = (yield* MappingStore).fileOf(store)
+      if (file === undefined) {
+        return yield* mappingsPage(caller, { store: undefined, prefill: {} }, { ok: false, text: `no store ${store}` })
+      }
+      const flash = yield* write(form, caller, store, file)
+      return yield* mappingsPage(caller, { store, prefill: {} }, flash)
+    })
+  )
 
 export const mappingsRoutes = HttpRouter.empty.pipe(
   HttpRouter.get(

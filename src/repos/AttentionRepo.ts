@@ -71,6 +71,31 @@ const WAITING_COLUMNS = [
   sql<string | null>`coalesce(held_details->>'message', last_error->>'message')`.as("message")
 ] as const
 
+/** A row of WAITING_COLUMNS as the queue shows it. */
+const waitingOrderOf = (r: {
+  readonly id: number
+  readonly store_key: string
+  readonly reference_id: string
+  readonly name: string | null
+  readonly state: OrderState
+  readonly held_reason: string | null
+  readonly message: string | null
+  readonly pod_draft_id: string | null
+  readonly pod_order_id: string | null
+  readonly updated_at: Date | string
+}): WaitingOrder => ({
+  id: Number(r.id),
+  storeKey: r.store_key,
+  referenceId: r.reference_id,
+  name: r.name,
+  state: r.state,
+  heldReason: r.held_reason,
+  message: r.message,
+  podDraftId: r.pod_draft_id,
+  podOrderId: r.pod_order_id,
+  updatedAt: asDate(r.updated_at)
+})
+
 export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/AttentionRepo", {
   effect: Effect.gen(function*() {
     const db = yield* Db
@@ -91,20 +116,7 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
         if (filter.state !== undefined) q = q.where("state", "=", filter.state)
         if (filter.heldReason !== undefined) q = q.where("held_reason", "=", filter.heldReason)
         return q.orderBy("updated_at").orderBy("id").limit(filter.limit).execute()
-      }).pipe(Effect.map((rows) =>
-        rows.map((r): WaitingOrder => ({
-          id: Number(r.id),
-          storeKey: r.store_key,
-          referenceId: r.reference_id,
-          name: r.name,
-          state: r.state,
-          heldReason: r.held_reason,
-          message: r.message,
-          podDraftId: r.pod_draft_id,
-          podOrderId: r.pod_order_id,
-          updatedAt: asDate(r.updated_at)
-        }))
-      ))
+      }).pipe(Effect.map((rows) => rows.map(waitingOrderOf)))
 
     /**
      * Applies each move in one statement (updates and their order_events rows), only to an order
@@ -182,20 +194,7 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
           .select(WAITING_COLUMNS)
           .where("id", "in", [...ids])
           .execute()
-      ).pipe(Effect.map((rows) =>
-        rows.map((r): WaitingOrder => ({
-          id: Number(r.id),
-          storeKey: r.store_key,
-          referenceId: r.reference_id,
-          name: r.name,
-          state: r.state,
-          heldReason: r.held_reason,
-          message: r.message,
-          podDraftId: r.pod_draft_id,
-          podOrderId: r.pod_order_id,
-          updatedAt: asDate(r.updated_at)
-        }))
-      ))
+      ).pipe(Effect.map((rows) => rows.map(waitingOrderOf)))
 
     /** The lines of a store's orders held for a missing mapping row, by SKU and variant id, with how many orders wait on each. */
     const unmatchedLines = (storeKey: string, limit = 100) =>

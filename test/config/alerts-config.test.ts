@@ -97,6 +97,12 @@ describe("the alerts: section", () => {
   rules:
     - channels: [opz]
       stores: [acme]`)).toEqual([`alerts.rules[0].channels[0]: no channel is named "opz"; the channels are ops`])
+    expect(issuesOf(`
+  channels:
+    - name: ops
+      slack: { url: https://hooks.slack.com/x }
+    - name: ops
+      webhook: { url: https://h.example.com, secret: s }`)).toEqual([`alerts.channels[1].name: duplicate channel name "ops"`])
   })
 
   it("never prints a secret URL it refuses", () => {
