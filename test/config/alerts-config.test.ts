@@ -1,20 +1,9 @@
 import { Either, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { parseConfig } from "../../src/config/loadConfig.js"
+import { minimal } from "./fixtures.js"
 
-const withAlerts = (alerts: string) => `
-pod:
-  baseUrl: https://pod.example.com/integration-handler
-  clientKey: key
-  clientSecret: secret
-stores:
-  - key: acme-shopify
-    platform: shopify
-    podStoreId: "42"
-    shopify: { shop: acme.myshopify.com, accessToken: shpat_abc, webhookSecret: whsec }
-    mappings: ./config/mappings/acme-shopify.csv
-alerts:
-${alerts}`
+const withAlerts = (alerts: string) => minimal(`alerts:\n${alerts}`, "key")
 
 const env = { SLACK_URL: "https://hooks.slack.com/services/T0/B0/sekret-token", SMTP_PASSWORD: "mail-pass", HOOK_SECRET: "hook-secret" }
 

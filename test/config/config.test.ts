@@ -2,21 +2,9 @@ import * as fs from "node:fs"
 import { Either, Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { parseConfig, resolveConfigPath } from "../../src/config/loadConfig.js"
+import { minimal } from "./fixtures.js"
 
 const read = (file: string) => fs.readFileSync(file, "utf8")
-
-const minimal = (extra = "") => `
-pod:
-  baseUrl: https://pod.example.com/integration-handler
-  clientKey: \${POD_CLIENT_KEY}
-  clientSecret: s3cret-value
-stores:
-  - key: acme-shopify
-    platform: shopify
-    podStoreId: "42"
-    shopify: { shop: acme.myshopify.com, accessToken: shpat_abc, webhookSecret: whsec }
-    mappings: ./config/mappings/acme-shopify.csv
-${extra}`
 
 const issuesOf = (text: string, env: Record<string, string> = {}) => {
   const result = parseConfig(text, "test.yaml", env)
