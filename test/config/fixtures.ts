@@ -1,5 +1,5 @@
 /** One Shopify store, its POD key from $POD_CLIENT_KEY; `extra` adds sections. */
-export const minimal = (extra = "", clientKey = "\${POD_CLIENT_KEY}") => `
+export const minimal = (extra = "", clientKey = "${POD_CLIENT_KEY}") => `
 pod:
   baseUrl: https://pod.example.com/integration-handler
   clientKey: ${clientKey}
