@@ -7,7 +7,7 @@
  * written (condition and alert in one statement, repos/AlertsRepo.ts) by a fiber of its own, so
  * no request waits for it. `ConditionWatchLive` looks at the rest every few seconds.
  */
-import { Clock, type Duration, Effect, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { Clock, type Duration, Effect, Layer, Option, Queue, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { DependencyHealth, dependencyLabel, type Trouble } from "../observability/DependencyHealth.js"
 import { PIPELINE_QUEUES } from "../observability/PipelineFigures.js"
 import { logFailure } from "../observability/DependencyHealth.js"
@@ -130,6 +130,9 @@ export class AlertConditions extends Effect.Service<AlertConditions>()("podsync/
   dependencies: [AlertsRepo.Default]
 }) {}
 
+/** How often the watch looks for drafts not checked out in time. */
+const DRAFTS_LOOK_EVERY_MS = 5 * 60_000
+
 export interface WatchThresholds {
   readonly storeUnreachableMinutes: number
   readonly podUnreachableMinutes: number
@@ -234,14 +237,17 @@ export const ConditionWatchLive = (thresholds: WatchThresholds, every: Duration.
       }
     })
 
+    const draftsLookedAt = yield* Ref.make(Number.NEGATIVE_INFINITY)
     const turn = Effect.gen(function*() {
       yield* conditions.refresh.pipe(Effect.ignore)
       yield* watchDependencies
       if (Option.isSome(health) && (yield* health.value.isDown("database"))) return
       yield* watchProgress
-      if (thresholds.notCheckedOutAfterHours !== undefined) {
-        const now = yield* Clock.currentTimeMillis
+      // Drafts are late by hours: looking every few minutes is on time, and spares the query every turn.
+      const now = yield* Clock.currentTimeMillis
+      if (thresholds.notCheckedOutAfterHours !== undefined && now - (yield* Ref.get(draftsLookedAt)) >= DRAFTS_LOOK_EVERY_MS) {
         yield* repo.alertDraftsNotCheckedOut(new Date(now - thresholds.notCheckedOutAfterHours * 3_600_000))
+        yield* Ref.set(draftsLookedAt, now)
       }
     }).pipe(Effect.catchAllCause((cause) => logFailure("watching alert conditions failed; it looks again at its next turn", cause)))
 

@@ -168,4 +168,57 @@ describe("alert conditions", () => {
       }),
     60_000
   )
+
+  it.scoped(
+    "drafts not checked out in time are looked for every 5 minutes, not at every turn, and each is alerted once",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const base = Layer.mergeAll(
+          DependencyHealth.Default,
+          AlertConditions.Default,
+          StatusRepo.Default,
+          OrdersRepo.Default,
+          AlertsRepo.Default
+        )
+          .pipe(Layer.provideMerge(pgliteDatabase().layer))
+        const context = yield* Layer.build(base)
+        const drafted = (id: string) =>
+          Effect.gen(function*() {
+            const { repo, rowId } = yield* storedSampleOrder(id)
+            yield* repo.transition(rowId, "pulled", "ready", { actor: "match", reason: "planned" })
+            yield* repo.transition(rowId, "ready", "drafted", { actor: "draft", reason: "draft made", podDraftId: `d-${id}` })
+          }).pipe(Effect.provide(context))
+        yield* drafted("late1")
+        yield* TestClock.adjust("2 minutes")
+        yield* drafted("late2")
+        const thresholds = {
+          storeUnreachableMinutes: 15,
+          podUnreachableMinutes: 10,
+          noProgressMinutes: 30,
+          databaseFailingMinutes: 5,
+          notCheckedOutAfterHours: 24
+        }
+        yield* TestClock.adjust("1439 minutes")
+        // Database failures would go straight to the channels: none is reached in this test.
+        const dispatch = AlertDispatch.Default(hookSettings("http://127.0.0.1:9")).pipe(Layer.provide(NodeHttpClient.layerUndici))
+        yield* Layer.build(
+          ConditionWatchLive(thresholds, "15 seconds").pipe(Layer.provide(dispatch), Layer.provide(Layer.succeedContext(context)))
+        )
+        const late = outbox.pipe(Effect.provide(context), Effect.map((rows) => rows.filter((r) => r.kind === "order.not_checked_out")))
+        // The first turn looks: the first draft is a day old, the second not yet.
+        yield* eventually("the first late draft alerted", late, (rows) => rows.length === 1)
+        // A minute later the second is late too, but the next look is 5 minutes after the first.
+        yield* TestClock.adjust("2 minutes")
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+        expect(yield* late).toHaveLength(1)
+        yield* TestClock.adjust("3 minutes")
+        yield* eventually("the second late draft alerted", late, (rows) => rows.length === 2)
+        // Looked for again and again: still one alert each.
+        yield* TestClock.adjust("10 minutes")
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+        expect(yield* late).toHaveLength(2)
+      }),
+    30_000
+  )
 })
