@@ -68,10 +68,8 @@ const receiptRoutes = (ctx: AdminContext): RecordRoutes<StoredReceipt> => ({
   noun: "receipt",
   find: (id) => ctx.shop.find(Number(id)),
   view: adminReceipt,
-  edit: (receipt, b) => {
-    const invalid = invalidSpec(b)
-    return invalid ? bad(invalid) : attempt(() => ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch))))
-  },
+  invalid: invalidSpec,
+  edit: (receipt, b) => attempt(() => ok(adminReceipt(ctx.shop.editReceipt(receipt, b as ReceiptPatch)))),
   act: (action, receipt, b) => {
     switch (action) {
       case "cancel":

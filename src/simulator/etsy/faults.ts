@@ -1,4 +1,4 @@
-import { FaultRules, parseFaultRuleWith, type FaultRule as KitFaultRule } from "../kit/faults.js"
+import { FaultRules, faultRuleParser, type FaultRule as KitFaultRule } from "../kit/faults.js"
 
 /**
  * Fault rules set through `POST /__sim/faults`, matched against the operation a request is for
@@ -14,16 +14,11 @@ export type Operation = (typeof operations)[number]
 
 export type FaultRule = KitFaultRule<FaultKind>
 
-export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith(
-    {
-      kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
-      operations,
-      operationError: `operation must be one of ${operations.join(", ")} or "*"`,
-      defaultStatus: 503
-    },
-    body,
-    () => ({})
-  )
+export const parseFaultRule: (body: unknown) => FaultRule | string = faultRuleParser({
+  kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
+  operations,
+  operationError: `operation must be one of ${operations.join(", ")} or "*"`,
+  defaultStatus: 503
+})
 
 export class Faults extends FaultRules<FaultRule> {}

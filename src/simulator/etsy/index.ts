@@ -38,7 +38,7 @@
  * delayMs?, duplicates?, reorder?, retries?, retryDelayMs?, previousSecret?}`, `POST webhooks/deliver
  * {duplicates?, reorder?}` (Standard Webhooks signing, thin payloads; see webhooks.ts).
  */
-import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
+import { listenDefaults, serve, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { Switches } from "./admin.js"
 import { EtsyAuth } from "./auth.js"
 import { Faults } from "./faults.js"
@@ -138,17 +138,17 @@ export const startEtsySimulator = async (options: EtsySimulatorOptions = {}): Pr
     api: { shop, shopId: o.shopId, shopCountry: o.shopCountry },
     maxBodyBytes: 1024 * 1024
   })
-  url = await listen(server, o.port, o.host)
-  return {
-    url,
-    shopId: o.shopId,
-    userId: o.userId,
-    keystring: o.keystring,
-    sharedSecret: o.sharedSecret,
-    refreshToken,
-    webhookSecret: o.webhookSecret,
-    close: closer(server, () => webhooks.close())
-  }
+  return serve(server, o, () => webhooks.close(), (root) => {
+    url = root
+    return {
+      shopId: o.shopId,
+      userId: o.userId,
+      keystring: o.keystring,
+      sharedSecret: o.sharedSecret,
+      refreshToken,
+      webhookSecret: o.webhookSecret
+    }
+  })
 }
 
 export type EtsySimulatorStandaloneOptions = StandaloneOptions<EtsySimulatorOptions>

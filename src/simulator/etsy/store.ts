@@ -1,11 +1,10 @@
-import { bump, type OperationStats, type StoreListener } from "../kit/stats.js"
+import { bump, StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateBuyer, generateNote, generateTransaction, seededRandom, type Random, type ReceiptSpec } from "./fixtures.js"
 import { grandtotalCents, isCanceled, type AddressFields, type StoredReceipt, type StoredShipment } from "./model.js"
 
 /** The shop's receipts, its clock, statistics, and the changes a buyer, the seller or Etsy make. */
 
 export type ReceiptEvent = "order.paid" | "order.canceled" | "order.shipped"
-export type ReceiptListener = StoreListener<ReceiptEvent, StoredReceipt>
 
 /** `requests`: API requests that passed auth and the quota (what Etsy would count). */
 export interface EtsyStats extends OperationStats {
@@ -52,7 +51,7 @@ export class EtsyShop {
   private ids = { ...firstIds }
   private clockOffsetMs = 0
   private random: Random
-  private readonly listeners: ReceiptListener[] = []
+  private readonly events = new StoreEvents<ReceiptEvent, StoredReceipt>()
 
   constructor(
     private readonly seed: number,
@@ -87,11 +86,8 @@ export class EtsyShop {
     bump(this.stats.faultsInjected, kind)
   }
 
-  onReceiptEvent(listener: ReceiptListener): void {
-    this.listeners.push(listener)
-  }
-  private emit(event: ReceiptEvent, receipt: StoredReceipt): void {
-    for (const l of this.listeners) l(event, receipt)
+  onReceiptEvent(listener: StoreListener<ReceiptEvent, StoredReceipt>): void {
+    this.events.subscribe(listener)
   }
 
   /** Every version of a receipt gets its own `update_timestamp`: now, and at least a second past the last. */
@@ -159,7 +155,7 @@ export class EtsyShop {
       refunds: []
     }
     this.receipts.set(receiptId, receipt)
-    if (paid) this.emit("order.paid", receipt)
+    if (paid) this.events.emit("order.paid", receipt)
     return receipt
   }
 
@@ -190,7 +186,7 @@ export class EtsyShop {
     receipt.status = "paid"
     for (const t of receipt.transactions) t.paid_timestamp = this.nowSeconds()
     this.touch(receipt)
-    this.emit("order.paid", receipt)
+    this.events.emit("order.paid", receipt)
     return receipt
   }
 
@@ -208,7 +204,7 @@ export class EtsyShop {
       })
     }
     this.touch(receipt)
-    this.emit("order.canceled", receipt)
+    this.events.emit("order.canceled", receipt)
     return receipt
   }
 
@@ -242,7 +238,7 @@ export class EtsyShop {
     for (const t of receipt.transactions) t.shipped_timestamp ??= now
     bump(this.stats.buyerEmailsByReceipt, receipt.receipt_id)
     this.touch(receipt)
-    this.emit("order.shipped", receipt)
+    this.events.emit("order.shipped", receipt)
     return shipment
   }
 

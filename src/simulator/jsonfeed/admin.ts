@@ -3,8 +3,8 @@
  * the seller's side of the storefront (create, edit, cancel, hold orders),
  * statistics, faults, the rate limit, webhooks and the clock.
  */
-import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
-import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
+import { adminPathParts, asObject, bad, bulkCount, churnRoute, ok, recordRoute, webhookStats } from "../kit/admin.js"
+import { routeAdmin, storeAdminParts, type AdminAnswer, type RecordRoutes } from "../kit/admin.js"
 import type { Faults } from "./faults.js"
 import { parseFaultRule } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
@@ -81,9 +81,8 @@ const rateLimit = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer =
   return ok({ rateLimit: ctx.limiter.current() })
 }
 
-/** What `POST reset` restores besides the fault rules and webhooks. */
-const reset = (ctx: AdminContext): void => {
-  ctx.state.reset()
+/** What `POST reset` restores besides the store, the fault rules and webhooks. */
+const resetMore = (ctx: AdminContext): void => {
   ctx.desk.reset()
   ctx.limiter.configure(ctx.initialRateLimit)
 }
@@ -105,7 +104,7 @@ const byPath = (ctx: AdminContext, method: string, parts: ReadonlyArray<string>,
 
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    storeAdminParts(ctx, parseFaultRule, () => resetMore(ctx)),
     { segments, fixed: (route, b) => ownRoute(ctx, route, b), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
   )(method, path, body)
 

@@ -18,7 +18,7 @@
  * (subscribe, settings, deliver with duplicates/reorder, ping); clock/advance;
  * churn (orders edited after each page, to test paging under edits).
  */
-import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
+import { listenDefaults, serve, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
 import { FulfillmentDesk } from "./fulfillments.js"
@@ -81,14 +81,11 @@ export const startJsonFeedSimulator = async (options: JsonFeedSimulatorOptions =
     limiter,
     maxBodyBytes: 1024 * 1024
   })
-  const url = await listen(server, o.port, o.host)
-  return {
-    url,
+  return serve(server, o, () => webhooks.close(), (url) => ({
     baseUrl: `${url}${basePath}`,
     token: o.token,
-    webhookSecret: o.webhookSecret,
-    close: closer(server, () => webhooks.close())
-  }
+    webhookSecret: o.webhookSecret
+  }))
 }
 
 export type JsonFeedSimulatorStandaloneOptions = StandaloneOptions<JsonFeedSimulatorOptions>

@@ -3,6 +3,7 @@
  * (docs/jsonfeed.md §3). Times are Unix milliseconds inside, ISO-8601 with
  * milliseconds outside; amounts are decimal strings with two places.
  */
+import { centsOf, decimalOf, quantityOf } from "../kit/amounts.js"
 import type {
   FinancialStatus,
   FulfillmentStatus,
@@ -65,15 +66,8 @@ export interface StoredOrder {
 
 export const iso = (ms: number): string => new Date(ms).toISOString()
 
-const cents = (amount: string): number => Math.round(Number(amount) * 100)
-const decimal = (value: number): string => (value / 100).toFixed(2)
-
 export const fulfilledQuantity = (order: StoredOrder, lineId: string): number =>
-  order.fulfillments
-    .filter((f) => f.status === "success")
-    .flatMap((f) => f.lines)
-    .filter((l) => l.lineId === lineId)
-    .reduce((sum, l) => sum + l.quantity, 0)
+  quantityOf(order.fulfillments.filter((f) => f.status === "success").flatMap((f) => f.lines), (l) => l.lineId === lineId)
 
 /** Units of a line still to ship. */
 export const fulfillableQuantity = (order: StoredOrder, line: StoredLine): number =>
@@ -89,9 +83,9 @@ export const fulfillmentStatusOf = (order: StoredOrder): FulfillmentStatus => {
 }
 
 const totalOf = (order: StoredOrder): string =>
-  decimal(
-    order.lines.reduce((sum, l) => sum + cents(l.unitPrice) * l.currentQuantity, 0) +
-      (order.shippingMethod === null ? 0 : cents(order.shippingMethod.price))
+  decimalOf(
+    order.lines.reduce((sum, l) => sum + centsOf(l.unitPrice) * l.currentQuantity, 0) +
+      (order.shippingMethod === null ? 0 : centsOf(order.shippingMethod.price))
   )
 
 const wireLine = (order: StoredOrder, line: StoredLine): WireLine => ({

@@ -4,13 +4,12 @@
  * `updated_at`. The contract's rules for creating a fulfilment live in
  * fulfillments.ts; paging in paging.ts.
  */
-import type { OperationStats, StoreListener } from "../kit/stats.js"
+import { StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateOrder, type OrderSpec, seededRandom, type Random } from "./fixtures.js"
 import type { StoredLine, StoredOrder } from "./model.js"
 import { financialStatuses, type FinancialStatus, type WireAddress, type WireAttribute } from "./wire.js"
 
 export type OrderEvent = "order.created" | "order.updated" | "order.cancelled"
-export type OrderListener = StoreListener<OrderEvent, StoredOrder>
 
 /** `requests`: authorised contract requests that were answered (not refused with 429). */
 export interface FeedStats extends OperationStats {
@@ -65,7 +64,7 @@ export class FeedState {
   private random: Random
   private counters = new Map<string, number>()
   private clockOffsetMs = 0
-  private readonly listeners: Array<OrderListener> = []
+  private readonly events = new StoreEvents<OrderEvent, StoredOrder>()
 
   constructor(private readonly seed: number, private readonly wallClock: () => number = Date.now) {
     this.random = seededRandom(seed)
@@ -92,8 +91,8 @@ export class FeedState {
     return n
   }
 
-  onOrderEvent(listener: OrderListener): void {
-    this.listeners.push(listener)
+  onOrderEvent(listener: StoreListener<OrderEvent, StoredOrder>): void {
+    this.events.subscribe(listener)
   }
 
   /**
@@ -103,7 +102,7 @@ export class FeedState {
    */
   touch(order: StoredOrder, event: OrderEvent = "order.updated"): void {
     order.updatedAt = Math.max(this.now(), order.updatedAt + 1)
-    for (const listener of this.listeners) listener(event, order)
+    this.events.emit(event, order)
   }
 
   createOrder(spec: OrderSpec = {}): StoredOrder {
@@ -155,7 +154,7 @@ export class FeedState {
       fulfillments: []
     }
     this.orders.set(id, order)
-    for (const listener of this.listeners) listener("order.created", order)
+    this.events.emit("order.created", order)
     return order
   }
 

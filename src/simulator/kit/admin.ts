@@ -47,6 +47,29 @@ export interface SharedAdminParts<R extends FaultRule<string>, S extends QueueSe
   readonly clockExtras?: () => Record<string, unknown>
 }
 
+/** An admin context that keeps its fault rules, webhooks and store (which is also its clock) as `state`. */
+export interface StoreAdminContext<R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>> {
+  readonly faults: FaultRules<R>
+  readonly webhooks: AdminWebhooks<S>
+  readonly state: SharedAdminParts<R, S>["clock"] & { reset(): void }
+}
+
+/** The shared parts of such a context: `POST reset` resets the store, then `alsoReset` (limiters and the like). */
+export const storeAdminParts = <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
+  ctx: StoreAdminContext<R, S>,
+  parseFaultRule: (body: unknown) => R | string,
+  alsoReset: () => void
+): SharedAdminParts<R, S> => ({
+  faults: ctx.faults,
+  webhooks: ctx.webhooks,
+  parseFaultRule,
+  clock: ctx.state,
+  reset: () => {
+    ctx.state.reset()
+    alsoReset()
+  }
+})
+
 /** Answers a shared route, or null when `route` (`"<METHOD> <path>"`) is not one. */
 export const sharedAdminRoute = async <R extends FaultRule<string>, S extends QueueSettings & Partial<RetrySettings>>(
   parts: SharedAdminParts<R, S>,
@@ -147,6 +170,8 @@ export interface RecordRoutes<T> {
   readonly noun: string
   readonly find: (id: string) => T | undefined
   readonly view: (record: T) => unknown
+  /** What is wrong with a `PATCH` body (answered 400 before `edit` runs); null when nothing is. */
+  readonly invalid?: (b: Record<string, unknown>) => string | null
   readonly edit: (record: T, b: Record<string, unknown>) => AdminAnswer
   /** The answer to `POST …/:id/<action>`, or null for an action the simulator does not know. */
   readonly act: (action: string | undefined, record: T, b: Record<string, unknown>) => AdminAnswer | null
@@ -163,7 +188,10 @@ export const recordRoute = <T>(
   if (record === undefined) return bad(`${routes.noun} ${id} does not exist`, 404)
   const b = asObject(body)
   if (method === "GET" && action === undefined) return ok(routes.view(record))
-  if (method === "PATCH" && action === undefined) return routes.edit(record, b)
+  if (method === "PATCH" && action === undefined) {
+    const invalid = routes.invalid?.(b)
+    return invalid ? bad(invalid) : routes.edit(record, b)
+  }
   if (method !== "POST") return bad(`${method} is not supported here`, 405)
   return routes.act(action, record, b) ?? bad(`unknown ${routes.noun} action ${action ?? ""}`, 404)
 }

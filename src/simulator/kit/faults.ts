@@ -32,14 +32,15 @@ export interface FaultRuleSyntax<K extends string> {
 }
 
 /**
- * Validates an admin request body against `syntax`; returns the rule or a message saying what is
- * wrong. `extra` reads the simulator's own fields, checked after the shared ones.
+ * A simulator's `parseFaultRule`: validates an admin request body against `syntax` and returns the
+ * rule or a message saying what is wrong. `extra` reads the simulator's own fields (none by default),
+ * checked after the shared ones.
  */
-export const parseFaultRuleWith = <K extends string, X extends object>(
+export const faultRuleParser = <K extends string, X extends object = Record<never, never>>(
   syntax: FaultRuleSyntax<K>,
-  body: unknown,
-  extra: (b: Record<string, unknown>) => X | string
-): (FaultRule<K> & X) | string => {
+  extra: (b: Record<string, unknown>) => X | string = () => ({}) as X
+) =>
+(body: unknown): (FaultRule<K> & X) | string => {
   if (typeof body !== "object" || body === null) return "body must be a JSON object"
   const b = body as Record<string, unknown>
   const kind = (syntax.readKind ?? ((raw) => syntax.kinds.find((k) => k === raw)))(b.kind)

@@ -26,6 +26,20 @@ export const closer = (server: Server, stopFirst: () => void) => (): Promise<voi
     server.closeAllConnections()
   })
 
+/**
+ * Listens (as `listen`) and answers the running simulator: its root `url`, what `details` hands out
+ * for that url (credentials, endpoints), and a `close` that runs `stopFirst` before the server closes.
+ */
+export const serve = async <D extends object>(
+  server: Server,
+  at: { readonly port: number; readonly host: string },
+  stopFirst: () => void,
+  details: (url: string) => D
+): Promise<{ readonly url: string; readonly close: () => Promise<void> } & D> => {
+  const url = await listen(server, at.port, at.host)
+  return { url, ...details(url), close: closer(server, stopFirst) }
+}
+
 /** Starts a simulator for `podsync simulate` and prints `<name> listening on <url>` (to console.log unless told). */
 export const announce = async <R extends { readonly url: string }>(
   name: string,

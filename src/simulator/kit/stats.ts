@@ -23,3 +23,15 @@ export type StoreListener<E extends string, T> = (event: E, record: T) => void
 export const bump = (record: Record<string, number>, key: string | number): void => {
   record[String(key)] = (record[String(key)] ?? 0) + 1
 }
+
+/** A store's listeners: webhooks subscribe; the store emits each event once its change is made, in subscription order. */
+export class StoreEvents<E extends string, T> {
+  private readonly listeners: Array<StoreListener<E, T>> = []
+
+  subscribe(listener: StoreListener<E, T>): void {
+    this.listeners.push(listener)
+  }
+  emit(event: E, record: T): void {
+    for (const listener of this.listeners) listener(event, record)
+  }
+}

@@ -1,6 +1,6 @@
 import type { CostBucket } from "./cost.js"
-import { asObject, attempt, bad, bulkCreate, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
-import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
+import { asObject, attempt, bad, bulkCreate, churnRoute, isRecordPath, ok, recordRoute, webhookStats } from "../kit/admin.js"
+import { routeAdmin, storeAdminParts, type AdminAnswer, type RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { gid, isoSeconds, type CancelReason, type StoredOrder } from "./model.js"
@@ -100,10 +100,8 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
   noun: "order",
   find: (legacyId) => ctx.state.findOrder(Number(legacyId)),
   view: adminOrder,
-  edit: (order, b) => {
-    const invalid = invalidOrderFields(b)
-    return invalid ? bad(invalid) : attempt(() => ok(adminOrder(ctx.state.editOrder(order, b as OrderPatch))))
-  },
+  invalid: invalidOrderFields,
+  edit: (order, b) => attempt(() => ok(adminOrder(ctx.state.editOrder(order, b as OrderPatch)))),
   act: (action, order, b) => {
     switch (action) {
       case "cancel": {
@@ -128,15 +126,9 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
 const byPath = (ctx: AdminContext, method: string, parts: ReadonlyArray<string>, body: unknown): AdminAnswer | null =>
   isRecordPath(parts, "orders") ? recordRoute(orderRoutes(ctx), method, parts[1], parts[2], body) : null
 
-/** What `POST reset` restores besides the fault rules and webhooks. */
-const reset = (ctx: AdminContext): void => {
-  ctx.state.reset()
-  ctx.bucket.reset()
-}
-
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    storeAdminParts(ctx, parseFaultRule, () => ctx.bucket.reset()),
     { fixed: (route, b) => ownRoute(ctx, route, b), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
   )(method, path, body)
 

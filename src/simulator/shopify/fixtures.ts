@@ -1,4 +1,4 @@
-import { buyerFirstNames, buyerLastNames } from "../kit/names.js"
+import { buyerEmail, buyerFirstNames, buyerLastNames, drawBuyer } from "../kit/names.js"
 import { int, pick, type Random } from "../kit/random.js"
 import type { Address, Attribute, FinancialStatus } from "./model.js"
 
@@ -241,17 +241,14 @@ export interface GeneratedOrder {
 }
 
 export const generateOrder = (random: Random): GeneratedOrder => {
-  const place = pick(random, places)
-  const firstName = pick(random, firstNames)
-  const lastName = pick(random, lastNames)
-  const number = int(random, 1, 250)
-  const phone = `${place.phone}${int(random, 100, 199)}`
+  const buyer = drawBuyer(random, places, { first: firstNames, last: lastNames }, (p) => p.countryCode === "US")
+  const { place, firstName, lastName, phone } = buyer
   const shippingAddress: Address = {
     firstName,
     lastName,
-    company: random() < 0.15 ? "Studio Nord GmbH" : null,
-    address1: place.countryCode === "US" ? `${number} ${place.street}` : `${place.street} ${number}`,
-    address2: random() < 0.35 ? `Apt ${int(random, 1, 40)}` : null,
+    company: buyer.company,
+    address1: buyer.street,
+    address2: buyer.apartment,
     city: place.city,
     province: place.province,
     provinceCode: place.provinceCode,
@@ -285,7 +282,7 @@ export const generateOrder = (random: Random): GeneratedOrder => {
   })
   const express = random() < 0.25
   return {
-    email: `${ascii(firstName)}.${ascii(lastName)}${int(random, 1, 99)}@example.com`.toLowerCase(),
+    email: buyerEmail(random, firstName, lastName),
     phone,
     currencyCode: place.currency,
     financialStatus: random() < 0.9 ? "PAID" : "PENDING",
@@ -297,6 +294,3 @@ export const generateOrder = (random: Random): GeneratedOrder => {
     note: random() < 0.2 ? "Please gift wrap 🎁" : null
   }
 }
-
-const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/ł/gi, "l").replace(/[^A-Za-z]/g, "")

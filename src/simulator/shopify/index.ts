@@ -31,7 +31,7 @@
  *   on the types they apply to, and `nodes(ids:)` is charged once per id.
  * - A line item spec may name its `location`: each location of an order gets its own fulfillment order.
  */
-import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
+import { listenDefaults, serve, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import { CostBucket } from "./cost.js"
 import { Faults } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -94,16 +94,13 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
     endpoint: { schema, state, bucket, rootValue, maxQueryCost: o.maxQueryCost },
     admin: { state, bucket, faults, webhooks }
   })
-  const url = await listen(server, o.port, o.host)
-  return {
-    url,
+  return serve(server, o, () => webhooks.close(), (url) => ({
     graphqlUrl: `${url}/admin/api/${o.apiVersion}/graphql.json`,
     shop: o.shop,
     accessToken: o.accessToken,
     apiVersion: o.apiVersion,
-    webhookSecret: o.webhookSecret,
-    close: closer(server, () => webhooks.close())
-  }
+    webhookSecret: o.webhookSecret
+  }))
 }
 
 export type ShopifySimulatorStandaloneOptions = StandaloneOptions<ShopifySimulatorOptions>

@@ -1,3 +1,5 @@
+import { centsOf, decimalOf, quantityOf } from "../kit/amounts.js"
+
 /** The simulator's stored shop state (numeric ids; global ids are built on the way out). */
 
 export type FinancialStatus =
@@ -138,23 +140,19 @@ export const parseGid = (value: string, type: string): number | null => {
 
 export const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
-const cents = (amount: string): number => Math.round(Number(amount) * 100)
-export const formatCents = (value: number): string => (value / 100).toFixed(2)
+/** Cents as Shopify writes a money amount (`"24.50"`). */
+export const formatCents = decimalOf
 
 export const fulfilledQuantity = (order: StoredOrder, lineItemId: number): number =>
-  order.fulfillments
-    .filter((f) => f.status === "SUCCESS")
-    .flatMap((f) => f.lines)
-    .filter((l) => l.lineItemId === lineItemId)
-    .reduce((sum, l) => sum + l.quantity, 0)
+  quantityOf(order.fulfillments.filter((f) => f.status === "SUCCESS").flatMap((f) => f.lines), (l) => l.lineItemId === lineItemId)
 
 export const unfulfilledQuantity = (order: StoredOrder, line: StoredLineItem): number =>
   Math.max(0, line.currentQuantity - fulfilledQuantity(order, line.id))
 
 export const subtotalCents = (order: StoredOrder, current: boolean): number =>
-  order.lineItems.reduce((sum, l) => sum + cents(l.price) * (current ? l.currentQuantity : l.quantity), 0)
+  order.lineItems.reduce((sum, l) => sum + centsOf(l.price) * (current ? l.currentQuantity : l.quantity), 0)
 
-export const shippingCents = (order: StoredOrder): number => (order.shippingLine ? cents(order.shippingLine.price) : 0)
+export const shippingCents = (order: StoredOrder): number => (order.shippingLine ? centsOf(order.shippingLine.price) : 0)
 
 export const displayFulfillmentStatus = (order: StoredOrder): string => {
   const fulfilled = order.lineItems.reduce((sum, l) => sum + fulfilledQuantity(order, l.id), 0)

@@ -1,4 +1,4 @@
-import type { RequestStats, StoreListener } from "../kit/stats.js"
+import { StoreEvents, type RequestStats, type StoreListener } from "../kit/stats.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
 import { fulfilledQuantity, parseGid } from "./model.js"
 import type { Address, CancelReason, FinancialStatus, StoredFulfillmentOrder, StoredOrder } from "./model.js"
@@ -6,7 +6,6 @@ import type { Address, CancelReason, FinancialStatus, StoredFulfillmentOrder, St
 /** The shop's state, its clock, and the admin operations on orders (create, edit, cancel, hold). */
 
 export type OrderTopic = "orders/create" | "orders/updated" | "orders/cancelled"
-export type OrderListener = StoreListener<OrderTopic, StoredOrder>
 
 export interface ShopStats extends RequestStats {
   throttled: number
@@ -64,7 +63,7 @@ export class ShopState {
   private nextOrderNumber = 1001
   private clockOffsetMs = 0
   private random: Random
-  private readonly listeners: OrderListener[] = []
+  private readonly events = new StoreEvents<OrderTopic, StoredOrder>()
   /** "Mutate during walk": orders edited after each answered `orders` query (see `churn`). */
   churnPerOrdersQuery = 0
 
@@ -107,11 +106,8 @@ export class ShopState {
     return id
   }
 
-  onOrderEvent(listener: OrderListener): void {
-    this.listeners.push(listener)
-  }
-  emit(topic: OrderTopic, order: StoredOrder): void {
-    for (const l of this.listeners) l(topic, order)
+  onOrderEvent(listener: StoreListener<OrderTopic, StoredOrder>): void {
+    this.events.subscribe(listener)
   }
 
   /**
@@ -120,7 +116,7 @@ export class ShopState {
    */
   touch(order: StoredOrder): void {
     order.updatedAt = Math.max(this.nowSeconds(), order.updatedAt + 1000)
-    this.emit("orders/updated", order)
+    this.events.emit("orders/updated", order)
   }
 
   createOrder(spec: OrderSpec = {}): StoredOrder {
@@ -197,7 +193,7 @@ export class ShopState {
       })
     }
     this.orders.set(id, order)
-    this.emit("orders/create", order)
+    this.events.emit("orders/create", order)
     return order
   }
 
@@ -275,7 +271,7 @@ export class ShopState {
       fo.updatedAt = at
     }
     this.touch(order)
-    this.emit("orders/cancelled", order)
+    this.events.emit("orders/cancelled", order)
     return order
   }
 

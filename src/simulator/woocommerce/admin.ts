@@ -1,6 +1,6 @@
 import type { ApiContext } from "./api.js"
-import { asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, routeAdmin, webhookStats } from "../kit/admin.js"
-import type { AdminAnswer, RecordRoutes } from "../kit/admin.js"
+import { asObject, attempt, bad, bulkCount, churnRoute, isRecordPath, ok, recordRoute, webhookStats } from "../kit/admin.js"
+import { routeAdmin, storeAdminParts, type AdminAnswer, type RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
@@ -101,15 +101,9 @@ const bulk = (ctx: AdminContext, b: Record<string, unknown>): AdminAnswer => {
   })
 }
 
-/** What `POST reset` restores besides the fault rules and webhooks. */
-const reset = (ctx: AdminContext): void => {
-  ctx.state.reset()
-  ctx.limiter.reset()
-}
-
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
-    { faults: ctx.faults, webhooks: ctx.webhooks, parseFaultRule, clock: ctx.state, reset: () => reset(ctx) },
+    storeAdminParts(ctx, parseFaultRule, () => ctx.limiter.reset()),
     { fixed: (route, b, raw) => ownRoute(ctx, route, b, raw), byPath: (m, parts, b) => byPath(ctx, m, parts, b) }
   )(method, path, body)
 

@@ -74,3 +74,11 @@ export const withOrder = (
   const order = ctx.state.orders.get(Number(id))
   return order === undefined ? invalid : run(order)
 }
+
+/** The routes on the order `id` of a path: each answers `invalid` when there is no such order, else runs on it. */
+export const orderRoutes = (ctx: ApiContext, id: string, invalid: ApiAnswer) =>
+(
+  operation: string,
+  access: Access,
+  run: (order: StoredOrder, request: ApiRequest) => ApiAnswer | Promise<ApiAnswer>
+): Route => ({ operation, access, handle: (request) => withOrder(ctx, id, (order) => run(order, request), invalid) })

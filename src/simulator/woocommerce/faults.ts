@@ -1,4 +1,4 @@
-import { FaultRules, parseFaultRuleWith, type FaultRule as KitFaultRule } from "../kit/faults.js"
+import { FaultRules, faultRuleParser, type FaultRule as KitFaultRule } from "../kit/faults.js"
 
 /**
  * Fault rules (`POST /__sim/faults`) matched against a request's operation name (`orders.list`,
@@ -13,22 +13,20 @@ export type FaultKind = "error5xx" | "reset" | "commitThenDrop" | "latency" | "4
 export type FaultRule = KitFaultRule<FaultKind> & { readonly retryAfterSeconds: number | null }
 
 /** Validates an admin request body; returns the rule or a message saying what is wrong. */
-export const parseFaultRule = (body: unknown): FaultRule | string =>
-  parseFaultRuleWith(
-    {
-      kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
-      operationError: 'operation must be an operation name (e.g. "orders.update") or "*"',
-      defaultStatus: 500
-    },
-    body,
-    (b) => {
-      const retryAfter = b.retryAfterSeconds ?? null
-      if (
-        retryAfter !== null && (typeof retryAfter !== "number" || retryAfter < 0)
-      ) return "retryAfterSeconds must be a non-negative number"
-      return { retryAfterSeconds: retryAfter }
-    }
-  )
+export const parseFaultRule: (body: unknown) => FaultRule | string = faultRuleParser(
+  {
+    kinds: ["error5xx", "reset", "commitThenDrop", "latency", "429"],
+    operationError: 'operation must be an operation name (e.g. "orders.update") or "*"',
+    defaultStatus: 500
+  },
+  (b) => {
+    const retryAfter = b.retryAfterSeconds ?? null
+    if (
+      retryAfter !== null && (typeof retryAfter !== "number" || retryAfter < 0)
+    ) return "retryAfterSeconds must be a non-negative number"
+    return { retryAfterSeconds: retryAfter }
+  }
+)
 
 export class Faults extends FaultRules<FaultRule> {}
 

@@ -1,4 +1,4 @@
-import { buyerFirstNames, buyerLastNames } from "../kit/names.js"
+import { buyerEmail, buyerFirstNames, buyerLastNames, drawBuyer } from "../kit/names.js"
 import { int, pick, type Random } from "../kit/random.js"
 import type { Address } from "./model.js"
 
@@ -116,9 +116,6 @@ export interface GeneratedOrder {
   customerNote: string
 }
 
-const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/ł/gi, "l").replace(/[^A-Za-z]/g, "")
-
 const generateLine = (random: Random, firstName: string): GeneratedLine => {
   const product = pick(random, products)
   const design = pick(random, designs)
@@ -155,17 +152,14 @@ const generateLine = (random: Random, firstName: string): GeneratedLine => {
 }
 
 export const generateOrder = (random: Random): GeneratedOrder => {
-  const place = pick(random, places)
-  const firstName = pick(random, firstNames)
-  const lastName = pick(random, lastNames)
-  const house = int(random, 1, 250)
-  const phone = `${place.phone}${int(random, 100, 199)}`
+  const buyer = drawBuyer(random, places, { first: firstNames, last: lastNames }, (p) => p.country === "US")
+  const { place, firstName, lastName, phone } = buyer
   const address: Address = {
     first_name: firstName,
     last_name: lastName,
-    company: random() < 0.15 ? "Studio Nord GmbH" : "",
-    address_1: place.country === "US" ? `${house} ${place.street}` : `${place.street} ${house}`,
-    address_2: random() < 0.35 ? `Apt ${int(random, 1, 40)}` : "",
+    company: buyer.company ?? "",
+    address_1: buyer.street,
+    address_2: buyer.apartment ?? "",
     city: place.city,
     state: place.state,
     postcode: place.postcode,
@@ -175,7 +169,7 @@ export const generateOrder = (random: Random): GeneratedOrder => {
   const express = random() < 0.25
   return {
     currency: place.currency,
-    billing: { ...address, email: `${ascii(firstName)}.${ascii(lastName)}${int(random, 1, 99)}@example.com`.toLowerCase() },
+    billing: { ...address, email: buyerEmail(random, firstName, lastName) },
     shipping: address,
     lineItems: Array.from({ length: int(random, 1, 3) }, () => generateLine(random, firstName)),
     shippingLine: express

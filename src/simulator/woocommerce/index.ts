@@ -27,7 +27,7 @@
  * Deviations: plain HTTP with Basic auth (a real site wants HTTPS for Basic); one fixed UTC offset, no
  * DST; taxes and coupons are always zero; only order webhooks; no `POST /wc/v3/orders`, no batch.
  */
-import { closer, listen, listenDefaults, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
+import { listenDefaults, serve, standalone, type RunningSimulator, type StandaloneOptions } from "../kit/lifecycle.js"
 import type { KeyPermissions } from "./auth.js"
 import { Faults, HostLimiter, type HostLimit } from "./faults.js"
 import { seededRandom } from "./fixtures.js"
@@ -105,14 +105,10 @@ export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOpt
     key: { consumerKey: o.consumerKey, consumerSecret: o.consumerSecret, permissions: o.keyPermissions },
     maxBodyBytes: 1024 * 1024
   })
-  siteUrl = await listen(server, o.port, o.host)
-  return {
-    url: siteUrl,
-    consumerKey: o.consumerKey,
-    consumerSecret: o.consumerSecret,
-    webhookSecret: o.webhookSecret,
-    close: closer(server, () => webhooks.close())
-  }
+  return serve(server, o, () => webhooks.close(), (url) => {
+    siteUrl = url
+    return { consumerKey: o.consumerKey, consumerSecret: o.consumerSecret, webhookSecret: o.webhookSecret }
+  })
 }
 
 export type WooCommerceSimulatorStandaloneOptions = StandaloneOptions<WooCommerceSimulatorOptions>

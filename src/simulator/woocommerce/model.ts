@@ -3,6 +3,7 @@
  * buyer emails WooCommerce would have sent. Times are Unix milliseconds at whole seconds (MySQL
  * DATETIME has second precision); money is integer cents, written out with two decimals.
  */
+import { quantityOf } from "../kit/amounts.js"
 
 export const orderStatuses = [
   "pending",
@@ -155,7 +156,7 @@ export const wallTime = (ms: number): string => new Date(ms).toISOString().slice
 export const localTime = (ms: number, gmtOffsetHours: number): string => wallTime(ms + gmtOffsetHours * 3_600_000)
 
 export const refundedQuantity = (order: StoredOrder, lineItemId: number): number =>
-  order.refunds.flatMap((r) => r.lines).filter((l) => l.refundedItemId === lineItemId).reduce((sum, l) => sum + l.quantity, 0)
+  quantityOf(order.refunds.flatMap((r) => r.lines), (l) => l.refundedItemId === lineItemId)
 
 export const itemsTotalCents = (order: StoredOrder): number =>
   order.lineItems.reduce((sum, l) => sum + l.totalCents, 0) + order.shippingLines.reduce((sum, s) => sum + s.totalCents, 0)

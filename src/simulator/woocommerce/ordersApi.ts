@@ -1,4 +1,15 @@
-import { invalidParams, missingParams, ok, truthy, withOrder, wooError, type ApiContext, type ApiRequest, type Route } from "./api.js"
+import {
+  invalidParams,
+  missingParams,
+  ok,
+  orderRoutes,
+  truthy,
+  withOrder,
+  wooError,
+  type ApiContext,
+  type ApiRequest,
+  type Route
+} from "./api.js"
 import { isOrderStatus, orderStatuses, type StoredOrder } from "./model.js"
 import { isParamErrors, parseListQuery, selectOrders } from "./query.js"
 import type { OrderPatch } from "./store.js"
@@ -105,47 +116,17 @@ export const ordersRoute = (ctx: ApiContext, method: string, path: string): Rout
   }
   let m = /^\/wc\/v3\/orders\/(\d+)$/.exec(path)
   if (m) {
-    const id = m[1]!
-    if (read) {
-      return {
-        operation: "orders.get",
-        access: "view",
-        handle: () => withOrder(ctx, id, (o) => ok(orderView(ctx.view, o)), invalidOrder)
-      }
-    }
-    if (write) {
-      return {
-        operation: "orders.update",
-        access: "edit",
-        handle: (r) => withOrder(ctx, id, (o) => updateOrder(ctx, o, r), invalidOrder)
-      }
-    }
-    if (method === "DELETE") {
-      return {
-        operation: "orders.delete",
-        access: "delete",
-        handle: (r) => withOrder(ctx, id, (o) => deleteOrder(ctx, o, r), invalidOrder)
-      }
-    }
+    const route = orderRoutes(ctx, m[1]!, invalidOrder)
+    if (read) return route("orders.get", "view", (o) => ok(orderView(ctx.view, o)))
+    if (write) return route("orders.update", "edit", (o, r) => updateOrder(ctx, o, r))
+    if (method === "DELETE") return route("orders.delete", "delete", (o, r) => deleteOrder(ctx, o, r))
     return null
   }
   m = /^\/wc\/v3\/orders\/(\d+)\/notes$/.exec(path)
   if (m) {
-    const id = m[1]!
-    if (read) {
-      return {
-        operation: "notes.list",
-        access: "list",
-        handle: (r) => withOrder(ctx, id, (o) => notesOf(ctx, o, r), invalidParentOrder)
-      }
-    }
-    if (method === "POST") {
-      return {
-        operation: "notes.create",
-        access: "create",
-        handle: (r) => withOrder(ctx, id, (o) => createNote(ctx, o, r), invalidParentOrder)
-      }
-    }
+    const route = orderRoutes(ctx, m[1]!, invalidParentOrder)
+    if (read) return route("notes.list", "list", (o, r) => notesOf(ctx, o, r))
+    if (method === "POST") return route("notes.create", "create", (o, r) => createNote(ctx, o, r))
     return null
   }
   m = /^\/wc\/v3\/orders\/(\d+)\/notes\/(\d+)$/.exec(path)
@@ -171,12 +152,11 @@ export const ordersRoute = (ctx: ApiContext, method: string, path: string): Rout
   }
   m = /^\/wc\/v3\/orders\/(\d+)\/refunds$/.exec(path)
   if (m && read) {
-    const id = m[1]!
-    return {
-      operation: "refunds.list",
-      access: "list",
-      handle: () => withOrder(ctx, id, (o) => ok([...o.refunds].reverse().map((r) => refundView(ctx.view, o, r))), invalidParentOrder)
-    }
+    return orderRoutes(ctx, m[1]!, invalidParentOrder)(
+      "refunds.list",
+      "list",
+      (o) => ok([...o.refunds].reverse().map((r) => refundView(ctx.view, o, r)))
+    )
   }
   return null
 }

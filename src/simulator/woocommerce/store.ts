@@ -1,4 +1,4 @@
-import type { OperationStats, StoreListener } from "../kit/stats.js"
+import { StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateOrder, paymentMethods, randomHex, seededRandom } from "./fixtures.js"
 import type { LineItemSpec, MetaSpec, OrderSpec, Random } from "./fixtures.js"
 import { isOrderStatus, itemsTotalCents, refundedCents, refundedQuantity, trackingItems, TRACKING_META_KEY } from "./model.js"
@@ -12,7 +12,6 @@ import type { Address, CustomerEmail, OrderStatus, StoredNote, StoredOrder, Stor
  */
 
 export type OrderTopic = "order.created" | "order.updated" | "order.deleted"
-export type OrderListener = StoreListener<OrderTopic, StoredOrder>
 
 export interface WooStats extends OperationStats {
   rateLimited: number
@@ -67,7 +66,7 @@ export class WooState {
   private nextNoteId = 730
   private seq = 0
   private lastArrival: number | null = null
-  private readonly listeners: OrderListener[] = []
+  private readonly events = new StoreEvents<OrderTopic, StoredOrder>()
 
   constructor(
     private readonly seed: number,
@@ -121,17 +120,14 @@ export class WooState {
     this.lastArrival = at
   }
 
-  onOrderEvent(listener: OrderListener): void {
-    this.listeners.push(listener)
-  }
-  private emit(topic: OrderTopic, order: StoredOrder): void {
-    for (const l of this.listeners) l(topic, order)
+  onOrderEvent(listener: StoreListener<OrderTopic, StoredOrder>): void {
+    this.events.subscribe(listener)
   }
 
   /** `$order->save()`: date_modified moves to now and `order.updated` fires. */
   save(order: StoredOrder): void {
     order.modifiedAt = this.nowSeconds()
-    this.emit("order.updated", order)
+    this.events.emit("order.updated", order)
   }
 
   createOrder(spec: OrderSpec = {}): StoredOrder {
@@ -199,7 +195,7 @@ export class WooState {
     if (!isOrderStatus(status)) throw new Error(`status must be one of the order statuses, got ${status}`)
     if (status !== "pending") this.setStatus(order, status)
     if (order.paidAt !== null) order.transactionId = order.paymentMethod === "bacs" ? "" : `txn_${randomHex(this.random, 16)}`
-    this.emit("order.created", order)
+    this.events.emit("order.created", order)
     return order
   }
 
@@ -316,7 +312,7 @@ export class WooState {
   trash(order: StoredOrder): void {
     this.setStatus(order, "trash")
     this.save(order)
-    this.emit("order.deleted", order)
+    this.events.emit("order.deleted", order)
   }
 
   /** Edits `count` orders picked at random (a shop at work while a client pages through orders). */

@@ -1,4 +1,4 @@
-import { missingParams, ok, withOrder, wooError, type ApiContext, type ApiRequest, type Route } from "./api.js"
+import { missingParams, ok, orderRoutes, wooError, type ApiContext, type ApiRequest, type Route } from "./api.js"
 import { trackingItems, type StoredOrder, type TrackingItem } from "./model.js"
 import { trackingView } from "./views.js"
 
@@ -71,8 +71,6 @@ const createTracking = (ctx: ApiContext, order: StoredOrder, request: ApiRequest
   return ok(trackingView(ctx.view, order, item, trackingLink(item)), 201, { Location: location })
 }
 
-const route = (operation: string, access: Route["access"], handle: Route["handle"]): Route => ({ operation, access, handle })
-
 export const trackingRoute = (ctx: ApiContext, method: string, path: string): Route | null => {
   if (!path.startsWith("/wc-shipment-tracking/v3/")) return null
   // Without the extension its routes do not exist: WordPress answers 404 rest_no_route.
@@ -82,37 +80,21 @@ export const trackingRoute = (ctx: ApiContext, method: string, path: string): Ro
   }
   let m = /^\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings$/.exec(path)
   if (m) {
-    const id = m[1]!
-    if (method === "GET") {
-      return route(
-        "trackings.list",
-        "list",
-        () => withOrder(ctx, id, (o) => ok(trackingItems(o).map((t) => trackingView(ctx.view, o, t, trackingLink(t)))), invalidOrder)
-      )
-    }
-    if (method === "POST") {
-      return route("trackings.create", "create", (r) => withOrder(ctx, id, (o) => createTracking(ctx, o, r), invalidOrder))
-    }
+    const route = orderRoutes(ctx, m[1]!, invalidOrder)
+    const views = (o: StoredOrder) => trackingItems(o).map((t) => trackingView(ctx.view, o, t, trackingLink(t)))
+    if (method === "GET") return route("trackings.list", "list", (o) => ok(views(o)))
+    if (method === "POST") return route("trackings.create", "create", (o, r) => createTracking(ctx, o, r))
     return null
   }
   m = /^\/wc-shipment-tracking\/v3\/orders\/(\d+)\/shipment-trackings\/([A-Za-z0-9]+)$/.exec(path)
   if (m) {
-    const [id, trackingId] = [m[1]!, m[2]!]
+    const [route, trackingId] = [orderRoutes(ctx, m[1]!, invalidOrder), m[2]!]
     const invalidTracking = wooError(404, "woocommerce_rest_order_invalid_id", "Invalid tracking ID.")
-    if (method === "GET") {
-      return route("trackings.get", "view", () =>
-        withOrder(ctx, id, (o) => {
-          const item = trackingItems(o).find((t) => t.tracking_id === trackingId)
-          return item === undefined ? invalidTracking : ok(trackingView(ctx.view, o, item, trackingLink(item)))
-        }, invalidOrder))
-    }
-    if (method === "DELETE") {
-      return route("trackings.delete", "delete", () =>
-        withOrder(ctx, id, (o) => {
-          const item = ctx.state.deleteTracking(o, trackingId)
-          return item === undefined ? invalidTracking : ok(trackingView(ctx.view, o, item, trackingLink(item)))
-        }, invalidOrder))
-    }
+    const answer = (o: StoredOrder, item: TrackingItem | undefined) =>
+      item === undefined ? invalidTracking : ok(trackingView(ctx.view, o, item, trackingLink(item)))
+    const find = (o: StoredOrder) => trackingItems(o).find((t) => t.tracking_id === trackingId)
+    if (method === "GET") return route("trackings.get", "view", (o) => answer(o, find(o)))
+    if (method === "DELETE") return route("trackings.delete", "delete", (o) => answer(o, ctx.state.deleteTracking(o, trackingId)))
   }
   return null
 }
