@@ -35,6 +35,13 @@ const outbox = Effect.flatMap(
   (db) => db.use((k) => k.selectFrom("alert_outbox").select(["kind", "reason", "resolved", "store_key"]).orderBy("id").execute())
 )
 
+/** What the condition watch reads and writes, on a fresh PGlite. */
+const watched = () =>
+  Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default, StatusRepo.Default, OrdersRepo.Default, AlertsRepo.Default)
+    .pipe(Layer.provideMerge(pgliteDatabase().layer))
+
+const THRESHOLDS = { storeUnreachableMinutes: 15, podUnreachableMinutes: 10, noProgressMinutes: 30, databaseFailingMinutes: 5 }
+
 /** One signed-webhook channel to `url`, sent at once, three tries. */
 const hookSettings = (url: string): AlertSettings => ({
   channels: [{ name: "hook", webhook: { url, secret: Redacted.make("s") }, timeoutSeconds: 5 }],
@@ -43,31 +50,28 @@ const hookSettings = (url: string): AlertSettings => ({
   linkBase: "http://127.0.0.1:8080"
 })
 
+/** At T0: a webhook receiver, one channel to it, and what the watch reads and writes. */
+const scene = Effect.gen(function*() {
+  yield* TestClock.setTime(T0)
+  const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
+  return { receiver, settings: hookSettings(receiver.url), base: watched() }
+})
+
 describe("alert conditions", () => {
   it.scoped(
     "a refused credential, a store unreachable too long and a stalled stage are raised once and resolved once",
     () =>
       Effect.gen(function*() {
-        yield* TestClock.setTime(T0)
-        const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
-        const settings = hookSettings(receiver.url)
-        const base = Layer.mergeAll(
-          DependencyHealth.Default,
-          AlertConditions.Default,
-          StatusRepo.Default,
-          OrdersRepo.Default,
-          AlertsRepo.Default
-        )
-          .pipe(Layer.provideMerge(pgliteDatabase().layer))
+        const { base, receiver, settings } = yield* scene
         const alerts = AlertSender.Default(settings).pipe(
           Layer.provide(Replica.layer("test")),
           Layer.provideMerge(AlertDispatch.Default(settings)),
           Layer.provide(NodeHttpClient.layerUndici)
         )
         const gate = withPodHealth(PodRequestGate.passThrough)
-        const thresholds = { storeUnreachableMinutes: 15, podUnreachableMinutes: 10, noProgressMinutes: 30, databaseFailingMinutes: 5 }
+
         const context = yield* Layer.build(
-          Layer.mergeAll(gate, ConditionWatchLive(thresholds, "15 seconds")).pipe(Layer.provideMerge(alerts), Layer.provideMerge(base))
+          Layer.mergeAll(gate, ConditionWatchLive(THRESHOLDS, "15 seconds")).pipe(Layer.provideMerge(alerts), Layer.provideMerge(base))
         )
         const health = Context.get(context, DependencyHealth)
         const conditions = Context.get(context, AlertConditions)
@@ -133,14 +137,10 @@ describe("alert conditions", () => {
     "the database failing for 5 minutes is said straight through the channels, once, and once more when it is back",
     () =>
       Effect.gen(function*() {
-        yield* TestClock.setTime(T0)
-        const receiver = yield* Effect.acquireRelease(Effect.promise(() => startWebhookReceiver()), (r) => Effect.promise(() => r.close()))
-        const settings = hookSettings(receiver.url)
-        const base = Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default, StatusRepo.Default, AlertsRepo.Default)
-          .pipe(Layer.provideMerge(pgliteDatabase().layer))
-        const thresholds = { storeUnreachableMinutes: 15, podUnreachableMinutes: 10, noProgressMinutes: 30, databaseFailingMinutes: 5 }
+        const { base, receiver, settings } = yield* scene
+
         const context = yield* Layer.build(
-          ConditionWatchLive(thresholds, "15 seconds").pipe(
+          ConditionWatchLive(THRESHOLDS, "15 seconds").pipe(
             Layer.provideMerge(AlertDispatch.Default(settings).pipe(Layer.provide(NodeHttpClient.layerUndici))),
             Layer.provideMerge(base)
           )
@@ -174,14 +174,7 @@ describe("alert conditions", () => {
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
-        const base = Layer.mergeAll(
-          DependencyHealth.Default,
-          AlertConditions.Default,
-          StatusRepo.Default,
-          OrdersRepo.Default,
-          AlertsRepo.Default
-        )
-          .pipe(Layer.provideMerge(pgliteDatabase().layer))
+        const base = watched()
         const context = yield* Layer.build(base)
         const drafted = (id: string) =>
           Effect.gen(function*() {
@@ -192,13 +185,7 @@ describe("alert conditions", () => {
         yield* drafted("late1")
         yield* TestClock.adjust("2 minutes")
         yield* drafted("late2")
-        const thresholds = {
-          storeUnreachableMinutes: 15,
-          podUnreachableMinutes: 10,
-          noProgressMinutes: 30,
-          databaseFailingMinutes: 5,
-          notCheckedOutAfterHours: 24
-        }
+        const thresholds = { ...THRESHOLDS, notCheckedOutAfterHours: 24 }
         yield* TestClock.adjust("1439 minutes")
         // Database failures would go straight to the channels: none is reached in this test.
         const dispatch = AlertDispatch.Default(hookSettings("http://127.0.0.1:9")).pipe(Layer.provide(NodeHttpClient.layerUndici))

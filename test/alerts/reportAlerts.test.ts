@@ -8,9 +8,8 @@ import { Effect, Layer, TestClock } from "effect"
 import { messageOf } from "../../src/alerts/AlertMessages.js"
 import { Db } from "../../src/db/Db.js"
 import { reportAlerts } from "../../src/reports/ReportAlerts.js"
-import { ReportService } from "../../src/reporting/ReportService.js"
 import { AlertsRepo } from "../../src/repos/AlertsRepo.js"
-import { ReportStackLive, seedDay } from "../reports/seededStack.js"
+import { atReportTime, ReportStackLive } from "../reports/seededStack.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -32,9 +31,7 @@ describe("the day's report as an alert", () => {
     "alerts the day's drift once, with its findings and the report's link, however often the day is written",
     () =>
       Effect.gen(function*() {
-        const day = yield* seedDay
-        const reports = yield* ReportService
-        yield* TestClock.setTime(day.reportAt)
+        const { day, reports } = yield* atReportTime
         // Another period, and one store's report of the day: no alert.
         yield* reports.run({ from: iso(day.from - 86_400_000), to: iso(day.from) })
         yield* reports.run({ from: iso(day.from), to: iso(day.to), store: "shop" })

@@ -8,10 +8,9 @@ import { Effect, Either, Layer, TestClock, TestServices } from "effect"
 import * as Money from "../../src/domain/Money.js"
 import { ReportRoutes } from "../../src/http/ReportRoutes.js"
 import { catchUpPreviousDay, ReportScheduleLive } from "../../src/reporting/ReportSchedule.js"
-import { ReportService } from "../../src/reporting/ReportService.js"
 import { makeRunCoordinator } from "../../src/schedule/RunCoordinator.js"
 import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
-import { podOrderTotal, ReportStackLive, SceneTag, seedDay } from "./seededStack.js"
+import { atReportTime, podOrderTotal, ReportStackLive, SceneTag, seedDay } from "./seededStack.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
@@ -22,9 +21,7 @@ describe("the report job against the simulators", () => {
     () =>
       Effect.gen(function*() {
         const scene = yield* SceneTag
-        const day = yield* seedDay
-        const reports = yield* ReportService
-        yield* TestClock.setTime(day.reportAt)
+        const { day, reports } = yield* atReportTime
         scene.podRequests.length = 0
         const { report, summary } = yield* reports.run({ from: iso(day.from), to: iso(day.to) })
         const ref = (key: keyof typeof day.ids) => `shop:${day.ids[key]}`
@@ -125,10 +122,8 @@ describe("the report job against the simulators", () => {
 
   it.effect("is idempotent per period: a second run replaces the files and the row, it adds nothing", () =>
     Effect.gen(function*() {
-      const day = yield* seedDay
-      const reports = yield* ReportService
+      const { day, reports } = yield* atReportTime
       const repo = yield* ReportsRepo
-      yield* TestClock.setTime(day.reportAt)
       const first = yield* reports.run({ from: iso(day.from), to: iso(day.to) })
       const files = first.summary.files.map((f) => fs.readFileSync(f.path, "utf8"))
       yield* TestClock.adjust("1 hour")

@@ -242,3 +242,10 @@ export const seedDay = Effect.gen(function*() {
     podOrders: { fulfilled: fulfilledPod, shippedUnfulfilled: shippedPod }
   } satisfies SeededDay
 })
+
+/** The seeded day, the clock at its report time (the next morning), and the report service. */
+export const atReportTime = Effect.gen(function*() {
+  const day = yield* seedDay
+  yield* TestClock.setTime(day.reportAt)
+  return { day, reports: yield* ReportService }
+})
