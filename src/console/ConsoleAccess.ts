@@ -12,7 +12,14 @@ import type { ConsoleConfig } from "../config/AppConfig.js"
 export const addressOf = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1")
 
 /** Whether `address` is one of `from`: addresses, or networks written as CIDR (`172.16.0.0/12`, a compose network). */
-const fromProxy = (from: ReadonlyArray<string>, address: string): boolean => {
+const fromProxy = (from: ReadonlyArray<string>, address: string): boolean =>
+  isIP(address) !== 0 && blockListOf(from).check(address, isIPv6(address) ? "ipv6" : "ipv4")
+
+// Made once per configured list, not at every request.
+const blockLists = new WeakMap<ReadonlyArray<string>, BlockList>()
+const blockListOf = (from: ReadonlyArray<string>): BlockList => {
+  const known = blockLists.get(from)
+  if (known !== undefined) return known
   const list = new BlockList()
   for (const entry of from) {
     const [base = "", bits] = entry.split("/")
@@ -20,7 +27,8 @@ const fromProxy = (from: ReadonlyArray<string>, address: string): boolean => {
     if (bits === undefined) list.addAddress(base, family)
     else list.addSubnet(base, Number(bits), family)
   }
-  return isIP(address) !== 0 && list.check(address, isIPv6(address) ? "ipv6" : "ipv4")
+  blockLists.set(from, list)
+  return list
 }
 
 /**

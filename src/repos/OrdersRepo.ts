@@ -3,7 +3,8 @@ import { sql } from "kysely"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
-import { type FollowedOrder, json, now, ORDER_COLUMNS, type OrderEvent, type Row, toStored } from "./OrderRows.js"
+import { json, now, ORDER_COLUMNS, type Row, toStored } from "./OrderRows.js"
+import { makeOrderLookups } from "./OrderLookups.js"
 import { makeStorePage } from "./PulledPages.js"
 import { OPEN_PUSH_STATES } from "./ShipmentsRepo.js"
 
@@ -270,93 +271,6 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           return new Set(rows.map((r) => r.id)) as ReadonlySet<number>
         })
 
-    /** Orders in the given states, in id order, a page at a time (reconciliation batches). */
-    const pageInStates = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
-      db.use((k) =>
-        k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("state", "in", [...states]).where("id", ">", afterId)
-          .orderBy("id").limit(limit).execute()
-      ).pipe(Effect.map((rows) => rows.map((r) => toStored(r))))
-
-    /** Like `pageInStates`, but only what following an order at the service needs (no order body to decode). */
-    const followPage = (states: ReadonlyArray<OrderState>, afterId: number, limit: number) =>
-      db.use((k) =>
-        k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason"]).where("state", "in", [...states]).where(
-          "id",
-          ">",
-          afterId
-        )
-          .orderBy("id").limit(limit).execute()
-      ).pipe(
-        Effect.map((rows) =>
-          rows.map((r): FollowedOrder => ({ id: r.id, referenceId: r.reference_id, state: r.state, heldReason: r.held_reason }))
-        )
-      )
-
-    /** The orders named by reference id or by POD order id (webhook hints), as reconciliation follows them. */
-    const followByIds = (ids: { readonly referenceIds: ReadonlyArray<string>; readonly podOrderIds: ReadonlyArray<string> }) =>
-      ids.referenceIds.length === 0 && ids.podOrderIds.length === 0
-        ? Effect.succeed([])
-        : db.use((k) =>
-          k.selectFrom("store_orders").select(["id", "reference_id", "state", "held_reason", "pod_order_id"])
-            .where((w) =>
-              w.or([
-                ...(ids.referenceIds.length > 0 ? [w("reference_id", "in", [...ids.referenceIds])] : []),
-                ...(ids.podOrderIds.length > 0 ? [w("pod_order_id", "in", [...ids.podOrderIds])] : [])
-              ])
-            ).execute()
-        ).pipe(
-          Effect.map((rows) =>
-            rows.map((r) => ({
-              id: r.id,
-              referenceId: r.reference_id,
-              state: r.state,
-              heldReason: r.held_reason,
-              podOrderId: r.pod_order_id
-            }))
-          )
-        )
-
-    const byReference = (referenceId: string) =>
-      db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
-        .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
-
-    /**
-     * The references of the orders a seller may mean by `said`: the store's order name (`#1006`,
-     * with or without the #) or its order id, in `storeKey` when given. A scan: for a person's
-     * lookup, not a loop.
-     */
-    const referencesNamed = (said: string, storeKey?: string) =>
-      db.use((k) => {
-        const bare = said.replace(/^#/, "")
-        let q = k.selectFrom("store_orders").select(["reference_id", "store_key"]).where((w) =>
-          w.or([
-            w(sql<string>`normalized->>'name'`, "in", [said, bare, `#${bare}`]),
-            w("store_order_id", "=", bare)
-          ])
-        )
-        if (storeKey !== undefined) q = q.where("store_key", "=", storeKey)
-        return q.orderBy("reference_id").limit(20).execute()
-      }).pipe(Effect.map((rows) => rows.map((r) => ({ referenceId: r.reference_id, storeKey: r.store_key }))))
-
-    /** The order whose POD order or POD draft has this id (a webhook about a draft names the draft). */
-    const byPodId = (podId: string) =>
-      db.use((k) =>
-        k.selectFrom("store_orders").select([...ORDER_COLUMNS])
-          .where((w) => w.or([w("pod_order_id", "=", podId), w("pod_draft_id", "=", podId)]))
-          .orderBy("id").executeTakeFirst()
-      ).pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
-
-    const byId = (id: number) =>
-      db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("id", "=", id).executeTakeFirstOrThrow())
-        .pipe(Effect.map((row) => toStored(row)))
-
-    const story = (id: number) =>
-      db.use((k) => k.selectFrom("order_events").selectAll().where("order_id", "=", id).orderBy("id").execute()).pipe(
-        Effect.map((rows): ReadonlyArray<OrderEvent> =>
-          rows.map((r) => ({ at: r.at, actor: r.actor, from: r.from_state, to: r.to_state, reason: r.reason, data: r.data }))
-        )
-      )
-
     /** Makes every order in the given states of a store due now (a mapping or catalog change may release them). */
     const wake = (states: ReadonlyArray<OrderState>, storeKey?: string) =>
       Effect.gen(function*() {
@@ -386,21 +300,9 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         return Number(result.numUpdatedRows)
       })
 
-    /** How many orders are in the given states (of a store). */
-    const countIn = (states: ReadonlyArray<OrderState>, storeKey?: string) =>
-      db.use((k) => {
-        let q = k.selectFrom("store_orders").select(sql<number>`count(*)::int`.as("n")).where("state", "in", [...states])
-        if (storeKey !== undefined) q = q.where("store_key", "=", storeKey)
-        return q.executeTakeFirstOrThrow()
-      }).pipe(Effect.map((row) => Number(row.n)))
-
-    const countByState = db.use((k) =>
-      k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
-    ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
-
     return {
+      ...makeOrderLookups(db),
       wakeWaiting,
-      countIn,
       storePage,
       upsertPulled,
       note,
@@ -409,18 +311,9 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       release,
       releaseMany,
       renewLeases,
-      pageInStates,
-      followPage,
-      followByIds,
       transition,
       transitionMany,
-      byReference,
-      referencesNamed,
-      byPodId,
-      byId,
-      story,
-      wake,
-      countByState
+      wake
     }
   })
 }) {}
