@@ -43,10 +43,10 @@ for (const database of testDatabases()) {
           yield* inbox.record({ source: "hk", deliveryId: "old", payload: {} })
           yield* TestClock.adjust(`${INBOX_RETENTION_DAYS * 24 - 1} hours`)
           yield* inbox.record({ source: "hk", deliveryId: "recent", payload: {} })
-          yield* inbox.pruneExpired
+          yield* inbox.pruneExpired()
           expect((yield* inbox.entries("hk")).map((e) => e.deliveryId)).toEqual(["old", "recent"])
           yield* TestClock.adjust("2 hours")
-          yield* inbox.pruneExpired
+          yield* inbox.pruneExpired()
           expect((yield* inbox.entries("hk")).map((e) => e.deliveryId)).toEqual(["recent"])
           expect(yield* inbox.record({ source: "hk", deliveryId: "recent", payload: {} })).toBe("duplicate")
         }))
