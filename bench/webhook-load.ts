@@ -92,8 +92,9 @@ export const signedDelivery = (target: Target, eventId: string = randomUUID()) =
 interface Answer {
   readonly status: number
   readonly ms: number
-  /** The body, when the caller asked for it (its `status` field). */
+  /** The body and the Retry-After header, when the caller asked for them. */
   readonly body?: string
+  readonly retryAfter?: string | undefined
 }
 
 /** Sends one delivery; answers its status (0 on a socket error) and time. */
@@ -107,7 +108,7 @@ export const send = (agent: Agent, target: Target, delivery = signedDelivery(tar
         resolve({
           status: res.statusCode ?? 0,
           ms: performance.now() - started,
-          ...(keepBody ? { body: Buffer.concat(chunks).toString("utf8") } : {})
+          ...(keepBody ? { body: Buffer.concat(chunks).toString("utf8"), retryAfter: res.headers["retry-after"] } : {})
         }))
       res.on("error", () => resolve({ status: 0, ms: performance.now() - started }))
     })
