@@ -47,10 +47,10 @@ const { values } = parseArgs({
   options: {
     label: { type: "string", default: "after" },
     databases: { type: "string", default: "pglite,postgres" },
-    seconds: { type: "string", default: "10" },
-    burst: { type: "string", default: "50000" },
+    seconds: { type: "string" },
+    burst: { type: "string" },
     "burst-seconds": { type: "string", default: "180" },
-    orders: { type: "string", default: "100000" },
+    orders: { type: "string" },
     connections: { type: "string", default: "50" },
     quick: { type: "boolean", default: false },
     "database-url": { type: "string" },
@@ -58,9 +58,9 @@ const { values } = parseArgs({
   }
 })
 const QUICK = values.quick
-const SECONDS = QUICK ? 2 : Number(values.seconds)
-const BURST = QUICK ? 2000 : Number(values.burst)
-const ORDERS = QUICK ? 1000 : Number(values.orders)
+const SECONDS = Number(values.seconds ?? (QUICK ? 2 : 10))
+const BURST = Number(values.burst ?? (QUICK ? 2000 : 50_000))
+const ORDERS = Number(values.orders ?? (QUICK ? 1000 : 100_000))
 const CONNECTIONS = Number(values.connections)
 const DATABASE_URL = values["database-url"] ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
