@@ -219,11 +219,28 @@ const metricsOf = async (port: number) => {
   return outcomes
 }
 
-const bareFloor = async (dataDir: string | undefined) => {
-  const child = node(
-    path.join(here, "webhook-pglite-floor.js"),
-    dataDir === undefined ? [] : [dataDir, "select count(*) from store_orders"]
-  )
+/** What the daemon's own /metrics says of its memory (prom-client's process and V8 heap figures), in MB. */
+const heapOf = async (port: number) => {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const sample = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN)
+  const spaces: Record<string, number> = {}
+  for (const match of text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([^"]+)"\} (\S+)$/gm)) {
+    spaces[match[1] ?? ""] = Math.round(Number(match[2]) / 1048576)
+  }
+  return {
+    heapTotalMb: Math.round(sample("nodejs_heap_size_total_bytes") / 1048576),
+    heapUsedMb: Math.round(sample("nodejs_heap_size_used_bytes") / 1048576),
+    externalMb: Math.round(sample("nodejs_external_memory_bytes") / 1048576),
+    heapSpacesMb: spaces
+  }
+}
+
+const bareFloor = async (dataDir: string, settings: "default" | "podsync" = "default") => {
+  const child = node(path.join(here, "webhook-pglite-floor.js"), [
+    dataDir,
+    "select count(*), sum(length(raw::text)) from store_orders",
+    settings
+  ])
   let out = ""
   child.stdout!.on("data", (d) => (out += d))
   await exited(child)
@@ -257,7 +274,7 @@ const measureOn = async (name: "pglite" | "postgres") => {
     )
     await waitReady(`http://127.0.0.1:${port}/readyz`, 120_000)
     await sleep(3000)
-    const idle = memoryOf(daemon.pid!)
+    const idle = { ...memoryOf(daemon.pid!), ...(await heapOf(port)) }
     console.log(`${name}: idle with ${ORDERS} orders, RSS ${idle.rssMb} MB (peak ${idle.peakMb})`)
 
     const warmUp = await closedLoad(target, { connections: CONNECTIONS, seconds: 1 })
@@ -269,13 +286,19 @@ const measureOn = async (name: "pglite" | "postgres") => {
     await sleep(2000)
     const burst = await closedLoad(target, { connections: CONNECTIONS, seconds: Number(values["burst-seconds"]), total: BURST })
     const afterBurstPeak = memoryOf(daemon.pid!)
-    // Settled: the hints taken, the garbage collected as it would be.
+    // Settled: the hints taken, and V8's idle-time collection done (it comes some 30-50 s after a
+    // burst: until then the heap holds the burst's garbage). RSS every 5 s for a minute.
     const samples: Array<number> = []
-    for (let i = 0; i < 10; i++) {
-      await sleep(1000)
+    for (let i = 0; i < 12; i++) {
+      await sleep(5000)
       samples.push(memoryOf(daemon.pid!).rssMb)
     }
-    const afterBurst = { rssMb: samples.at(-1) ?? NaN, maxSettlingMb: Math.max(...samples), peakMb: afterBurstPeak.peakMb }
+    const afterBurst = {
+      rssMb: samples.at(-1) ?? NaN,
+      settlingMb: samples,
+      peakMb: afterBurstPeak.peakMb,
+      ...(await heapOf(port))
+    }
     console.log(
       `${name}: burst of ${burst.sent}: ${burst.acceptedPerSecond} req/s, p99 ${burst.p99Ms} ms; RSS after ${afterBurst.rssMb} MB (peak ${afterBurst.peakMb})`
     )
@@ -295,7 +318,10 @@ const measureOn = async (name: "pglite" | "postgres") => {
       ))
     ))
     const pgliteFloor = name === "pglite"
-      ? { empty: await bareFloor(undefined), withOrders: await bareFloor(path.join(dir, "data")) }
+      ? {
+        withOrdersDefaultSettings: await bareFloor(path.join(dir, "data")),
+        withOrdersPodsyncSettings: await bareFloor(path.join(dir, "data"), "podsync")
+      }
       : undefined
     const accepted = warmUp.ok + max.ok + steady.ok + burst.ok
     return {
@@ -306,7 +332,7 @@ const measureOn = async (name: "pglite" | "postgres") => {
       max: { connections: CONNECTIONS, ...max, ratioToFloor: ratio(max.acceptedPerSecond, floor.acceptedPerSecond) },
       steady: { rate: TARGETS.steadyRate, ...steady, ratioToFloor: ratio(steady.acceptedPerSecond, floor.acceptedPerSecond) },
       burst: { deliveries: BURST, ...burst },
-      memory: { idleMb: idle.rssMb, idlePeakMb: idle.peakMb, afterBurstMb: afterBurst.rssMb, peakMb: afterBurst.peakMb, pgliteFloor },
+      memory: { idle, afterBurst, pgliteFloor },
       metrics,
       // Every 2xx was a new event id: the inbox must hold exactly that many (none lost, none twice).
       inbox: { answered2xx: accepted, stored: stored.rows[0]?.n ?? NaN, exact: (stored.rows[0]?.n ?? NaN) === accepted },

@@ -15,7 +15,7 @@ import { recordWebhookDelivery, type WebhookOutcome } from "../observability/Web
 import type { IncomingMessage } from "node:http"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Clock, Context, Data, Duration, Effect, Either, Fiber, Layer, Option, type Redacted, Stream } from "effect"
+import { Cause, Clock, Context, Data, Duration, Effect, Either, Layer, Option, type Redacted, Runtime, Stream } from "effect"
 import { type AppConfig, WEBHOOK_INTAKE_DEFAULTS, type WebhookIntakeConfig } from "../config/AppConfig.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
 import { isActedOn } from "../pod/PodWebhookEvents.js"
@@ -170,9 +170,9 @@ class CommitTooSlowError extends Data.TaggedError("CommitTooSlowError")<{ readon
  * Stores the delivery and answers once its row is committed (with the deliveries that arrived
  * with it: WebhookInboxRepo.record). A new one starts `followUp` in the background.
  *
- * The store and the follow-up run on a fiber of their own, so a sender that hangs up, or is
- * answered 503 after waiting too long, cannot leave a committed delivery whose follow-up never
- * started. Above what the database commits the sender is answered 503 with Retry-After: at once
+ * The follow-up is started by the commit itself, not by the request's fiber, so a sender that
+ * hangs up, or is answered 503 after waiting too long, cannot leave a committed delivery whose
+ * follow-up never started. Above what the database commits the sender is answered 503 with Retry-After: at once
  * when the inbox already has `maxWaiting` deliveries waiting (the queue is full: about a second
  * of commits), after `maxWaitSeconds` when its commit is that late (the database is slow or
  * stalled); a 503'd delivery that is committed after all is a duplicate when the sender retries.
@@ -189,22 +189,19 @@ const acceptOnce = (
   Effect.gen(function*() {
     const inbox = yield* WebhookInboxRepo
     const intake = yield* intakeSettings
-    const storing = yield* inbox.record({ source, deliveryId, topic, payload }, { maxWaiting: intake.maxWaiting }).pipe(
-      Effect.tap((outcome) =>
-        outcome === "new"
-          ? followUp.pipe(
-            Effect.zipRight(inbox.markProcessed(source, deliveryId)),
-            Effect.catchAllCause((cause) =>
-              Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
-            ),
-            Effect.annotateLogs({ source, topic }),
-            Effect.forkDaemon
-          )
-          : Effect.void
-      ),
-      Effect.forkDaemon
-    )
-    const outcome = yield* Fiber.join(storing).pipe(
+    const runtime = yield* Effect.runtime<never>()
+    const startFollowUp = () =>
+      Runtime.runFork(runtime)(followUp.pipe(
+        Effect.zipRight(inbox.markProcessed(source, deliveryId)),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
+        ),
+        Effect.annotateLogs({ source, topic })
+      ))
+    const outcome = yield* inbox.record({ source, deliveryId, topic, payload }, {
+      maxWaiting: intake.maxWaiting,
+      onStored: (stored) => stored === "new" && startFollowUp()
+    }).pipe(
       Effect.timeoutFail({
         duration: Duration.seconds(intake.maxWaitSeconds),
         onTimeout: () => new CommitTooSlowError({ seconds: intake.maxWaitSeconds })

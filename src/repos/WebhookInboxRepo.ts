@@ -116,15 +116,23 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
      * after; either answer comes once the row is committed. Not part of a caller's transaction:
      * it shares a statement with the deliveries that arrived with it. With `maxWaiting`, a
      * delivery that finds that many already waiting is refused (InboxBusyError) and not stored.
+     * `onStored` is called on the commit, whether or not anyone still waits for the answer.
      */
-    const record = (delivery: NewDelivery, options: { readonly maxWaiting?: number } = {}) =>
+    const record = (
+      delivery: NewDelivery,
+      options: { readonly maxWaiting?: number; readonly onStored?: (outcome: "new" | "duplicate") => void } = {}
+    ) =>
       Effect.gen(function*() {
         const waiting = inserts.waiting()
         if (options.maxWaiting !== undefined && waiting >= options.maxWaiting) {
           return yield* new InboxBusyError({ waiting, limit: options.maxWaiting })
         }
         const at = yield* now
-        return yield* submitted("insert", () => inserts.submit({ ...delivery, at }))
+        return yield* submitted("insert", () => {
+          const stored = inserts.submit({ ...delivery, at })
+          if (options.onStored !== undefined) stored.then(options.onStored, () => undefined)
+          return stored
+        })
       })
 
     /** Deliveries submitted and not yet committed. */
