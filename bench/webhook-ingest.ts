@@ -14,6 +14,7 @@
 //   npm run build && node dist/bench/webhook-ingest.js [--label before|after] [--databases pglite,postgres]
 //   options: --seconds 10, --burst 50000, --orders 100000, --quick (a small smoke run; writes nothing),
 //            --cpu-prof DIR (a V8 CPU profile of the daemon, written when it stops),
+//            --soak-minutes N (after the burst: 200 deliveries/s for N minutes, RSS every 30 s; default none),
 //            --database-url URL (default $TEST_DATABASE_URL, then postgres://postgres@127.0.0.1:5432/test)
 //   Writes bench/results/webhook-ingest.json, keeping the other label's figures there.
 import { spawn } from "node:child_process"
@@ -54,7 +55,8 @@ const { values } = parseArgs({
     connections: { type: "string", default: "50" },
     quick: { type: "boolean", default: false },
     "database-url": { type: "string" },
-    "cpu-prof": { type: "string" }
+    "cpu-prof": { type: "string" },
+    "soak-minutes": { type: "string" }
   }
 })
 const QUICK = values.quick
@@ -74,22 +76,22 @@ const memoryOf = (pid: number) => {
   return { rssMb: megabytes(field("VmRSS")), peakMb: megabytes(field("VmHWM")) }
 }
 
-/** Finished orders only (fulfilled, cancelled, not ours), so the daemon has nothing to do with them. */
+/**
+ * Fulfilled orders only, so that no stage claims them (the match stage looks at cancelled and
+ * not-ours orders again): the pipeline idles and webhooks are all the daemon does.
+ */
 const seed = (orders: number) =>
   Effect.flatMap(
     Db,
     (db) =>
       db.use((k) =>
         sql`insert into store_orders (store_key, store_order_id, reference_id, state, raw, normalized, pod_draft_id, updated_at, created_at)
-        select ${STORE}, (4000000000 + i)::text, ${STORE} || ':' || (4000000000 + i), s.state,
+        select ${STORE}, (4000000000 + i)::text, ${STORE} || ':' || (4000000000 + i), 'fulfilled',
           jsonb_build_object('id', 4000000000 + i, 'name', '#' || i, 'email', 'buyer' || i || '@example.com',
             'line_items', jsonb_build_array(jsonb_build_object('sku', 'UTS01-FOREST-S', 'quantity', 1, 'price', '16.63'))),
-          jsonb_build_object('name', '#' || i),
-          case when s.state = 'fulfilled' then 'draft-' || i end,
+          jsonb_build_object('name', '#' || i), 'draft-' || i,
           now() - ((i % 720) || ' hours')::interval, now() - ((i % 720) || ' hours')::interval
-        from generate_series(1, ${orders}) as i,
-          lateral (select case when i % 100 < 95 then 'fulfilled' when i % 100 < 98 then 'cancelled' else 'not_pod' end as state) as s`
-          .execute(k)
+        from generate_series(1, ${orders}) as i`.execute(k)
       )
   )
 
@@ -302,6 +304,21 @@ const measureOn = async (name: "pglite" | "postgres") => {
     console.log(
       `${name}: burst of ${burst.sent}: ${burst.acceptedPerSecond} req/s, p99 ${burst.p99Ms} ms; RSS after ${afterBurst.rssMb} MB (peak ${afterBurst.peakMb})`
     )
+    const soak = []
+    for (let period = 0; period < Number(values["soak-minutes"] ?? 0) * 2; period++) {
+      const half = await openLoad(target, { rate: 200, seconds: 30, connections: CONNECTIONS })
+      soak.push({
+        atSeconds: (period + 1) * 30,
+        ok: half.ok,
+        acceptedPerSecond: half.acceptedPerSecond,
+        p99Ms: half.p99Ms,
+        non2xx: half.non2xx,
+        rssMb: memoryOf(daemon.pid!).rssMb
+      })
+      console.log(
+        `${name}: soak ${(period + 1) * 30} s: ${half.acceptedPerSecond} req/s, p99 ${half.p99Ms} ms, RSS ${soak.at(-1)?.rssMb} MB`
+      )
+    }
     const metrics = await metricsOf(port)
     daemon.kill("SIGTERM")
     await exited(daemon)
@@ -323,7 +340,7 @@ const measureOn = async (name: "pglite" | "postgres") => {
         withOrdersPodsyncSettings: await bareFloor(path.join(dir, "data"), "podsync")
       }
       : undefined
-    const accepted = warmUp.ok + max.ok + steady.ok + burst.ok
+    const accepted = warmUp.ok + max.ok + steady.ok + burst.ok + soak.reduce((n, half) => n + half.ok, 0)
     return {
       database: name,
       orders: ORDERS,
@@ -332,6 +349,7 @@ const measureOn = async (name: "pglite" | "postgres") => {
       max: { connections: CONNECTIONS, ...max, ratioToFloor: ratio(max.acceptedPerSecond, floor.acceptedPerSecond) },
       steady: { rate: TARGETS.steadyRate, ...steady, ratioToFloor: ratio(steady.acceptedPerSecond, floor.acceptedPerSecond) },
       burst: { deliveries: BURST, ...burst },
+      ...(soak.length > 0 ? { soak: { rate: 200, every30s: soak } } : {}),
       memory: { idle, afterBurst, pgliteFloor },
       metrics,
       // Every 2xx was a new event id: the inbox must hold exactly that many (none lost, none twice).

@@ -5,9 +5,11 @@
  * writes submitted meanwhile wait for it and go out together in the next one. At most
  * `maxItems` go in one statement; the rest follow in the next.
  *
- * No timer: the delay is one turn of the event loop, or one statement when the batcher is
- * busy, never a sleep, so tests on Effect's TestClock see no difference, and an idle batcher
- * adds no latency beyond the turn.
+ * No timer by default: the delay is one turn of the event loop, or one statement when the
+ * batcher is busy, never a sleep, so tests on Effect's TestClock see no difference, and an idle
+ * batcher adds no latency beyond the turn. A batcher of writes nobody waits on (the inbox's
+ * "processed" marks) may gather for `gatherMs` instead, so that a moderate flow makes a few
+ * large statements rather than many small ones.
  *
  * Each submitter's promise settles when the statement carrying its item does: resolved when it
  * succeeds (with the item's own answer, for an answering batcher), rejected with its cause when
@@ -33,9 +35,10 @@ interface Pending<T, R> {
  */
 export const makeAnsweringBatcher = <T, R>(
   write: (items: ReadonlyArray<T>) => Promise<ReadonlyArray<R>>,
-  options: { readonly maxItems?: number } = {}
+  options: { readonly maxItems?: number; readonly gatherMs?: number } = {}
 ): StatementBatcher<T, R> => {
   const maxItems = Math.max(1, options.maxItems ?? 500)
+  const gatherMs = options.gatherMs ?? 0
   let pending: Array<Pending<T, R>> = []
   let inFlight = 0
   let scheduled = false
@@ -44,7 +47,8 @@ export const makeAnsweringBatcher = <T, R>(
   const schedule = (): void => {
     if (scheduled || writing || pending.length === 0) return
     scheduled = true
-    setImmediate(flush)
+    if (gatherMs > 0) setTimeout(flush, gatherMs)
+    else setImmediate(flush)
   }
 
   const flush = (): void => {
@@ -85,7 +89,7 @@ export const makeAnsweringBatcher = <T, R>(
 /** A batcher of writes that answer nothing but success or failure (the rate budget's releases). */
 export const makeStatementBatcher = <T>(
   write: (items: ReadonlyArray<T>) => Promise<unknown>,
-  options: { readonly maxItems?: number } = {}
+  options: { readonly maxItems?: number; readonly gatherMs?: number } = {}
 ): StatementBatcher<T> =>
   makeAnsweringBatcher<T, void>(async (items) => {
     await write(items)

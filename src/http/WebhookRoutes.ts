@@ -142,8 +142,8 @@ const readIncoming = (message: IncomingMessage) =>
       if (size <= MAX_WEBHOOK_BODY_BYTES) kept.push(chunk)
     })
     message.once("end", () => finish(size > MAX_WEBHOOK_BODY_BYTES ? Either.left(tooLarge) : Either.right(Buffer.concat(kept))))
-    message.once("error", () => finish(Either.left(unreadable())))
-    message.once("close", () => finish(Either.left(unreadable())))
+    message.once("error", () => done || finish(Either.left(unreadable())))
+    message.once("close", () => done || finish(Either.left(unreadable())))
   })
 
 /** The request's path as sent (before any router prefix was stripped), without the query. */

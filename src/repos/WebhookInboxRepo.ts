@@ -40,6 +40,12 @@ export const INBOX_RETENTION_DAYS = 7
 /** Deliveries in one insert; more wait for the next statement. */
 const MAX_DELIVERIES_PER_STATEMENT = 500
 
+/**
+ * How long "processed" marks gather before their update: nobody waits on them, and at a moderate
+ * flow an update per insert would double the statements (PGlite runs them all on one connection).
+ */
+const PROCESSED_MARKS_GATHER_MS = 200
+
 /** Rows one pruning statement deletes: small enough that a delivery waiting behind it is not held up. */
 export const PRUNE_BATCH_ROWS = 1000
 
@@ -105,7 +111,7 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
             eb(refTuple("source", "delivery_id"), "in", marks.map((mark) => tuple(mark.source, mark.deliveryId)))
           )
           .execute(),
-      { maxItems: MAX_DELIVERIES_PER_STATEMENT }
+      { maxItems: MAX_DELIVERIES_PER_STATEMENT, gatherMs: PROCESSED_MARKS_GATHER_MS }
     )
 
     const submitted = <A>(operation: string, promise: () => Promise<A>) =>
