@@ -4,8 +4,9 @@ import { canTransition, isPodCondition, podProgress, RECONCILE_STATES, STATE_OF_
 import { PodClient } from "../pod/PodClient.js"
 import { eventOfHint, type PodWebhookHint } from "../pod/PodWebhookEvents.js"
 import { type OrderProgress, primaryTrackingNumber } from "../pod/schemas/Orders.js"
+import { sameTrackingNumber } from "../domain/StoreTypes.js"
 import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
+import { type Shipment, ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 import { applyConditionEvents, checkDrafts, isConditionEvent } from "./PodConditions.js"
 
 /** Reference ids per list call: one request follows this many orders. */
@@ -139,7 +140,7 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
       if (move !== undefined) moves.push(move)
     }
     // An order another path moved a moment ago does not move: the forward-only rule makes losing that race harmless.
-    return (yield* repo.transitionMany(moves)).size
+    return { moved: (yield* repo.transitionMany(moves)).size, recorded }
   })
 
 /**
@@ -170,7 +171,7 @@ export const reconcileAll = (actor: string) =>
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
       totals.requests += Math.max(1, Math.ceil(found.length / 100))
       totals.followed += page.length
-      totals.moved += yield* applyListed(page, found, actor)
+      totals.moved += (yield* applyListed(page, found, actor)).moved
     }
     return totals
   }).pipe(Effect.withSpan("pipeline.reconcile"))
@@ -178,28 +179,32 @@ export const reconcileAll = (actor: string) =>
 /** A POD webhook's hint (PodWebhookEvents.ts); `deferrals`: how many times it was put off already. */
 export type FollowUpHint = PodWebhookHint & { readonly deferrals?: number }
 
-/**
- * Whether a webhook may be about a package: its answer needs the order read
- * whole (a list item carries the primary tracking only). Status events
- * (completed, cancelled, on hold, address) are answered by a list; a tracking
- * event, or one we cannot tell, is read whole, as a package might be.
- */
-const mayBeAboutAPackage = (hint: FollowUpHint) => {
-  const event = eventOfHint(hint)
-  return event === undefined || event === "tracking_updated" || event === "other"
-}
+const holds = (shipments: ReadonlyArray<Shipment>, number: string | undefined) =>
+  number !== undefined && shipments.some((s) => sameTrackingNumber(s.trackingNo, number))
+
+/** The key an order's whole read goes by in one batch: each order read once, however many deliveries named it. */
+const readKey = (hint: FollowUpHint) => `${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`
 
 /**
- * The hints (POD webhooks) that arrived together: status events of orders we
- * know are answered by one list call per 100 orders (`filter.order_ids`), in
- * the urgent lane; events that may be about a package, and orders we cannot
- * place, are read one by one (`followUp`). Each order is followed once per
- * batch, however many deliveries named it.
+ * The hints (POD webhooks) that arrived together, each answered at the least
+ * cost its delivery allows (webhooks are hints: what counts is read from the
+ * API, but never twice):
+ *
+ * - a tracking or completed event naming a tracking number podsync already
+ *   holds for the order is answered already: nothing is read;
+ * - status events, and tracking events of an order with no tracking yet, are
+ *   answered by one list call per 100 orders (`filter.order_ids`), in the
+ *   urgent lane: a list item carries the primary tracking;
+ * - an order is read whole (`followUp`) when the list cannot show the
+ *   package: a tracking event of an order that already has a tracking (the
+ *   event is about another package), a tracking event the list answer did
+ *   not account for, an event we cannot tell, or an order we cannot place.
  */
 export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
+    const shipments = yield* ShipmentsRepo
     // Address and stock events are answered by the draft (PodConditions.ts); an address-verified event
     // is also a status hint (the service sends it at checkout), so it goes on to the list below.
     const named = hints.map((hint): FollowUpHint => {
@@ -208,43 +213,64 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     })
     const conditions = named.filter((h) => isConditionEvent(h.event))
     const { deferred } = conditions.length > 0 ? yield* applyConditionEvents(conditions, actor) : { deferred: [] }
-    const single = new Map<string, FollowUpHint>()
-    const listable: Array<FollowUpHint> = []
-    for (const hint of named) {
-      if (hint.event === "shipping_address_unverified" || hint.event === "product_out_of_stock") continue
-      if (mayBeAboutAPackage(hint)) single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
-      else listable.push(hint)
-    }
+    const followed = named.filter((h) => h.event !== "shipping_address_unverified" && h.event !== "product_out_of_stock")
     const known = yield* repo.followByIds({
-      referenceIds: listable.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
-      podOrderIds: listable.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
+      referenceIds: followed.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
+      podOrderIds: followed.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
     })
     const byReference = new Map(known.map((o) => [o.referenceId, o]))
     const byPodOrder = new Map(known.flatMap((o) => (o.podOrderId === null ? [] : [[o.podOrderId, o] as const])))
+    const held = yield* shipments.forOrders(known.map((o) => o.id))
+    const single = new Map<string, FollowUpHint>()
     const listed = new Map<number, FollowedOrder & { readonly podOrderId: string }>()
-    for (const hint of listable) {
+    /** Tracking events the list answer is to account for, else the order is read whole. */
+    const toAccount: Array<{ readonly hint: FollowUpHint; readonly orderId: number }> = []
+    let answered = 0
+    for (const hint of followed) {
       const stored = (hint.referenceId === undefined ? undefined : byReference.get(hint.referenceId)) ??
         (hint.podOrderId === undefined ? undefined : byPodOrder.get(hint.podOrderId))
-      if (stored === undefined || stored.podOrderId === null) {
-        single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
+      const unknownEvent = hint.event === undefined || hint.event === "other"
+      if (stored === undefined || stored.podOrderId === null || unknownEvent) {
+        single.set(readKey(hint), hint)
         continue
       }
+      const trackings = held.get(stored.id) ?? []
+      const tracking = hint.event === "tracking_updated"
+      if ((tracking || hint.event === "order_completed") && holds(trackings, hint.trackingNumber)) {
+        answered++
+        continue
+      }
+      if (tracking && trackings.length > 0) {
+        single.set(readKey(hint), hint)
+        continue
+      }
+      if (tracking) toAccount.push({ hint, orderId: stored.id })
       listed.set(stored.id, { ...stored, podOrderId: stored.podOrderId })
     }
     // An order read whole needs no list answer too.
     const readWhole = new Set([...single.values()].flatMap((h) => [h.podOrderId, h.referenceId]).filter((k) => k !== undefined))
     const toList = [...listed.values()].filter((o) => !readWhole.has(o.podOrderId) && !readWhole.has(o.referenceId))
+    const recorded = new Map<number, number>()
     for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
       const batch = toList.slice(i, i + RECONCILE_BATCH)
       const found = yield* client.streamOrderProgress(
         { filter: { order_ids: batch.map((o) => o.podOrderId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
-      yield* applyListed(batch, found, actor)
+      for (const [id, count] of (yield* applyListed(batch, found, actor)).recorded) recorded.set(id, count)
+    }
+    const listedIds = new Set(toList.map((o) => o.id))
+    const accounting = toAccount.filter(({ orderId }) => listedIds.has(orderId))
+    const heldAfter = accounting.length > 0 ? yield* shipments.forOrders(accounting.map((a) => a.orderId)) : new Map()
+    for (const { hint, orderId } of accounting) {
+      const shown = hint.trackingNumber === undefined
+        ? (recorded.get(orderId) ?? 0) > 0
+        : holds(heldAfter.get(orderId) ?? [], hint.trackingNumber)
+      if (!shown) single.set(readKey(hint), hint)
     }
     yield* Effect.forEach(single.values(), (hint) => followUp(hint, actor), { discard: true })
     /** Hints about orders whose draft is under way: to be followed up again in a moment. */
-    return { listed: toList.length, readWhole: single.size, deferred }
+    return { listed: toList.length, readWhole: single.size, answered, deferred }
   }).pipe(Effect.withSpan("pipeline.followUpMany"))
 
 /**

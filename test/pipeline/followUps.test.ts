@@ -1,4 +1,4 @@
-// POD webhook hints followed up together: status events by one list call, package events read whole.
+// POD webhook hints followed up together: status events by one list call, known packages by none, other packages read whole.
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
@@ -44,7 +44,7 @@ for (const database of testDatabases()) {
     `followUpMany on ${database.name}`,
     (it) => {
       it.effect(
-        "answers the status events of many orders with one list call, and reads an order whole only for a package event",
+        "answers status events with one list call, known packages with none, and reads an order whole only for another package",
         () =>
           Effect.gen(function*() {
             const repo = yield* OrdersRepo
@@ -65,6 +65,35 @@ for (const database of testDatabases()) {
               expect((yield* shipments.forOrder(o.rowId)).map((s) => s.trackingNo)).toHaveLength(1)
             }
 
+            // The tracking events of those packages name numbers podsync holds now: answered with no call.
+            operations.length = 0
+            const delivered = yield* followUpMany(
+              orders.map((o, i) => ({
+                podOrderId: o.podOrderId,
+                referenceId: o.reference,
+                topic: "tracking_order_updated",
+                trackingNumber: `1Z${suffix}${i + 1}A`
+              })),
+              "webhook"
+            )
+            expect(operations).toEqual([])
+            expect(delivered).toMatchObject({ answered: 3, listed: 0, readWhole: 0 })
+
+            // The tracking event of an order that shipped while its other events were lost: one list call shows it.
+            const quiet = yield* shippedOrder(`${suffix}4`)
+            operations.length = 0
+            yield* followUpMany(
+              [{
+                podOrderId: quiet.podOrderId,
+                referenceId: quiet.reference,
+                topic: "tracking_order_updated",
+                trackingNumber: `1Z${suffix}4A`
+              }],
+              "webhook"
+            )
+            expect(operations).toEqual(["orders.list"])
+            expect((yield* repo.byId(quiet.rowId)).state).toBe("shipped")
+
             // A second package: the tracking event reads that order whole and records it.
             const second = orders[1]!
             yield* Effect.promise(() =>
@@ -77,6 +106,23 @@ for (const database of testDatabases()) {
             ], "webhook")
             expect(operations).toEqual(["orders.get"])
             expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
+            // Its number named by the delivery: the order already has a tracking, so the list could not show it; read whole.
+            const third = orders[2]!
+            yield* Effect.promise(() =>
+              admin(sim.url, "POST", `/orders/${third.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}3B`, carrier: "UPS" }] })
+            )
+            operations.length = 0
+            yield* followUpMany(
+              [{
+                podOrderId: third.podOrderId,
+                referenceId: third.reference,
+                topic: "tracking_order_updated",
+                trackingNumber: `1Z${suffix}3B`
+              }],
+              "webhook"
+            )
+            expect(operations).toEqual(["orders.get"])
+            expect(yield* shipments.forOrder(third.rowId)).toHaveLength(2)
 
             // An order we do not hold: read whole, found not ours, nothing recorded.
             operations.length = 0
