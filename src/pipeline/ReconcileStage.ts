@@ -1,4 +1,4 @@
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, Stream } from "effect"
 import * as ReferenceId from "../domain/ReferenceId.js"
 import { canTransition, isPodCondition, podProgress, RECONCILE_STATES, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
@@ -144,10 +144,64 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
   })
 
 /**
- * Follows every order with a draft, RECONCILE_BATCH reference ids per list
- * call in the urgent lane: a few requests cover hundreds of orders.
+ * How fulfilled orders are read again for a box the POD service ships later, when no webhook says
+ * so (a list item shows only the primary tracking, so only a whole read can show it): every
+ * `everyMs`, until `forMs` after the order was fulfilled; `forMs` 0 turns it off.
  */
-export const reconcileAll = (actor: string) =>
+export interface LaterPackageLooks {
+  readonly everyMs: number
+  readonly forMs: number
+}
+
+/** Whole reads of fulfilled orders per reconcile pass, at most (in the background lane). */
+export const PACKAGE_LOOKS_PER_PASS = 100
+
+/**
+ * Reads the fulfilled orders due a look whole, in the background lane (new drafts and follow-ups
+ * go first), and records any box found since: the order is then shipped again and its new box
+ * pushed to the store. One call per followed order per `everyMs`.
+ */
+export const lookForLaterPackages = (actor: string, looks: LaterPackageLooks) =>
+  Effect.gen(function*() {
+    if (looks.forMs <= 0) return { looked: 0, found: 0 }
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const now = yield* Clock.currentTimeMillis
+    yield* repo.packageLooks.startFollowing(new Date(now), looks.everyMs, looks.forMs)
+    const due = yield* repo.packageLooks.due(new Date(now), PACKAGE_LOOKS_PER_PASS)
+    const next: Array<{ readonly id: number; readonly at: Date | null }> = []
+    let found = 0
+    for (const look of due) {
+      const read = yield* client.getOrder(look.podOrderId, { lane: "background" }).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("PodNotFoundError", () => Effect.succeedNone),
+        Effect.either
+      )
+      // A failed read leaves the look due: the next pass tries again.
+      if (read._tag === "Left") {
+        yield* Effect.logWarning("could not read a fulfilled order for later packages; the next reconcile tries again", read.left)
+        continue
+      }
+      if (Option.isSome(read.right)) {
+        const stored: FollowedOrder = { id: look.id, referenceId: look.referenceId, state: "fulfilled", heldReason: null }
+        const outcome = yield* applyPodOrder(stored, read.right.value, actor).pipe(
+          Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
+        )
+        if (outcome === "more_trackings") found++
+      }
+      const at = now + looks.everyMs
+      next.push({ id: look.id, at: at <= look.followedUntil.getTime() ? new Date(at) : null })
+    }
+    yield* repo.packageLooks.lookNext(next)
+    return { looked: due.length, found }
+  }).pipe(Effect.withSpan("pipeline.lookForLaterPackages"))
+
+/**
+ * Follows every order with a draft, RECONCILE_BATCH reference ids per list
+ * call in the urgent lane: a few requests cover hundreds of orders. Then,
+ * with `looks`, the fulfilled orders due a look for later boxes.
+ */
+export const reconcileAll = (actor: string, looks?: LaterPackageLooks) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
@@ -173,7 +227,8 @@ export const reconcileAll = (actor: string) =>
       totals.followed += page.length
       totals.moved += (yield* applyListed(page, found, actor)).moved
     }
-    return totals
+    const later = looks === undefined ? { looked: 0, found: 0 } : yield* lookForLaterPackages(actor, looks)
+    return { ...totals, requests: totals.requests + later.looked, laterPackagesFound: later.found }
   }).pipe(Effect.withSpan("pipeline.reconcile"))
 
 /** A POD webhook's hint (PodWebhookEvents.ts); `deferrals`: how many times it was put off already. */

@@ -2,12 +2,11 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
-import { PodClient } from "../../src/pod/PodClient.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"
-import { storedSampleOrder } from "../support/orders.js"
-import { admin, draftInput, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
+import { admin, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
+import { shippedOrder as shippedAt } from "./podFollowing.js"
 
 const sim = sharedPodSimulator()
 
@@ -15,27 +14,7 @@ const sim = sharedPodSimulator()
 const operations: Array<string> = []
 const podLayer = recordingPodClientLayer(() => sim.url, operations)
 
-/** A stored order drafted, checked out and shipped at the simulator (one package). */
-const shippedOrder = (id: string) =>
-  Effect.gen(function*() {
-    const { repo, reference, rowId } = yield* storedSampleOrder(id)
-    const client = yield* PodClient
-    const variant = (yield* client.listCatalogVariants({
-      filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
-      paging: { limit: 1 }
-    })).data[0]!
-    const draft = yield* client.createDraft(draftInput(variant.variant_id, reference))
-    const order = yield* Effect.promise(() =>
-      admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
-    )
-    yield* repo.transition(rowId, "pulled", "ready", { actor: "t", reason: "matched" })
-    yield* repo.transition(rowId, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: draft.order_id })
-    yield* repo.transition(rowId, "drafted", "checked_out", { actor: "t", reason: "checked out", podOrderId: order.order_id })
-    yield* Effect.promise(() =>
-      admin(sim.url, "POST", `/orders/${order.order_id}/ship`, { trackings: [{ tracking_no: `1Z${id}A`, carrier: "UPS" }] })
-    )
-    return { rowId, reference, podOrderId: order.order_id }
-  })
+const shippedOrder = (id: string) => shippedAt(sim.url, id)
 
 for (const database of testDatabases()) {
   layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer).pipe(Layer.provideMerge(database.layer)), {
