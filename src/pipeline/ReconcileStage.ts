@@ -277,7 +277,7 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     const byPodOrder = new Map(known.flatMap((o) => (o.podOrderId === null ? [] : [[o.podOrderId, o] as const])))
     const held = yield* shipments.forOrders(known.map((o) => o.id))
     const single = new Map<string, FollowUpHint>()
-    const listed = new Map<number, FollowedOrder & { readonly podOrderId: string }>()
+    const listed = new Map<number, (typeof known)[number]>()
     /** Tracking events the list answer is to account for, else the order is read whole. */
     const toAccount: Array<{ readonly hint: FollowUpHint; readonly orderId: number }> = []
     let answered = 0
@@ -285,7 +285,8 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
       const stored = (hint.referenceId === undefined ? undefined : byReference.get(hint.referenceId)) ??
         (hint.podOrderId === undefined ? undefined : byPodOrder.get(hint.podOrderId))
       const unknownEvent = hint.event === undefined || hint.event === "other"
-      if (stored === undefined || stored.podOrderId === null || unknownEvent) {
+      // An order whose checkout podsync has not seen yet is listed by its reference id all the same.
+      if (stored === undefined || unknownEvent) {
         single.set(readKey(hint), hint)
         continue
       }
@@ -300,16 +301,19 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
         continue
       }
       if (tracking) toAccount.push({ hint, orderId: stored.id })
-      listed.set(stored.id, { ...stored, podOrderId: stored.podOrderId })
+      listed.set(stored.id, stored)
     }
     // An order read whole needs no list answer too.
     const readWhole = new Set([...single.values()].flatMap((h) => [h.podOrderId, h.referenceId]).filter((k) => k !== undefined))
-    const toList = [...listed.values()].filter((o) => !readWhole.has(o.podOrderId) && !readWhole.has(o.referenceId))
+    const toList = [...listed.values()].filter((o) =>
+      !(o.podOrderId !== null && readWhole.has(o.podOrderId)) && !readWhole.has(o.referenceId)
+    )
     const recorded = new Map<number, number>()
     for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
       const batch = toList.slice(i, i + RECONCILE_BATCH)
+      // By reference id, as reconciliation lists: it finds an order podsync has not seen checked out yet.
       const found = yield* client.streamOrderProgress(
-        { filter: { order_ids: batch.map((o) => o.podOrderId) }, paging: { limit: 100 } },
+        { filter: { reference_ids: batch.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
       for (const [id, count] of (yield* applyListed(batch, found, actor)).recorded) recorded.set(id, count)
