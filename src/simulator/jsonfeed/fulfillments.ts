@@ -95,7 +95,8 @@ export class FulfillmentDesk {
   /** Keys of requests being processed right now, as `<order id> <key>`. */
   private readonly running = new Set<string>()
 
-  constructor(private readonly state: FeedState) {}
+  /** `trackingOnly`: whether it takes a further box without lines (§6.5), as the contract now says. */
+  constructor(private readonly state: FeedState, private readonly trackingOnly = true) {}
 
   reset(): void {
     this.running.clear()
@@ -125,6 +126,7 @@ export class FulfillmentDesk {
     }
     const request = readFulfillmentRequest(body)
     if (typeof request === "string") return fail(400, "invalid_request", request)
+    if (request.lines.length === 0 && !this.trackingOnly) return fail(400, "invalid_request", "lines must be a non-empty array")
     this.running.add(slot)
     try {
       await pause()
