@@ -2,11 +2,12 @@
 // boxes each, the second box of one followed through POD webhooks and of the other by polling alone,
 // with the daemon killed (SIGKILL) between each order's two pushes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startEtsySimulator } from "../../src/simulator/etsy/index.js"
-import { startJsonFeedSimulator } from "../../src/simulator/jsonfeed/index.js"
-import { startShopifySimulator } from "../../src/simulator/shopify/index.js"
-import { startWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
+import type { RunningEtsySimulator } from "../../src/simulator/etsy/index.js"
+import type { RunningJsonFeedSimulator } from "../../src/simulator/jsonfeed/index.js"
+import type { RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
+import type { RunningWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
 import { exited, freePort, getJson, podHeaders, post, startDaemon, statusOf, waitFor } from "../support/pipeline.js"
+import { etsyMapping, etsySetup, jsonFeedSetup, type PlatformSetup, shopifySetup, wooCommerceSetup } from "../support/storePlatforms.js"
 import { demoLine, startStoreStack, type StorePlatform, type StoreStack, writeStoreDaemonConfig } from "../support/stores.js"
 
 interface Simulator {
@@ -14,13 +15,10 @@ interface Simulator {
   readonly close: () => Promise<void>
 }
 
-interface PlatformDriver<Sim extends Simulator> {
+interface PlatformDriver<Sim extends Simulator> extends PlatformSetup<Sim> {
   readonly platform: StorePlatform
   readonly key: string
   readonly rewriteMapping?: (csv: string) => string
-  readonly start: () => Promise<Sim>
-  readonly section: (sim: Sim) => Record<string, string | number>
-  readonly createOrder: (sim: Sim, line: ReturnType<typeof demoLine>) => Promise<string>
   /** The tracking numbers the buyer is shown on the store's order, in the store's order. */
   readonly shown: (sim: Sim, id: string) => Promise<ReadonlyArray<string>>
   /** The simulator's stat of emails to the buyer about shipping, by order id. */
@@ -31,29 +29,10 @@ interface PlatformDriver<Sim extends Simulator> {
 
 const read = (sim: Simulator, path: string) => getJson(`${sim.url}/__sim/${path}`)
 
-const shopify: PlatformDriver<Awaited<ReturnType<typeof startShopifySimulator>>> = {
+const shopify: PlatformDriver<RunningShopifySimulator> = {
+  ...shopifySetup,
   platform: "shopify",
   key: "acme-shopify",
-  start: () => startShopifySimulator({ bucket: { maximumAvailable: 20_000, restoreRate: 1_000 } }),
-  section: (sim) => ({
-    shop: "acme.myshopify.com",
-    accessToken: "shpat_sim_token",
-    webhookSecret: "shopify-sim-webhook-secret",
-    baseUrl: sim.url
-  }),
-  createOrder: async (sim, line) =>
-    String(
-      (await post(`${sim.url}/__sim/orders`, {
-        financialStatus: "PAID",
-        lineItems: [{
-          sku: line.sku,
-          title: "Podsync Tee",
-          quantity: line.quantity,
-          price: "24.00",
-          customAttributes: [{ key: "design_front", value: line.design }]
-        }]
-      })).legacyResourceId
-    ),
   shown: async (sim, id) =>
     ((await read(sim, `orders/${id}`)).fulfillments as Array<{ tracking: Array<{ number: string }> }>).flatMap((f) =>
       f.tracking.map((t) => t.number)
@@ -63,30 +42,10 @@ const shopify: PlatformDriver<Awaited<ReturnType<typeof startShopifySimulator>>>
   emailsForTwoBoxes: 2
 }
 
-const woocommerce: PlatformDriver<Awaited<ReturnType<typeof startWooCommerceSimulator>>> = {
+const woocommerce: PlatformDriver<RunningWooCommerceSimulator> = {
+  ...wooCommerceSetup,
   platform: "woocommerce",
   key: "acme-woo",
-  start: () => startWooCommerceSimulator(),
-  section: (sim) => ({
-    url: sim.url,
-    consumerKey: sim.consumerKey,
-    consumerSecret: sim.consumerSecret,
-    webhookSecret: sim.webhookSecret,
-    minRequestIntervalMs: 50
-  }),
-  createOrder: async (sim, line) =>
-    String(
-      (await post(`${sim.url}/__sim/orders`, {
-        status: "processing",
-        lineItems: [{
-          sku: line.sku,
-          name: "Podsync Tee",
-          quantity: line.quantity,
-          price: "24.00",
-          meta: [{ key: "pa_size", value: "s" }, { key: "design_front", value: line.design }]
-        }]
-      })).id
-    ),
   shown: async (sim, id) =>
     ((await read(sim, `orders/${id}`)).shipment_trackings as Array<{ tracking_number: string }>).map((t) => t.tracking_number),
   // One Completed email, when the first box completes the order; the second box is one more tracking item.
@@ -94,56 +53,21 @@ const woocommerce: PlatformDriver<Awaited<ReturnType<typeof startWooCommerceSimu
   emailsForTwoBoxes: 1
 }
 
-const etsy: PlatformDriver<Awaited<ReturnType<typeof startEtsySimulator>>> = {
+const etsy: PlatformDriver<RunningEtsySimulator> = {
+  ...etsySetup,
   platform: "etsy",
   key: "acme-etsy",
-  rewriteMapping: (csv) => csv.replaceAll("{{attr design_front}}", "{{attr Personalization}}"),
-  start: () => startEtsySimulator(),
-  section: (sim) => ({
-    shopId: String(sim.shopId),
-    keystring: sim.keystring,
-    sharedSecret: sim.sharedSecret,
-    refreshToken: sim.refreshToken,
-    baseUrl: sim.url
-  }),
-  createOrder: async (sim, line) =>
-    String(
-      (await post(`${sim.url}/__sim/receipts`, {
-        status: "paid",
-        transactions: [{
-          title: "Podsync Tee",
-          sku: line.sku,
-          quantity: line.quantity,
-          price_cents: 2400,
-          variations: [{ formatted_name: "Size", formatted_value: "S", property_id: 100 }],
-          personalization: line.design
-        }]
-      })).receipt_id
-    ),
+  rewriteMapping: etsyMapping,
   shown: async (sim, id) => ((await read(sim, `receipts/${id}`)).shipments as Array<{ tracking_code: string }>).map((s) => s.tracking_code),
   // Etsy emails the buyer for every shipment: its own way, one per box.
   emails: "buyerEmailsByReceipt",
   emailsForTwoBoxes: 2
 }
 
-const jsonfeed: PlatformDriver<Awaited<ReturnType<typeof startJsonFeedSimulator>>> = {
+const jsonfeed: PlatformDriver<RunningJsonFeedSimulator> = {
+  ...jsonFeedSetup,
   platform: "jsonfeed",
   key: "acme-feed",
-  start: () => startJsonFeedSimulator(),
-  section: (sim) => ({ baseUrl: sim.baseUrl, token: sim.token, webhookSecret: sim.webhookSecret, requestsPerSecond: 10 }),
-  createOrder: async (sim, line) =>
-    String(
-      (await post(`${sim.url}/__sim/orders`, {
-        financialStatus: "paid",
-        lines: [{
-          sku: line.sku,
-          title: "Podsync Tee",
-          quantity: line.quantity,
-          unitPrice: "24.00",
-          attributes: [{ key: "design_front", value: line.design }]
-        }]
-      })).id
-    ),
   shown: async (sim, id) =>
     ((await read(sim, `orders/${id}`)).fulfillments as Array<{ tracking: { number: string } }>).map((f) => f.tracking.number),
   // One email per fulfilment the storefront records: the box, then the tracking-only box (docs/jsonfeed.md §6.5).

@@ -16,6 +16,21 @@ const podLayer = recordingPodClientLayer(() => sim.url, operations)
 
 const shippedOrder = (id: string) => shippedAt(sim.url, id)
 
+type Shipped = Effect.Effect.Success<ReturnType<typeof shippedOrder>>
+
+/** One more box of an order, shipped at the simulator. */
+const shipBox = (order: Shipped, number: string) =>
+  Effect.promise(() => admin(sim.url, "POST", `/orders/${order.podOrderId}/ship`, { trackings: [{ tracking_no: number, carrier: "UPS" }] }))
+
+/** The POD calls that following one tracking event naming `number` made. */
+const trackingEvent = (order: Shipped, number: string) =>
+  Effect.gen(function*() {
+    operations.length = 0
+    const hint = { podOrderId: order.podOrderId, referenceId: order.reference, topic: "tracking_order_updated", trackingNumber: number }
+    yield* followUpMany([hint], "webhook")
+    return [...operations]
+  })
+
 for (const database of testDatabases()) {
   layer(Layer.mergeAll(OrdersRepo.Default, ShipmentsRepo.Default, podLayer).pipe(Layer.provideMerge(database.layer)), {
     excludeTestServices: true
@@ -60,24 +75,12 @@ for (const database of testDatabases()) {
 
             // The tracking event of an order that shipped while its other events were lost: one list call shows it.
             const quiet = yield* shippedOrder(`${suffix}4`)
-            operations.length = 0
-            yield* followUpMany(
-              [{
-                podOrderId: quiet.podOrderId,
-                referenceId: quiet.reference,
-                topic: "tracking_order_updated",
-                trackingNumber: `1Z${suffix}4A`
-              }],
-              "webhook"
-            )
-            expect(operations).toEqual(["orders.list"])
+            expect(yield* trackingEvent(quiet, `1Z${suffix}4A`)).toEqual(["orders.list"])
             expect((yield* repo.byId(quiet.rowId)).state).toBe("shipped")
 
             // A second package: the tracking event reads that order whole and records it.
             const second = orders[1]!
-            yield* Effect.promise(() =>
-              admin(sim.url, "POST", `/orders/${second.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}2B`, carrier: "UPS" }] })
-            )
+            yield* shipBox(second, `1Z${suffix}2B`)
             operations.length = 0
             yield* followUpMany([
               { podOrderId: second.podOrderId, referenceId: second.reference, topic: "tracking_order_updated" },
@@ -87,20 +90,8 @@ for (const database of testDatabases()) {
             expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
             // Its number named by the delivery: the order already has a tracking, so the list could not show it; read whole.
             const third = orders[2]!
-            yield* Effect.promise(() =>
-              admin(sim.url, "POST", `/orders/${third.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}3B`, carrier: "UPS" }] })
-            )
-            operations.length = 0
-            yield* followUpMany(
-              [{
-                podOrderId: third.podOrderId,
-                referenceId: third.reference,
-                topic: "tracking_order_updated",
-                trackingNumber: `1Z${suffix}3B`
-              }],
-              "webhook"
-            )
-            expect(operations).toEqual(["orders.get"])
+            yield* shipBox(third, `1Z${suffix}3B`)
+            expect(yield* trackingEvent(third, `1Z${suffix}3B`)).toEqual(["orders.get"])
             expect(yield* shipments.forOrder(third.rowId)).toHaveLength(2)
 
             // An order we do not hold: read whole, found not ours, nothing recorded.
