@@ -246,7 +246,9 @@ const readKey = (hint: FollowUpHint) => `${hint.podOrderId ?? ""}|${hint.referen
  * API, but never twice):
  *
  * - a tracking or completed event naming a tracking number podsync already
- *   holds for the order is answered already: nothing is read;
+ *   holds for the order is answered already: nothing is read; so is an
+ *   address-verified event (the draft answers a held order's, and the
+ *   checkout it tells of asks nothing until the order ships);
  * - status events, and tracking events of an order with no tracking yet, are
  *   answered by one list call per 100 orders (`filter.order_ids`), in the
  *   urgent lane: a list item carries the primary tracking;
@@ -260,15 +262,16 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     const repo = yield* OrdersRepo
     const client = yield* PodClient
     const shipments = yield* ShipmentsRepo
-    // Address and stock events are answered by the draft (PodConditions.ts); an address-verified event
-    // is also a status hint (the service sends it at checkout), so it goes on to the list below.
+    // Address and stock events are answered by the draft (PodConditions.ts).
     const named = hints.map((hint): FollowUpHint => {
       const event = eventOfHint(hint)
       return event === undefined ? hint : { ...hint, event }
     })
     const conditions = named.filter((h) => isConditionEvent(h.event))
     const { deferred } = conditions.length > 0 ? yield* applyConditionEvents(conditions, actor) : { deferred: [] }
-    const followed = named.filter((h) => h.event !== "shipping_address_unverified" && h.event !== "product_out_of_stock")
+    // The condition events are answered by the draft. An address-verified event also says the order was
+    // checked out, which asks nothing of podsync: reconciliation's next list records it.
+    const followed = named.filter((h) => !isConditionEvent(h.event))
     const known = yield* repo.followByIds({
       referenceIds: followed.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
       podOrderIds: followed.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
