@@ -250,8 +250,9 @@ const readKey = (hint: FollowUpHint) => `${hint.podOrderId ?? ""}|${hint.referen
  *   address-verified event (the draft answers a held order's, and the
  *   checkout it tells of asks nothing until the order ships);
  * - status events, and tracking events of an order with no tracking yet, are
- *   answered by one list call per 100 orders (`filter.order_ids`), in the
- *   urgent lane: a list item carries the primary tracking;
+ *   answered by one list call per 100 orders (`filter.reference_ids`, which
+ *   finds an order podsync has not seen checked out yet), in the urgent
+ *   lane: a list item carries the primary tracking;
  * - an order is read whole (`followUp`) when the list cannot show the
  *   package: a tracking event of an order that already has a tracking (the
  *   event is about another package), a tracking event the list answer did
@@ -314,7 +315,6 @@ export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) 
     const recorded = new Map<number, number>()
     for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
       const batch = toList.slice(i, i + RECONCILE_BATCH)
-      // By reference id, as reconciliation lists: it finds an order podsync has not seen checked out yet.
       const found = yield* client.streamOrderProgress(
         { filter: { reference_ids: batch.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }
