@@ -22,6 +22,8 @@ export interface DaemonSettings {
   readonly podLimitLifted: boolean
   /** Subscribe the daemon's `/webhooks/pod` at the POD service (pod.webhooks.publicUrl). */
   readonly podWebhooks: boolean
+  /** The POD topics subscribed (default: all seven). */
+  readonly podWebhookTopics?: ReadonlyArray<string>
   readonly schedules: { readonly pull: string; readonly reconcile: string }
   /** The mapping CSV copied into the run's directory. */
   readonly mappingSource: string
@@ -125,7 +127,7 @@ export const startDaemon = async (settings: DaemonSettings): Promise<RunningDaem
       timeoutMs: 10_000,
       ...(settings.podLimitLifted ? { rateLimit: { requests: 1_000_000, windowSeconds: 10, blockSeconds: 60, headroom: 0 } } : {}),
       ...(settings.podWebhooks
-        ? { webhooks: { publicUrl: `${url}/webhooks/pod` } }
+        ? { webhooks: { publicUrl: `${url}/webhooks/pod`, ...(settings.podWebhookTopics ? { topics: settings.podWebhookTopics } : {}) } }
         : {})
     },
     stores: [{

@@ -40,6 +40,10 @@ export interface LifecycleScenario {
   readonly name: string
   readonly database: Database
   readonly podWebhooks: boolean
+  /** The POD topics subscribed with `podWebhooks` (default: all seven). */
+  readonly podWebhookTopics?: ReadonlyArray<string>
+  /** The share of orders the POD service ships in two boxes, the second a driver turn after the first. */
+  readonly splitShare?: number
   readonly orders: number
   readonly schedules: { readonly pull: string; readonly reconcile: string }
   /** How often the driver checks out and ships everything at the POD simulator. */
@@ -90,6 +94,8 @@ export interface LifecycleResult {
   readonly afterCatchUpReport: boolean
   readonly completed: boolean
   readonly finalStates: Record<string, number>
+  /** Boxes the POD service shipped, tracking numbers the store shows, and orders shown several. */
+  readonly packages: { readonly shipped: number; readonly shown: number; readonly missed: number; readonly ordersWithSeveral: number }
   readonly wallSeconds: number
   /** From the orders' appearance until the POD simulator held all N drafts. */
   readonly secondsToAllDrafted: number | null
@@ -172,6 +178,20 @@ const createInStore = async (shopifyUrl: string, count: number) => {
   }
 }
 
+/** Boxes the POD service shipped and tracking numbers the store shows, polled until they match or `waitMs` is over. */
+const packagesShown = async (podUrl: string, shopifyUrl: string, waitMs: number) => {
+  const deadline = performance.now() + waitMs
+  for (;;) {
+    const shipped = ((await (await fetch(`${podUrl}/__sim/stats`)).json()) as { packages: number }).packages
+    const byOrder = ((await (await fetch(`${shopifyUrl}/__sim/stats`)).json()) as { trackingNumbersByOrder: Record<string, Array<string>> })
+      .trackingNumbersByOrder
+    const shown = Object.values(byOrder).reduce((sum, numbers) => sum + numbers.length, 0)
+    const ordersWithSeveral = Object.values(byOrder).filter((numbers) => numbers.length > 1).length
+    if (shown >= shipped || performance.now() > deadline) return { shipped, shown, missed: Math.max(0, shipped - shown), ordersWithSeveral }
+    await sleep(500)
+  }
+}
+
 export const runLifecycle = async (scenario: LifecycleScenario): Promise<LifecycleResult> => {
   installSqlCounter()
   const sims = await startSims({ podLimitLifted: true, shopifyBucketLifted: true })
@@ -182,6 +202,7 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       database: scenario.database,
       podLimitLifted: true,
       podWebhooks: scenario.podWebhooks,
+      ...(scenario.podWebhookTopics === undefined ? {} : { podWebhookTopics: scenario.podWebhookTopics }),
       schedules: scenario.schedules,
       mappingSource: scenario.mappingSource
     })
@@ -201,6 +222,9 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
         profiler.connect()
         await profiler.post("Profiler.enable")
         await profiler.post("Profiler.start")
+      }
+      if ((scenario.splitShare ?? 0) > 0) {
+        await post(`${sims.podUrl}/__sim/faults`, { kind: "splitPackages", packages: 2, probability: scenario.splitShare })
       }
       const cpu0 = process.cpuUsage()
       sqlCounter.start()
@@ -247,6 +271,8 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       const simCpu1 = await sims.cpuMicros()
       await backend?.sample()
 
+      // Every box shipped must reach the store: a second box may still be on its way when the last order is fulfilled.
+      const packages = await packagesShown(sims.podUrl, sims.shopifyUrl, completed ? 60_000 : 0)
       // Late webhook follow-ups still count: wait until the POD simulator has been quiet a while.
       const settled = await podQuiet(sims.podUrl, 3_000, 300_000)
       const atEnd = settled.stats
@@ -272,8 +298,9 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
         schedules: scenario.schedules,
         driverIntervalMs: scenario.driverIntervalMs,
         afterCatchUpReport: scenario.afterCatchUpReport,
-        completed,
+        completed: completed && packages.missed === 0,
         finalStates: states,
+        packages,
         wallSeconds: round(wallSeconds, 3),
         secondsToAllDrafted: secondsToAllDrafted === null ? null : round(secondsToAllDrafted, 3),
         milestones,

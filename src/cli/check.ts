@@ -172,6 +172,34 @@ const credentialKeys = (store: StoreConfig, index: number) => {
   }
 }
 
+/** What a failed connection says, in words, when nothing at that address takes one (the connector would retry until the timeout). */
+const connectionRefusal = (error: unknown): string | undefined => {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  return code === "ECONNREFUSED"
+    ? "connection refused"
+    : code === "ENOTFOUND" || code === "EAI_AGAIN"
+    ? "no such host"
+    : code === "EHOSTUNREACH" || code === "ENETUNREACH"
+    ? "host unreachable"
+    : undefined
+}
+
+/**
+ * Fails as soon as the store's address refuses a connection or has no host: the read would only
+ * retry until the check's timeout and then say less. Any answer at all leaves the read to decide.
+ */
+const refusedAt = (storeKey: string, address: string) =>
+  Effect.tryPromise(() => fetch(address, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(5_000) })).pipe(
+    Effect.map((response) => response.body?.cancel()),
+    Effect.flatMap(() => Effect.never),
+    Effect.catchAll((failure) => {
+      const refusal = connectionRefusal(failure.error)
+      return refusal === undefined ? Effect.never : Effect.fail(
+        new StoreUnavailableError({ storeKey, operation: "getOrder", ambiguous: false, detail: `${refusal} at ${address}` })
+      )
+    })
+  )
+
 /** Each store's credentials, with one cheap read (an order that does not exist) through its connector and the shared store budget. */
 const verifyStores = (app: AppConfig) =>
   Effect.gen(function*() {
@@ -182,6 +210,7 @@ const verifyStores = (app: AppConfig) =>
     const reads = yield* Effect.forEach(app.stores, (store) => {
       const connector = connectors.get(store.key)
       return connector === undefined ? Effect.succeed(undefined) : connector.getOrder(ABSENT_ORDER_ID).pipe(
+        Effect.raceFirst(refusedAt(store.key, connector.apiAddress)),
         Effect.timeoutFail({
           duration: STORE_CHECK_TIMEOUT,
           onTimeout: () =>

@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { HttpClientRequest } from "@effect/platform"
 import { Console, Effect, Option, Schema } from "effect"
 import { CommandLive } from "../app/CommandLive.js"
-import type { AppConfig } from "../config/AppConfig.js"
+import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
 import { askDaemon, askEmbeddedDaemon, CliFailure, configOption, daemonUrl, configCommand, withConfig } from "./AppRuntime.js"
@@ -46,9 +46,10 @@ export const reconcileCommand = configCommand("reconcile", (app) =>
   Effect.gen(function*() {
     const viaDaemon = yield* handedToDaemon(app, "/reconcile")
     if (viaDaemon) return yield* Console.log("The running daemon is reconciling; podsync status shows the result.")
-    const totals = yield* reconcileAll("cli").pipe(Effect.provide(CommandLive(app)))
+    const totals = yield* reconcileAll("cli", laterPackageLooks(app.pod)).pipe(Effect.provide(CommandLive(app)))
     const conditions = totals.conditionsHeld + totals.conditionsCleared === 0
       ? ""
       : ` ${totals.conditionsHeld} held for an address or stock problem at the POD service, ${totals.conditionsCleared} let go.`
-    yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}`)
+    const later = totals.laterPackagesFound === 0 ? "" : ` ${totals.laterPackagesFound} fulfilled order(s) shipped another package.`
+    yield* Console.log(`Followed ${totals.followed} orders with ${totals.requests} requests; ${totals.moved} moved.${conditions}${later}`)
   })).pipe(Command.withDescription("Follow drafts and orders at the POD service now"))

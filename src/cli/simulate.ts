@@ -43,6 +43,8 @@ export const simulateHints = (urls: { readonly pod: string; readonly shopify: st
     "Move the drafts along at the POD service (checkout, then ship), as its team would:",
     `  curl -X POST ${urls.pod}/__sim/checkout-all -H 'content-type: application/json' -d '{"paid":true}'`,
     `  curl -X POST ${urls.pod}/__sim/ship-all`,
+    "Ship some orders in two boxes (the second at the next ship-all), as the service sometimes does:",
+    `  curl -X POST ${urls.pod}/__sim/faults -H 'content-type: application/json' -d '{"kind":"splitPackages","probability":0.2}'`,
     "Then npx podsync status --config config/simulators.yaml shows where everything is. Ctrl-C stops the simulators."
   ].join("\n")
 

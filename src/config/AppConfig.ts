@@ -118,7 +118,24 @@ export const PodConfig = Schema.Struct({
   ),
   rateLimit: withDefault(RateLimit, () => ({ requests: 100, windowSeconds: 10, blockSeconds: 60, headroom: 0.05 })),
   timeoutMs: withDefault(IntLike.pipe(Schema.between(100, 300_000)), () => 30_000),
-  webhooks: Schema.optionalWith(PodWebhooks, { exact: true })
+  webhooks: Schema.optionalWith(PodWebhooks, { exact: true }),
+  /**
+   * A fulfilled order is read again every `everyHours` for `forDays`, in case the service ships
+   * another box later and no webhook says so (one call per followed order per look); forDays 0: never.
+   */
+  laterPackages: withDefault(
+    Schema.Struct({
+      everyHours: withDefault(NumberLike.pipe(Schema.positive()), () => 24),
+      forDays: withDefault(NumberLike.pipe(Schema.between(0, 90)), () => 7)
+    }),
+    () => ({ everyHours: 24, forDays: 7 })
+  )
+})
+
+/** The reconcile's looks for later boxes, in milliseconds, as the config says them. */
+export const laterPackageLooks = (pod: { readonly laterPackages: { readonly everyHours: number; readonly forDays: number } }) => ({
+  everyMs: Math.round(pod.laterPackages.everyHours * 3_600_000),
+  forMs: Math.round(pod.laterPackages.forDays * 86_400_000)
 })
 
 /** The secret a store signs its webhooks with, and the one before it while a rotation is under way. */

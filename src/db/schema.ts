@@ -34,6 +34,10 @@ export interface StoreOrdersTable {
   planned_lines: Json<ReadonlyArray<{ lineId: string; quantity: number }>> | null
   created_at: CreatedAt
   updated_at: Timestamp
+  /** A fulfilled order's next read for a later box (reconciliation); null: not followed for that. */
+  packages_look_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** Until when a fulfilled order is read for later boxes. */
+  packages_followed_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 export interface OrderEventsTable {

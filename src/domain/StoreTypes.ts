@@ -46,13 +46,24 @@ export const Tracking = Schema.Struct({
 })
 export type Tracking = typeof Tracking.Type
 
+/** Whether two tracking numbers are the same package's: spaces and case do not count (carriers print both ways). */
+export const sameTrackingNumber = (a: string, b: string): boolean =>
+  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
+
 export const FulfillmentPush = Schema.Struct({
   storeOrderId: Schema.String,
   /** The order's POD lines in this package. Never empty: ignored (non-POD) lines are never fulfilled by us. */
   lines: Schema.NonEmptyArray(FulfillmentLine),
   tracking: Tracking,
   /** Overrides the store's configured `fulfillment.notifyCustomer` for this push. */
-  notifyCustomer: Schema.optional(Schema.Boolean)
+  notifyCustomer: Schema.optional(Schema.Boolean),
+  /**
+   * The tracking numbers of this order's packages already pushed. When the lines are already
+   * fulfilled (the POD service shipped them in several boxes and does not say which holds what),
+   * the connector adds this package's tracking to the fulfilment carrying one of these, where the
+   * platform can (`TrackingAdded`), instead of answering `NothingToFulfil`.
+   */
+  earlierTrackingNumbers: Schema.optional(Schema.Array(Schema.String))
 })
 export type FulfillmentPush = typeof FulfillmentPush.Type
 
@@ -74,6 +85,14 @@ export const FulfillmentOutcome = Schema.Union(
     fulfillmentIds: Schema.NonEmptyArray(Schema.String),
     /** What was fulfilled; may be less than asked when the store had fewer units left. */
     lines: Schema.Array(FulfillmentLine),
+    notifiedCustomer: Schema.Boolean
+  }),
+  /**
+   * A later package of lines an earlier package already fulfilled: its tracking number was added
+   * to that fulfilment (Shopify) or recorded as a tracking-only fulfilment (JSON feed).
+   */
+  Schema.TaggedStruct("TrackingAdded", {
+    fulfillmentIds: Schema.NonEmptyArray(Schema.String),
     notifiedCustomer: Schema.Boolean
   }),
   /** A fulfilment with this tracking number already exists (an earlier attempt reached the store). */

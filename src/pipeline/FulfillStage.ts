@@ -18,6 +18,8 @@ interface Turn {
   /** Its store's connector. */
   readonly connector: StoreConnector
   readonly standing: Map<number, PushState>
+  /** Its shipments, every one (a later package names the numbers pushed before it). */
+  readonly shipments: ReadonlyArray<Shipment>
   /** Its open shipments not yet tried in this turn, oldest first. */
   readonly queue: Array<Shipment>
   retryInMs: number | undefined
@@ -61,6 +63,7 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
           stored,
           connector,
           standing: new Map(all.map((s) => [s.id, s.pushState])),
+          shipments: all,
           queue: all.filter((s) => OPEN_PUSH_STATES.includes(s.pushState)),
           retryInMs: undefined
         })
@@ -89,6 +92,11 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
             })
             continue
           }
+          // The POD service does not say which lines each box holds: every box names the planned lines, and a
+          // later box of lines already fulfilled joins the earlier boxes' fulfilment where the platform can.
+          const earlier = turn.shipments.filter((s) => s.id !== shipment.id && turn.standing.get(s.id) === "pushed").map((s) =>
+            s.trackingNo
+          )
           const push: FulfillmentPush = {
             storeOrderId: turn.stored.storeOrderId,
             lines: [first, ...rest],
@@ -96,7 +104,8 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
               company: shipment.carrier || "Other",
               number: shipment.trackingNo,
               ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {})
-            }
+            },
+            ...(earlier.length > 0 ? { earlierTrackingNumbers: earlier } : {})
           }
           toPush.push({ turn, shipment, push })
         }
@@ -118,12 +127,20 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
             const result = outcome.right
             switch (result._tag) {
               case "Created":
+              case "TrackingAdded":
               case "AlreadyPushed":
                 settle(turn, {
                   id: shipment.id,
                   state: "pushed",
                   detail: { attempt: true, fulfillmentId: result.fulfillmentIds.join(",") }
                 })
+                if (result._tag === "TrackingAdded") {
+                  notes.push({
+                    id: turn.stored.id,
+                    reason:
+                      `another package shipped: tracking ${shipment.trackingNo} was added to the store's fulfilment of the earlier package`
+                  })
+                }
                 break
               case "OnHold":
                 settle(turn, { id: shipment.id, state: "on_hold", detail: { attempt: true } })

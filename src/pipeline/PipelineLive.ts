@@ -1,5 +1,5 @@
 import { type Duration, Effect, Layer } from "effect"
-import type { AppConfig } from "../config/AppConfig.js"
+import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { DependencyProbesLive } from "./DependencyProbes.js"
 import { FollowUpLoopLive } from "./FollowUpLoop.js"
@@ -47,7 +47,8 @@ export const PipelineLive = (config: AppConfig, options: PipelineOptions = {}) =
       schedules: config.schedules,
       timezone: config.reports.timezone,
       idle: options.idle ?? "2 seconds",
-      draftConcurrency: options.draftConcurrency ?? 25
+      draftConcurrency: options.draftConcurrency ?? 25,
+      laterPackages: laterPackageLooks(config.pod)
     })),
     Layer.provide(Replica.layer(options.owner))
   )

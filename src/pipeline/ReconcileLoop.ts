@@ -17,7 +17,7 @@ export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const settings = yield* PipelineSettings
   const { fulfill } = yield* StageWakeups
   const owner = yield* Replica
-  const reconcileNow = logFailures("reconcile", unlessDown("pod", "reconcile", reconcileAll(owner))).pipe(
+  const reconcileNow = logFailures("reconcile", unlessDown("pod", "reconcile", reconcileAll(owner, settings.laterPackages))).pipe(
     Effect.zipRight(fulfill.kick),
     Effect.provide(yield* Effect.context<Effect.Effect.Context<ReturnType<typeof reconcileAll>>>())
   )

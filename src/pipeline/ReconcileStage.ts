@@ -1,11 +1,12 @@
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Chunk, Clock, Effect, Option, Stream } from "effect"
 import * as ReferenceId from "../domain/ReferenceId.js"
 import { canTransition, isPodCondition, podProgress, RECONCILE_STATES, STATE_OF_POD_STATUS, statusWords } from "../domain/OrderState.js"
 import { PodClient } from "../pod/PodClient.js"
 import { eventOfHint, type PodWebhookHint } from "../pod/PodWebhookEvents.js"
 import { type OrderProgress, primaryTrackingNumber } from "../pod/schemas/Orders.js"
+import { sameTrackingNumber } from "../domain/StoreTypes.js"
 import { type FollowedOrder, type Move, OrdersRepo } from "../repos/OrdersRepo.js"
-import { ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
+import { type Shipment, ShipmentsRepo, type TrackingSeen } from "../repos/ShipmentsRepo.js"
 import { applyConditionEvents, checkDrafts, isConditionEvent } from "./PodConditions.js"
 
 /** Reference ids per list call: one request follows this many orders. */
@@ -139,14 +140,68 @@ const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<O
       if (move !== undefined) moves.push(move)
     }
     // An order another path moved a moment ago does not move: the forward-only rule makes losing that race harmless.
-    return (yield* repo.transitionMany(moves)).size
+    return { moved: (yield* repo.transitionMany(moves)).size, recorded }
   })
 
 /**
- * Follows every order with a draft, RECONCILE_BATCH reference ids per list
- * call in the urgent lane: a few requests cover hundreds of orders.
+ * How fulfilled orders are read again for a box the POD service ships later, when no webhook says
+ * so (a list item shows only the primary tracking, so only a whole read can show it): every
+ * `everyMs`, until `forMs` after the order was fulfilled; `forMs` 0 turns it off.
  */
-export const reconcileAll = (actor: string) =>
+export interface LaterPackageLooks {
+  readonly everyMs: number
+  readonly forMs: number
+}
+
+/** Whole reads of fulfilled orders per reconcile pass, at most (in the background lane). */
+export const PACKAGE_LOOKS_PER_PASS = 100
+
+/**
+ * Reads the fulfilled orders due a look whole, in the background lane (new drafts and follow-ups
+ * go first), and records any box found since: the order is then shipped again and its new box
+ * pushed to the store. One call per followed order per `everyMs`.
+ */
+export const lookForLaterPackages = (actor: string, looks: LaterPackageLooks) =>
+  Effect.gen(function*() {
+    if (looks.forMs <= 0) return { looked: 0, found: 0 }
+    const repo = yield* OrdersRepo
+    const client = yield* PodClient
+    const now = yield* Clock.currentTimeMillis
+    yield* repo.packageLooks.startFollowing(new Date(now), looks.everyMs, looks.forMs)
+    const due = yield* repo.packageLooks.due(new Date(now), PACKAGE_LOOKS_PER_PASS)
+    const next: Array<{ readonly id: number; readonly at: Date | null }> = []
+    let found = 0
+    for (const look of due) {
+      const read = yield* client.getOrder(look.podOrderId, { lane: "background" }).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("PodNotFoundError", () => Effect.succeedNone),
+        Effect.either
+      )
+      // A failed read leaves the look due: the next pass tries again.
+      if (read._tag === "Left") {
+        yield* Effect.logWarning("could not read a fulfilled order for later packages; the next reconcile tries again", read.left)
+        continue
+      }
+      if (Option.isSome(read.right)) {
+        const stored: FollowedOrder = { id: look.id, referenceId: look.referenceId, state: "fulfilled", heldReason: null }
+        const outcome = yield* applyPodOrder(stored, read.right.value, actor).pipe(
+          Effect.catchTag("StaleTransitionError", () => Effect.succeed("raced" as const))
+        )
+        if (outcome === "more_trackings") found++
+      }
+      const at = now + looks.everyMs
+      next.push({ id: look.id, at: at <= look.followedUntil.getTime() ? new Date(at) : null })
+    }
+    yield* repo.packageLooks.lookNext(next)
+    return { looked: due.length, found }
+  }).pipe(Effect.withSpan("pipeline.lookForLaterPackages"))
+
+/**
+ * Follows every order with a draft, RECONCILE_BATCH reference ids per list
+ * call in the urgent lane: a few requests cover hundreds of orders. Then,
+ * with `looks`, the fulfilled orders due a look for later boxes.
+ */
+export const reconcileAll = (actor: string, looks?: LaterPackageLooks) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
@@ -170,81 +225,114 @@ export const reconcileAll = (actor: string) =>
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
       totals.requests += Math.max(1, Math.ceil(found.length / 100))
       totals.followed += page.length
-      totals.moved += yield* applyListed(page, found, actor)
+      totals.moved += (yield* applyListed(page, found, actor)).moved
     }
-    return totals
+    const later = looks === undefined ? { looked: 0, found: 0 } : yield* lookForLaterPackages(actor, looks)
+    return { ...totals, requests: totals.requests + later.looked, laterPackagesFound: later.found }
   }).pipe(Effect.withSpan("pipeline.reconcile"))
 
 /** A POD webhook's hint (PodWebhookEvents.ts); `deferrals`: how many times it was put off already. */
 export type FollowUpHint = PodWebhookHint & { readonly deferrals?: number }
 
-/**
- * Whether a webhook may be about a package: its answer needs the order read
- * whole (a list item carries the primary tracking only). Status events
- * (completed, cancelled, on hold, address) are answered by a list; a tracking
- * event, or one we cannot tell, is read whole, as a package might be.
- */
-const mayBeAboutAPackage = (hint: FollowUpHint) => {
-  const event = eventOfHint(hint)
-  return event === undefined || event === "tracking_updated" || event === "other"
-}
+const holds = (shipments: ReadonlyArray<Shipment>, number: string | undefined) =>
+  number !== undefined && shipments.some((s) => sameTrackingNumber(s.trackingNo, number))
+
+/** The key an order's whole read goes by in one batch: each order read once, however many deliveries named it. */
+const readKey = (hint: FollowUpHint) => `${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`
 
 /**
- * The hints (POD webhooks) that arrived together: status events of orders we
- * know are answered by one list call per 100 orders (`filter.order_ids`), in
- * the urgent lane; events that may be about a package, and orders we cannot
- * place, are read one by one (`followUp`). Each order is followed once per
- * batch, however many deliveries named it.
+ * The hints (POD webhooks) that arrived together, each answered at the least
+ * cost its delivery allows (webhooks are hints: what counts is read from the
+ * API, but never twice):
+ *
+ * - a tracking or completed event naming a tracking number podsync already
+ *   holds for the order is answered already: nothing is read; so is an
+ *   address-verified event (the draft answers a held order's, and the
+ *   checkout it tells of asks nothing until the order ships);
+ * - status events, and tracking events of an order with no tracking yet, are
+ *   answered by one list call per 100 orders (`filter.reference_ids`, which
+ *   finds an order podsync has not seen checked out yet), in the urgent
+ *   lane: a list item carries the primary tracking;
+ * - an order is read whole (`followUp`) when the list cannot show the
+ *   package: a tracking event of an order that already has a tracking (the
+ *   event is about another package), a tracking event the list answer did
+ *   not account for, an event we cannot tell, or an order we cannot place.
  */
 export const followUpMany = (hints: ReadonlyArray<FollowUpHint>, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const client = yield* PodClient
-    // Address and stock events are answered by the draft (PodConditions.ts); an address-verified event
-    // is also a status hint (the service sends it at checkout), so it goes on to the list below.
+    const shipments = yield* ShipmentsRepo
+    // Address and stock events are answered by the draft (PodConditions.ts).
     const named = hints.map((hint): FollowUpHint => {
       const event = eventOfHint(hint)
       return event === undefined ? hint : { ...hint, event }
     })
     const conditions = named.filter((h) => isConditionEvent(h.event))
     const { deferred } = conditions.length > 0 ? yield* applyConditionEvents(conditions, actor) : { deferred: [] }
-    const single = new Map<string, FollowUpHint>()
-    const listable: Array<FollowUpHint> = []
-    for (const hint of named) {
-      if (hint.event === "shipping_address_unverified" || hint.event === "product_out_of_stock") continue
-      if (mayBeAboutAPackage(hint)) single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
-      else listable.push(hint)
-    }
+    // The condition events are answered by the draft. An address-verified event also says the order was
+    // checked out, which asks nothing of podsync: reconciliation's next list records it.
+    const followed = named.filter((h) => !isConditionEvent(h.event))
     const known = yield* repo.followByIds({
-      referenceIds: listable.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
-      podOrderIds: listable.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
+      referenceIds: followed.flatMap((h) => (h.referenceId === undefined ? [] : [h.referenceId])),
+      podOrderIds: followed.flatMap((h) => (h.podOrderId === undefined ? [] : [h.podOrderId]))
     })
     const byReference = new Map(known.map((o) => [o.referenceId, o]))
     const byPodOrder = new Map(known.flatMap((o) => (o.podOrderId === null ? [] : [[o.podOrderId, o] as const])))
-    const listed = new Map<number, FollowedOrder & { readonly podOrderId: string }>()
-    for (const hint of listable) {
+    const held = yield* shipments.forOrders(known.map((o) => o.id))
+    const single = new Map<string, FollowUpHint>()
+    const listed = new Map<number, (typeof known)[number]>()
+    /** Tracking events the list answer is to account for, else the order is read whole. */
+    const toAccount: Array<{ readonly hint: FollowUpHint; readonly orderId: number }> = []
+    let answered = 0
+    for (const hint of followed) {
       const stored = (hint.referenceId === undefined ? undefined : byReference.get(hint.referenceId)) ??
         (hint.podOrderId === undefined ? undefined : byPodOrder.get(hint.podOrderId))
-      if (stored === undefined || stored.podOrderId === null) {
-        single.set(`${hint.podOrderId ?? ""}|${hint.referenceId ?? ""}`, hint)
+      const unknownEvent = hint.event === undefined || hint.event === "other"
+      // An order whose checkout podsync has not seen yet is listed by its reference id all the same.
+      if (stored === undefined || unknownEvent) {
+        single.set(readKey(hint), hint)
         continue
       }
-      listed.set(stored.id, { ...stored, podOrderId: stored.podOrderId })
+      const trackings = held.get(stored.id) ?? []
+      const tracking = hint.event === "tracking_updated"
+      if ((tracking || hint.event === "order_completed") && holds(trackings, hint.trackingNumber)) {
+        answered++
+        continue
+      }
+      if (tracking && trackings.length > 0) {
+        single.set(readKey(hint), hint)
+        continue
+      }
+      if (tracking) toAccount.push({ hint, orderId: stored.id })
+      listed.set(stored.id, stored)
     }
     // An order read whole needs no list answer too.
     const readWhole = new Set([...single.values()].flatMap((h) => [h.podOrderId, h.referenceId]).filter((k) => k !== undefined))
-    const toList = [...listed.values()].filter((o) => !readWhole.has(o.podOrderId) && !readWhole.has(o.referenceId))
+    const toList = [...listed.values()].filter((o) =>
+      !(o.podOrderId !== null && readWhole.has(o.podOrderId)) && !readWhole.has(o.referenceId)
+    )
+    const recorded = new Map<number, number>()
     for (let i = 0; i < toList.length; i += RECONCILE_BATCH) {
       const batch = toList.slice(i, i + RECONCILE_BATCH)
       const found = yield* client.streamOrderProgress(
-        { filter: { order_ids: batch.map((o) => o.podOrderId) }, paging: { limit: 100 } },
+        { filter: { reference_ids: batch.map((o) => o.referenceId) }, paging: { limit: 100 } },
         { lane: "urgent" }
       ).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
-      yield* applyListed(batch, found, actor)
+      for (const [id, count] of (yield* applyListed(batch, found, actor)).recorded) recorded.set(id, count)
+    }
+    const listedIds = new Set(toList.map((o) => o.id))
+    const accounting = toAccount.filter(({ orderId }) => listedIds.has(orderId))
+    const heldAfter = accounting.length > 0 ? yield* shipments.forOrders(accounting.map((a) => a.orderId)) : new Map()
+    for (const { hint, orderId } of accounting) {
+      const shown = hint.trackingNumber === undefined
+        ? (recorded.get(orderId) ?? 0) > 0
+        : holds(heldAfter.get(orderId) ?? [], hint.trackingNumber)
+      if (!shown) single.set(readKey(hint), hint)
     }
     yield* Effect.forEach(single.values(), (hint) => followUp(hint, actor), { discard: true })
     /** Hints about orders whose draft is under way: to be followed up again in a moment. */
-    return { listed: toList.length, readWhole: single.size, deferred }
+    return { listed: toList.length, readWhole: single.size, answered, deferred }
   }).pipe(Effect.withSpan("pipeline.followUpMany"))
 
 /**

@@ -14,6 +14,8 @@ export interface PipelineSettingsShape {
   readonly idle: Duration.DurationInput
   /** Orders worked on at once by the draft stage (the rate budget paces what reaches the service). */
   readonly draftConcurrency: number
+  /** How reconciliation reads fulfilled orders again for later boxes. */
+  readonly laterPackages: { readonly everyMs: number; readonly forMs: number }
 }
 
 export class PipelineSettings extends Context.Tag("podsync/PipelineSettings")<PipelineSettings, PipelineSettingsShape>() {}

@@ -79,6 +79,27 @@ const shippedNotFulfilled = (ctx: DriftContext, v: OrderViews): Finding | undefi
   )
 }
 
+/**
+ * The POD service shipped several boxes and the store took some but not all of their tracking (a
+ * platform with no way to show a further box, or one that refused it): the buyer cannot see where
+ * that box is, so the seller adds it by hand.
+ */
+const packageNotShown = (v: OrderViews): Finding | undefined => {
+  const shipments = v.ours?.shipments ?? []
+  const unshown = shipments.filter((s) => s.pushState === "skipped" || s.pushState === "rejected")
+  if (v.ours === undefined || unshown.length === 0 || !shipments.some((s) => s.pushState === "pushed")) return undefined
+  const name = v.store?.name ?? v.ours.storeOrderId
+  const numbers = unshown.map((s) => s.trackingNo).join(", ")
+  return finding(
+    "package_not_shown",
+    v.storeKey,
+    v.reference,
+    `${shipments.length} boxes shipped for store order ${name}; the buyer is not shown tracking ${numbers}`,
+    { podsync: evidenceOf.podsync(v.ours), notShown: unshown.map((s) => `${s.trackingNo} (${s.pushState})`) },
+    `add tracking ${numbers} to store order ${name} by hand; ${explainHint(v.reference)} says why the store did not take it`
+  )
+}
+
 const cancelledButActive = (ctx: DriftContext, v: OrderViews): Finding | undefined => {
   if (v.store === undefined || !v.store.cancelled) return undefined
   const openDrafts = v.drafts.filter((d) => !isCheckedOut(d))
@@ -205,7 +226,8 @@ export const statusFindings = (ctx: DriftContext): ReadonlyArray<Finding> => {
       orders: all.filter(isActiveOrder),
       cancelledOrders: all.filter((o) => !isActiveOrder(o))
     }
-    const found = shippedNotFulfilled(ctx, views) ?? cancelledButActive(ctx, views) ?? statusMismatch(ctx, views)
+    const found = shippedNotFulfilled(ctx, views) ?? packageNotShown(views) ?? cancelledButActive(ctx, views) ??
+      statusMismatch(ctx, views)
     return found === undefined ? [] : [found]
   })
 }

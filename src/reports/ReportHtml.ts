@@ -114,6 +114,7 @@ const KIND_TITLES: Record<Finding["kind"], string> = {
   orphan_at_pod: "Unknown at the stores",
   duplicate_at_pod: "Duplicate at the POD service",
   shipped_not_fulfilled: "Shipped, not fulfilled in the store",
+  package_not_shown: "A box's tracking not shown to the buyer",
   cancelled_but_active_at_pod: "Cancelled in the store, active at the POD service",
   status_mismatch: "Status disagreement"
 }

@@ -76,6 +76,7 @@ export const FINDING_KINDS = [
   "orphan_at_pod",
   "duplicate_at_pod",
   "shipped_not_fulfilled",
+  "package_not_shown",
   "cancelled_but_active_at_pod",
   "status_mismatch"
 ] as const

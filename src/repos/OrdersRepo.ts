@@ -4,6 +4,7 @@ import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import { json, now, ORDER_COLUMNS, type Row, toStored } from "./OrderRows.js"
+import { makePackageLooks } from "./PackageLooks.js"
 import { makeOrderLookups } from "./OrderLookups.js"
 import { makeStorePage } from "./PulledPages.js"
 import { OPEN_PUSH_STATES } from "./ShipmentsRepo.js"
@@ -302,6 +303,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
 
     return {
       ...makeOrderLookups(db),
+      packageLooks: makePackageLooks(db),
       wakeWaiting,
       storePage,
       upsertPulled,

@@ -65,6 +65,8 @@ export interface PullOptions {
 export interface StoreConnector {
   readonly storeKey: string
   readonly platform: StoreKind
+  /** Where the store's API is (its base address), to say where a connection failed. */
+  readonly apiAddress: string
   readonly capabilities: StoreCapabilities
 
   /**

@@ -6,7 +6,8 @@
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { podsync } from "../support/cli.js"
-import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
+import { freePort, type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
+import { writeStoreDaemonConfig } from "../support/stores.js"
 
 let stack: Stack
 beforeAll(async () => {
@@ -57,5 +58,23 @@ describe("podsync check verifies the credentials", () => {
     const tolerant = await podsync(["check", "--config", unreachable, "--unverified-ok"])
     expect(tolerant.stdout).toContain("POD: NOT VERIFIED")
     expect(tolerant.code).toBe(0)
+  }, 60_000)
+
+  it("says a store's address refuses connections, instead of waiting out the connector's retries", async () => {
+    // The WooCommerce connector retries a read that could not connect: the check says why at once.
+    const closedPort = await freePort()
+    const section = { url: `http://127.0.0.1:${closedPort}`, consumerKey: "ck_sim", consumerSecret: "cs_sim", webhookSecret: "woo-secret" }
+    const closed = writeStoreDaemonConfig(
+      stack,
+      0,
+      { key: "acme-woo", platform: "woocommerce", podStoreId: "store-woo", section },
+      {},
+      "woo-down"
+    )
+    const result = await podsync(["check", "--config", closed])
+    expect(result.stdout).toContain(
+      `Store acme-woo (woocommerce): NOT VERIFIED: did not answer (connection refused at http://127.0.0.1:${closedPort}): its credentials are not checked`
+    )
+    expect(result.code).toBe(3)
   }, 60_000)
 })

@@ -1,6 +1,7 @@
 import { expect } from "vitest"
-import { type RunningEtsySimulator, startEtsySimulator } from "../../src/simulator/etsy/index.js"
-import { getJson, post } from "../support/pipeline.js"
+import type { RunningEtsySimulator } from "../../src/simulator/etsy/index.js"
+import { getJson } from "../support/pipeline.js"
+import { etsyMapping, etsySetup } from "../support/storePlatforms.js"
 import { E2E_KILLS, E2E_ORDERS, eachOnce, storeEndToEnd } from "../support/stores.js"
 
 interface AdminReceipt {
@@ -14,34 +15,11 @@ storeEndToEnd<RunningEtsySimulator, AdminReceipt>({
   describe: "Etsy end to end: receipts → drafts → shipped → tracking in the shop",
   title: `ships ${E2E_ORDERS} receipts exactly once, with the POD tracking, through ${E2E_KILLS} kill -9s and dropped shipment calls`,
   store: { key: "acme-etsy", platform: "etsy" },
-  // Etsy buyers answer the listing's Personalization question with their design; the demo mapping's
-  // {{attr design_front}} cells read that answer instead.
-  rewriteMapping: (csv) => csv.replaceAll("{{attr design_front}}", "{{attr Personalization}}"),
-  start: () => startEtsySimulator(),
-  section: (etsy) => ({
-    shopId: String(etsy.shopId),
-    keystring: etsy.keystring,
-    sharedSecret: etsy.sharedSecret,
-    refreshToken: etsy.refreshToken,
-    baseUrl: etsy.url
-  }),
+  rewriteMapping: etsyMapping,
+  ...etsySetup,
   // createReceiptShipment emails the buyer on every call: now and then it commits and loses its answer,
   // and the retry must find the shipment on the receipt instead of creating (and emailing) a second one.
   storeFaults: [{ operation: "createReceiptShipment", kind: "commitThenDrop", probability: 0.3 }],
-  createOrder: async (etsy, line) => {
-    const receipt = await post(`${etsy.url}/__sim/receipts`, {
-      status: "paid",
-      transactions: [{
-        title: "Podsync Tee",
-        sku: line.sku,
-        quantity: line.quantity,
-        price_cents: 2400,
-        variations: [{ formatted_name: "Size", formatted_value: "S", property_id: 100 }],
-        personalization: line.design
-      }]
-    })
-    return String(receipt.receipt_id)
-  },
   orders: async (etsy) =>
     new Map(((await getJson(`${etsy.url}/__sim/receipts`)).receipts as Array<AdminReceipt>).map((r) => [String(r.receipt_id), r])),
   // Each receipt: shipped, with one shipment carrying the POD's tracking number.

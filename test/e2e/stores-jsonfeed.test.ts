@@ -1,6 +1,7 @@
 import { expect } from "vitest"
-import { type RunningJsonFeedSimulator, startJsonFeedSimulator } from "../../src/simulator/jsonfeed/index.js"
-import { getJson, post } from "../support/pipeline.js"
+import type { RunningJsonFeedSimulator } from "../../src/simulator/jsonfeed/index.js"
+import { getJson } from "../support/pipeline.js"
+import { jsonFeedSetup } from "../support/storePlatforms.js"
 import { E2E_KILLS, E2E_ORDERS, eachOnce, storeEndToEnd } from "../support/stores.js"
 
 interface AdminOrder {
@@ -12,25 +13,10 @@ storeEndToEnd<RunningJsonFeedSimulator, AdminOrder>({
   describe: "JSON feed end to end: orders → drafts → shipped → tracking in the storefront",
   title: `fulfils ${E2E_ORDERS} orders exactly once, with the POD tracking, through ${E2E_KILLS} kill -9s and dropped fulfilment calls`,
   store: { key: "acme-feed", platform: "jsonfeed" },
-  start: () => startJsonFeedSimulator(),
-  // Paced at half the storefront's 20 requests a second (the default, 5, is for a shared production host).
-  section: (feed) => ({ baseUrl: feed.baseUrl, token: feed.token, webhookSecret: feed.webhookSecret, requestsPerSecond: 10 }),
+  ...jsonFeedSetup,
   // The fulfilment is stored (and the buyer emailed) but the answer is lost: the retry must come back
   // with the same Idempotency-Key or find the fulfilment by reading the order's fulfilments.
   storeFaults: [{ operation: "createFulfillment", kind: "commitThenDrop", probability: 0.3 }],
-  createOrder: async (feed, line) => {
-    const order = await post(`${feed.url}/__sim/orders`, {
-      financialStatus: "paid",
-      lines: [{
-        sku: line.sku,
-        title: "Podsync Tee",
-        quantity: line.quantity,
-        unitPrice: "24.00",
-        attributes: [{ key: "design_front", value: line.design }]
-      }]
-    })
-    return String(order.id)
-  },
   orders: async (feed) => new Map(((await getJson(`${feed.url}/__sim/orders`)).orders as Array<AdminOrder>).map((o) => [o.id, o])),
   // Each order: one fulfilment carrying the POD's tracking number, sent with the buyer notified.
   orderShows: ({ fulfillments }, tracking, id) => {

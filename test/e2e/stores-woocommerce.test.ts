@@ -1,6 +1,7 @@
 import { expect } from "vitest"
-import { type RunningWooCommerceSimulator, startWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
-import { getJson, post } from "../support/pipeline.js"
+import type { RunningWooCommerceSimulator } from "../../src/simulator/woocommerce/index.js"
+import { getJson } from "../support/pipeline.js"
+import { wooCommerceSetup } from "../support/storePlatforms.js"
 import { E2E_KILLS, E2E_ORDERS, eachOnce, storeEndToEnd } from "../support/stores.js"
 
 interface AdminOrder {
@@ -15,35 +16,13 @@ storeEndToEnd<RunningWooCommerceSimulator, AdminOrder>({
   describe: "WooCommerce end to end: orders → drafts → shipped → tracking in the store",
   title: `completes ${E2E_ORDERS} orders exactly once, with the POD tracking, through ${E2E_KILLS} kill -9s and dropped tracking pushes`,
   store: { key: "acme-woo", platform: "woocommerce" },
-  start: () => startWooCommerceSimulator(),
-  section: (woo) => ({
-    url: woo.url,
-    consumerKey: woo.consumerKey,
-    consumerSecret: woo.consumerSecret,
-    webhookSecret: woo.webhookSecret,
-    // Politeness tuned for a local site; the default (1 s between requests) would stretch the run to minutes.
-    minRequestIntervalMs: 50
-  }),
+  ...wooCommerceSetup,
   // Both writes of a push commit and then lose their answer now and then: the tracking item and the
   // PUT that completes the order (and emails the buyer). The retry must read them back, not repeat them.
   storeFaults: [
     { operation: "trackings.create", kind: "commitThenDrop", probability: 0.3 },
     { operation: "orders.update", kind: "commitThenDrop", probability: 0.3 }
   ],
-  createOrder: async (woo, line) => {
-    // A product add-ons plugin keeps the buyer's design in the line item meta, next to the variation attributes.
-    const order = await post(`${woo.url}/__sim/orders`, {
-      status: "processing",
-      lineItems: [{
-        sku: line.sku,
-        name: "Podsync Tee",
-        quantity: line.quantity,
-        price: "24.00",
-        meta: [{ key: "pa_size", value: "s" }, { key: "design_front", value: line.design }]
-      }]
-    })
-    return String(order.id)
-  },
   orders: async (woo) => new Map(((await getJson(`${woo.url}/__sim/orders`)).orders as Array<AdminOrder>).map((o) => [String(o.id), o])),
   // Each order: completed, one Shipment Tracking item with the POD's number, one Completed email listing it.
   orderShows: (order, tracking, id) => {

@@ -1,13 +1,12 @@
-// POD webhook hints followed up together: status events by one list call, package events read whole.
+// POD webhook hints followed up together: status events by one list call, known packages by none, other packages read whole.
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { followUpMany } from "../../src/pipeline/ReconcileStage.js"
-import { PodClient } from "../../src/pod/PodClient.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
 import { testDatabases } from "../support/database.js"
-import { storedSampleOrder } from "../support/orders.js"
-import { admin, draftInput, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
+import { admin, recordingPodClientLayer, sharedPodSimulator } from "../pod/podSim.js"
+import { shippedOrder as shippedAt } from "./podFollowing.js"
 
 const sim = sharedPodSimulator()
 
@@ -15,26 +14,21 @@ const sim = sharedPodSimulator()
 const operations: Array<string> = []
 const podLayer = recordingPodClientLayer(() => sim.url, operations)
 
-/** A stored order drafted, checked out and shipped at the simulator (one package). */
-const shippedOrder = (id: string) =>
+const shippedOrder = (id: string) => shippedAt(sim.url, id)
+
+type Shipped = Effect.Effect.Success<ReturnType<typeof shippedOrder>>
+
+/** One more box of an order, shipped at the simulator. */
+const shipBox = (order: Shipped, number: string) =>
+  Effect.promise(() => admin(sim.url, "POST", `/orders/${order.podOrderId}/ship`, { trackings: [{ tracking_no: number, carrier: "UPS" }] }))
+
+/** The POD calls that following one tracking event naming `number` made. */
+const trackingEvent = (order: Shipped, number: string) =>
   Effect.gen(function*() {
-    const { repo, reference, rowId } = yield* storedSampleOrder(id)
-    const client = yield* PodClient
-    const variant = (yield* client.listCatalogVariants({
-      filter: { stock_labels: ["VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"] },
-      paging: { limit: 1 }
-    })).data[0]!
-    const draft = yield* client.createDraft(draftInput(variant.variant_id, reference))
-    const order = yield* Effect.promise(() =>
-      admin<{ order_id: string }>(sim.url, "POST", `/drafts/${draft.order_id}/checkout`, { paid: true })
-    )
-    yield* repo.transition(rowId, "pulled", "ready", { actor: "t", reason: "matched" })
-    yield* repo.transition(rowId, "ready", "drafted", { actor: "t", reason: "drafted", podDraftId: draft.order_id })
-    yield* repo.transition(rowId, "drafted", "checked_out", { actor: "t", reason: "checked out", podOrderId: order.order_id })
-    yield* Effect.promise(() =>
-      admin(sim.url, "POST", `/orders/${order.order_id}/ship`, { trackings: [{ tracking_no: `1Z${id}A`, carrier: "UPS" }] })
-    )
-    return { rowId, reference, podOrderId: order.order_id }
+    operations.length = 0
+    const hint = { podOrderId: order.podOrderId, referenceId: order.reference, topic: "tracking_order_updated", trackingNumber: number }
+    yield* followUpMany([hint], "webhook")
+    return [...operations]
   })
 
 for (const database of testDatabases()) {
@@ -44,7 +38,7 @@ for (const database of testDatabases()) {
     `followUpMany on ${database.name}`,
     (it) => {
       it.effect(
-        "answers the status events of many orders with one list call, and reads an order whole only for a package event",
+        "answers status events with one list call, known packages with none, and reads an order whole only for another package",
         () =>
           Effect.gen(function*() {
             const repo = yield* OrdersRepo
@@ -65,11 +59,28 @@ for (const database of testDatabases()) {
               expect((yield* shipments.forOrder(o.rowId)).map((s) => s.trackingNo)).toHaveLength(1)
             }
 
+            // The tracking events of those packages name numbers podsync holds now: answered with no call.
+            operations.length = 0
+            const delivered = yield* followUpMany(
+              orders.map((o, i) => ({
+                podOrderId: o.podOrderId,
+                referenceId: o.reference,
+                topic: "tracking_order_updated",
+                trackingNumber: `1Z${suffix}${i + 1}A`
+              })),
+              "webhook"
+            )
+            expect(operations).toEqual([])
+            expect(delivered).toMatchObject({ answered: 3, listed: 0, readWhole: 0 })
+
+            // The tracking event of an order that shipped while its other events were lost: one list call shows it.
+            const quiet = yield* shippedOrder(`${suffix}4`)
+            expect(yield* trackingEvent(quiet, `1Z${suffix}4A`)).toEqual(["orders.list"])
+            expect((yield* repo.byId(quiet.rowId)).state).toBe("shipped")
+
             // A second package: the tracking event reads that order whole and records it.
             const second = orders[1]!
-            yield* Effect.promise(() =>
-              admin(sim.url, "POST", `/orders/${second.podOrderId}/ship`, { trackings: [{ tracking_no: `1Z${suffix}2B`, carrier: "UPS" }] })
-            )
+            yield* shipBox(second, `1Z${suffix}2B`)
             operations.length = 0
             yield* followUpMany([
               { podOrderId: second.podOrderId, referenceId: second.reference, topic: "tracking_order_updated" },
@@ -77,6 +88,11 @@ for (const database of testDatabases()) {
             ], "webhook")
             expect(operations).toEqual(["orders.get"])
             expect((yield* shipments.forOrder(second.rowId)).map((s) => s.trackingNo).sort()).toEqual([`1Z${suffix}2A`, `1Z${suffix}2B`])
+            // Its number named by the delivery: the order already has a tracking, so the list could not show it; read whole.
+            const third = orders[2]!
+            yield* shipBox(third, `1Z${suffix}3B`)
+            expect(yield* trackingEvent(third, `1Z${suffix}3B`)).toEqual(["orders.get"])
+            expect(yield* shipments.forOrder(third.rowId)).toHaveLength(2)
 
             // An order we do not hold: read whole, found not ours, nothing recorded.
             operations.length = 0

@@ -61,7 +61,7 @@ for (const database of testDatabases()) {
           const shipments = yield* ShipmentsRepo
           const tag = database.name.slice(0, 2).toUpperCase()
           const plain = yield* Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], (n) => shippedOrder([`1Z${tag}${n}`]))
-          // Two packages: the first covers every planned line, so the second has nothing left to fulfil.
+          // Two packages: the first covers every planned line, so the second joins its fulfilment.
           const twoPackages = yield* shippedOrder([`1Z${tag}A1`, `1Z${tag}A2`])
           const cancelled = yield* shippedOrder([`1Z${tag}C`])
           yield* Effect.promise(() => simAdmin(sim.url, "POST", `orders/${cancelled.storeOrderId}/cancel`, {}))
@@ -79,12 +79,19 @@ for (const database of testDatabases()) {
           }
           expect(after.fulfillmentsByOrder[cancelled.storeOrderId]).toBeUndefined()
           expect((yield* repo.byId(cancelled.id)).state).toBe("failed")
-          expect((yield* shipments.forOrder(twoPackages.id)).map((s) => s.pushState)).toEqual(["pushed", "skipped"])
-          expect((yield* repo.story(twoPackages.id)).map((e) => e.reason).join("\n")).toContain(`tracking 1Z${tag}A2 was not pushed`)
+          expect((yield* shipments.forOrder(twoPackages.id)).map((s) => s.pushState)).toEqual(["pushed", "pushed"])
+          expect((yield* repo.story(twoPackages.id)).map((e) => e.reason).join("\n")).toContain(
+            `tracking 1Z${tag}A2 was added to the store's fulfilment of the earlier package`
+          )
+          const stored = (yield* Effect.promise(() => simAdmin(sim.url, "GET", `orders/${twoPackages.storeOrderId}`))) as {
+            fulfillments: Array<{ tracking: Array<{ number: string }> }>
+          }
+          expect(stored.fulfillments.map((f) => f.tracking.map((t) => t.number))).toEqual([[`1Z${tag}A1`, `1Z${tag}A2`]])
           // Two rounds (the second only for the two-package order): 14 orders read in 10s, then 1; one mutation per round.
           const delta = (name: string) => (after.operations[name] ?? 0) - (before.operations[name] ?? 0)
           expect(delta("PodsyncFulfillmentStates")).toBe(3)
           expect(delta("PodsyncFulfillmentCreateMany")).toBe(1)
+          expect(delta("PodsyncFulfillmentTrackingInfoUpdate")).toBe(1)
           expect(delta("PodsyncFulfillmentState") + delta("PodsyncFulfillmentCreate")).toBe(0)
 
           // A crash after the pushes but before their states were written: the batch comes again.

@@ -83,6 +83,24 @@ describe("the reconciliation report of a seeded day", () => {
     expect(report.perStore.map((s) => [s.storeKey, s.needsAPerson, s.findings])).toEqual([["acme", 7, 6], ["beta", 0, 1]])
   })
 
+  it("says when a box's tracking could not be shown to the buyer: the store took one box and not the other", () => {
+    const orders = scenarioOrders.map((o) =>
+      o.referenceId !== "acme:1001" ? o : {
+        ...o,
+        shipments: [...o.shipments, { ...o.shipments[0]!, trackingNo: "1Z001B", pushState: "rejected" as const }]
+      }
+    )
+    const found = buildReport(scenarioInput({ orders })).drift.findings.filter((f) => f.kind === "package_not_shown")
+    expect(found).toEqual([
+      expect.objectContaining({
+        referenceId: "acme:1001",
+        summary: "2 boxes shipped for store order #1001; the buyer is not shown tracking 1Z001B",
+        action: "add tracking 1Z001B to store order #1001 by hand; podsync explain acme:1001 says why the store did not take it"
+      })
+    ])
+    expect(buildReport(scenarioInput()).drift.findings.filter((f) => f.kind === "package_not_shown")).toEqual([])
+  })
+
   it("finds the drift against the APIs, each with evidence and an action", () => {
     expect(report.drift.complete).toBe(true)
     expect(report.drift.findings.map((f) => [f.kind, f.referenceId])).toEqual([

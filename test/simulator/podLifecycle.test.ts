@@ -86,6 +86,34 @@ describe("draft → order lifecycle driven by admin calls", () => {
     expect(listed).not.toHaveProperty("created_at")
   })
 
+  it("ships in several boxes on request: N at once by admin, or split by the fault board one box per ship-all", async () => {
+    const draft = await pod.createDraft({ referenceId: "acme:split-1" })
+    const orderId = (await pod.admin("POST", `/__sim/drafts/${draft.order_id}/checkout`, { paid: true })).body.order_id
+    await pod.admin("POST", `/__sim/orders/${orderId}/ship`, { packages: 3 })
+    const boxes = (await getOrder(orderId)).order_trackings
+    expect(boxes.map((t: { tracking_type: string }) => t.tracking_type)).toEqual([
+      "TRACKING_TYPE_PRIMARY",
+      "TRACKING_TYPE_SECONDARY",
+      "TRACKING_TYPE_SECONDARY"
+    ])
+    expect(new Set(boxes.map((t: { tracking_no: string }) => t.tracking_no)).size).toBe(3)
+    expect((await pod.admin("POST", `/__sim/orders/${orderId}/ship`, { packages: 0 })).status).toBe(400)
+
+    // Every order shipped from now on goes in two boxes: the second at the next ship-all, then no more.
+    expect((await pod.admin("POST", "/__sim/faults", { kind: "splitPackages", packages: 2, count: 1 })).status).toBe(200)
+    const split = await pod.createDraft({ referenceId: "acme:split-2" })
+    const splitId = (await pod.admin("POST", `/__sim/drafts/${split.order_id}/checkout`, { paid: true })).body.order_id
+    await pod.admin("POST", "/__sim/ship-all")
+    expect((await getOrder(splitId)).order_trackings).toHaveLength(1)
+    await pod.admin("POST", "/__sim/ship-all")
+    expect((await getOrder(splitId)).order_trackings).toHaveLength(2)
+    await pod.admin("POST", "/__sim/ship-all")
+    expect((await getOrder(splitId)).order_trackings).toHaveLength(2)
+    // The list item keeps the first box as its primary tracking.
+    expect(await listOrder(splitId)).toMatchObject({ tracking_number: (await getOrder(splitId)).order_trackings[0].tracking_no })
+    await pod.admin("DELETE", "/__sim/faults")
+  })
+
   it("cancels and holds orders, and resumes a held order where it was", async () => {
     const [a, b] = [await pod.createDraft({ referenceId: "c:1" }), await pod.createDraft({ referenceId: "c:2" })]
     const { order_ids: ids } = (await pod.admin("POST", "/__sim/checkout-all")).body

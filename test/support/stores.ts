@@ -12,7 +12,7 @@ import { exited, freePort, getJson, MAPPED_SKUS, post, startDaemon, type StatusC
  * crash-and-finish loop the per-platform tests share.
  */
 
-export type StorePlatform = "woocommerce" | "etsy" | "jsonfeed"
+export type StorePlatform = "shopify" | "woocommerce" | "etsy" | "jsonfeed"
 
 export interface StoreStack {
   readonly pod: RunningPodSimulator
@@ -49,14 +49,23 @@ export interface StoreUnderTest {
   readonly section: Record<string, string | number>
 }
 
-/** A daemon config with one store of `store.platform`, on the embedded database, pulling and reconciling every 2 s. */
-export const writeStoreDaemonConfig = (stack: StoreStack, port: number, store: StoreUnderTest): string => {
-  const file = path.join(stack.dir, "podsync.yaml")
+/**
+ * A daemon config with one store of `store.platform`, on the embedded database, pulling and reconciling
+ * every 2 s; `pod` adds keys to its `pod` section (webhooks, laterPackages); written to `<name>.yaml`.
+ */
+export const writeStoreDaemonConfig = (
+  stack: StoreStack,
+  port: number,
+  store: StoreUnderTest,
+  pod: Record<string, unknown> = {},
+  name = "podsync"
+): string => {
+  const file = path.join(stack.dir, `${name}.yaml`)
   const config = {
     dataDir: path.join(stack.dir, "data"),
     log: { level: "${PODSYNC_LOG_LEVEL:-warning}" },
     server: { host: "127.0.0.1", port },
-    pod: { baseUrl: stack.pod.url, clientKey: "sim-client-key", clientSecret: "sim-client-secret", timeoutMs: 5000 },
+    pod: { baseUrl: stack.pod.url, clientKey: "sim-client-key", clientSecret: "sim-client-secret", timeoutMs: 5000, ...pod },
     stores: [{
       key: store.key,
       platform: store.platform,

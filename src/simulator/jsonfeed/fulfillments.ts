@@ -9,7 +9,8 @@
  * 3. a request with the same key is still running → 409 idempotency_key_in_use;
  * 4. a malformed body → 400 invalid_request;
  * 5. the order cannot take it → 422 (order_cancelled, order_on_hold,
- *    unknown_line, quantity_exceeds_fulfillable);
+ *    unknown_line, quantity_exceeds_fulfillable, nothing_fulfilled_yet for
+ *    a package without lines on an order with no fulfillment, §6.5);
  * 6. otherwise store it (with the key), bump the order's updated_at, email
  *    the buyer if notify_customer, and answer 201.
  */
@@ -43,7 +44,7 @@ const nonEmpty = (value: unknown): value is string => typeof value === "string" 
 export const readFulfillmentRequest = (body: unknown): FulfillmentRequest | string => {
   const b = asObject(body)
   if (b === null) return "the body must be a JSON object"
-  if (!Array.isArray(b.lines) || b.lines.length === 0) return "lines must be a non-empty array"
+  if (!Array.isArray(b.lines)) return "lines must be an array"
   const lines: Array<{ lineId: string; quantity: number }> = []
   for (const [index, item] of b.lines.entries()) {
     const line = asObject(item)
@@ -68,6 +69,10 @@ export const readFulfillmentRequest = (body: unknown): FulfillmentRequest | stri
 /** Why the order cannot take this fulfilment now, or null when it can. */
 const refusal = (order: StoredOrder, request: FulfillmentRequest): ApiAnswer | null => {
   if (order.cancelledAt !== null) return fail(422, "order_cancelled", `order ${order.id} is cancelled`)
+  // §6.5: a package without lines is a further box of units an earlier fulfillment covers.
+  if (request.lines.length === 0 && !order.fulfillments.some((f) => f.status === "success")) {
+    return fail(422, "nothing_fulfilled_yet", `order ${order.id} has no fulfillment for a further package to add to`)
+  }
   if (order.holds.length > 0) {
     return fail(
       422,
@@ -90,7 +95,8 @@ export class FulfillmentDesk {
   /** Keys of requests being processed right now, as `<order id> <key>`. */
   private readonly running = new Set<string>()
 
-  constructor(private readonly state: FeedState) {}
+  /** `trackingOnly`: whether it takes a further box without lines (§6.5), as the contract now says. */
+  constructor(private readonly state: FeedState, private readonly trackingOnly = true) {}
 
   reset(): void {
     this.running.clear()
@@ -120,6 +126,7 @@ export class FulfillmentDesk {
     }
     const request = readFulfillmentRequest(body)
     if (typeof request === "string") return fail(400, "invalid_request", request)
+    if (request.lines.length === 0 && !this.trackingOnly) return fail(400, "invalid_request", "lines must be a non-empty array")
     this.running.add(slot)
     try {
       await pause()

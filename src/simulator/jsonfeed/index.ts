@@ -44,6 +44,8 @@ export interface JsonFeedSimulatorOptions {
   readonly seed?: number
   /** The wall clock (ms) behind timestamps and the rate limit; default Date.now. Tests may own it. */
   readonly now?: () => number
+  /** false: a storefront written before docs/jsonfeed.md §6.5, refusing a fulfilment without lines (400). */
+  readonly trackingOnlyFulfillments?: boolean
 }
 
 export interface RunningJsonFeedSimulator extends RunningSimulator {
@@ -66,7 +68,7 @@ export const startJsonFeedSimulator = async (options: JsonFeedSimulatorOptions =
   const o = { ...jsonFeedSimulatorDefaults, ...options }
   const basePath = `/${o.basePath.replace(/^\/+|\/+$/g, "")}`
   const state = new FeedState(o.seed, options.now ?? Date.now)
-  const desk = new FulfillmentDesk(state)
+  const desk = new FulfillmentDesk(state, options.trackingOnlyFulfillments ?? true)
   const faults = new Faults(seededRandom(o.seed + 1))
   const initialRateLimit = o.rateLimit === false ? null : o.rateLimit
   const limiter = new SlidingWindowLimiter(initialRateLimit, state.now)

@@ -116,6 +116,7 @@ export type ErrorCode =
   | "order_on_hold"
   | "unknown_line"
   | "quantity_exceeds_fulfillable"
+  | "nothing_fulfilled_yet"
   | "rate_limited"
   | "internal_error"
 

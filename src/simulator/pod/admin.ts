@@ -104,8 +104,15 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
       return orderResult(t.lifecycle.advance(context.params["order_id"] ?? "", target))
     }),
     route("POST", "/__sim/orders/:order_id/ship", (context) => {
-      const trackings = readTrackings(bodyOf(context)["trackings"])
-      return typeof trackings === "string" ? bad(trackings) : orderResult(t.lifecycle.ship(context.params["order_id"] ?? "", trackings))
+      // `{ trackings: [...] }` ships those boxes; `{ packages: N }` ships N boxes with generated numbers.
+      const body = bodyOf(context)
+      const trackings = readTrackings(body["trackings"])
+      if (typeof trackings === "string") return bad(trackings)
+      const packages = body["packages"]
+      if (packages !== undefined && (typeof packages !== "number" || !Number.isInteger(packages) || packages < 1 || packages > 20)) {
+        return bad("packages must be a whole number from 1 to 20")
+      }
+      return orderResult(t.lifecycle.ship(context.params["order_id"] ?? "", trackings, packages))
     }),
     route("POST", "/__sim/orders/:order_id/cancel", (context) => {
       const reason = bodyOf(context)["reason"]
@@ -153,6 +160,7 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
     route("POST", "/__sim/ship-all", () => {
       const ids: Array<string> = []
       for (const order of [...t.state.orders.values()]) {
+        if (t.lifecycle.shipNextPackage(order)) ids.push(order.id)
         if (order.status === "SHIPPED" || order.status === "CANCELLED") continue
         const result = t.lifecycle.ship(order.id, [])
         if (result.ok) ids.push(result.value.id)

@@ -13,7 +13,10 @@ export const FAULT_KINDS = [
   "rateLimit429",
   "malformed",
   "unknownEnum",
-  "envelopeError"
+  "envelopeError",
+  // Not a request's fault: an order shipped with generated tracking goes in `packages` boxes (default 2),
+  // the first at once and each other one at a later tick or ship-all, each with its tracking webhook.
+  "splitPackages"
 ] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
@@ -26,6 +29,8 @@ export interface Fault {
   readonly latencyMs: readonly [number, number]
   readonly status: number
   readonly retryAfterSeconds: number
+  /** `splitPackages`: how many boxes. */
+  readonly packages: number
   fired: number
 }
 
@@ -81,6 +86,10 @@ export class FaultBoard {
     }
     const retryAfter = body["retryAfterSeconds"] ?? 1
     if (typeof retryAfter !== "number" || retryAfter < 0) issues.push({ field: "retryAfterSeconds", issue: "must be a number of seconds" })
+    const packages = body["packages"] ?? 2
+    if (typeof packages !== "number" || !Number.isInteger(packages) || packages < 2 || packages > 20) {
+      issues.push({ field: "packages", issue: "must be a whole number from 2 to 20" })
+    }
     if (issues.length > 0) return { issues }
     const id = `fault-${this.nextId++}`
     this.faults.push({
@@ -92,6 +101,7 @@ export class FaultBoard {
       latencyMs: [(latency as Array<number>)[0] as number, (latency as Array<number>)[1] as number],
       status: status as number,
       retryAfterSeconds: retryAfter as number,
+      packages: packages as number,
       fired: 0
     })
     return { id }
@@ -105,12 +115,25 @@ export class FaultBoard {
     return this.faults
   }
 
+  /** How many boxes the next order shipped with generated tracking goes in: a `splitPackages` fault's, else 1. */
+  packagesFor(): number {
+    for (const fault of this.faults) {
+      if (fault.kind !== "splitPackages" || (fault.remaining !== null && fault.remaining <= 0)) continue
+      if (fault.probability < 1 && this.random() >= fault.probability) continue
+      if (fault.remaining !== null) fault.remaining -= 1
+      fault.fired += 1
+      return fault.packages
+    }
+    return 1
+  }
+
   /** Decides which faults fire for one request on `route`. */
   plan(route: string): FaultPlan {
     let delayMs = 0
     let pre: PreFault | null = null
     const post: Array<PostFault> = []
     for (const fault of this.faults) {
+      if (fault.kind === "splitPackages") continue
       if (fault.route !== null && fault.route !== route) continue
       if (fault.remaining !== null && fault.remaining <= 0) continue
       const isPre = fault.kind === "reset" || fault.kind === "error5xx" || fault.kind === "rateLimit429" || fault.kind === "envelopeError"

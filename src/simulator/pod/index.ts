@@ -104,8 +104,8 @@ export const startPodSimulator = async (options: PodSimulatorOptions = {}): Prom
   const now = (): number => Date.now()
   const seed = options.seed ?? 1
   const state = new SimState(generateCatalog(seed), seed, now)
-  const lifecycle = new OrderLifecycle(state)
   const faults = new FaultBoard()
+  const lifecycle = new OrderLifecycle(state, () => faults.packagesFor())
   const coverage = new EconomyCoverage(seed)
   const acceptedHeaders = new AcceptedHeaders(
     options.authHeaders === undefined ? PUBLISHED_HEADER_PAIRS : "key" in options.authHeaders ? [options.authHeaders] : options.authHeaders

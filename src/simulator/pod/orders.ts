@@ -42,7 +42,8 @@ const CARRIERS = [
 ] as const
 
 export class OrderLifecycle {
-  constructor(private readonly state: SimState) {}
+  /** `packagesFor`: how many boxes an order shipped with generated tracking goes in (the fault board's `splitPackages`). */
+  constructor(private readonly state: SimState, private readonly packagesFor: () => number = () => 1) {}
 
   checkout(draftId: string, paid: boolean): LifecycleResult<OrderRecord> {
     const draft = this.state.drafts.get(draftId)
@@ -104,17 +105,25 @@ export class OrderLifecycle {
     }
   }
 
-  /** SHIPPED with these trackings (one generated when none are given); a second call adds packages. */
-  ship(orderId: string, trackings: ReadonlyArray<TrackingInput>): LifecycleResult<OrderRecord> {
+  /**
+   * SHIPPED with these trackings; a second call adds packages. Without trackings: `packages` boxes
+   * with generated numbers now, or, on the first shipment, one box now and the rest of a split
+   * shipment (the fault board's `splitPackages`) one by one at later ticks or ship-alls.
+   */
+  ship(orderId: string, trackings: ReadonlyArray<TrackingInput>, packages?: number): LifecycleResult<OrderRecord> {
     const order = this.state.orders.get(orderId)
     if (order === undefined) return fail(404, `order ${orderId} not found`)
     if (order.status === "CANCELLED") return fail(409, `order ${orderId} is cancelled`)
     const now = this.state.now()
+    const firstBox = order.status !== "SHIPPED" || order.trackings.length === 0
+    if (trackings.length === 0 && packages === undefined && firstBox) order.pendingPackages = Math.max(0, this.packagesFor() - 1)
     const given = trackings.length > 0
       ? trackings
-      : order.status === "SHIPPED" && order.trackings.length > 0
-      ? []
-      : [this.generateTracking()]
+      : packages !== undefined
+      ? Array.from({ length: packages }, () => this.generateTracking())
+      : firstBox
+      ? [this.generateTracking()]
+      : []
     const added: Array<TrackingRecord> = []
     for (const input of given) {
       const tracking: TrackingRecord = {
@@ -217,9 +226,17 @@ export class OrderLifecycle {
     return { ok: true, value: affected }
   }
 
-  /** One tick of the clock: approved drafts are checked out, open orders move one step. */
+  /** The next box of a split shipment, if one is still to ship; true when one shipped. */
+  shipNextPackage(order: OrderRecord): boolean {
+    if (order.status !== "SHIPPED" || (order.pendingPackages ?? 0) <= 0) return false
+    order.pendingPackages = (order.pendingPackages ?? 1) - 1
+    return this.ship(order.id, [this.generateTracking()]).ok
+  }
+
+  /** One tick of the clock: approved drafts are checked out, open orders move one step, split shipments ship a box more. */
   tick(): void {
     for (const order of [...this.state.orders.values()]) {
+      if (this.shipNextPackage(order)) continue
       if (ORDER_PATH.includes(order.status) && order.status !== "SHIPPED") this.advance(order.id, undefined)
     }
     for (const draft of [...this.state.drafts.values()]) {

@@ -79,6 +79,8 @@ export interface OrderRecord {
   readonly stages: Array<StageRecord>
   heldFrom: OrderStatus | null
   cancelReason: string | null
+  /** Boxes still to ship after the first (a split shipment, `splitPackages`): one more at each tick or ship-all. */
+  pendingPackages?: number
 }
 
 export interface WebhookRecord {

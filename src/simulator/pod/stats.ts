@@ -92,7 +92,9 @@ export class SimStats {
       firstRequestAt: this.firstAt === null ? null : iso(this.firstAt),
       lastRequestAt: this.lastAt === null ? null : iso(this.lastAt),
       drafts: state.drafts.size,
-      orders: state.orders.size
+      orders: state.orders.size,
+      /** Boxes shipped, over every order (one tracking each). */
+      packages: [...state.orders.values()].reduce((sum, order) => sum + order.trackings.length, 0)
     }
   }
 }

@@ -180,16 +180,21 @@ export class WebhookDelivery {
     this.schedule()
   }
 
+  /** How many of the batch being delivered are still to be sent. */
+  private sending = 0
+
   attempts(): ReadonlyArray<DeliveryAttempt> {
     return this.log
   }
 
+  /** Deliveries not sent yet, those of a batch being sent one by one included. */
   queued(): number {
-    return this.pending.length
+    return this.pending.length + this.sending
   }
 
   reset(): void {
     this.pending = []
+    this.sending = 0
     this.log = []
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
@@ -248,7 +253,12 @@ export class WebhookDelivery {
     const now = this.state.now()
     const due = this.pending.filter((p) => p.nextAt <= now)
     this.pending = this.pending.filter((p) => p.nextAt > now)
-    for (const delivery of due) await this.attempt(delivery, false)
+    this.sending = due.length
+    for (const delivery of due) {
+      await this.attempt(delivery, false)
+      this.sending -= 1
+    }
+    this.sending = 0
     this.schedule()
   }
 

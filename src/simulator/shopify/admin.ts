@@ -59,10 +59,19 @@ export const adminOrder = (order: StoredOrder) => ({
 
 const stats = (ctx: AdminContext) => {
   const tagsByOrder: Record<string, string[]> = {}
-  for (const order of ctx.state.orders.values()) if (order.tags.length > 0) tagsByOrder[String(order.id)] = [...order.tags]
+  // The tracking numbers the buyer is shown, across the order's fulfilments still standing.
+  const trackingNumbersByOrder: Record<string, string[]> = {}
+  for (const order of ctx.state.orders.values()) {
+    if (order.tags.length > 0) tagsByOrder[String(order.id)] = [...order.tags]
+    const numbers = order.fulfillments.filter((f) => f.status === "SUCCESS").flatMap((f) =>
+      f.tracking.flatMap((t) => (t.number === null || t.number === undefined ? [] : [t.number]))
+    )
+    if (numbers.length > 0) trackingNumbersByOrder[String(order.id)] = numbers
+  }
   return {
     ...ctx.state.stats,
     tagsByOrder,
+    trackingNumbersByOrder,
     orders: ctx.state.orders.size,
     throttleStatus: ctx.bucket.status(),
     ...webhookStats(ctx.webhooks)

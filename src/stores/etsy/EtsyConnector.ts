@@ -19,7 +19,7 @@ import { pullSettingsOf } from "../ConnectorConfig.js"
 import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
 import { refuseOutsideReplayWindow } from "../WebhookAdmission.js"
-import { ETSY_PULL_LIMITS, type EtsyConnectorConfig } from "./EtsyConfig.js"
+import { baseUrlOf, ETSY_PULL_LIMITS, type EtsyConnectorConfig } from "./EtsyConfig.js"
 import { makeEtsyFulfillmentPush } from "./EtsyFulfillment.js"
 import { makeEtsyHttp } from "./EtsyHttp.js"
 import { normalizeEtsyReceipt } from "./EtsyNormalize.js"
@@ -65,6 +65,7 @@ export const makeEtsyConnector: ConnectorMaker<EtsyConnectorConfig> = (config) =
     const connector: StoreConnector = {
       storeKey,
       platform: "etsy",
+      apiAddress: baseUrlOf(config),
       capabilities: etsyCapabilities(config.webhookSecret !== undefined),
       pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,

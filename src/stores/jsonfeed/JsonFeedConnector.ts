@@ -37,6 +37,7 @@ export const makeJsonFeedConnector: ConnectorMaker<JsonFeedConnectorConfig> = (c
     const connector: StoreConnector = {
       storeKey,
       platform: "jsonfeed",
+      apiAddress: config.baseUrl,
       capabilities: jsonFeedCapabilities,
       pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder: reader.byId,

@@ -46,7 +46,12 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
       return planPush({ fulfillments: fulfillments.value, order: Option.getOrNull(order), idempotencyKey }, push)
     })
 
-  const interpret = (answer: FeedAnswer, lines: ReadonlyArray<FulfillmentLine>, notify: boolean): Effect.Effect<PostResult, StoreError> =>
+  const interpret = (
+    answer: FeedAnswer,
+    lines: ReadonlyArray<FulfillmentLine>,
+    notify: boolean,
+    trackingOnly: boolean
+  ): Effect.Effect<PostResult, StoreError> =>
     Effect.gen(function*() {
       const request = { operation: "fulfillmentCreate", write: true } as const
       const outcome = (value: FulfillmentOutcome) => ({ _tag: "Outcome", outcome: value }) as const
@@ -55,6 +60,8 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
         // 200: the storefront knew this Idempotency-Key; an earlier attempt created it.
         return answer.status === 200
           ? outcome({ _tag: "AlreadyPushed", fulfillmentIds: [created.id] })
+          : trackingOnly
+          ? outcome({ _tag: "TrackingAdded", fulfillmentIds: [created.id], notifiedCustomer: created.notify_customer ?? notify })
           : outcome({
             _tag: "Created",
             fulfillmentIds: [created.id],
@@ -72,6 +79,16 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
           ambiguous: true,
           status: 409,
           detail: "another attempt of this fulfilment is still running at the storefront"
+        })
+      }
+      // A storefront on the contract before §6.5 refuses a package without lines: the buyer cannot be shown it there.
+      if (trackingOnly && (answer.status === 400 || answer.status === 422)) {
+        return outcome({
+          _tag: "Rejected",
+          reason: "tracking_only_refused",
+          messages: [
+            `the storefront refused a further package of lines already fulfilled (docs/jsonfeed.md §6.5): ${messages.join("; ")}`
+          ]
         })
       }
       if (answer.status === 422 && error !== undefined) {
@@ -99,7 +116,7 @@ export const makeJsonFeedFulfillmentPush = (settings: FulfillmentSettings, http:
         },
         write: true
       })
-      const result = yield* interpret(answer, planned.lines, notify)
+      const result = yield* interpret(answer, planned.lines, notify, planned.trackingOnly === true)
       if (result._tag === "Outcome") return result.outcome
       return replansLeft > 0
         ? yield* attempt(push, idempotencyKey, replansLeft - 1)

@@ -11,11 +11,10 @@
  */
 import { createHash } from "node:crypto"
 import type { NormalizedOrder } from "../../domain/NormalizedOrder.js"
-import type { FulfillmentLine, FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
+import { type FulfillmentLine, type FulfillmentOutcome, type FulfillmentPush, sameTrackingNumber } from "../../domain/StoreTypes.js"
 import type { JsonFeedFulfillment } from "./JsonFeedSchemas.js"
 
-export const sameTrackingNumber = (a: string, b: string): boolean =>
-  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
+export { sameTrackingNumber } from "../../domain/StoreTypes.js"
 
 /**
  * The Idempotency-Key of one package: the same for every attempt of it, in
@@ -45,7 +44,7 @@ export interface PushState {
 
 export type PushPlan =
   | { readonly _tag: "Decided"; readonly outcome: FulfillmentOutcome }
-  | { readonly _tag: "Create"; readonly lines: ReadonlyArray<FulfillmentLine> }
+  | { readonly _tag: "Create"; readonly lines: ReadonlyArray<FulfillmentLine>; readonly trackingOnly?: true }
 
 const decided = (outcome: FulfillmentOutcome): PushPlan => ({ _tag: "Decided", outcome })
 
@@ -78,6 +77,13 @@ export const planPush = (state: PushState, push: FulfillmentPush): PushPlan => {
     .map((line) => ({ lineId: line.lineId, quantity: Math.min(line.quantity, byId.get(line.lineId)?.fulfillableQuantity ?? 0) }))
     .filter((line) => line.quantity > 0)
   if (lines.length === 0) {
+    // A later box of units an earlier box's fulfilment already covers (the POD service shipped them in
+    // several and does not say which holds what): a tracking-only fulfilment, docs/jsonfeed.md §6.5.
+    const earlier = push.earlierTrackingNumbers ?? []
+    const covered = state.fulfillments.some((f) =>
+      standing(f) && typeof f.tracking?.number === "string" && earlier.some((n) => sameTrackingNumber(n, f.tracking?.number ?? ""))
+    )
+    if (covered) return { _tag: "Create", lines: [], trackingOnly: true }
     return decided({
       _tag: "NothingToFulfil",
       reason: "no units of these lines are left to fulfil (fulfilled elsewhere, refunded or removed)"

@@ -55,6 +55,7 @@ export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (con
     const connector: StoreConnector = {
       storeKey,
       platform: "shopify",
+      apiAddress: config.baseUrl ?? `https://${config.shop}`,
       capabilities: shopifyCapabilities,
       pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,

@@ -19,7 +19,8 @@ import {
   linesOf,
   type OrderFulfillmentState,
   planFulfillment,
-  sameTrackingNumber
+  sameTrackingNumber,
+  type TrackingUpdate
 } from "./ShopifyFulfillmentPlan.js"
 import type { ShopifyGraphql } from "./ShopifyGraphql.js"
 import {
@@ -27,6 +28,7 @@ import {
   FULFILLMENT_LINE_ITEMS,
   FULFILLMENT_ORDER_LINE_ITEMS,
   FULFILLMENT_STATE,
+  FULFILLMENT_TRACKING_INFO_UPDATE,
   isLegacyOrderId,
   orderGid
 } from "./ShopifyQueries.js"
@@ -37,7 +39,8 @@ import {
   type FulfillmentOrderLine,
   FulfillmentOrderLineItemsData,
   type FulfillmentState,
-  FulfillmentStateData
+  FulfillmentStateData,
+  FulfillmentTrackingInfoUpdateData
 } from "./ShopifySchemas.js"
 
 /** Fulfilment statuses that mean the fulfilment stands (not cancelled, not failed). */
@@ -125,7 +128,8 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
         matching,
         (f) => Effect.map(fulfillmentLines(f.id, null), (lines) => ({ id: f.id, lines }))
       )
-      return { cancelled: order.cancelledAt !== null, sameTracking, fulfillmentOrders }
+      const standing = order.fulfillments.filter((f) => STANDING.has(f.status)).map((f) => ({ id: f.id, tracking: f.trackingInfo }))
+      return { cancelled: order.cancelledAt !== null, sameTracking, fulfillmentOrders, standing }
     })
 
   /** The order's state read alone; null when Shopify does not know the order. */
@@ -143,13 +147,16 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
     )
 
   /** What one `fulfillmentCreate` answered: the fulfilment made, Shopify's refusal, or neither (we cannot tell). */
-  const created = (payload: FulfillmentCreatePayload): Either.Either<CreateAnswer, StoreError> => {
+  const created = (
+    payload: FulfillmentCreatePayload,
+    operation = "fulfillmentCreate"
+  ): Either.Either<CreateAnswer, StoreError> => {
     if (payload !== null && payload.userErrors.length > 0) return Either.right({ messages: payload.userErrors.map((e) => e.message) })
     if (payload?.fulfillment) return Either.right({ id: payload.fulfillment.id })
     return Either.left(
       new StoreResponseError({
         storeKey,
-        operation: "fulfillmentCreate",
+        operation,
         ambiguous: true,
         status: 200,
         body: keepBody(JSON.stringify(payload)),
@@ -192,6 +199,30 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
       : { _tag: "Created", fulfillmentIds: [first, ...rest], lines: linesOf(plan.creations), notifiedCustomer: notify }
   }
 
+  /**
+   * A later package's number added to an earlier package's fulfilment; the buyer is told as a
+   * fulfilment's creation would tell them (Shopify's shipping-update email when `notifyCustomer`).
+   */
+  const addTracking = (
+    plan: { readonly fulfillmentId: string; readonly tracking: TrackingUpdate },
+    push: FulfillmentPush
+  ): Effect.Effect<FulfillmentOutcome, StoreError> =>
+    Effect.gen(function*() {
+      const notify = notifies(push)
+      const { fulfillmentTrackingInfoUpdate } = yield* graphql.run({
+        name: "fulfillmentTrackingInfoUpdate",
+        document: FULFILLMENT_TRACKING_INFO_UPDATE,
+        variables: { fulfillmentId: plan.fulfillmentId, trackingInfoInput: plan.tracking, notifyCustomer: notify },
+        data: FulfillmentTrackingInfoUpdateData,
+        mutation: true,
+        estimatedCost: 10
+      })
+      const answer = yield* created(fulfillmentTrackingInfoUpdate, "fulfillmentTrackingInfoUpdate")
+      return "messages" in answer
+        ? { _tag: "Rejected", reason: "store_refused", messages: answer.messages }
+        : { _tag: "TrackingAdded", fulfillmentIds: [answer.id], notifiedCustomer: notify }
+    })
+
   const pushFulfillment = (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
     Effect.gen(function*() {
       if (!isLegacyOrderId(push.storeOrderId)) return notAnOrderId(push)
@@ -199,6 +230,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
       if (state === null) return unknownOrder(push)
       const plan = planFulfillment(state, push)
       if (plan._tag === "Decided") return plan.outcome
+      if (plan._tag === "AddTracking") return yield* addTracking(plan, push)
       const notify = notifies(push)
       const results: Array<CreateAnswer> = []
       for (const [index, creation] of plan.creations.entries()) {
@@ -211,7 +243,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
 
   const notifies = (push: FulfillmentPush): boolean => push.notifyCustomer ?? settings.notifyCustomer
 
-  return { pushFulfillment, readState, completeState, created, outcomeOf, notifies }
+  return { pushFulfillment, readState, completeState, created, outcomeOf, notifies, addTracking }
 }
 
 export type ShopifyFulfillment = ReturnType<typeof makeShopifyFulfillment>

@@ -26,7 +26,7 @@ import {
   type ShopifyFulfillment,
   unknownOrder
 } from "./ShopifyFulfillment.js"
-import { type FulfillmentCreation, planFulfillment } from "./ShopifyFulfillmentPlan.js"
+import { type FulfillmentCreation, type FulfillmentPlan, planFulfillment } from "./ShopifyFulfillmentPlan.js"
 import type { ShopifyGraphql } from "./ShopifyGraphql.js"
 import {
   BATCHED_FULFILLMENTS,
@@ -141,6 +141,8 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
         return []
       }
       const planned: Array<PlannedPush> = []
+      // A later package of lines already fulfilled (rare): its own mutation, as a single push makes it.
+      const later: Array<{ index: number; push: FulfillmentPush; plan: Extract<FulfillmentPlan, { _tag: "AddTracking" }> }> = []
       yield* Effect.forEach(chunk, ({ index, item: push }, position) => {
         return Effect.match(planFromNode(push, nodes.right[position]), {
           onFailure: (error) => {
@@ -148,10 +150,12 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
           },
           onSuccess: (plan) => {
             if (plan._tag === "Decided") results[index] = Either.right(plan.outcome)
+            else if (plan._tag === "AddTracking") later.push({ index, push, plan })
             else planned.push({ index, push, creations: plan.creations, notify: fulfillment.notifies(push) })
           }
         })
       })
+      for (const { index, push, plan } of later) results[index] = yield* Effect.either(fulfillment.addTracking(plan, push))
       return planned
     })
 

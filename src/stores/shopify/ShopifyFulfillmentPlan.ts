@@ -7,7 +7,13 @@
  * number count as done, so a retry after an ambiguous failure creates only
  * what is missing (usually nothing: `AlreadyPushed`).
  */
-import type { FulfillmentHold, FulfillmentLine, FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
+import {
+  type FulfillmentHold,
+  type FulfillmentLine,
+  type FulfillmentOutcome,
+  type FulfillmentPush,
+  sameTrackingNumber
+} from "../../domain/StoreTypes.js"
 
 export interface FulfillmentOrderLineState {
   readonly id: string
@@ -22,11 +28,27 @@ export interface FulfillmentOrderState {
   readonly lines: ReadonlyArray<FulfillmentOrderLineState>
 }
 
+/** One tracking of a fulfilment as Shopify holds it. */
+export interface TrackingInfoState {
+  readonly company: string | null
+  readonly number: string | null
+  readonly url: string | null
+}
+
 export interface OrderFulfillmentState {
   readonly cancelled: boolean
   /** Fulfilments (not cancelled) that carry the push's tracking number, with the units they cover. */
   readonly sameTracking: ReadonlyArray<{ readonly id: string; readonly lines: ReadonlyArray<FulfillmentLine> }>
   readonly fulfillmentOrders: ReadonlyArray<FulfillmentOrderState>
+  /** Every fulfilment not cancelled, with its trackings (to add a later package's number to). */
+  readonly standing: ReadonlyArray<{ readonly id: string; readonly tracking: ReadonlyArray<TrackingInfoState> }>
+}
+
+/** `fulfillmentTrackingInfoUpdate`'s tracking input: every number the fulfilment carries, the new one last. */
+export interface TrackingUpdate {
+  readonly company: string
+  readonly numbers: ReadonlyArray<string>
+  readonly urls?: ReadonlyArray<string>
 }
 
 /** One `fulfillmentCreate` call: the lines of one fulfillment order. */
@@ -38,12 +60,13 @@ export interface FulfillmentCreation {
 export type FulfillmentPlan =
   | { readonly _tag: "Decided"; readonly outcome: FulfillmentOutcome }
   | { readonly _tag: "Create"; readonly creations: ReadonlyArray<FulfillmentCreation> }
+  /** A later package of lines already fulfilled: its number joins the fulfilment of an earlier package. */
+  | { readonly _tag: "AddTracking"; readonly fulfillmentId: string; readonly tracking: TrackingUpdate }
 
 /** Fulfillment order statuses that accept a fulfilment. */
 const ACCEPTING = new Set(["OPEN", "IN_PROGRESS"])
 
-export const sameTrackingNumber = (a: string, b: string): boolean =>
-  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
+export { sameTrackingNumber } from "../../domain/StoreTypes.js"
 
 export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentPush): FulfillmentPlan => {
   const [firstDone, ...otherDone] = state.sameTracking.map((f) => f.id)
@@ -109,7 +132,7 @@ export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentP
     if (lines.length > 0) creations.push({ fulfillmentOrderId: fo.id, lines })
   }
   if (creations.length === 0) {
-    return alreadyPushed() ?? {
+    return alreadyPushed() ?? addedToEarlierPackage(state, push) ?? {
       _tag: "Decided",
       outcome: {
         _tag: "NothingToFulfil",
@@ -118,6 +141,33 @@ export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentP
     }
   }
   return { _tag: "Create", creations }
+}
+
+/**
+ * The POD service shipped the lines in several boxes without saying which holds what, and an earlier
+ * box's fulfilment already covers every unit: the buyer sees this box's number on that fulfilment
+ * (Shopify keeps several numbers on one fulfilment). Only a fulfilment carrying one of this order's
+ * earlier POD numbers is touched, never one the seller made for other lines. Its company stays (one
+ * per fulfilment); links go with the numbers only when every number has one.
+ */
+const addedToEarlierPackage = (state: OrderFulfillmentState, push: FulfillmentPush): FulfillmentPlan | undefined => {
+  const earlier = push.earlierTrackingNumbers ?? []
+  const target = [...state.standing].reverse().find((f) =>
+    f.tracking.some((t) => t.number !== null && earlier.some((n) => sameTrackingNumber(n, t.number ?? "")))
+  )
+  if (target === undefined) return undefined
+  const held = target.tracking.flatMap((t) => (t.number === null ? [] : [{ number: t.number, url: t.url }]))
+  const all = [...held, { number: push.tracking.number, url: push.tracking.url ?? null }]
+  const urls = all.flatMap((t) => (t.url === null ? [] : [t.url]))
+  return {
+    _tag: "AddTracking",
+    fulfillmentId: target.id,
+    tracking: {
+      company: target.tracking.find((t) => t.company !== null)?.company ?? push.tracking.company,
+      numbers: all.map((t) => t.number),
+      ...(urls.length === all.length ? { urls } : {})
+    }
+  }
 }
 
 /** Store lines and units a set of creations covers. */

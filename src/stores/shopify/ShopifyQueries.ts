@@ -128,6 +128,15 @@ mutation PodsyncFulfillmentCreate($fulfillment: FulfillmentInput!) {
   }
 }`
 
+/** A later package's number joins an earlier package's fulfilment (`trackingInfoInput` holds every number). */
+export const FULFILLMENT_TRACKING_INFO_UPDATE = /* GraphQL */ `
+mutation PodsyncFulfillmentTrackingInfoUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+  fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
+    fulfillment { id status trackingInfo { company number url } }
+    userErrors { field message }
+  }
+}`
+
 /** `fulfillmentCreate` calls per batched mutation: 10 points each, 500 in all, half the single-query cap. */
 export const FULFILLMENT_CREATES_PER_MUTATION = 50
 

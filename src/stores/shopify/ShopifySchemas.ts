@@ -174,6 +174,8 @@ export type FulfillmentCreatePayload = typeof FulfillmentCreatePayload.Type
 
 export const FulfillmentCreateData = Schema.Struct({ fulfillmentCreate: FulfillmentCreatePayload })
 
+export const FulfillmentTrackingInfoUpdateData = Schema.Struct({ fulfillmentTrackingInfoUpdate: FulfillmentCreatePayload })
+
 /** What the connector reads of `tagsAdd` and `metafieldsSet` alike. */
 export const UserErrorsPayload = Schema.NullOr(Schema.Struct({ userErrors: UserErrors }))
 export type UserErrorsPayload = typeof UserErrorsPayload.Type

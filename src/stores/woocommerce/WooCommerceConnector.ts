@@ -109,6 +109,7 @@ export const makeWooCommerceConnector: ConnectorMaker<WooCommerceConnectorConfig
     const connector: StoreConnector = {
       storeKey,
       platform: "woocommerce",
+      apiAddress: config.url,
       capabilities: wooCommerceCapabilities,
       pull: (cursor, options) => walkOrders(walk, cursor, options),
       getOrder,

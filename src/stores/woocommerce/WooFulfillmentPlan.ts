@@ -13,7 +13,7 @@
  * Each step is skipped when already done, so a retry after an ambiguous failure finishes the push
  * without a second tracking record or a second email.
  */
-import type { FulfillmentLine, FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
+import { type FulfillmentLine, type FulfillmentOutcome, type FulfillmentPush, sameTrackingNumber } from "../../domain/StoreTypes.js"
 import { CANCELLED_STATUSES } from "./WooNormalize.js"
 import type { PodsyncPackage } from "./WooSchemas.js"
 
@@ -42,8 +42,7 @@ export type WooFulfillmentPlan =
     readonly lines: ReadonlyArray<FulfillmentLine>
   }
 
-export const sameTrackingNumber = (a: string, b: string): boolean =>
-  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
+export { sameTrackingNumber } from "../../domain/StoreTypes.js"
 
 /** True when the packages cover every unit the buyer still has of every line. */
 export const coversOrder = (lines: WooFulfillmentState["lines"], packages: ReadonlyArray<PodsyncPackage>): boolean => {

@@ -166,6 +166,8 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
     readonly ambiguousFailure?: (failure: unknown) => void
     /** What holds once the order is split over packages, beyond the contract. */
     readonly packed?: (sim: Sim, order: PlacedOrder<Raw>) => Effect.Effect<void>
+    /** The tracking numbers the buyer is shown on the order, in order. */
+    readonly shown: (stored: Raw) => ReadonlyArray<string>
   }
 ) => {
   const push = pushOf(driver.tracking)
@@ -212,6 +214,20 @@ export const fulfilsByLines = <Sim extends { readonly url: string }, Raw>(
       // Replaying the first box changes nothing.
       expect((yield* connector.pushFulfillment(push(order, [[0, 1], [1, 1]], "BOX-A-0001")))._tag).toBe("AlreadyPushed")
       expect((yield* countsOf(sim, driver.counters)).fulfilments).toEqual({ [order.id]: 2 })
+    }))
+
+  it.scopedLive(`${driver.platform}: adds a later box of lines an earlier box fulfilled where the buyer sees it, once`, () =>
+    Effect.gen(function*() {
+      const { sim, order, connector } = yield* placed(driver, { notifyCustomer: true })
+      expect((yield* connector.pushFulfillment(push(order, all, "BOX-1")))._tag).toBe("Created")
+      const later: FulfillmentPush = { ...push(order, all, "BOX-2"), earlierTrackingNumbers: ["BOX-1"] }
+      expect(yield* connector.pushFulfillment(later)).toMatchObject({ _tag: "TrackingAdded", notifiedCustomer: true })
+      expect((yield* connector.pushFulfillment(later))._tag).toBe("AlreadyPushed")
+      expect(platformChecks.shown(yield* simulatorAdmin<Raw>(sim, "GET", `orders/${order.id}`))).toEqual(["BOX-1", "BOX-2"])
+      // One email per box, as the platform tells a buyer of each.
+      expect((yield* countsOf(sim, driver.counters)).emails).toEqual({ [order.id]: 2 })
+      // A box that names no earlier box has nothing to join: nothing is left to fulfil.
+      expect((yield* connector.pushFulfillment(push(order, all, "BOX-3")))._tag).toBe("NothingToFulfil")
     }))
 
   it.scopedLive(`${driver.platform}: reports a held order instead of forcing it, and pushes once released`, () =>

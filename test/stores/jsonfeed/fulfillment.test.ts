@@ -53,6 +53,7 @@ const otherClientFulfils = (sim: { baseUrl: string; token: string }, order: SimO
 
 describe("JSON feed fulfillment push", () => {
   fulfilsByLines(driver, {
+    shown: (stored) => stored.fulfillments.map((f) => f.tracking.number),
     first: (sim, order, request) =>
       Effect.map(read(sim, order), (stored) =>
         expect(stored.fulfillments[0]).toMatchObject({
@@ -98,6 +99,19 @@ describe("JSON feed fulfillment push", () => {
       expect(s.keysInUse).toBe(1)
       expect(s.fulfillmentsByOrder).toEqual({ [order.id]: 1 })
       expect(s.buyerEmailsByOrder).toEqual({ [order.id]: 1 })
+    }))
+
+  it.scopedLive("a storefront written before §6.5 refuses a later box without lines: rejected, saying the buyer cannot be shown it", () =>
+    Effect.gen(function*() {
+      const sim = yield* startSimulator({ trackingOnlyFulfillments: false })
+      const connector = yield* connectTo(sim)
+      const order = yield* driver.place(sim)
+      const all = [[0, 2], [1, 1], [2, 1]] as const
+      expect((yield* connector.pushFulfillment(push(order, all, "BOX-1")))._tag).toBe("Created")
+      const refused = yield* connector.pushFulfillment({ ...push(order, all, "BOX-2"), earlierTrackingNumbers: ["BOX-1"] })
+      expect(refused).toMatchObject({ _tag: "Rejected", reason: "tracking_only_refused" })
+      expect(refused._tag === "Rejected" && refused.messages[0]).toContain("docs/jsonfeed.md §6.5")
+      expect((yield* stats(sim)).fulfillmentsByOrder).toEqual({ [order.id]: 1 })
     }))
 
   it.scopedLive("refuses a line of another order", () =>

@@ -51,6 +51,7 @@ const read = (sim: Parameters<typeof admin>[0], order: PlacedOrder<SimOrder>) =>
 
 describe("Shopify fulfillment push", () => {
   fulfilsByLines(driver, {
+    shown: (stored) => stored.fulfillments.flatMap((f) => f.tracking.flatMap((t) => (t.number === null ? [] : [t.number]))),
     first: (sim, order, request) =>
       Effect.map(
         read(sim, order),

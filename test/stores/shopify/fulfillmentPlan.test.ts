@@ -21,6 +21,7 @@ const state = (overrides: Partial<OrderFulfillmentState> = {}): OrderFulfillment
   cancelled: false,
   sameTracking: [],
   fulfillmentOrders: [fo("FO-1", "OPEN", [["FOL-1", TEE, 2]]), fo("FO-2", "OPEN", [["FOL-2", MUG, 1]])],
+  standing: [],
   ...overrides
 })
 
@@ -31,6 +32,28 @@ const push = (lines: Array<[string, number]>): FulfillmentPush => ({
 })
 
 describe("Shopify fulfilment planning", () => {
+  it("adds a later package's number to the fulfilment of an earlier package of the same lines, never to the seller's own", () => {
+    const fulfilled = state({
+      fulfillmentOrders: [fo("FO-1", "CLOSED", [["FOL-1", TEE, 0]]), fo("FO-2", "CLOSED", [["FOL-2", MUG, 0]])],
+      standing: [
+        { id: "F-POD", tracking: [{ company: "UPS", number: "1ZBOX1", url: "https://ups.example/1ZBOX1" }] },
+        { id: "F-SELLER", tracking: [{ company: "USPS", number: "9400SELLER", url: null }] }
+      ]
+    })
+    const later = { ...push([[TEE, 2], [MUG, 1]]), tracking: { company: "UPS", number: "1ZBOX2", url: "https://ups.example/1ZBOX2" } }
+    expect(planFulfillment(fulfilled, { ...later, earlierTrackingNumbers: ["1zbox1"] })).toEqual({
+      _tag: "AddTracking",
+      fulfillmentId: "F-POD",
+      tracking: { company: "UPS", numbers: ["1ZBOX1", "1ZBOX2"], urls: ["https://ups.example/1ZBOX1", "https://ups.example/1ZBOX2"] }
+    })
+    // Without an earlier POD package on the order there is nothing to add to.
+    expect(planFulfillment(fulfilled, later)).toMatchObject({ outcome: { _tag: "NothingToFulfil" } })
+    // A link missing on one number: the numbers alone (Shopify links a carrier it knows).
+    const unlinked = { ...later, tracking: { company: "UPS", number: "1ZBOX2" }, earlierTrackingNumbers: ["1ZBOX1"] }
+    expect(planFulfillment(fulfilled, unlinked)).toMatchObject({ tracking: { numbers: ["1ZBOX1", "1ZBOX2"] } })
+    expect(planFulfillment(fulfilled, unlinked)).not.toHaveProperty("tracking.urls")
+  })
+
   it("makes one creation per fulfillment order a package touches", () => {
     expect(planFulfillment(state(), push([[TEE, 2], [MUG, 1]]))).toEqual({
       _tag: "Create",
