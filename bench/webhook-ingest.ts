@@ -382,6 +382,11 @@ const out = {
     "Signed Shopify orders/updated deliveries (each a new event id) to `podsync start` with 100k finished orders stored; req/s = 2xx answers per second",
   machine: { cpus: os.cpus().length, node: process.version },
   targets: TARGETS,
+  // The figures issue #22 reported before the change (same machine, `podsync start`, 10 s runs).
+  reportedInIssue: {
+    pglite: { maxPerSecond: 174, maxP99Ms: 410, steadyAchieved: 263, steadyP99Ms: 855, floorPerSecond: 8900, rssAfterMb: 565 },
+    postgres: { maxPerSecond: 486, maxP99Ms: 200, steadyAchieved: 500, steadyP99Ms: 87, floorPerSecond: 6300, rssAfterMb: 383 }
+  },
   runs: { ...previous.runs, [values.label ?? "after"]: { at: new Date().toISOString(), seconds: SECONDS, results } }
 }
 console.log(JSON.stringify(results, null, 2))

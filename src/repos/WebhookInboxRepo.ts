@@ -103,14 +103,19 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
       )
     }, { maxItems: MAX_DELIVERIES_PER_STATEMENT })
 
+    // One update per source, its delivery ids in an IN list: an index scan of the inbox's unique key.
+    // A list of (source, delivery id) pairs instead kept PGlite's one connection busy for minutes
+    // (the daemon stopped answering) once marks gathered by the hundred.
     const processed = makeStatementBatcher<{ readonly source: string; readonly deliveryId: string; readonly at: Date }>(
-      (marks) =>
-        db.kysely.updateTable("webhook_inbox")
-          .set({ processed_at: new Date(Math.max(...marks.map((mark) => mark.at.getTime()))) })
-          .where(({ eb, refTuple, tuple }) =>
-            eb(refTuple("source", "delivery_id"), "in", marks.map((mark) => tuple(mark.source, mark.deliveryId)))
-          )
-          .execute(),
+      async (marks) => {
+        const at = new Date(Math.max(...marks.map((mark) => mark.at.getTime())))
+        for (const source of new Set(marks.map((mark) => mark.source))) {
+          await db.kysely.updateTable("webhook_inbox").set({ processed_at: at })
+            .where("source", "=", source)
+            .where("delivery_id", "in", marks.filter((mark) => mark.source === source).map((mark) => mark.deliveryId))
+            .execute()
+        }
+      },
       { maxItems: MAX_DELIVERIES_PER_STATEMENT, gatherMs: PROCESSED_MARKS_GATHER_MS }
     )
 
