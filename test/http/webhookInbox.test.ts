@@ -93,6 +93,18 @@ for (const database of testDatabases()) {
           expect(yield* inbox.countBySource).toMatchObject({ together: 41 })
         }))
 
+      it.effect("marks hundreds of deliveries of several sources processed at once, each its own", () =>
+        Effect.gen(function*() {
+          const inbox = yield* WebhookInboxRepo
+          const keys = Array.from({ length: 600 }, (_, i) => ({ source: `marks-${i % 3}`, deliveryId: `m-${i}` }))
+          yield* Effect.forEach(keys, (key) => inbox.record({ ...key, payload: {} }), { concurrency: "unbounded" })
+          // Gathered into a few updates; every mark lands on its own delivery and no other.
+          yield* Effect.forEach(keys.slice(0, 500), (key) => inbox.markProcessed(key.source, key.deliveryId), { concurrency: "unbounded" })
+          const entries = (yield* Effect.forEach(["marks-0", "marks-1", "marks-2"], inbox.entries)).flat()
+          const processed = new Set(entries.filter((e) => e.processedAt !== null).map((e) => e.deliveryId))
+          expect(processed).toEqual(new Set(keys.slice(0, 500).map((key) => key.deliveryId)))
+        }))
+
       it.effect("stores any JSON a signed body may hold, NUL characters included", () =>
         Effect.gen(function*() {
           const inbox = yield* WebhookInboxRepo
