@@ -1,6 +1,6 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
-import { cellsOfRow, type MappingCells } from "../domain/MappingCells.js"
+import { cellsOfRow, emptyCells, type MappingCells } from "../domain/MappingCells.js"
 import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
 import { suggestionFor } from "../mapping/MappingSuggest.js"
 import { describeCatalogProblem, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
@@ -26,6 +26,14 @@ interface PageRequest {
   readonly prefill: Prefill
   /** The line of the row whose edit form is open. */
   readonly edit?: number | undefined
+  /** What was typed into a refused change of that line, shown again in its form. */
+  readonly typed?: Partial<MappingCells> | undefined
+}
+
+/** What a write answered, and the form to show again when it was refused. */
+interface WriteAnswer {
+  readonly flash: Flash
+  readonly reopen?: Pick<PageRequest, "prefill" | "edit" | "typed">
 }
 
 /** What `podsync check` says of a mapping file: its rows' issues, then each mapped POD variant against the cached catalog. */
@@ -68,7 +76,11 @@ const mappingsPage = (caller: Caller, request: PageRequest, flash: Flash | undef
     const lint = file === undefined ? undefined : yield* lintOf(file)
     const problems = (yield* mappings.problems).filter((m) => m.storeKey === storeKey)
       .map((m) => `${m.file} does not load whole (${m.outcome}): ${m.issues.join("; ")}`)
-    const editing = request.edit === undefined ? undefined : table?.rows.find((row) => row.line === request.edit)
+    const row = request.edit === undefined ? undefined : table?.rows.find((r) => r.line === request.edit)
+    const shown = row === undefined ? undefined : cellsOfRow(row)
+    const editing = row === undefined || shown === undefined
+      ? undefined
+      : { line: row.line, cells: request.typed === undefined ? shown : { ...emptyCells, ...request.typed }, shown }
     const input: MappingsInput = {
       storeKeys,
       storeKey,
@@ -80,7 +92,7 @@ const mappingsPage = (caller: Caller, request: PageRequest, flash: Flash | undef
       problems,
       csrfToken: caller.csrfToken,
       prefill: request.prefill,
-      editing: editing === undefined ? undefined : { line: editing.line, cells: cellsOfRow(editing) },
+      editing,
       flash
     }
     return htmlResponse(page(yield* chrome(caller, "Mappings", "mappings"), mappingsContent(input)))
@@ -101,7 +113,7 @@ const refusedWrite = (error: MappingWriteError): Flash => ({
 
 /** A POST to the page: admitted with its CSRF token, then the store's file, or the page saying there is none. */
 const writeAction = <E, R>(
-  write: (form: Form, caller: Caller, store: string, file: string) => Effect.Effect<Flash, E, R>
+  write: (form: Form, caller: Caller, store: string, file: string) => Effect.Effect<WriteAnswer, E, R>
 ) =>
   postAction((caller, form) =>
     Effect.gen(function*() {
@@ -110,8 +122,8 @@ const writeAction = <E, R>(
       if (file === undefined) {
         return yield* mappingsPage(caller, { store: undefined, prefill: {} }, { ok: false, text: `no store ${store}` })
       }
-      const flash = yield* write(form, caller, store, file)
-      return yield* mappingsPage(caller, { store, prefill: {} }, flash)
+      const { flash, reopen } = yield* write(form, caller, store, file)
+      return yield* mappingsPage(caller, { store, prefill: {}, ...reopen }, flash)
     })
   )
 
@@ -143,11 +155,25 @@ export const mappingsRoutes = HttpRouter.empty.pipe(
               Effect.annotateLogs({ user: caller.session.user, store, file, row: line.trim() })
             )
           ),
-          Effect.map(({ backup, line }): Flash => ({
-            ok: true,
-            text: `added to ${file} (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+          Effect.map(({ backup, line }): WriteAnswer => ({
+            flash: {
+              ok: true,
+              text: `added to ${file} (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+            }
           })),
-          Effect.catchTag("MappingWriteError", (error) => Effect.succeed(refusedWrite(error)))
+          // Refused: the add form again, with what was typed.
+          Effect.catchTag("MappingWriteError", (error) =>
+            Effect.succeed({
+              flash: refusedWrite(error),
+              reopen: {
+                prefill: {
+                  sku: cells.store_sku,
+                  variantId: cells.store_variant_id,
+                  podVariantId: cells.pod_variant_id,
+                  printFront: cells.print_front
+                }
+              }
+            }))
         )
       })
     )
@@ -159,21 +185,29 @@ export const mappingsRoutes = HttpRouter.empty.pipe(
         const mappings = yield* MappingStore
         const lineNumber = Number(param(form, "line"))
         if (!Number.isInteger(lineNumber) || lineNumber < 2) {
-          return { ok: false, text: "no row line given: open the row's edit form from the page" } satisfies Flash
+          return { flash: { ok: false, text: "no row line given: open the row's edit form from the page" } } satisfies WriteAnswer
         }
-        return yield* replaceMappingRow(file, lineNumber, cellsOfForm(form, "old_"), cellsOfForm(form)).pipe(
+        const typed = cellsOfForm(form)
+        return yield* replaceMappingRow(file, lineNumber, cellsOfForm(form, "old_"), typed).pipe(
           Effect.tap(() => mappings.reload(store)),
           Effect.tap(({ line }) =>
             Effect.logInfo("console: mapping row changed").pipe(
               Effect.annotateLogs({ user: caller.session.user, store, file, line: lineNumber, row: line.trim() })
             )
           ),
-          Effect.map(({ backup, line }): Flash => ({
-            ok: true,
-            text:
-              `line ${lineNumber} of ${file} changed (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+          Effect.map(({ backup, line }): WriteAnswer => ({
+            flash: {
+              ok: true,
+              text:
+                `line ${lineNumber} of ${file} changed (previous version in ${backup}); held orders of ${store} are re-planned: ${line.trim()}`
+            }
           })),
-          Effect.catchTag("MappingWriteError", (error) => Effect.succeed(refusedWrite(error)))
+          // Refused: the line's form again, with what was typed, checked against what the line holds now
+          // (the file is read again: it may have changed meanwhile).
+          Effect.catchTag("MappingWriteError", (error) =>
+            mappings.reload(store).pipe(
+              Effect.as({ flash: refusedWrite(error), reopen: { prefill: {}, edit: lineNumber, typed } } satisfies WriteAnswer)
+            ))
         )
       })
     )

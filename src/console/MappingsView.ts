@@ -16,6 +16,7 @@ export interface Prefill {
   readonly sku?: string | undefined
   readonly variantId?: string | undefined
   readonly podVariantId?: string | undefined
+  readonly printFront?: string | undefined
 }
 
 export interface Flash {
@@ -38,8 +39,12 @@ export interface MappingsInput {
   readonly problems: ReadonlyArray<string>
   readonly csrfToken: string
   readonly prefill: Prefill
-  /** The row whose edit form is open. */
-  readonly editing?: { readonly line: number; readonly cells: MappingCells } | undefined
+  /**
+   * The row whose edit form is open: the cells in its inputs, and the row the line holds (`shown`,
+   * what a change is checked against; the cells themselves when absent). A refused change reopens
+   * with what was typed.
+   */
+  readonly editing?: { readonly line: number; readonly cells: MappingCells; readonly shown?: MappingCells } | undefined
   readonly flash?: Flash | undefined
 }
 
@@ -88,7 +93,7 @@ const editForm = (input: MappingsInput, editing: NonNullable<MappingsInput["edit
       <input type="hidden" name="_csrf" value=${input.csrfToken} />
       <input type="hidden" name="store" value=${input.storeKey} />
       <input type="hidden" name="line" value=${String(editing.line)} />
-      ${MAPPING_COLUMNS.map((c) => html`<input type="hidden" name=${`old_${c}`} value=${editing.cells[c]} />`)}
+      ${MAPPING_COLUMNS.map((c) => html`<input type="hidden" name=${`old_${c}`} value=${(editing.shown ?? editing.cells)[c]} />`)}
       ${MAPPING_COLUMNS.map((c) => html`<label>${c} <input name=${c} value=${editing.cells[c]} /></label>`)}
       <button type="submit">Change the row</button>
       <a href=${pageUrl({ store: input.storeKey }, "rows")}>cancel</a>
@@ -124,7 +129,7 @@ export const mappingsContent = (input: MappingsInput): Html => {
       <label>store_sku <input name="store_sku" value=${input.prefill.sku ?? ""} /></label>
       <label>store_variant_id <input name="store_variant_id" value=${input.prefill.variantId ?? ""} /></label>
       <label>pod_variant_id <input name="pod_variant_id" placeholder="GM0002010011" value=${input.prefill.podVariantId ?? ""} /></label>
-      <label>print_front <input name="print_front" placeholder="{{attr design_front}}" /></label>
+      <label>print_front <input name="print_front" placeholder="{{attr design_front}}" value=${input.prefill.printFront ?? ""} /></label>
       <button type="submit">Add the row</button>
     </form>
     <p class="muted">The file stays the source of truth: the row is added to it (the previous version kept as .bak) and the held orders are re-planned. The suggestions are those of <code>podsync mappings suggest</code>, from the cached catalog.</p>

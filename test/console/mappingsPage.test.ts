@@ -218,6 +218,32 @@ describe("the console's Mappings page", () => {
       expect(answer).toContain(`role="alert"`)
       expect(fs.readFileSync(file, "utf8")).toBe(edited)
       expect(fs.existsSync(`${file}.bak`)).toBe(false)
+      // The form is open again with what was typed, now checked against what line 3 holds.
+      const reopened = editFields(answer)
+      expect(reopened).toContainEqual(["pod_variant_id", "GV-TEE-FOREST-L"])
+      expect(reopened).toContainEqual(["store_sku", "TEE-SAND-S"])
+      expect(reopened).toContainEqual(["old_store_sku", "HOOD"])
+    }))
+
+  it.scoped("refuses a row the file already has, writes nothing, and shows the add form again with what was typed", () =>
+    Effect.gen(function*() {
+      const { file } = mappingFile(row("TEE-BLACK-M", "GV-TEE-BLACK-M"))
+      const before = fs.readFileSync(file, "utf8")
+      const { post } = yield* consoleOn(file)
+      const answer = unescape(
+        yield* post("/console/mappings/add", [
+          ["store", STORE],
+          ["store_sku", "TEE-BLACK-M"],
+          ["pod_variant_id", "GV-TEE-FOREST-L"],
+          ["print_front", "{{attr design_front}}"]
+        ])
+      )
+      expect(answer).toContain(`role="alert"`)
+      expect(fs.readFileSync(file, "utf8")).toBe(before)
+      const add = answer.slice(answer.indexOf(`data-testid="add-row"`), answer.indexOf("</form>", answer.indexOf(`data-testid="add-row"`)))
+      expect(add).toContain(`name="store_sku" value="TEE-BLACK-M"`)
+      expect(add).toContain(`name="pod_variant_id" placeholder="GM0002010011" value="GV-TEE-FOREST-L"`)
+      expect(add).toContain(`name="print_front" placeholder="{{attr design_front}}" value="{{attr design_front}}"`)
     }))
 
   it.scoped("explains an edit that cannot be written and gives the row to paste by hand, leaving the file as it was", () =>
