@@ -10,7 +10,7 @@ import { BudgetMetricsLive, ObservabilityLive } from "../observability/Observabi
 import { orderLinksOf } from "../console/OrderLinks.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
-import { PodWebhookSettings } from "../http/WebhookRoutes.js"
+import { PodWebhookSettings, WebhookIntakeSettings } from "../http/WebhookRoutes.js"
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
 import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
@@ -70,7 +70,8 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       ExternalApisLive(config),
       PipelineTriggersLive,
       Readiness.Default({ unreadyAfterStoreFailsMinutes: config.server.unreadyAfterStoreFailsMinutes }),
-      PodWebhookSettings.fromConfig(config.pod)
+      PodWebhookSettings.fromConfig(config.pod),
+      WebhookIntakeSettings.fromConfig(config.webhooks)
     )),
     Layer.provideMerge(Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default)),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),

@@ -312,6 +312,23 @@ const ConsoleSection = Schema.Struct({
 })
 export type ConsoleConfig = typeof ConsoleSection.Type
 
+/** The defaults of `webhooks:` (README "Configuration"). */
+export const WEBHOOK_INTAKE_DEFAULTS = { retentionDays: 7, maxWaiting: 2000, maxWaitSeconds: 4 } as const
+
+/**
+ * `webhooks:`, how the receivers take deliveries in (both store and POD). A delivery is answered
+ * once its row is committed; deliveries arriving together share a commit. Beyond what the
+ * database commits, a delivery is answered 503 with Retry-After (its sender retries) instead of
+ * queueing without bound: when `maxWaiting` deliveries already wait for a commit, or when its
+ * own wait passes `maxWaitSeconds`. Delivery keys are remembered `retentionDays`.
+ */
+const WebhookIntake = Schema.Struct({
+  retentionDays: withDefault(IntLike.pipe(Schema.between(1, 365)), () => WEBHOOK_INTAKE_DEFAULTS.retentionDays),
+  maxWaiting: withDefault(IntLike.pipe(Schema.between(1, 100_000)), () => WEBHOOK_INTAKE_DEFAULTS.maxWaiting),
+  maxWaitSeconds: withDefault(NumberLike.pipe(Schema.between(0.1, 60)), () => WEBHOOK_INTAKE_DEFAULTS.maxWaitSeconds)
+})
+export type WebhookIntakeConfig = typeof WebhookIntake.Type
+
 export const AppConfig = Schema.Struct({
   database: withDefault(
     Schema.Struct({
@@ -337,6 +354,7 @@ export const AppConfig = Schema.Struct({
     () => ({ host: "127.0.0.1", port: 8080 })
   ),
   console: withDefault(ConsoleSection, () => ({ enabled: true })),
+  webhooks: withDefault(WebhookIntake, () => ({ ...WEBHOOK_INTAKE_DEFAULTS })),
   pod: PodConfig,
   stores: Schema.Array(StoreConfig),
   schedules: withDefault(

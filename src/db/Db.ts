@@ -107,12 +107,27 @@ const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
     (kysely) => Effect.promise(() => kysely.destroy())
   ).pipe(Effect.map((kysely) => makeShape("postgres", kysely)))
 
+/**
+ * PGlite's memory is WebAssembly memory, which grows and never shrinks, and PostgreSQL's buffer
+ * pool (128 MB by default) is touched in full as it is set up: a bare instance sat at about 290 MB
+ * RSS, the floor of the whole daemon. A 16 MB pool brings it to about 160 MB; the files behind it
+ * are in the operating system's page cache, so a miss costs a copy, not a disk read. Per-query
+ * memory is lowered alike: podsync's queries are small.
+ */
+const EMBEDDED_SETTINGS = ["shared_buffers=16MB", "work_mem=2MB", "maintenance_work_mem=16MB", "temp_buffers=2MB"]
+
 const embedded = (dataDir: string) =>
   Effect.gen(function*() {
     const inMemory = dataDir.startsWith("memory://")
     if (!inMemory) yield* lockDataDir(dataDir)
     const pglite = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => PGlite.create(inMemory ? undefined : dataDir), catch: wrap("open embedded database") }),
+      Effect.tryPromise({
+        try: () =>
+          PGlite.create(inMemory ? undefined : dataDir, {
+            startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])]
+          }),
+        catch: wrap("open embedded database")
+      }),
       (db) => Effect.promise(() => db.close().catch(() => undefined))
     )
     const kysely = new Kysely<Database>({ dialect: new PgliteDialect(pglite) })

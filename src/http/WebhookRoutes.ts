@@ -4,15 +4,19 @@
  *
  * Each delivery is read up to 1 MiB (413 beyond), its signature checked
  * before anything else (401 and nothing stored when it fails), then stored in
- * the inbox under its delivery key. A key seen before is a retry or a
- * duplicate: answered 200 and nothing else. A new delivery is answered 200 at
- * once while the pipeline is told in the background; a hint lost there costs
- * nothing, since the next scheduled pull or reconcile reads the same state.
+ * the inbox under its delivery key, in one commit with the deliveries that
+ * arrived with it, and answered once that commit is done. A key seen before is
+ * a retry or a duplicate: answered 200 and nothing else. A new delivery is
+ * answered 200 while the pipeline is told in the background; a hint lost there
+ * costs nothing, since the next scheduled pull or reconcile reads the same
+ * state. More than the database commits is answered 503 with Retry-After.
  */
 import { recordWebhookDelivery, type WebhookOutcome } from "../observability/WebhookMetrics.js"
+import type { IncomingMessage } from "node:http"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, Context, Effect, Either, Layer, Option, type Redacted, Stream } from "effect"
-import type { AppConfig } from "../config/AppConfig.js"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Cause, Clock, Context, Data, Duration, Effect, Either, Layer, Option, type Redacted, Runtime, Stream } from "effect"
+import { type AppConfig, WEBHOOK_INTAKE_DEFAULTS, type WebhookIntakeConfig } from "../config/AppConfig.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
 import { isActedOn } from "../pod/PodWebhookEvents.js"
 import { type VerifiedPodWebhook, verifyPodWebhook } from "../pod/PodWebhookSignature.js"
@@ -64,8 +68,8 @@ export class PodWebhookSettings extends Context.Tag("podsync/PodWebhookSettings"
 
 /** Each answer carries its outcome for the delivery counters of /metrics. */
 const outcomes = new WeakMap<HttpServerResponse.HttpServerResponse, WebhookOutcome>()
-const answer = (status: number, body: Readonly<Record<string, unknown>>) => {
-  const response = HttpServerResponse.unsafeJson(body, { status })
+const answer = (status: number, body: Readonly<Record<string, unknown>>, headers: Readonly<Record<string, string>> = {}) => {
+  const response = HttpServerResponse.unsafeJson(body, { status, headers })
   const outcome: WebhookOutcome = status === 413 ? "too_large" : status === 503 ? "unavailable" : status >= 400 ?
     "rejected"
     : body.status === "duplicate"
@@ -77,6 +81,16 @@ const answer = (status: number, body: Readonly<Record<string, unknown>>) => {
   return response
 }
 
+/** 503 with Retry-After: more arrives than the database commits (counted as `busy`). */
+const busyAnswer = (retryAfterSeconds: number, detail: string) => {
+  const response = HttpServerResponse.unsafeJson({ error: "busy", detail }, {
+    status: 503,
+    headers: { "retry-after": String(retryAfterSeconds) }
+  })
+  outcomes.set(response, "busy")
+  return response
+}
+
 /** Counts the outcome of one delivery to `source` (a store key, or "pod"). */
 const counted =
   <RS>(source: Effect.Effect<string, never, RS>) => <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -84,37 +98,84 @@ const counted =
 
 const tooLarge = answer(413, { error: "payload_too_large", detail: `webhook bodies are limited to ${MAX_WEBHOOK_BODY_BYTES} bytes` })
 
+const unreadable = () => answer(400, { error: "unreadable_body", detail: "the request body could not be read" })
+
 /**
  * The raw body, or the answer to give when it is too large or cannot be read.
  * A declared Content-Length over the limit is refused before reading; a
  * chunked body is read to its end but kept only up to the limit, so the
- * sender gets a clean 413 instead of a reset connection.
+ * sender gets a clean 413 instead of a reset connection. Read from node's
+ * request directly where there is one (the daemon's server): at thousands of
+ * deliveries a second, a stream per request is most of the garbage.
  */
 const readBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const declared = Number(request.headers["content-length"] ?? Number.NaN)
   if (Number.isFinite(declared) && declared > MAX_WEBHOOK_BODY_BYTES) return Either.left(tooLarge)
+  const message = Either.try(() => NodeHttpServerRequest.toIncomingMessage(request))
+  if (Either.isRight(message)) return yield* readIncoming(message.right)
   return yield* request.stream.pipe(
-    Stream.runFold({ kept: [] as ReadonlyArray<Uint8Array>, size: 0 }, ({ kept, size }, chunk) => ({
-      kept: size + chunk.length <= MAX_WEBHOOK_BODY_BYTES ? [...kept, chunk] : kept,
-      size: size + chunk.length
-    })),
+    Stream.runFold({ kept: [] as Array<Uint8Array>, size: 0 }, (read, chunk) => {
+      if (read.size + chunk.length <= MAX_WEBHOOK_BODY_BYTES) read.kept.push(chunk)
+      read.size += chunk.length
+      return read
+    }),
     Effect.map(({ kept, size }) =>
       size > MAX_WEBHOOK_BODY_BYTES ? Either.left(tooLarge) : Either.right(new Uint8Array(Buffer.concat(kept)))
     ),
-    Effect.catchAll(() =>
-      Effect.succeed(Either.left(answer(400, { error: "unreadable_body", detail: "the request body could not be read" })))
-    )
+    Effect.catchAll(() => Effect.succeed(Either.left(unreadable())))
   )
 })
+
+const readIncoming = (message: IncomingMessage) =>
+  Effect.async<Either.Either<Uint8Array, HttpServerResponse.HttpServerResponse>>((resume) => {
+    const kept: Array<Buffer> = []
+    let size = 0
+    let done = false
+    const finish = (result: Either.Either<Uint8Array, HttpServerResponse.HttpServerResponse>) => {
+      if (done) return
+      done = true
+      resume(Effect.succeed(result))
+    }
+    message.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_WEBHOOK_BODY_BYTES) kept.push(chunk)
+    })
+    message.once("end", () => finish(size > MAX_WEBHOOK_BODY_BYTES ? Either.left(tooLarge) : Either.right(Buffer.concat(kept))))
+    message.once("error", () => done || finish(Either.left(unreadable())))
+    message.once("close", () => done || finish(Either.left(unreadable())))
+  })
 
 /** The request's path as sent (before any router prefix was stripped), without the query. */
 const requestPath = Effect.map(HttpServerRequest.HttpServerRequest, (request) => request.originalUrl.split("?")[0] ?? "/")
 
+/** How the receivers take deliveries in: `webhooks:` of the config, absent in tests that do not care. */
+export class WebhookIntakeSettings extends Context.Tag("podsync/WebhookIntakeSettings")<
+  WebhookIntakeSettings,
+  Pick<WebhookIntakeConfig, "maxWaiting" | "maxWaitSeconds">
+>() {
+  static readonly fromConfig = (webhooks: WebhookIntakeConfig): Layer.Layer<WebhookIntakeSettings> =>
+    Layer.succeed(WebhookIntakeSettings, { maxWaiting: webhooks.maxWaiting, maxWaitSeconds: webhooks.maxWaitSeconds })
+}
+
+const intakeSettings = Effect.map(
+  Effect.serviceOption(WebhookIntakeSettings),
+  Option.getOrElse(() => ({ maxWaiting: WEBHOOK_INTAKE_DEFAULTS.maxWaiting, maxWaitSeconds: WEBHOOK_INTAKE_DEFAULTS.maxWaitSeconds }))
+)
+
+/** A delivery waited `maxWaitSeconds` for its commit: the database is slow or stalled. */
+class CommitTooSlowError extends Data.TaggedError("CommitTooSlowError")<{ readonly seconds: number }> {}
+
 /**
- * Stores the delivery; a new one starts `followUp` in the background.
- * Uninterruptible, so a client hanging up cannot leave a stored delivery
- * whose follow-up never started.
+ * Stores the delivery and answers once its row is committed (with the deliveries that arrived
+ * with it: WebhookInboxRepo.record). A new one starts `followUp` in the background.
+ *
+ * The follow-up is started by the commit itself, not by the request's fiber, so a sender that
+ * hangs up, or is answered 503 after waiting too long, cannot leave a committed delivery whose
+ * follow-up never started. Above what the database commits the sender is answered 503 with Retry-After: at once
+ * when the inbox already has `maxWaiting` deliveries waiting (the queue is full: about a second
+ * of commits), after `maxWaitSeconds` when its commit is that late (the database is slow or
+ * stalled); a 503'd delivery that is committed after all is a duplicate when the sender retries.
  */
 const acceptOnce = (
   source: string,
@@ -127,27 +188,50 @@ const acceptOnce = (
 ) =>
   Effect.gen(function*() {
     const inbox = yield* WebhookInboxRepo
-    const outcome = yield* inbox.record({ source, deliveryId, topic, payload })
+    const intake = yield* intakeSettings
+    const runtime = yield* Effect.runtime<never>()
+    const startFollowUp = () =>
+      Runtime.runFork(runtime)(followUp.pipe(
+        Effect.zipRight(inbox.markProcessed(source, deliveryId)),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
+        ),
+        Effect.annotateLogs({ source, topic })
+      ))
+    const outcome = yield* inbox.record({ source, deliveryId, topic, payload }, {
+      maxWaiting: intake.maxWaiting,
+      onStored: (stored) => stored === "new" && startFollowUp()
+    }).pipe(
+      Effect.timeoutFail({
+        duration: Duration.seconds(intake.maxWaitSeconds),
+        onTimeout: () => new CommitTooSlowError({ seconds: intake.maxWaitSeconds })
+      })
+    )
     if (outcome === "duplicate") {
-      yield* Effect.logInfo("webhook delivery already received; ignored").pipe(Effect.annotateLogs({ source, topic }))
+      yield* Effect.logDebug("webhook delivery already received; ignored").pipe(Effect.annotateLogs({ source, topic }))
       return answer(200, { status: "duplicate" })
     }
-    yield* followUp.pipe(
-      Effect.zipRight(inbox.markProcessed(source, deliveryId)),
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
-      ),
-      Effect.annotateLogs({ source, topic }),
-      Effect.interruptible,
-      Effect.forkDaemon
-    )
     return answer(200, ignored === undefined ? { status: "accepted" } : { status: "accepted", ignored })
   }).pipe(
-    Effect.uninterruptible,
-    Effect.catchTag("DbError", (error) =>
-      Effect.logError("could not store a webhook delivery; the sender will retry", error.message).pipe(
-        Effect.as(answer(503, { error: "unavailable", detail: "the delivery could not be stored; retry later" }))
-      ))
+    Effect.catchTags({
+      InboxBusyError: (busy) =>
+        Effect.as(
+          Effect.logWarning("webhook deliveries arrive faster than they are stored; answered 503 (the sender retries)").pipe(
+            Effect.annotateLogs({ source, waiting: busy.waiting })
+          ),
+          busyAnswer(1, `${busy.waiting} deliveries are waiting to be stored; retry in a second`)
+        ),
+      CommitTooSlowError: (slow) =>
+        Effect.as(
+          Effect.logWarning(`a webhook delivery was not committed within ${slow.seconds} s; answered 503 (the sender retries)`)
+            .pipe(Effect.annotateLogs({ source })),
+          busyAnswer(Math.ceil(slow.seconds), "the database is slow to store deliveries; retry later")
+        ),
+      DbError: (error) =>
+        Effect.logError("could not store a webhook delivery; the sender will retry", error.message).pipe(
+          Effect.as(answer(503, { error: "unavailable", detail: "the delivery could not be stored; retry later" }, { "retry-after": "5" }))
+        )
+    })
   )
 
 /** `POST /webhooks/:storeKey`: verified by that store's connector. */

@@ -4,12 +4,21 @@ import { MetricsRegistry } from "./MetricsRegistry.js"
 /**
  * What became of one webhook delivery: stored and followed up (`accepted`), a delivery id seen
  * before (`duplicate`), a bad signature, stale timestamp or malformed body (`rejected`), over
- * the size limit (`too_large`), a ping with nothing to do (`ignored`), or not stored because
- * the database failed (`unavailable`: the sender retries).
+ * the size limit (`too_large`), a ping with nothing to do (`ignored`), not stored because
+ * the database failed (`unavailable`: the sender retries), or not stored because more arrives
+ * than the database commits (`busy`: answered 503 with Retry-After, the sender retries).
  */
-export type WebhookOutcome = "accepted" | "duplicate" | "rejected" | "too_large" | "ignored" | "unavailable"
+export type WebhookOutcome = "accepted" | "duplicate" | "rejected" | "too_large" | "ignored" | "unavailable" | "busy"
 
-export const WEBHOOK_OUTCOMES: ReadonlyArray<WebhookOutcome> = ["accepted", "duplicate", "rejected", "too_large", "ignored", "unavailable"]
+export const WEBHOOK_OUTCOMES: ReadonlyArray<WebhookOutcome> = [
+  "accepted",
+  "duplicate",
+  "rejected",
+  "too_large",
+  "ignored",
+  "unavailable",
+  "busy"
+]
 
 /** The source label of deliveries to a path no configured sender owns: one label, however many paths are tried. */
 export const UNKNOWN_SOURCE = "unknown"

@@ -3,6 +3,7 @@ import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { DependencyProbesLive } from "./DependencyProbes.js"
 import { FollowUpLoopLive } from "./FollowUpLoop.js"
+import { InboxPruningLive } from "./InboxPruning.js"
 import { PullLoopLive } from "./PullLoop.js"
 import { CatalogLoopLive, ReconcileLoopLive } from "./ReconcileLoop.js"
 import { PipelineSettingsLive, StageWakeups } from "./StageLoop.js"
@@ -37,6 +38,7 @@ export const PipelineLoopsLive = Layer.mergeAll(
 export const PipelineLive = (config: AppConfig, options: PipelineOptions = {}) =>
   Layer.mergeAll(
     PipelineLoopsLive,
+    InboxPruningLive(config.webhooks.retentionDays),
     Layer.effectDiscard(Effect.flatMap(Replica, (owner) => Effect.logInfo("pipeline started").pipe(Effect.annotateLogs({ owner }))))
   ).pipe(
     Layer.provide(StageWakeups.Default),

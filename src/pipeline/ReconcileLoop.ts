@@ -1,6 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
 import { logFailure, unlessDown } from "../observability/DependencyHealth.js"
-import { WebhookInboxRepo } from "../repos/WebhookInboxRepo.js"
 import { makeScheduler } from "../schedule/Scheduler.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { refreshCatalog } from "./CatalogRefresh.js"
@@ -32,20 +31,17 @@ export const ReconcileLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
 }))
 
 /**
- * The catalog cache, the POD webhook subscriptions and the inbox's housekeeping: at start and on
- * the catalog schedule. Subscriptions first: an event the service sends before they are in place
- * is lost (the reconcile catches up).
+ * The catalog cache and the POD webhook subscriptions: at start and on the catalog schedule.
+ * Subscriptions first: an event the service sends before they are in place is lost (the
+ * reconcile catches up). The inbox's housekeeping is InboxPruning.ts.
  */
 export const CatalogLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const settings = yield* PipelineSettings
   const owner = yield* Replica
   const subscriptions = yield* PodWebhookSubscriptions
-  const inbox = yield* WebhookInboxRepo
   const catalogAndSubscriptions = Effect.all([
     logFailures("webhook subscriptions", subscriptions.ensure),
-    logFailures("catalog refresh", unlessDown("pod", "catalog refresh", refreshCatalog)),
-    // The webhook inbox only needs keys their senders may still retry.
-    logFailures("webhook inbox pruning", inbox.pruneExpired)
+    logFailures("catalog refresh", unlessDown("pod", "catalog refresh", refreshCatalog))
   ], { discard: true }).pipe(Effect.provide(yield* Effect.context<Effect.Effect.Context<typeof refreshCatalog>>()))
   const scheduler = yield* makeScheduler({ owner, timezone: settings.timezone, logFailure })
   yield* scheduler.schedule("catalog", settings.schedules.catalog, catalogAndSubscriptions)

@@ -165,6 +165,23 @@ schedules: { pull: "every five minutes" }
     expect(far[0]?.message).not.toContain("must be quoted")
   })
 
+  it("takes webhooks.retentionDays (default 7) and the intake's bounds, and refuses a retention under a day", () => {
+    const decoded = (text: string) => {
+      const result = parseConfig(text, "test.yaml", { POD_CLIENT_KEY: "key" })
+      if (Either.isLeft(result)) throw new Error(result.left.message)
+      return result.right
+    }
+    expect(decoded(minimal()).webhooks).toEqual({ retentionDays: 7, maxWaiting: 2000, maxWaitSeconds: 4 })
+    expect(decoded(`${minimal()}\nwebhooks:\n  retentionDays: 3\n  maxWaiting: 500\n`).webhooks).toEqual({
+      retentionDays: 3,
+      maxWaiting: 500,
+      maxWaitSeconds: 4
+    })
+    expect(issuesOf(`${minimal()}\nwebhooks:\n  retentionDays: 0\n`, { POD_CLIENT_KEY: "key" }).map((issue) => issue.path)).toEqual([
+      "webhooks.retentionDays"
+    ])
+  })
+
   it("says a value outside a set once, with the set, and names the key a mistyped one probably meant", () => {
     const issues = issuesOf(`${minimal()}\nlog:\n  level: loud\nschedule:\n  pull: "* * * * *"\nmystery: 1\n`, { POD_CLIENT_KEY: "k" })
     expect(issues).toEqual(expect.arrayContaining([
@@ -172,7 +189,8 @@ schedules: { pull: "every five minutes" }
       { path: "schedule", message: 'unknown key "schedule"; did you mean "schedules"?' },
       {
         path: "mystery",
-        message: 'unknown key "mystery"; expected one of database, dataDir, log, server, console, pod, stores, schedules, reports, alerts'
+        message:
+          'unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts'
       }
     ]))
     expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)
