@@ -73,16 +73,20 @@ query PodsyncFulfillmentState($id: ID!) {
 }`
 
 /**
- * Batched fulfilment reads: `nodes(ids:)` is charged per id (77 points an order with these sizes:
- * 1 + fulfillments 2 + fulfillmentOrders 2 + 3 × (2 + lineItems 2 + 10 × 2)), so 10 orders ask for 770,
- * under the 1,000-point cap even if Shopify charged the `fulfillments` list by its `first` (950).
- * The sizes are smaller than the single read's: an answer that may be cut short (as many fulfilments
- * as asked for, more fulfillment orders) is read again by the single read, more line items are paged.
+ * Batched fulfilment reads: `nodes(ids:)` is charged per id (33 points an order with these sizes:
+ * 1 + fulfillments 2 + fulfillmentOrders 2 + 2 × (2 + lineItems 2 + 5 × 2)), so a fulfil claim of
+ * 25 orders is one read of 825 points, under the 1,000-point cap even if Shopify charged the
+ * `fulfillments` list by its `first` (1,000). The sizes are smaller than the single read's, for the
+ * common order (one fulfillment order of a few POD lines): an answer that may be cut short (as many
+ * fulfilments as asked for, more fulfillment orders) is read again by the single read, more line
+ * items are paged. Sized so, a push costs less than half the points (it was 77 an order, 10 a
+ * read): with three replicas pulling a Standard bucket every 5 s, a claim of 25 needed four turns
+ * in the bucket's queue and, under load, more than two minutes.
  */
-export const FULFILLMENT_STATES_PER_QUERY = 10
+export const FULFILLMENT_STATES_PER_QUERY = 25
 export const BATCHED_FULFILLMENTS = 10
-export const BATCHED_FULFILLMENT_ORDERS = 3
-export const BATCHED_FULFILLMENT_ORDER_LINES = 10
+export const BATCHED_FULFILLMENT_ORDERS = 2
+export const BATCHED_FULFILLMENT_ORDER_LINES = 5
 
 export const FULFILLMENT_STATES = /* GraphQL */ `
 query PodsyncFulfillmentStates($ids: [ID!]!) {
@@ -104,7 +108,7 @@ query PodsyncFulfillmentStates($ids: [ID!]!) {
 }`
 
 /** Requested cost of one order in `FULFILLMENT_STATES` (checked against the simulator's cost rules in a test). */
-export const FULFILLMENT_STATES_COST_PER_ORDER = 77
+export const FULFILLMENT_STATES_COST_PER_ORDER = 33
 
 export const FULFILLMENT_ORDER_LINE_ITEMS = /* GraphQL */ `
 query PodsyncFulfillmentOrderLineItems($id: ID!, $after: String!) {

@@ -357,18 +357,18 @@ describe("Shopify batched fulfilment pushes", () => {
       expect(after.mutations["fulfillmentCreate"] ?? 0).toBe(0)
     }))
 
-  it.scopedLive("reads 10 orders per query and creates them all in one mutation", () =>
+  it.scopedLive("reads 25 orders per query and creates up to 50 fulfilments per mutation", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator()
-      const orders = yield* placeOrders(sim, 23)
+      const orders = yield* placeOrders(sim, 53)
       const connector = yield* connectTo(sim)
       const before = yield* stats(sim)
       const results = yield* connector.pushFulfillments!(orders.map((o, i) => everything(o, `1ZMANY${i}`)))
       expect(results.every((r) => Either.isRight(r) && r.right._tag === "Created")).toBe(true)
       expect(delta(before, yield* stats(sim))).toEqual({
-        requests: 4,
-        operations: { PodsyncFulfillmentStates: 3, PodsyncFulfillmentCreateMany: 1 },
-        fulfillmentCreate: 23
+        requests: 5,
+        operations: { PodsyncFulfillmentStates: 3, PodsyncFulfillmentCreateMany: 2 },
+        fulfillmentCreate: 53
       })
     }))
 })
@@ -381,12 +381,12 @@ describe("Shopify batched fulfilment read: cost", () => {
     return queryCost(schema, getOperationAST(document)!, {}, variables).requested
   }
 
-  it("asks for 77 points an order, 770 for a full chunk of 10: under Shopify's 1,000-point cap", () => {
+  it("asks for 33 points an order, 825 for a full chunk of 25: under Shopify's 1,000-point cap", () => {
     expect(requested(1)).toBe(FULFILLMENT_STATES_COST_PER_ORDER)
     expect(requested(FULFILLMENT_STATES_PER_QUERY)).toBe(FULFILLMENT_STATES_COST_PER_ORDER * FULFILLMENT_STATES_PER_QUERY)
     expect(requested(FULFILLMENT_STATES_PER_QUERY)).toBeLessThan(1000)
-    // The cap is real: 13 orders would be refused.
-    expect(requested(13)).toBeGreaterThan(1000)
+    // The cap is real: 31 orders would be refused.
+    expect(requested(31)).toBeGreaterThan(1000)
   })
 
   it.scopedLive("the simulator charges a full chunk what the calculation says, and answers it", () =>
