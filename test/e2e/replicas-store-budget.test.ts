@@ -53,7 +53,9 @@ describe.runIf(url)("three replicas, kill -9, one Shopify store with a Standard 
            left join "${schema}".shipments s on s.order_id = o.id where o.state <> 'fulfilled' group by 1, 2, 3, 4`
           )
           console.log(`not fulfilled: ${JSON.stringify(left.rows)}`)
-          const budgets = await admin.query(`select *, floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now_ms from "${schema}".store_budgets`)
+          const budgets = await admin.query(
+            `select *, floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now_ms from "${schema}".store_budgets`
+          )
           console.log(`store budgets: ${JSON.stringify(budgets.rows)}`)
           // What each replica said last, to see where the holder of a lease waits.
           daemons.forEach((d, i) => console.log(`replica-${i} (pid ${d.pid}), last lines:\n${d.output().slice(-40000)}`))
