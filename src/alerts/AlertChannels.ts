@@ -6,7 +6,8 @@
  * password): a status, a timeout, a refused connection.
  */
 import { createHmac } from "node:crypto"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Data, Duration, Effect, Redacted, type Scope } from "effect"
 import nodemailer from "nodemailer"
 import type { AlertChannelConfig } from "../config/AlertsConfig.js"

@@ -2,7 +2,7 @@
  * The named layers every command is built from, so that `podsync start`, `pull`, `reconcile`
  * and `report` provide the same services instead of re-wiring parts of the graph by hand.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { MappingStore } from "../pipeline/MappingStore.js"

@@ -2,7 +2,7 @@
  * The daemon, composed once: every loop, the HTTP surface and the services they share, from the
  * database up. `podsync start`, the demo and the benchmarks launch this one layer.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Cause, Effect, Exit, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"

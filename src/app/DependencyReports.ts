@@ -5,7 +5,7 @@
  * included: the service is there, the request was wrong) marks it up. Without `DependencyHealth`
  * (one-off CLI commands) nothing changes.
  */
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Duration, Effect, Exit, Layer, Option } from "effect"
 import { AlertConditions, credentialsRefused, rateLimited } from "../alerts/AlertConditions.js"
 import { DependencyHealth, storeDependency } from "../observability/DependencyHealth.js"

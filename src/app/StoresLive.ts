@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Layer } from "effect"
 import type { StoreConfig } from "../config/AppConfig.js"
 import { countStoreApiCalls } from "../observability/StoreApiMetrics.js"

@@ -3,8 +3,9 @@
  * channel (or the one named) and says, channel by channel, whether it went and if not why, in
  * words without the channel's secrets. Exit 1 when a channel failed or none is configured.
  */
-import { Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Cause, Clock, Console, Effect, Exit, Layer, Option } from "effect"
 import { AlertDispatch } from "../alerts/AlertDispatch.js"
 import { AlertDispatchLive } from "../app/AlertsLive.js"

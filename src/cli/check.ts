@@ -1,5 +1,6 @@
-import { Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Console, Data, Effect, Either, Layer } from "effect"
 import type { AppConfig, StoreConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"

@@ -1,4 +1,5 @@
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { CliFailure } from "./AppRuntime.js"
 import { MIN_ORDERS } from "./demo/OrderPlan.js"

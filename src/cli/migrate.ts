@@ -1,4 +1,4 @@
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import { Console, Effect } from "effect"
 import { migrateToLatest } from "../db/Migrator.js"
 import { configCommand } from "./AppRuntime.js"

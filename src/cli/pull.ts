@@ -1,5 +1,6 @@
-import { Command, Options } from "@effect/cli"
-import { HttpClientRequest } from "@effect/platform"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Console, Effect, Option, Schema } from "effect"
 import { CommandLive } from "../app/CommandLive.js"
 import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"

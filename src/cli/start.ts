@@ -1,4 +1,4 @@
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import * as net from "node:net"
 import { Effect, Layer } from "effect"
 import { daemonLayer } from "../app/DaemonLive.js"

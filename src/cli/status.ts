@@ -1,4 +1,4 @@
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import { Console, Effect, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { budgetStatusFromLog } from "../observability/BudgetStatus.js"

@@ -1,4 +1,5 @@
-import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, withSessionCookie } from "./ConsoleGuard.js"

@@ -1,4 +1,4 @@
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { Effect } from "effect"
 import { cellsOfRow, emptyCells, type MappingCells } from "../domain/MappingCells.js"
 import { MAPPING_COLUMNS } from "../domain/MappingTable.js"

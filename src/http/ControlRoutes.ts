@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { ambiguousMessage, lookUpOrder, noOrderMessage } from "../pipeline/Explain.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"

@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
 import { Db } from "../db/Db.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"

@@ -1,4 +1,5 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 
 /**

@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { suggestDraft } from "../pipeline/SuggestDraft.js"

@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option, Schema } from "effect"
 import { RateBudget } from "../budget/RateBudget.js"
 import { budgetStatusOf } from "../observability/BudgetStatus.js"

@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { ReportService } from "../reporting/ReportService.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"

@@ -13,8 +13,10 @@
  */
 import { recordWebhookDelivery, type WebhookOutcome } from "../observability/WebhookMetrics.js"
 import type { IncomingMessage } from "node:http"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Clock, Context, Data, Duration, Effect, Either, Layer, Option, type Redacted, Runtime, Stream } from "effect"
 import { type AppConfig, WEBHOOK_INTAKE_DEFAULTS, type WebhookIntakeConfig } from "../config/AppConfig.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"

@@ -1,4 +1,5 @@
-import { HttpClient, type HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Exit, Option } from "effect"
 import { MetricsRegistry, sumBy } from "./MetricsRegistry.js"
 

@@ -4,7 +4,10 @@
  * `PodRequestGate` with a per-request timeout, and turns whatever comes back
  * into a decoded value or a typed `PodError` with its ambiguity decided.
  */
-import { Headers, HttpClient, HttpClientRequest, UrlParams } from "@effect/platform"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { EnvelopeHead } from "./schemas/Common.js"

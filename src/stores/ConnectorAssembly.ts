@@ -3,7 +3,7 @@
  * of its constructor, and reading one order back by id, where an answer the
  * connector cannot normalize is an error that keeps the raw body.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either, type Option } from "effect"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import type { StoreConnector } from "./StoreConnector.js"

@@ -1,4 +1,4 @@
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { Duration, Effect } from "effect"
 import type { AppConfig, StoreConfig } from "../../config/AppConfig.js"
 import { startEtsySimulator } from "../../simulator/etsy/index.js"

@@ -1,6 +1,6 @@
 import * as net from "node:net"
 import * as path from "node:path"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Cause, Clock, Duration, Effect, Fiber, Layer, Ref } from "effect"
 import type { AppConfig } from "../../config/AppConfig.js"
 import { ORDER_STATES } from "../../domain/OrderState.js"

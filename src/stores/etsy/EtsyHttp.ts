@@ -15,7 +15,8 @@
  * - Other 4xx (400, 404, 409): `Refused`, with Etsy's `{"error"}` message,
  *   for the caller to decide.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
 import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
 import { applicationUrl, DEFAULT_DAILY_RESERVE, DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig } from "./EtsyConfig.js"

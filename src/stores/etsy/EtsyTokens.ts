@@ -10,7 +10,8 @@
  * so the caller can persist it: the one in the config may no longer work.
  * Tokens never appear in errors or logs.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Clock, Duration, Effect, Either, Redacted, Ref, Schema } from "effect"
 import { StoreAuthError, type StoreError, StoreResponseError, unavailableFor } from "../StoreErrors.js"
 import { DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig, tokenUrl } from "./EtsyConfig.js"

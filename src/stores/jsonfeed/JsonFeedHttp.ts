@@ -13,7 +13,8 @@
  * - Every other status (2xx, 400, 404, 409, 422…) is handed to the caller,
  *   who knows what it means for its operation.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Clock, Duration, Effect, Either, Schedule, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
 import type { StoreError } from "../StoreErrors.js"

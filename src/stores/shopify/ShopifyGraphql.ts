@@ -13,7 +13,8 @@
  *   never retried here: such a failure is `ambiguous`, and the caller reads
  *   back before writing again.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, unavailableFor } from "../StoreErrors.js"
 import type { StoreError } from "../StoreErrors.js"

@@ -13,7 +13,8 @@
  * - Any other status comes back to the caller, who knows which 4xx it expects (404 for a missing order,
  *   `rest_no_route` for a missing extension).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Clock, Duration, Effect, Either, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
 import {
