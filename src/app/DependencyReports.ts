@@ -6,8 +6,9 @@
  * (one-off CLI commands) nothing changes.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Duration, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
 import { AlertConditions, credentialsRefused, rateLimited } from "../alerts/AlertConditions.js"
+import { connectionRefusal } from "../domain/ConnectionFailure.js"
 import { DependencyHealth, storeDependency } from "../observability/DependencyHealth.js"
 import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js"
 
@@ -15,6 +16,12 @@ import { PodRequestGate, type PodRequestOutcome } from "../pod/PodRequestGate.js
 const unavailable = (status: number) => status >= 500
 /** Whether an answer refuses the credentials themselves. */
 const refusing = (status: number) => status === 401 || status === 403
+
+/** Why a request got no answer, in words a seller can act on: "connection refused at http://…", else "no answer". */
+const noAnswer = (cause: Cause.Cause<unknown>, url: string) => {
+  const refusal = Option.match(Cause.failureOption(cause), { onNone: () => undefined, onSome: connectionRefusal })
+  return refusal === undefined ? "no answer" : `${refusal} at ${new URL(url).origin}`
+}
 
 const describePodOutcome = (outcome: PodRequestOutcome) =>
   outcome._tag === "NoAnswer" ? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
@@ -87,7 +94,7 @@ export const reportStoreHealth = (storeKey: string) =>
         Effect.onExit((exit) => {
           if (Exit.isInterrupted(exit)) return Effect.void
           const operation = `${request.method} ${new URL(request.url).pathname}`
-          if (Exit.isFailure(exit)) return health.value.failed(dependency, operation, "no answer")
+          if (Exit.isFailure(exit)) return health.value.failed(dependency, operation, noAnswer(exit.cause, request.url))
           const status = exit.value.status
           return (unavailable(status)
             ? health.value.failed(dependency, operation, `HTTP ${status}`)

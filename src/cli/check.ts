@@ -4,6 +4,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Console, Data, Effect, Either, Layer } from "effect"
 import type { AppConfig, StoreConfig } from "../config/AppConfig.js"
 import { resolveConfigPath } from "../config/loadConfig.js"
+import { connectionRefusal } from "../domain/ConnectionFailure.js"
 import { describeCatalogProblem, liveLookupFor, lintAgainstCatalog } from "../pipeline/CatalogCheck.js"
 import { errorsOf } from "../mapping/MappingCsv.js"
 import { describeIssues, type ParsedMappingFile, readMappingFile } from "../pipeline/MappingFile.js"
@@ -171,18 +172,6 @@ const credentialKeys = (store: StoreConfig, index: number) => {
     case "jsonfeed":
       return `${at}.token`
   }
-}
-
-/** What a failed connection says, in words, when nothing at that address takes one (the connector would retry until the timeout). */
-const connectionRefusal = (error: unknown): string | undefined => {
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
-  return code === "ECONNREFUSED"
-    ? "connection refused"
-    : code === "ENOTFOUND" || code === "EAI_AGAIN"
-    ? "no such host"
-    : code === "EHOSTUNREACH" || code === "ENETUNREACH"
-    ? "host unreachable"
-    : undefined
 }
 
 /**

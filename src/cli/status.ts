@@ -2,6 +2,7 @@ import * as Command from "@effect/cli/Command"
 import { Console, Effect, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { budgetStatusFromLog } from "../observability/BudgetStatus.js"
+import { dependencyLabel } from "../observability/DependencyHealth.js"
 import { readStatusReport, StatusReport } from "../observability/StatusReport.js"
 import { AlertsRepo } from "../repos/AlertsRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
@@ -64,7 +65,7 @@ export const renderStatus = (status: StatusReport, source: string): string => {
   const lines = [`podsync status (${source}, ${status.generatedAt})`]
   // What is broken comes first: it explains most of what follows.
   for (const r of status.refused ?? []) {
-    const who = r.dependency === "pod" ? "the POD service" : `store ${r.dependency.replace(/^store:/, "")}`
+    const who = r.dependency === "pod" ? "the POD service" : dependencyLabel(r.dependency)
     const fix = r.dependency === "pod"
       ? "check pod.clientKey, pod.clientSecret and pod.authHeaders"
       : "check the store's access token or API keys"
@@ -89,8 +90,11 @@ export const renderStatus = (status: StatusReport, source: string): string => {
   }
   for (const u of status.unreachable ?? []) {
     const waiting = u.waitingOrders === null ? "" : `, ${u.waitingOrders} orders waiting`
+    const attempts = `${u.failures} failed attempt${u.failures === 1 ? "" : "s"}`
     lines.push(
-      `UNREACHABLE: ${u.dependency} since ${u.since} (${formatAge(u.downSeconds)}, ${u.failures} failed attempts${waiting}): ${u.lastError}`
+      `UNREACHABLE: ${u.dependency === "pod" ? "the POD service" : dependencyLabel(u.dependency)} since ${u.since} (${
+        formatAge(u.downSeconds)
+      }, ${attempts}${waiting}): ${u.lastError}`
     )
   }
   lines.push("", "Orders by store and state:")

@@ -1,13 +1,14 @@
 /**
  * `podsync status` says what is broken, not only counts (#18): a store refusing its credentials
  * (with the answer and what to check), a mapping file that failed to reload (and since when, with
- * its first issues), as a seller sees them with a daemon running against the simulators; /readyz
- * lists the failing store.
+ * its first issues), the POD budget paused by a 429, a store that cannot be reached, as a seller
+ * sees them with a daemon running against the simulators; /readyz lists the failing store.
  */
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited, freePort, podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
 import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
+import { simAdmin } from "../support/simAdmin.js"
 
 let stack: Stack
 beforeAll(async () => {
@@ -90,4 +91,51 @@ describe("podsync status with a daemon running", () => {
       await exited(daemon)
     }
   }, 90_000)
+
+  it("says the POD budget is paused after a 429 and until when, and names a store it cannot reach", async () => {
+    const port = await freePort()
+    const nothingThere = await freePort()
+    const config = writeDaemonConfig(stack, port, { name: "paused" })
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(stack.shopify.url, `http://127.0.0.1:${nothingThere}`))
+    // The POD service answers every request 429 with a 30 s Retry-After (its real block is 60 s): the
+    // daemon's first request (the catalog, at start) pauses the credential's budget.
+    await simAdmin(stack.pod.url, "POST", "faults", { kind: "rateLimit429", retryAfterSeconds: 30 })
+    const daemon = spawnPodsync(["start", "--config", config])
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`)
+      await eventually(
+        "the pause and the unreachable store in /status",
+        async () =>
+          (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as {
+            budget?: { pausedUntil: string | null } | null
+            unreachable?: ReadonlyArray<{ dependency: string }>
+          },
+        (s) => (s.budget?.pausedUntil ?? null) !== null && (s.unreachable ?? []).some((u) => u.dependency === "store:demo-shopify")
+      )
+      const result = await podsync(["status", "--config", config])
+      expect(result.code).toBe(0)
+      const paused = /^PAUSED: POD requests paused after a 429 until (\S+) \(the service's block; podsync resumes by itself\)$/m.exec(
+        result.stdout
+      )
+      expect(paused, result.stdout).not.toBeNull()
+      // Until the Retry-After it was given (and a second of jitter at most), still ahead.
+      const until = Date.parse(paused![1]!)
+      expect(until).toBeGreaterThan(Date.now() - 1_000)
+      expect(until).toBeLessThanOrEqual(Date.now() + 31_000)
+      expect(result.stdout).toContain(`  paused after a 429 until ${paused![1]}`)
+      // Since when, how often, and why: nothing takes connections at the store's address.
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^UNREACHABLE: store demo-shopify since \\S+ \\(\\d+[smhd][^,]*, \\d+ failed attempts?(, \\d+ orders waiting)?\\): connection refused at http://127\\.0\\.0\\.1:${nothingThere}$`,
+          "m"
+        )
+      )
+      // The POD service answers (429 is pacing, not an outage): it is not said unreachable.
+      expect(result.stdout).not.toMatch(/^UNREACHABLE: the POD service\b/m)
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+      await simAdmin(stack.pod.url, "DELETE", "faults")
+    }
+  }, 60_000)
 })

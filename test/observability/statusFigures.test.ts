@@ -246,7 +246,7 @@ describe("observability", () => {
             }]
           }, "running daemon")
           expect(down.split("\n")[1]).toBe(
-            "UNREACHABLE: pod since 2026-11-21T12:00:10.000Z (1m 30s, 31 failed attempts, 75 orders waiting): HTTP 503"
+            "UNREACHABLE: the POD service since 2026-11-21T12:00:10.000Z (1m 30s, 31 failed attempts, 75 orders waiting): HTTP 503"
           )
           expect(text).not.toContain("UNREACHABLE")
         }))
