@@ -72,6 +72,86 @@ describe("podsync check", () => {
   })
 })
 
+describe("a config with a mistake, through each command that loads it", () => {
+  const write = (name: string, lines: ReadonlyArray<string>) => {
+    const file = path.join(dir, name)
+    fs.writeFileSync(file, lines.join("\n") + "\n")
+    return file
+  }
+
+  it("shows a YAML syntax error's line with a caret under the column, and no quoting hint without a ${NAME} there", async () => {
+    const file = write("syntax.yaml", ["pod:", "  baseUrl: https://pod.example.com", "  timeoutMs: [1", "stores: []"])
+    const result = await podsync(["check", "--config", file])
+    expect(result.stderr).toBe(
+      `podsync: ${file} is not a valid podsync configuration (1 error):\n` +
+        "  line 4, column 1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]\n" +
+        "    3 |   timeoutMs: [1\n" +
+        "    4 | stores: []\n" +
+        "        ^\n"
+    )
+    expect(result.stdout).toBe("")
+    expect(result.code).toBe(1)
+  })
+
+  it("gives the ${NAME} quoting hint where a placeholder stands in the broken flow collection, and not for one lines away", async () => {
+    const near = write("placeholder-near.yaml", [
+      "pod:",
+      "  baseUrl: https://pod.example.com",
+      "  authHeaders: { key: ${KEY_HEADER}, secret: X-Secret }",
+      "stores: []"
+    ])
+    const quoted = await podsync(["status", "--config", near])
+    expect(quoted.stderr).toContain("line 3, column 24: YAML syntax error:")
+    expect(quoted.stderr).toContain("(a ${NAME} inside { } or [ ] must be quoted)")
+    // The caret stands under the placeholder's brace.
+    expect(quoted.stderr).toContain("    3 |   authHeaders: { key: ${KEY_HEADER}, secret: X-Secret }\n                               ^\n")
+    expect(quoted.stderr).not.toMatch(/\bat .*\.js:\d+|unexpected failure/)
+    expect(quoted.code).toBe(1)
+
+    const far = write("placeholder-far.yaml", [
+      "pod:",
+      "  clientKey: ${POD_CLIENT_KEY}",
+      "  baseUrl: https://pod.example.com",
+      "  timeoutMs: [1",
+      "stores: []"
+    ])
+    const unquoted = await podsync(["explain", "acme-shopify:1", "--config", far])
+    expect(unquoted.stderr).toContain("line 5, column 1: YAML syntax error:")
+    expect(unquoted.stderr).toContain("    4 |   timeoutMs: [1\n    5 | stores: []\n        ^\n")
+    expect(unquoted.stderr).not.toContain("must be quoted")
+    expect(unquoted.code).toBe(1)
+  })
+
+  it("names the key a mistyped one probably meant, else the keys allowed there", async () => {
+    const file = write("near-miss.yaml", [
+      "pod:",
+      "  baseUrl: https://pod.example.com",
+      "  clientKey: k",
+      "  clientSecret: s",
+      "  rateLimt: { requests: 5 }",
+      "stores:",
+      "  - key: acme-shopify",
+      "    platform: shopify",
+      '    podStoreId: "42"',
+      "    shopify: { shop: acme.myshopify.com, accessToken: t, webhookSecret: w }",
+      "    mapings: ./acme.csv",
+      "schedule:",
+      '  pull: "* * * * *"',
+      "mystery: 1"
+    ])
+    const result = await podsync(["check", "--config", file])
+    expect(result.stderr).toContain('  schedule: unknown key "schedule"; did you mean "schedules"?\n')
+    expect(result.stderr).toContain('  pod.rateLimt: unknown key "rateLimt"; did you mean "rateLimit"?\n')
+    expect(result.stderr).toContain('  stores[0].mapings: unknown key "mapings"; did you mean "mappings"?\n')
+    expect(result.stderr).toContain(
+      '  mystery: unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts\n'
+    )
+    expect(result.stderr).not.toMatch(/\bat .*\.js:\d+|unexpected failure/)
+    expect(result.stdout).not.toContain("OK")
+    expect(result.code).toBe(1)
+  })
+})
+
 describe("podsync start on the embedded database", () => {
   it("serves /healthz, refuses a second start, and stops cleanly on SIGTERM within 5 s", async () => {
     const port = await freePort()

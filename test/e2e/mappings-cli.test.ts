@@ -17,6 +17,7 @@ import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
+import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { freePort, podsync, tempDir } from "../support/cli.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
@@ -28,6 +29,7 @@ const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
 
 const dir = tempDir("mappings-cli")
 let sim: RunningPodSimulator
+let shopify: RunningShopifySimulator
 
 const simVariants = async (query: string) => {
   const response = await fetch(`${sim.url}/api/v3/catalog/variants?${query}`, {
@@ -39,8 +41,11 @@ const simVariants = async (query: string) => {
 const variantBySku = async (sku: string) => (await simVariants(`filter.skus=${sku}`))[0]!
 const variantWithStock = async (label: string) => (await simVariants(`filter.stock_labels=${STOCK}${label}&paging.limit=1`))[0]!
 
-/** A config for one Shopify store whose mapping file is `mappings`, in a folder of its own. */
-const writeConfig = (name: string, options: { readonly podUrl?: string; readonly port?: number } = {}) => {
+/**
+ * A config for one Shopify store whose mapping file is `mappings`, in a folder of its own; with
+ * `shopifySim`, the store is the Shopify simulator's (so `check` can verify its credentials too).
+ */
+const writeConfig = (name: string, options: { readonly podUrl?: string; readonly port?: number; readonly shopifySim?: boolean } = {}) => {
   const folder = path.join(dir, name)
   fs.mkdirSync(folder, { recursive: true })
   const mappings = path.join(folder, "acme.csv")
@@ -55,7 +60,9 @@ const writeConfig = (name: string, options: { readonly podUrl?: string; readonly
       "  - key: acme-shopify",
       "    platform: shopify",
       "    podStoreId: store-acme",
-      "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
+      options.shopifySim === true
+        ? `    shopify: { shop: acme.myshopify.com, accessToken: shpat_sim_token, webhookSecret: secret, baseUrl: "${shopify.url}" }`
+        : "    shopify: { shop: acme.myshopify.com, accessToken: token, webhookSecret: secret }",
       `    mappings: ${mappings}`
     ].join("\n")
   )
@@ -65,9 +72,10 @@ const writeConfig = (name: string, options: { readonly podUrl?: string; readonly
 
 beforeAll(async () => {
   sim = await startPodSimulator({ rateLimit: false })
+  shopify = await startShopifySimulator()
 })
 afterAll(async () => {
-  await sim.close()
+  await Promise.all([sim.close(), shopify.close()])
   fs.rmSync(dir, { recursive: true, force: true })
 })
 
@@ -143,6 +151,65 @@ describe("podsync check", () => {
     )
     expect(result.stdout).not.toContain(`${mappings}:2:`)
     expect(result.stderr).toContain("problems: 3 in the mapping files")
+  })
+
+  it("passes a file with only the required columns: a store key, pod_variant_id or ignore, and a print column", async () => {
+    const { config, mappings } = writeConfig("check-minimal", { shopifySim: true })
+    const [forestS, forestM] = [await variantBySku("UTS01-FOREST-S"), await variantBySku("UTS01-FOREST-M")]
+    fs.writeFileSync(
+      mappings,
+      [
+        "store_sku,pod_variant_id,print_front",
+        `UTS01-FOREST-S,${forestS.variant_id},${FRONT}`,
+        `UTS01-FOREST-M,${forestM.variant_id},{{attr design_front}}`
+      ].join("\n") + "\n"
+    )
+    const result = await podsync(["check", "--config", config])
+    expect(result.stdout).toContain(`acme-shopify: ${mappings}: 2 rows OK`)
+    expect(result.stdout).toContain(`Catalog: 2 mapped POD variant(s) checked against ${sim.url} OK`)
+    expect(result.stdout).toContain("Store acme-shopify (shopify): credentials accepted")
+    expect(result.stdout).not.toMatch(/missing columns|unknown columns/)
+    expect(result.stderr).not.toContain("problems")
+    expect(result.code).toBe(0)
+
+    // A store key column and ignore alone: a file of lines podsync leaves to the store needs no POD or print column.
+    fs.writeFileSync(mappings, "store_variant_id,ignore\n44001,true\n")
+    const ignored = await podsync(["check", "--config", config])
+    expect(ignored.stdout).toContain(`acme-shopify: ${mappings}: 1 rows OK`)
+    expect(ignored.stdout).not.toMatch(/missing columns|unknown columns/)
+    expect(ignored.code).toBe(0)
+  })
+
+  it("says a file separated by semicolons is, and how to save it with commas", async () => {
+    const { config, mappings } = writeConfig("check-semicolons", { shopifySim: true })
+    const forestS = await variantBySku("UTS01-FOREST-S")
+    fs.writeFileSync(mappings, ["store_sku;pod_variant_id;print_front", `UTS01-FOREST-S;${forestS.variant_id};${FRONT}`].join("\n") + "\n")
+    const result = await podsync(["check", "--config", config])
+    expect(result.stdout).toContain(
+      `${mappings}:1: the file is separated by semicolons (;): save it as comma-separated CSV (in a spreadsheet: CSV UTF-8, comma)`
+    )
+    // One problem said once, not a missing column per contract name.
+    expect(result.stdout).not.toContain("missing columns")
+    expect(result.stderr).toContain("problems: 1 in the mapping files")
+    expect(result.code).toBe(1)
+  })
+
+  it("warns of a store SKU mapped twice without failing: the first row wins, exit 0", async () => {
+    const { config, mappings, write } = writeConfig("check-duplicate", { shopifySim: true })
+    const [forestS, forestM] = [await variantBySku("UTS01-FOREST-S"), await variantBySku("UTS01-FOREST-M")]
+    write(
+      `,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`,
+      `,UTS01-FOREST-M,${forestM.variant_id},,${FRONT},,,,,,,`,
+      `,UTS01-FOREST-S,${forestM.variant_id},,${FRONT},,,,,,,`
+    )
+    const result = await podsync(["check", "--config", config])
+    expect(result.stdout).toContain(
+      `warning: ${mappings}:4: store_sku: SKU UTS01-FOREST-S is mapped again (first on line 2); the first row wins`
+    )
+    expect(result.stdout).toMatch(new RegExp(`^acme-shopify: ${mappings.replaceAll(".", "\\.")}: \\d+ rows OK$`, "m"))
+    expect(result.stderr).not.toContain("problems")
+    // The exit code of a check that found nothing wrong.
+    expect(result.code).toBe(0)
   })
 
   it("says the POD API is unreachable, not verified (exit 3), and passes a valid config and file with --unverified-ok", async () => {
