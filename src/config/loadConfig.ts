@@ -91,6 +91,8 @@ const UNEXPECTED = /^is unexpected, expected: (.*)$/
 const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
   const out: Array<ConfigIssue> = []
   const choices = new Map<string, { readonly allowed: Array<string>; readonly actual: string; readonly at: number }>()
+  // A key a mistyped one probably meant: "is missing" there is the same mistake, said once.
+  const meant = new Set<string>()
   for (const issue of issues) {
     const literal = LITERAL.exec(issue.message)
     if (literal !== null) {
@@ -112,6 +114,7 @@ const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
         .map((name) => ({ name, edits: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name) }))
         .filter((c) => c.edits <= Math.max(1, Math.floor(key.length / 4)))
         .sort((a, b) => a.edits - b.edits)[0]
+      if (near !== undefined) meant.add(issue.path.slice(0, issue.path.length - key.length) + near.name)
       out.push({
         path: issue.path,
         message: near !== undefined
@@ -127,7 +130,7 @@ const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
       ? { path, message: `expected ${allowed[0]}; got ${actual}` }
       : { path, message: `expected one of ${allowed.join(", ")}; got ${actual}` }
   }
-  return out
+  return out.filter((issue) => !(meant.has(issue.path) && issue.message === "is missing"))
 }
 
 /** The YAML lines around a syntax error, with a caret under its column. */

@@ -197,6 +197,11 @@ schedules: { pull: "every five minutes" }
     expect(issuesOf(minimal().replace("pod:", "pod:\n  rateLimt: { requests: 5 }"), { POD_CLIENT_KEY: "k" })).toEqual([
       { path: "pod.rateLimt", message: 'unknown key "rateLimt"; did you mean "rateLimit"?' }
     ])
+
+    // A required key typed wrong is one mistake: the near miss, not also "is missing".
+    const mistyped = issuesOf(minimal().replace("mappings:", "mapings:"), { POD_CLIENT_KEY: "k" })
+    expect(mistyped.find((i) => i.message.includes("did you mean"))?.message).toBe('unknown key "mapings"; did you mean "mappings"?')
+    expect(mistyped.filter((i) => i.message === "is missing")).toEqual([])
   })
 
   it("finds the file from --config, else $PODSYNC_CONFIG, else config/podsync.yaml", () => {
