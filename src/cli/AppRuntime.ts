@@ -10,6 +10,7 @@ import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
 
 /** `--config FILE` on every command; else $PODSYNC_CONFIG, else config/podsync.yaml. */
 export const configOption = Options.text("config").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDescription("configuration file (default: $PODSYNC_CONFIG, else config/podsync.yaml)"),
   Options.optional
 )

@@ -38,6 +38,7 @@ export const explainCommand = Command.make(
   {
     config: configOption,
     store: Options.text("store").pipe(
+      Options.withPseudoName("KEY"),
       Options.withDescription("the store, when an order name or number is in several (its key; default: look in every store)"),
       Options.optional
     ),

@@ -35,7 +35,7 @@ const Suggestion = Schema.Struct({
   catalog: Schema.Literal("cache", "live")
 })
 
-const storeOption = (description: string) => Options.text("store").pipe(Options.withDescription(description))
+const storeOption = (description: string) => Options.text("store").pipe(Options.withPseudoName("KEY"), Options.withDescription(description))
 
 const storeNamed = (app: AppConfig, k: string) => {
   const store = app.stores.find((s) => s.key === k)
@@ -143,7 +143,11 @@ const suggestCommand = Command.make(
   {
     config: configOption,
     store: storeOption("the store to draft a mapping table for"),
-    out: Options.text("out").pipe(Options.withDescription("write the draft CSV to this file (default: standard output)"), Options.optional)
+    out: Options.text("out").pipe(
+      Options.withPseudoName("FILE"),
+      Options.withDescription("write the draft CSV to this file (default: standard output)"),
+      Options.optional
+    )
   },
   ({ config, out, store }) =>
     withConfig(config, (app) =>

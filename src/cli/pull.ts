@@ -19,7 +19,11 @@ const handedToDaemon = (app: AppConfig, path: string) =>
     ? Effect.map(askEmbeddedDaemon(app, HttpClientRequest.post(daemonUrl(app, path)), Accepted, "10 seconds"), Option.isSome)
     : askDaemon(app, "POST", path, Accepted).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
-const storeOption = Options.text("store").pipe(Options.withDescription("only this store (its key; default: every store)"), Options.optional)
+const storeOption = Options.text("store").pipe(
+  Options.withPseudoName("KEY"),
+  Options.withDescription("only this store (its key; default: every store)"),
+  Options.optional
+)
 
 /** `podsync pull [--store KEY]`: pull new and changed orders now (through the running daemon when there is one). */
 export const pullCommand = Command.make(

@@ -224,13 +224,13 @@ describe("podsync start on the embedded database", () => {
 describe("a usage mistake", () => {
   it.each([
     [["bogus"], /Invalid subcommand for podsync/, /usage: podsync <command> \[options\], a command of: start, migrate, check/],
-    [["status", "--confg", "x.yaml"], /Received unknown argument: '--confg'/, /usage: podsync status \[--config text\]/],
+    [["status", "--confg", "x.yaml"], /Received unknown argument: '--confg'/, /usage: podsync status \[--config FILE\]/],
     [
       ["explain"],
       /Missing argument <order: <store key>:<store order id>, or the order name \(#1006\)>/,
-      /usage: podsync explain \[--config text\] \[--store text\] <order/
+      /usage: podsync explain \[--config FILE\] \[--store KEY\] <order/
     ],
-    [["pull", "--store"], /--store/, /usage: podsync pull \[--config text\] \[--store text\]/],
+    [["pull", "--store"], /--store/, /usage: podsync pull \[--config FILE\] \[--store KEY\]/],
     [
       ["--log-level", "loud", "status"],
       /--log-level expects one of trace, debug, info, warning, error, none; got "loud"/,
@@ -399,7 +399,7 @@ describe("--help", () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
       const result = await podsync(args)
       expect(result.code).toBe(0)
-      expect(result.stdout).toMatch(/^usage: podsync explain \[--config text\] \[--store text\]\n +<order/)
+      expect(result.stdout).toMatch(/^usage: podsync explain \[--config FILE\] \[--store KEY\]\n +<order/)
       expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
       expect(result.stdout).not.toContain("\u001b[")
       expect(result.stdout).not.toContain("A user-defined piece of text")
