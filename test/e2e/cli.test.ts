@@ -143,6 +143,8 @@ describe("a config with a mistake, through each command that loads it", () => {
     expect(result.stderr).toContain('  schedule: unknown key "schedule"; did you mean "schedules"?\n')
     expect(result.stderr).toContain('  pod.rateLimt: unknown key "rateLimt"; did you mean "rateLimit"?\n')
     expect(result.stderr).toContain('  stores[0].mapings: unknown key "mapings"; did you mean "mappings"?\n')
+    // One mistake, said once: not also "stores[0].mappings: is missing".
+    expect(result.stderr).not.toContain("stores[0].mappings: is missing")
     expect(result.stderr).toContain(
       '  mystery: unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts\n'
     )
