@@ -14,7 +14,7 @@
 //   npm run build && node dist/bench/webhook-ingest.js [--label before|after] [--databases pglite,postgres]
 //   options: --seconds 10, --burst 50000, --orders 100000, --quick (a small smoke run; writes nothing),
 //            --cpu-prof DIR (a V8 CPU profile of the daemon, written when it stops),
-//            --node-flags "FLAGS" (node options for the daemon, e.g. "--max-semi-space-size=4"),
+//            --node-flags=FLAGS (node options for the daemon, e.g. --node-flags=--max-semi-space-size=4),
 //            --soak-minutes N (after the burst: 200 deliveries/s for N minutes, RSS every 30 s; default none),
 //            --database-url URL (default $TEST_DATABASE_URL, then postgres://postgres@127.0.0.1:5432/test)
 //   Writes bench/results/webhook-ingest.json, keeping the other label's figures there.
