@@ -22,7 +22,7 @@ const without = <V>(all: ReadonlyMap<Dependency, V>, key: Dependency): [V | unde
 const orders = (n: number) => `${n} order${n === 1 ? "" : "s"}`
 
 /** How a dependency is named to a person. */
-export const dependencyLabel = (dependency: Dependency | string): string =>
+export const dependencyLabel = (dependency: string): string =>
   dependency === "pod" ? "POD service" : dependency.startsWith("store:") ? `store ${dependency.slice("store:".length)}` : dependency
 
 /** A dependency failing right now: since when, how often, what it last said, and how many orders wait for it. */
