@@ -6,8 +6,8 @@ import type { StoreCursor } from "../../../src/domain/StoreTypes.js"
 import type { PulledPage, StoreConnector } from "../../../src/stores/StoreConnector.js"
 
 /** Every order version handed out, in order. */
-export const versionsOf = (pages: ReadonlyArray<PulledPage>) =>
-  pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${o.updatedAt}`))
+export const versionsOf = (pages: ReadonlyArray<PulledPage>, form: (version: string) => string = (v) => v) =>
+  pages.flatMap((page) => page.orders.map((o) => `${o.storeOrderId}@${form(o.updatedAt)}`))
 
 /** Pulls one walk to its end, letting `between` act after each page is "stored". */
 export const pullAll = (
