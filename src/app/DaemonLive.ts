@@ -10,7 +10,7 @@ import { BudgetMetricsLive, ObservabilityLive } from "../observability/Observabi
 import { orderLinksOf } from "../console/OrderLinks.js"
 import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
-import { PodWebhookSettings, WebhookIntakeSettings } from "../http/WebhookRoutes.js"
+import { PodWebhookSettings, WebhookIntakeSettings } from "../http/WebhookReceiver.js"
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
 import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"

@@ -1,5 +1,4 @@
-import { createServer } from "node:http"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -14,7 +13,7 @@ import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
 import { MetricsRoutes, statusReportNow } from "./MetricsRoutes.js"
 import { ReportRoutes } from "./ReportRoutes.js"
-import { WebhookRoutes } from "./WebhookRoutes.js"
+import { isWebhookDelivery, type WebhookListener, webhookReceiver } from "./WebhookReceiver.js"
 
 export interface ServerOptions {
   readonly host: string
@@ -40,25 +39,43 @@ const ConsoleLive = (host: string, options: ConsoleOptions | undefined) => {
   )
 }
 
+/**
+ * node's HTTP server, whose webhook deliveries (`POST /webhooks/...`) go straight to the webhook
+ * receiver and every other request to the listeners added for "request" (the Effect router's
+ * handler): the receiver answers thousands of deliveries a second without a fiber each.
+ */
+export class DaemonHttpServer extends Server {
+  constructor(private readonly webhooks: WebhookListener) {
+    super({ requestTimeout: 30_000 })
+  }
+
+  override emit(event: string, ...args: Array<unknown>): boolean {
+    const [request, response] = args
+    if (event === "request" && isWebhookDelivery(request as IncomingMessage)) {
+      this.webhooks(request as IncomingMessage, response as ServerResponse)
+      return true
+    }
+    return super.emit(event, ...args)
+  }
+}
+
 /** The daemon's HTTP server. Closing it (on shutdown) stops new requests and waits for those in flight. */
 export const HttpServerLive = (options: ServerOptions, console?: ConsoleOptions) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.concat(HealthRoutes),
-    HttpRouter.concat(WebhookRoutes),
-    HttpRouter.concat(MappingRoutes),
-    HttpRouter.concat(ControlRoutes),
-    HttpRouter.concat(MetricsRoutes),
-    HttpRouter.concat(ReportRoutes),
-    HttpRouter.concat(consoleRoutes(
-      statusReportNow,
-      console?.attention ?? { notCheckedOutAfterHours: 24, noDraftAfterMinutes: 30 },
-      console?.links ?? (() => [])
-    )),
-    HttpServer.serve(),
-    // A span per webhook delivery is most of a delivery's cost at thousands a second, and says nothing the counters do not.
-    HttpMiddleware.withTracerDisabledWhen((request) => request.url.startsWith("/webhooks/")),
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(() => createServer({ requestTimeout: 30_000 }), { host: options.host, port: options.port })),
-    Layer.provide(ConsoleLive(options.host, console)),
-    Layer.tapErrorCause((cause) => Effect.logError("the HTTP server could not start", cause))
-  )
+  Layer.unwrapEffect(Effect.map(webhookReceiver, (webhooks) =>
+    HttpRouter.empty.pipe(
+      HttpRouter.concat(HealthRoutes),
+      HttpRouter.concat(MappingRoutes),
+      HttpRouter.concat(ControlRoutes),
+      HttpRouter.concat(MetricsRoutes),
+      HttpRouter.concat(ReportRoutes),
+      HttpRouter.concat(consoleRoutes(
+        statusReportNow,
+        console?.attention ?? { notCheckedOutAfterHours: 24, noDraftAfterMinutes: 30 },
+        console?.links ?? (() => [])
+      )),
+      HttpServer.serve(),
+      HttpServer.withLogAddress,
+      Layer.provide(NodeHttpServer.layer(() => new DaemonHttpServer(webhooks), { host: options.host, port: options.port })),
+      Layer.provide(ConsoleLive(options.host, console)),
+      Layer.tapErrorCause((cause) => Effect.logError("the HTTP server could not start", cause))
+    )))

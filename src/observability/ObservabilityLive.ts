@@ -9,7 +9,7 @@ import { WebhookMetricsLive } from "./WebhookMetrics.js"
 /**
  * The metrics of one daemon on one registry of its own: POD requests (through
  * `withPodRequestMetrics`), store API calls (through `countStoreApiCalls`), webhook
- * deliveries (`recordWebhookDelivery`), and the gauges read from the database at each scrape.
+ * deliveries (counted by the receiver, `WebhookMetrics.count`), and the gauges read from the database at each scrape.
  * Needs `StatusRepo`.
  */
 export const ObservabilityLive = (storeKeys: ReadonlyArray<string>) =>

@@ -1,4 +1,4 @@
-import { Effect, type Layer, Option } from "effect"
+import { Effect, type Layer } from "effect"
 import { MetricsRegistry } from "./MetricsRegistry.js"
 
 /**
@@ -48,9 +48,13 @@ export class WebhookMetrics extends Effect.Service<WebhookMetrics>()("podsync/We
       // Every configured source shows all its outcomes from the start (0 until something happens).
       for (const source of known) for (const outcome of WEBHOOK_OUTCOMES) deliveries.inc({ source, outcome }, 0)
 
+      /** Counts one delivery (the receiver calls it from node's request listener, outside any fiber). */
+      const count = (source: string, outcome: WebhookOutcome): void =>
+        deliveries.inc({ source: known.has(source) ? source : UNKNOWN_SOURCE, outcome })
+
       return {
-        record: (source: string, outcome: WebhookOutcome) =>
-          Effect.sync(() => deliveries.inc({ source: known.has(source) ? source : UNKNOWN_SOURCE, outcome })),
+        count,
+        record: (source: string, outcome: WebhookOutcome) => Effect.sync(() => count(source, outcome)),
         /** Counts so far, for /status. */
         counts: Effect.promise(() => deliveries.get()).pipe(
           Effect.map((metric): ReadonlyArray<WebhookCount> =>
@@ -67,13 +71,3 @@ export class WebhookMetrics extends Effect.Service<WebhookMetrics>()("podsync/We
 /** The webhook counters of a daemon whose POD receiver is `pod` and stores are `storeKeys`. */
 export const WebhookMetricsLive = (storeKeys: ReadonlyArray<string>): Layer.Layer<WebhookMetrics, never, MetricsRegistry> =>
   WebhookMetrics.Default(["pod", ...storeKeys])
-
-/**
- * Counts one delivery when `WebhookMetrics` is provided (the daemon), else does nothing: the
- * receivers call it at each answer, e.g. `yield* recordWebhookDelivery(storeKey, "rejected")`.
- */
-export const recordWebhookDelivery = (source: string, outcome: WebhookOutcome): Effect.Effect<void> =>
-  Effect.flatMap(
-    Effect.serviceOption(WebhookMetrics),
-    (metrics) => Option.isSome(metrics) ? metrics.value.record(source, outcome) : Effect.void
-  )

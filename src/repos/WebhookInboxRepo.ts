@@ -28,6 +28,14 @@ export interface NewDelivery {
   readonly payload: unknown
 }
 
+/** Whether a delivery's key was new, once its row is committed. */
+export type StoredOutcome = "new" | "duplicate"
+
+export interface RecordOptions {
+  readonly maxWaiting?: number
+  readonly onStored?: (outcome: StoredOutcome) => void
+}
+
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /**
@@ -128,22 +136,26 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
      * it shares a statement with the deliveries that arrived with it. With `maxWaiting`, a
      * delivery that finds that many already waiting is refused (InboxBusyError) and not stored.
      * `onStored` is called on the commit, whether or not anyone still waits for the answer.
+     * For a caller outside Effect (the webhook receiver, on node's request listener): the
+     * refusal, or the commit's promise (rejected with a DbError when the statement fails).
      */
-    const record = (
-      delivery: NewDelivery,
-      options: { readonly maxWaiting?: number; readonly onStored?: (outcome: "new" | "duplicate") => void } = {}
-    ) =>
-      Effect.gen(function*() {
-        const waiting = inserts.waiting()
-        if (options.maxWaiting !== undefined && waiting >= options.maxWaiting) {
-          return yield* new InboxBusyError({ waiting, limit: options.maxWaiting })
-        }
-        const at = yield* now
-        return yield* submitted("insert", () => {
-          const stored = inserts.submit({ ...delivery, at })
-          if (options.onStored !== undefined) stored.then(options.onStored, () => undefined)
-          return stored
-        })
+    const submit = (delivery: NewDelivery, at: Date, options: RecordOptions = {}): InboxBusyError | Promise<StoredOutcome> => {
+      const waiting = inserts.waiting()
+      if (options.maxWaiting !== undefined && waiting >= options.maxWaiting) {
+        return new InboxBusyError({ waiting, limit: options.maxWaiting })
+      }
+      const stored = inserts.submit({ ...delivery, at })
+      if (options.onStored !== undefined) stored.then(options.onStored, () => undefined)
+      return stored.catch((cause: unknown) => Promise.reject(new DbError({ operation: "insert", cause })))
+    }
+
+    /** `submit` as an effect. */
+    const record = (delivery: NewDelivery, options: RecordOptions = {}) =>
+      Effect.flatMap(now, (at): Effect.Effect<StoredOutcome, InboxBusyError | DbError> => {
+        const stored = submit(delivery, at, options)
+        return stored instanceof InboxBusyError
+          ? Effect.fail(stored)
+          : Effect.tryPromise({ try: () => stored, catch: (error) => error as DbError })
       })
 
     /** Deliveries submitted and not yet committed. */
@@ -204,6 +216,6 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
         (now) => pruneReceivedBefore(new Date(now - retentionDays * 86_400_000), batchRows)
       )
 
-    return { record, waiting, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
+    return { submit, record, waiting, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
   })
 }) {}

@@ -8,14 +8,14 @@ import { Deferred, Effect, Fiber, Layer, Option, Schedule } from "effect"
 import { sql } from "kysely"
 import { send, signedDelivery, type Target } from "../../bench/webhook-load.js"
 import { Db } from "../../src/db/Db.js"
-import { PodWebhookSettings, WebhookIntakeSettings } from "../../src/http/WebhookRoutes.js"
+import { PodWebhookSettings, WebhookIntakeSettings } from "../../src/http/WebhookReceiver.js"
 import { MetricsRegistry } from "../../src/observability/MetricsRegistry.js"
 import { WebhookMetrics, WebhookMetricsLive } from "../../src/observability/WebhookMetrics.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import { testDatabases } from "../support/database.js"
-import { serveWebhookRoutes } from "../support/webhookServer.js"
+import { serveWebhookReceiver } from "../support/webhookServer.js"
 import { connectTo, startSimulator } from "../stores/shopify/harness.js"
 
 const STORE = "acme-shopify"
@@ -65,7 +65,7 @@ for (const database of testDatabases()) {
             const sim = yield* startSimulator()
             const connector = yield* connectTo(sim)
             const inbox = yield* WebhookInboxRepo
-            const url = yield* serveWebhookRoutes(Layer.mergeAll(
+            const url = yield* serveWebhookReceiver(Layer.mergeAll(
               Layer.succeed(WebhookInboxRepo, inbox),
               Layer.succeed(WebhookMetrics, yield* WebhookMetrics),
               Layer.succeed(PipelineTriggers, {

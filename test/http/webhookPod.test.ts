@@ -3,14 +3,14 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted, type Scope, TestClock, TestContext } from "effect"
-import { PodWebhookSettings, type PodWebhookVerification, podWebhookVerification } from "../../src/http/WebhookRoutes.js"
+import { PodWebhookSettings, type PodWebhookVerification, podWebhookVerification } from "../../src/http/WebhookReceiver.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { PodClient } from "../../src/pod/PodClient.js"
 import type { PodWebhookHint } from "../../src/pod/PodWebhookEvents.js"
 import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import { startPodSimulator } from "../../src/simulator/pod/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
-import { serveWebhookRoutes } from "../support/webhookServer.js"
+import { serveWebhookReceiver } from "../support/webhookServer.js"
 import { pgliteDatabase } from "../support/database.js"
 import { admin, draftInput, podClientLayer, PUBLISHED_TOPICS } from "../pod/podSim.js"
 
@@ -48,7 +48,7 @@ const serve = (
       replanHeld: () => Effect.void
     })
     const inbox = yield* WebhookInboxRepo
-    const url = yield* serveWebhookRoutes(Layer.mergeAll(
+    const url = yield* serveWebhookReceiver(Layer.mergeAll(
       triggers,
       Layer.succeed(WebhookInboxRepo, inbox),
       Layer.succeed(StoreConnectors, new Map()),

@@ -4,12 +4,12 @@ import { createHmac } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
-import { PodWebhookSettings } from "../../src/http/WebhookRoutes.js"
+import { PodWebhookSettings } from "../../src/http/WebhookReceiver.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { WebhookInboxRepo } from "../../src/repos/WebhookInboxRepo.js"
 import type { RunningShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
-import { serveWebhookRoutes } from "../support/webhookServer.js"
+import { serveWebhookReceiver } from "../support/webhookServer.js"
 import { pgliteDatabase } from "../support/database.js"
 import { admin, connectTo, eventually, startSimulator } from "../stores/shopify/harness.js"
 
@@ -41,7 +41,7 @@ const EnvLive = Layer.scoped(
       podOrderChanged: () => Effect.dieMessage("not expected in the store tests"),
       replanHeld: () => Effect.void
     })
-    const url = yield* serveWebhookRoutes(Layer.mergeAll(
+    const url = yield* serveWebhookReceiver(Layer.mergeAll(
       triggers,
       Layer.succeed(StoreConnectors, new Map([[STORE, connector]])),
       Layer.succeed(PodWebhookSettings, Option.none())

@@ -1,22 +1,27 @@
-/** podsync's webhook routes served for a test, over the services it gives them. */
-import { createServer } from "node:http"
-import { HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer } from "effect"
-import { WebhookRoutes } from "../../src/http/WebhookRoutes.js"
+/** podsync's webhook receiver served for a test, over the services it gives them, as the daemon's server serves it. */
+import { type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Effect, type Layer } from "effect"
+import { DaemonHttpServer } from "../../src/http/HttpServerLive.js"
+import { webhookReceiver } from "../../src/http/WebhookReceiver.js"
 
-/** `WebhookRoutes` on 127.0.0.1:0 over `services`, for the test's scope; answers the server's base URL. */
-export const serveWebhookRoutes = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
+/**
+ * The receiver on 127.0.0.1:0 over `services`, for the test's scope; answers the server's base URL.
+ * Anything but a webhook delivery is answered 404 (the daemon's router is not there).
+ */
+export const serveWebhookReceiver = <ROut, E, RIn>(services: Layer.Layer<ROut, E, RIn>) =>
   Effect.gen(function*() {
-    const server = yield* Layer.build(
-      HttpRouter.empty.pipe(
-        HttpRouter.concat(WebhookRoutes),
-        HttpServer.serve(),
-        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
-        Layer.provide(services)
-      )
-    ).pipe(Effect.orDie)
-    const address = Context.get(server, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-    return `http://127.0.0.1:${address.port}`
+    const listener = yield* webhookReceiver.pipe(Effect.provide(services), Effect.orDie)
+    const server = yield* Effect.acquireRelease(
+      Effect.async<Server>((resume) => {
+        const server = new DaemonHttpServer(listener)
+        server.on("request", (_request, response) => response.writeHead(404).end())
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+      }),
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+        })
+    )
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   })
