@@ -8,6 +8,7 @@
 //    the JSON parse, at the same load; each daemon figure is also given as a ratio to it;
 //  - max: 50 connections sending as fast as they are answered for `--seconds`;
 //  - steady: 500 deliveries/s for `--seconds` (achieved rate, p50, p99);
+//  - idle: RSS 3 s after ready and a minute on (settled), before any delivery;
 //  - burst: `--burst` deliveries (50k) at 50 connections, then RSS once the daemon has settled;
 //  - memory floor: a bare PGlite instance (bench/webhook-pglite-floor.ts) on the same data dir.
 //
@@ -280,9 +281,17 @@ const measureOn = async (name: "pglite" | "postgres") => {
       ]
     )
     await waitReady(`http://127.0.0.1:${port}/readyz`, 120_000)
-    await sleep(3000)
-    const idle = { ...memoryOf(daemon.pid!), ...(await heapOf(port)) }
-    console.log(`${name}: idle with ${ORDERS} orders, RSS ${idle.rssMb} MB (peak ${idle.peakMb})`)
+    // Idle, settled as after the burst: RSS every 5 s for a minute from 3 s after ready (startup's
+    // garbage is held until V8's idle-time collection, as the burst's is).
+    const idleSamples: Array<number> = []
+    for (let i = 0; i < 12; i++) {
+      await sleep(i === 0 ? 3000 : 5000)
+      idleSamples.push(memoryOf(daemon.pid!).rssMb)
+    }
+    const idle = { ...memoryOf(daemon.pid!), atStartMb: idleSamples[0] ?? NaN, settlingMb: idleSamples, ...(await heapOf(port)) }
+    console.log(
+      `${name}: idle with ${ORDERS} orders, RSS ${idle.atStartMb} MB 3 s after ready, ${idle.rssMb} MB a minute on (peak ${idle.peakMb})`
+    )
 
     const warmUp = await closedLoad(target, { connections: CONNECTIONS, seconds: 1 })
     const max = await closedLoad(target, { connections: CONNECTIONS, seconds: SECONDS })

@@ -47,6 +47,8 @@ describe("the pipeline driven by webhooks, both directions", () => {
         }
       })
       expect(forgedPod.status).toBe(401)
+      // Only POSTs go to the receivers; anything else under /webhooks/ is the router's: not found.
+      expect((await fetch(hook)).status).toBe(404)
 
       const ids = await createOrders(stack, ORDERS)
       // POD deliveries duplicated and reordered too.
@@ -79,6 +81,14 @@ describe("the pipeline driven by webhooks, both directions", () => {
       expect(Object.keys(answers).filter((k) => !k.endsWith(" 200") && !k.endsWith(" null"))).toEqual([])
       // How many events the POD service sends before the run ends depends on timing; that they arrive and are accepted does not.
       expect(podDeliveries.filter((d) => d.status === 200).length).toBeGreaterThan(0)
+      // Every answer the receivers gave is counted: the forgeries as rejected, the copies as duplicates.
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      const delivered = (source: string, outcome: string) =>
+        Number(new RegExp(`podsync_webhook_deliveries_total\\{source="${source}",outcome="${outcome}"\\} (\\d+)`).exec(metrics)?.[1])
+      expect([delivered("demo-shopify", "rejected"), delivered("pod", "rejected")]).toEqual([1, 1])
+      expect(delivered("demo-shopify", "accepted")).toBeGreaterThanOrEqual(ORDERS)
+      expect(delivered("demo-shopify", "duplicate")).toBeGreaterThan(0)
+      expect(delivered("pod", "accepted")).toBeGreaterThan(0)
     } finally {
       await stopDaemons(daemon)
     }

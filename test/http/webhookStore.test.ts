@@ -127,7 +127,13 @@ layer(EnvLive, { excludeTestServices: true })("POST /webhooks/<store key>", (it)
       expect(unknown.status).toBe(404)
       expect(unknown.body["error"]).toBe("unknown_store")
       expect((yield* post(`${env.url}/webhooks/pod`, {}, "{}")).body["error"]).toBe("not_configured")
+      // A path under /webhooks/ that names no receiver; a store key in the query does not make one.
+      for (const path of ["/webhooks/", `/webhooks/${STORE}/extra`, `/webhooks/?store=${STORE}`, "/webhooks/%E0%A4%A"]) {
+        const answer = yield* post(`${env.url}${path}`, shopifyHeaders(body, env.sim.webhookSecret), body)
+        expect([path, answer.status, answer.body["error"]]).toEqual([path, 404, "not_found"])
+      }
       expect(yield* inboxOf).toEqual([])
+      expect(env.calls).toEqual([])
     }))
 
   it.effect("accepts a genuine delivery from the simulator, stores it and asks for that order to be pulled", () =>
