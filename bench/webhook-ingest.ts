@@ -327,10 +327,13 @@ const measureOn = async (name: "pglite" | "postgres") => {
         acceptedPerSecond: half.acceptedPerSecond,
         p99Ms: half.p99Ms,
         non2xx: half.non2xx,
-        rssMb: memoryOf(daemon.pid!).rssMb
+        rssMb: memoryOf(daemon.pid!).rssMb,
+        ...(await heapOf(port))
       })
       console.log(
-        `${name}: soak ${(period + 1) * 30} s: ${half.acceptedPerSecond} req/s, p99 ${half.p99Ms} ms, RSS ${soak.at(-1)?.rssMb} MB`
+        `${name}: soak ${(period + 1) * 30} s: ${half.acceptedPerSecond} req/s, p99 ${half.p99Ms} ms, RSS ${soak.at(-1)?.rssMb} MB (heap ${
+          soak.at(-1)?.heapTotalMb
+        }, external ${soak.at(-1)?.externalMb})`
       )
     }
     const metrics = await metricsOf(port)

@@ -231,12 +231,20 @@ export const webhookReceiver = Effect.gen(function*() {
     /** Why nothing is to be done with it: stored and answered 200 all the same, so the sender stops. */
     ignored?: string
   ): Promise<Answer> => {
+    // The "processed" mark is not waited for: the follow-up's fiber ends once the pipeline is told.
+    const markProcessed = () =>
+      inbox.submitProcessed(source, deliveryId, new Date(clock.unsafeCurrentTimeMillis())).catch((error: unknown) =>
+        log(
+          Effect.logWarning("a webhook delivery could not be marked processed", error instanceof DbError ? error.message : String(error))
+            .pipe(Effect.annotateLogs({ source, topic }))
+        )
+      )
     const startFollowUp = () =>
       log(followUp.pipe(
-        Effect.zipRight(inbox.markProcessed(source, deliveryId)),
-        Effect.catchAllCause((cause) =>
-          Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
-        ),
+        Effect.matchCauseEffect({
+          onSuccess: () => Effect.sync(markProcessed),
+          onFailure: (cause) => Effect.logWarning("a webhook's follow-up failed; the next scheduled run catches up", Cause.pretty(cause))
+        }),
         Effect.annotateLogs({ source, topic })
       ))
     const stored = inbox.submit({ source, deliveryId, topic, payload }, new Date(clock.unsafeCurrentTimeMillis()), {

@@ -161,7 +161,15 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
     /** Deliveries submitted and not yet committed. */
     const waiting = Effect.sync(() => inserts.waiting())
 
-    /** Notes that the pipeline was told about the delivery (gathered with others into one update). */
+    /**
+     * Notes that the pipeline was told about the delivery (gathered with others into one update);
+     * for a caller outside Effect, which need not wait for it: the receiver does not, so that a
+     * burst does not hold a fiber per delivery for the update's gathering time.
+     */
+    const submitProcessed = (source: string, deliveryId: string, at: Date): Promise<void> =>
+      processed.submit({ source, deliveryId, at }).catch((cause: unknown) => Promise.reject(new DbError({ operation: "update", cause })))
+
+    /** `submitProcessed` as an effect, done when the update is. */
     const markProcessed = (source: string, deliveryId: string) =>
       Effect.flatMap(now, (at) => submitted("update", () => processed.submit({ source, deliveryId, at })))
 
@@ -216,6 +224,6 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
         (now) => pruneReceivedBefore(new Date(now - retentionDays * 86_400_000), batchRows)
       )
 
-    return { submit, record, waiting, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
+    return { submit, record, waiting, submitProcessed, markProcessed, entries, countBySource, pruneReceivedBefore, pruneExpired }
   })
 }) {}
