@@ -127,8 +127,12 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
       { maxItems: MAX_DELIVERIES_PER_STATEMENT, gatherMs: PROCESSED_MARKS_GATHER_MS }
     )
 
-    const submitted = <A>(operation: string, promise: () => Promise<A>) =>
-      Effect.tryPromise({ try: promise, catch: (cause) => new DbError({ operation, cause }) })
+    /** The statement's promise, rejected with a DbError naming `operation` when it fails. */
+    const failingAs = <A>(operation: string, promise: Promise<A>): Promise<A> =>
+      promise.catch((cause: unknown) => Promise.reject(new DbError({ operation, cause })))
+
+    /** Such a promise as an effect. */
+    const awaited = <A>(promise: () => Promise<A>) => Effect.tryPromise({ try: promise, catch: (error) => error as DbError })
 
     /**
      * Stores the delivery unless its key is already there: "new" the first time, "duplicate"
@@ -146,16 +150,14 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
       }
       const stored = inserts.submit({ ...delivery, at })
       if (options.onStored !== undefined) stored.then(options.onStored, () => undefined)
-      return stored.catch((cause: unknown) => Promise.reject(new DbError({ operation: "insert", cause })))
+      return failingAs("insert", stored)
     }
 
     /** `submit` as an effect. */
     const record = (delivery: NewDelivery, options: RecordOptions = {}) =>
       Effect.flatMap(now, (at): Effect.Effect<StoredOutcome, InboxBusyError | DbError> => {
         const stored = submit(delivery, at, options)
-        return stored instanceof InboxBusyError
-          ? Effect.fail(stored)
-          : Effect.tryPromise({ try: () => stored, catch: (error) => error as DbError })
+        return stored instanceof InboxBusyError ? Effect.fail(stored) : awaited(() => stored)
       })
 
     /** Deliveries submitted and not yet committed. */
@@ -167,11 +169,11 @@ export class WebhookInboxRepo extends Effect.Service<WebhookInboxRepo>()("podsyn
      * burst does not hold a fiber per delivery for the update's gathering time.
      */
     const submitProcessed = (source: string, deliveryId: string, at: Date): Promise<void> =>
-      processed.submit({ source, deliveryId, at }).catch((cause: unknown) => Promise.reject(new DbError({ operation: "update", cause })))
+      failingAs("update", processed.submit({ source, deliveryId, at }))
 
     /** `submitProcessed` as an effect, done when the update is. */
     const markProcessed = (source: string, deliveryId: string) =>
-      Effect.flatMap(now, (at) => submitted("update", () => processed.submit({ source, deliveryId, at })))
+      Effect.flatMap(now, (at) => awaited(() => submitProcessed(source, deliveryId, at)))
 
     /** A source's deliveries, oldest first. */
     const entries = (source: string) =>
