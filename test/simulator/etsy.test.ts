@@ -7,13 +7,16 @@ import { listensStandalone } from "../support/standalone.js"
 
 let sim: RunningEtsySimulator
 let token: string
+/** Set, the simulator's wall clock stands still there (a test that adds seconds must not see a second tick by itself). */
+let frozenAt: number | undefined
 const receipts = () => `/shops/${sim.shopId}/receipts`
 
 beforeAll(async () => {
-  sim = await startEtsySimulator({ seed: 3 })
+  sim = await startEtsySimulator({ seed: 3, now: () => frozenAt ?? Date.now() })
 })
 afterAll(() => sim.close())
 beforeEach(async () => {
+  frozenAt = undefined
   await adminCall(sim, "POST", "reset")
   token = await accessToken(sim)
 })
@@ -126,6 +129,7 @@ describe("Etsy simulator: getShopReceipts", () => {
   })
 
   it("filters by last modified and status, sorting by update with ties by receipt_id", async () => {
+    frozenAt = Date.now()
     const [a, b, c] = [
       await adminCall(sim, "POST", "receipts", {}),
       await adminCall(sim, "POST", "receipts", {}),
