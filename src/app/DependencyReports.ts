@@ -24,7 +24,7 @@ const noAnswer = (cause: Cause.Cause<unknown>, url: string) => {
 }
 
 const describePodOutcome = (outcome: PodRequestOutcome) =>
-  outcome._tag === "NoAnswer" ? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
+  outcome._tag === "NoAnswer" ? outcome.detail ?? `no answer (${outcome.reason})` : `HTTP ${outcome.status}`
 
 /**
  * What an answer of the POD service says to the alert conditions (when the daemon has them): a

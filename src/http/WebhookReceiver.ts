@@ -20,7 +20,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Cause, Context, Effect, Either, Layer, Option, type Redacted, Runtime } from "effect"
 import { type AppConfig, WEBHOOK_INTAKE_DEFAULTS, type WebhookIntakeConfig } from "../config/AppConfig.js"
-import { DbError } from "../db/Db.js"
 import { type WebhookOutcome, WebhookMetrics } from "../observability/WebhookMetrics.js"
 import { PipelineTriggers } from "../pipeline/PipelineTriggers.js"
 import { isActedOn } from "../pod/PodWebhookEvents.js"
@@ -95,6 +94,9 @@ const answer = (status: number, body: Readonly<Record<string, unknown>>, headers
     ? "ignored"
     : "accepted"
 })
+
+/** What a failure said, for a log line (a DbError says which statement failed and why). */
+const failureText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** 503 with Retry-After: more arrives than the database commits (counted as `busy`). */
 const busyAnswer = (retryAfterSeconds: number, detail: string): Answer => ({
@@ -235,7 +237,7 @@ export const webhookReceiver = Effect.gen(function*() {
     const markProcessed = () =>
       inbox.submitProcessed(source, deliveryId, new Date(clock.unsafeCurrentTimeMillis())).catch((error: unknown) =>
         log(
-          Effect.logWarning("a webhook delivery could not be marked processed", error instanceof DbError ? error.message : String(error))
+          Effect.logWarning("a webhook delivery could not be marked processed", failureText(error))
             .pipe(Effect.annotateLogs({ source, topic }))
         )
       )
@@ -277,7 +279,7 @@ export const webhookReceiver = Effect.gen(function*() {
     } catch (error) {
       log(Effect.logError(
         "could not store a webhook delivery; the sender will retry",
-        error instanceof DbError ? error.message : String(error)
+        failureText(error)
       ))
       return answer(503, { error: "unavailable", detail: "the delivery could not be stored; retry later" }, { "retry-after": "5" })
     } finally {

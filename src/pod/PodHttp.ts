@@ -11,6 +11,7 @@ import * as UrlParams from "@effect/platform/UrlParams"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { EnvelopeHead } from "./schemas/Common.js"
+import { connectionRefusal } from "../domain/ConnectionFailure.js"
 import { causeText, describeParseError, errorFields, isAmbiguousFailure, keepBody, parseRetryAfter, transportReason } from "./PodAnswers.js"
 import * as Errors from "./PodErrors.js"
 import { PodRequestGate, type PodLane, type PodRequestInfo, type PodRequestOutcome } from "./PodRequestGate.js"
@@ -59,6 +60,16 @@ interface RawAnswer {
 
 type Ctx = { readonly operation: string; readonly method: string; readonly path: string }
 
+/** A request that got no answer: why (for the gate), the cause (for the error), and, for a failed connection, words a seller can act on. */
+interface NoAnswer {
+  readonly reason: "connect" | "timeout" | "reset" | "other"
+  readonly cause: string
+  readonly detail?: string
+}
+
+/** The service's address as a failed connection names it: no path, no credentials. */
+const originOf = (baseUrl: string) => URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl
+
 const DEFAULT_TIMEOUT_MS = 30_000
 
 export const makePodHttp = (config: PodHttpConfig) =>
@@ -85,10 +96,17 @@ export const makePodHttp = (config: PodHttpConfig) =>
             })
           )
         ),
-        Effect.mapError((error) => ({ reason: transportReason(error.cause), cause: causeText(error.cause ?? error) })),
+        Effect.mapError((error): NoAnswer => {
+          const refusal = connectionRefusal(error)
+          return {
+            reason: transportReason(error.cause),
+            cause: causeText(error.cause ?? error),
+            ...(refusal === undefined ? {} : { detail: `${refusal} at ${originOf(config.baseUrl)}` })
+          }
+        }),
         Effect.timeoutFail({
           duration: Duration.millis(timeoutMs),
-          onTimeout: () => ({ reason: "timeout" as const, cause: `no answer within ${timeoutMs} ms` })
+          onTimeout: (): NoAnswer => ({ reason: "timeout", cause: `no answer within ${timeoutMs} ms` })
         }),
         Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...redactedNames]),
         Effect.annotateLogs(ctx)
@@ -201,7 +219,13 @@ export const makePodHttp = (config: PodHttpConfig) =>
             })
             return gate.report(info, outcome)
           }),
-          Effect.tapError((failure) => gate.report(info, { _tag: "NoAnswer", reason: failure.reason }))
+          Effect.tapError((failure) =>
+            gate.report(info, {
+              _tag: "NoAnswer",
+              reason: failure.reason,
+              ...(failure.detail === undefined ? {} : { detail: failure.detail })
+            })
+          )
         )
         const raw = yield* gate.around(info, send).pipe(
           Effect.mapError(

@@ -47,6 +47,8 @@ export type PodRequestOutcome =
   | {
     readonly _tag: "NoAnswer"
     readonly reason: "connect" | "timeout" | "reset" | "other"
+    /** Why, in words a seller can act on, when the connection itself failed ("connection refused at http://…"). */
+    readonly detail?: string
   }
 
 export interface PodRequestGateShape {

@@ -138,4 +138,32 @@ describe("podsync status with a daemon running", () => {
       await simAdmin(stack.pod.url, "DELETE", "faults")
     }
   }, 60_000)
+
+  it("names the POD service it cannot reach, and why in words: connection refused at its address", async () => {
+    const port = await freePort()
+    const nothingThere = await freePort()
+    const config = writeDaemonConfig(stack, port, { name: "no-pod" })
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(stack.pod.url, `http://127.0.0.1:${nothingThere}`))
+    const daemon = spawnPodsync(["start", "--config", config])
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`)
+      await eventually(
+        "the POD service unreachable in /status",
+        async () =>
+          (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as { unreachable?: ReadonlyArray<{ dependency: string }> },
+        (s) => (s.unreachable ?? []).some((u) => u.dependency === "pod")
+      )
+      const result = await podsync(["status", "--config", config])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^UNREACHABLE: the POD service since \\S+ \\(\\d+[smhd][^,]*, \\d+ failed attempts?(, \\d+ orders waiting)?\\): connection refused at http://127\\.0\\.0\\.1:${nothingThere}$`,
+          "m"
+        )
+      )
+    } finally {
+      daemon.kill("SIGTERM")
+      await exited(daemon)
+    }
+  }, 60_000)
 })
