@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Production entry: runs the compiled CLI (npm ci builds it through "prepare").
-import "../dist/src/main.js"
+// Production entry: runs the bundled CLI (npm ci builds it through "prepare": tsc, then scripts/bundle.js).
+import "../dist/podsync.js"

@@ -1,29 +1,10 @@
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
-import { type Migration, type MigrationProvider, type MigrationResult, Migrator, sql } from "kysely"
+import { type MigrationProvider, type MigrationResult, Migrator, sql } from "kysely"
+import { migrations } from "../../migrations/index.js"
 import { Db, DbError } from "./Db.js"
 
-// src/db → ../../migrations: the TypeScript sources under vitest, dist/migrations when compiled.
-const migrationFolder = fileURLToPath(new URL("../../migrations", import.meta.url))
-
-/**
- * kysely's FileMigrationProvider, except that the import happens here: under
- * vitest only our own modules' imports are transformed, so .ts migrations load.
- */
-const folderProvider: MigrationProvider = {
-  getMigrations: async () => {
-    const files = (await fs.readdir(migrationFolder))
-      .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
-      .sort()
-    const migrations: Record<string, Migration> = {}
-    for (const file of files) {
-      migrations[file.replace(/\.(js|ts)$/, "")] = (await import(pathToFileURL(path.join(migrationFolder, file)).href)) as Migration
-    }
-    return migrations
-  }
-}
+/** The migrations as listed in migrations/index.ts: compiled into the bundle, nothing read from disk. */
+const listedProvider: MigrationProvider = { getMigrations: () => Promise.resolve({ ...migrations }) }
 
 /**
  * Brings the schema up to date. Safe when several replicas start at once:
@@ -37,7 +18,7 @@ export const migrateToLatest = Effect.gen(function*() {
   const schema = yield* db.use((k) => sql<{ schema: string }>`select current_schema() as schema`.execute(k))
   const migrator = new Migrator({
     db: db.kysely,
-    provider: folderProvider,
+    provider: listedProvider,
     migrationTableSchema: schema.rows[0]?.schema ?? "public"
   })
   const { error, results } = yield* Effect.promise(() => migrator.migrateToLatest())

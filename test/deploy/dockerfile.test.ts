@@ -44,11 +44,11 @@ describe("deploy/Dockerfile", () => {
     expect(runs(build)).toContainEqual(["npm", "run", "build"])
     const buildScript =
       (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build"]
-    expect(buildScript).toBe("tsc -p tsconfig.build.json")
-    // What tsc needs is copied: both tsconfigs, the sources and the migrations.
+    expect(buildScript).toBe("tsc -p tsconfig.build.json && node scripts/bundle.js")
+    // What tsc and the bundler need is copied: both tsconfigs, the sources, the migrations and the bundle script.
     const copied = copies(build).flatMap((c) => c.sources)
     expect(copied).toEqual(
-      expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src", "migrations"])
+      expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src", "migrations", "scripts"])
     )
   })
 
@@ -56,17 +56,19 @@ describe("deploy/Dockerfile", () => {
     const installs = runs(runtime).filter((c) => c[0] === "npm")
     expect(installs).toHaveLength(1)
     expect(installs[0]).toEqual(expect.arrayContaining(["npm", "ci", "--omit=dev", "--ignore-scripts"]))
-    // The compiler is dropped: nothing imports it at run time (the hand-built image runs without it).
-    expect(runs(runtime)).toContainEqual(expect.arrayContaining(["rm", "-rf", "node_modules/typescript"]))
+    // The compiler and the bundler are dropped: nothing imports them at run time (the hand-built image runs without them).
+    expect(runs(runtime)).toContainEqual(
+      expect.arrayContaining(["rm", "-rf", "node_modules/typescript", "node_modules/esbuild", "node_modules/@esbuild"])
+    )
   })
 
-  it("copies compiled JavaScript from the build stage, never its node_modules or TypeScript sources", () => {
+  it("copies the bundled CLI from the build stage, never its node_modules or TypeScript sources", () => {
     const fromBuild = copies(runtime).filter((c) => c.from === "build")
-    expect(fromBuild.flatMap((c) => c.sources).sort()).toEqual(["/app/dist/migrations", "/app/dist/src"])
+    expect(fromBuild.flatMap((c) => c.sources)).toEqual(["/app/dist/podsync.js"])
     const fromContext = copies(runtime).filter((c) => c.from === undefined).flatMap((c) => c.sources)
     expect(fromContext.sort()).toEqual(["bin", "package-lock.json", "package.json"])
-    // bin/podsync.js loads the compiled entry point the runtime stage copies.
-    expect(fs.readFileSync(path.join(repoRoot, "bin", "podsync.js"), "utf8")).toContain('import "../dist/src/main.js"')
+    // bin/podsync.js loads the bundle the runtime stage copies.
+    expect(fs.readFileSync(path.join(repoRoot, "bin", "podsync.js"), "utf8")).toContain('import "../dist/podsync.js"')
   })
 
   it("runs as a numeric non-root user, set after the last RUN", () => {

@@ -50,15 +50,15 @@ afterAll(async () => {
 const app = () => inRootfs(image.rootfs, image.workdir)
 
 describe("the runtime image, built by hand from deploy/Dockerfile", () => {
-  it("holds the compiled JavaScript and production dependencies only", () => {
+  it("holds the bundled CLI and production dependencies only", () => {
     expect(image.workdir).toBe("/app")
     expect(fs.readdirSync(app()).sort()).toEqual(["bin", "dist", "node_modules", "package-lock.json", "package.json"])
-    expect(fs.readdirSync(path.join(app(), "dist")).sort()).toEqual(["migrations", "src"])
+    expect(fs.readdirSync(path.join(app(), "dist"))).toEqual(["podsync.js"])
     const modules = path.join(app(), "node_modules")
     for (const runtime of ["effect", "@effect/platform-node", "@electric-sql/pglite", "pg", "kysely", "yaml", "node-cron"]) {
       expect(fs.existsSync(path.join(modules, runtime)), runtime).toBe(true)
     }
-    for (const devOnly of ["vitest", "@effect/vitest", "fast-check", "@types/node", "@types/pg", "typescript"]) {
+    for (const devOnly of ["vitest", "@effect/vitest", "fast-check", "@types/node", "@types/pg", "typescript", "esbuild", "@esbuild"]) {
       expect(fs.existsSync(path.join(modules, devOnly)), devOnly).toBe(false)
     }
     const typescriptFiles = fs.readdirSync(path.join(app(), "dist"), { recursive: true, encoding: "utf8" })
@@ -66,13 +66,16 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
     expect(typescriptFiles).toEqual([])
   })
 
-  it("has the compiled migrations where the migrator looks for them (dist/src/db → ../../migrations)", () => {
-    const built = fs.readdirSync(path.join(repoRoot, "dist", "migrations")).filter((f) => f.endsWith(".js"))
-    const inImage = fs.readdirSync(path.join(app(), "dist", "migrations")).filter((f) => f.endsWith(".js"))
-    expect(inImage).toContain("2026-11-21T00-00-01_initial.js")
-    expect(inImage.sort()).toEqual(built.sort())
-    expect(fs.existsSync(path.join(app(), "dist", "src", "db", "Migrator.js"))).toBe(true)
-  })
+  it("has every migration inside the bundle: `podsync migrate` applies each to a fresh embedded database", async () => {
+    const { DATABASE_URL: _postgres, ...rest } = secrets
+    const result = await runPodsync(image, ["migrate"], containerEnv(image, rest))
+    expect(result.code, result.stderr).toBe(0)
+    const names = fs.readdirSync(path.join(repoRoot, "migrations"))
+      .filter((f) => f.endsWith(".ts") && f !== "index.ts")
+      .map((f) => f.replace(/\.ts$/, ""))
+    expect(names).toContain("2026-11-21T00-00-01_initial")
+    expect(result.stdout.trim()).toBe(`Applied: ${names.sort().join(", ")}`)
+  }, 60_000)
 
   it("replays every RUN command but the user and folder setup", () => {
     expect(image.ran).toContainEqual(expect.arrayContaining(["npm", "ci", "--omit=dev", "--ignore-scripts"]))
