@@ -42,7 +42,7 @@ export const page = (chrome: Chrome, content: Html) =>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="htmx-config" content=${HTMX_CONFIG} />
-      <title>${chrome.title} · podsync</title>
+      <title>${chrome.title} \u00b7 podsync</title>
       <link rel="stylesheet" href="/console/assets/console.css" />
       <script src="/console/assets/htmx.min.js" defer></script>
     </head>
@@ -74,7 +74,7 @@ export const loginPage = (message: string | undefined) =>
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Log in · podsync</title>
+      <title>Log in \u00b7 podsync</title>
       <link rel="stylesheet" href="/console/assets/console.css" />
     </head>
     <body class="login">

@@ -72,7 +72,7 @@ export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html
     <h2>Pipeline</h2>
     <div class="flow">
       ${step("pulled", sum(report, () => true), [{ label: "held", count: count("held") }])}
-      <span class="arrow">→</span>
+      <span class="arrow">\u2192</span>
       ${
     step("drafted", sum(report, (s) => isOrderState(s) && hasDraft(s)), [
       { label: "failed", count: count("failed") },
@@ -80,9 +80,9 @@ export const overviewLive = (report: StatusReport, extras: OverviewExtras): Html
       { label: "on hold at POD", count: count("pod_on_hold") }
     ])
   }
-      <span class="arrow">→</span>
+      <span class="arrow">\u2192</span>
       ${step("shipped", count("shipped") + count("fulfilled"), [])}
-      <span class="arrow">→</span>
+      <span class="arrow">\u2192</span>
       ${step("fulfilled", count("fulfilled"), [])}
     </div>
 

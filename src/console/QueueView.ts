@@ -149,4 +149,6 @@ export const queueContent = (input: {
 export const externalLinks = (links: ReadonlyArray<OrderLink>): Html | null =>
   links.length === 0 ?
     null :
-    html`<div class="links">${links.map((l) => html`<a href=${l.href} target="_blank" rel="noopener noreferrer">${l.label} ↗</a> `)}</div>`
+    html`<div class="links">${
+      links.map((l) => html`<a href=${l.href} target="_blank" rel="noopener noreferrer">${l.label} \u2197</a> `)
+    }</div>`

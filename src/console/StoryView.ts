@@ -54,7 +54,7 @@ export const storyContent = ({ story, stored, eventData, csrfToken, actionKey, l
       ${
     story.events.map((e, i) =>
       html`<li class=${e.actor.startsWith("console:") ? "person" : ""}>
-        <div class="when">${e.at.replace("T", " ").slice(0, 19)} · ${e.actor}</div>
+        <div class="when">${e.at.replace("T", " ").slice(0, 19)} \u00b7 ${e.actor}</div>
         <div><strong>${e.from === null ? "" : `${e.from.replaceAll("_", " ")} → `}${e.to.replaceAll("_", " ")}</strong> ${
         e.reason ?? ""
       }</div>

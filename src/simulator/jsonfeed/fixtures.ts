@@ -182,7 +182,10 @@ export interface GeneratedOrder {
 }
 
 const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[łŁ]/g, "l").replace(/[øØ]/g, "o").replace(/[^A-Za-z]/g, "")
+  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[\u0141\u0142]/g, "l").replace(/[\u00d8\u00f8]/g, "o").replace(
+    /[^A-Za-z]/g,
+    ""
+  )
 
 export const generateOrder = (random: Random): GeneratedOrder => {
   const place = pick(random, places)

@@ -77,7 +77,7 @@ export const drawBuyer = <P extends { readonly street: string; readonly phone: s
 }
 
 const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/ł/gi, "l").replace(/[^A-Za-z]/g, "")
+  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/\u0142/gi, "l").replace(/[^A-Za-z]/g, "")
 
 /** `first.last<1-99>@example.com`, in ASCII and lower case. */
 export const buyerEmail = (random: Random, firstName: string, lastName: string): string =>
