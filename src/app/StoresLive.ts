@@ -1,6 +1,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Layer } from "effect"
-import type { StoreConfig } from "../config/AppConfig.js"
+import type { StoreConfig } from "../config/StoreConfig.js"
 import { countStoreApiCalls } from "../observability/StoreApiMetrics.js"
 import { reportStoreHealth } from "./DependencyReports.js"
 import type { StoreSettings } from "../mapping/DraftPlan.js"

@@ -1,7 +1,8 @@
-import { isIP } from "node:net"
 import { ParseResult, Schema } from "effect"
 import { validateDetailed } from "node-cron"
 import { AlertsConfig } from "./AlertsConfig.js"
+import { ConsoleSection } from "./ConsoleConfig.js"
+import { StoreConfig } from "./StoreConfig.js"
 import { duplicateName, IntLike, NumberLike, optional as optionalWith, Secret, Url, withDefault } from "./ConfigSchemas.js"
 
 /**
@@ -17,21 +18,6 @@ const CronExpression = Schema.String.pipe(
       `invalid cron expression "${expression}": ${result.errors.map((e) => e.message).join("; ") || "unrecognised"}`
   })
 )
-
-export const StoreKey = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9-]+$/, { message: () => "expected lower-case letters, digits and dashes ([a-z0-9-]+)" }),
-  Schema.maxLength(64),
-  // POST /webhooks/pod is the POD service's: a store with that key could never get its webhooks.
-  Schema.filter((key) => key !== "pod" || `"pod" is reserved (POST /webhooks/pod receives the POD service's webhooks)`)
-)
-
-export const ShippingMethod = Schema.Literal("METHOD_STANDARD", "METHOD_GROUND", "METHOD_FAST_SHIP", "METHOD_STAMP", "METHOD_ECONOMY")
-
-/**
- * What to do with an Economy order to a US ZIP the Economy carrier does not serve: send it as
- * Standard (what the service itself would do, at the Standard price), or hold it for a person.
- */
-export const EconomyUncovered = Schema.Literal("standard", "hold")
 
 const LogLevel = Schema.Literal("trace", "debug", "info", "warning", "error", "none")
 /** auto: readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
@@ -137,180 +123,6 @@ export const laterPackageLooks = (pod: { readonly laterPackages: { readonly ever
   everyMs: Math.round(pod.laterPackages.everyHours * 3_600_000),
   forMs: Math.round(pod.laterPackages.forDays * 86_400_000)
 })
-
-/** The secret a store signs its webhooks with, and the one before it while a rotation is under way. */
-const WebhookSecrets = { webhookSecret: Secret, previousWebhookSecret: optionalWith(Secret) }
-
-/** How a store's orders are pulled: the page size (up to the platform's maximum) and how far back each pull looks again. */
-const pullWindow = (maxPageSize: number) => ({
-  pageSize: optionalWith(IntLike.pipe(Schema.between(1, maxPageSize))),
-  overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400)))
-})
-
-const ShopifySection = Schema.Struct({
-  shop: Schema.NonEmptyTrimmedString.pipe(
-    Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, {
-      message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com"
-    })
-  ),
-  accessToken: Secret,
-  ...WebhookSecrets,
-  apiVersion: withDefault(Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}$/, { message: () => "expected YYYY-MM" })), () => "2026-10"),
-  baseUrl: Schema.optionalWith(Url, { exact: true })
-})
-
-const WooCommerceSection = Schema.Struct({
-  url: Url,
-  consumerKey: Secret,
-  consumerSecret: Secret,
-  ...WebhookSecrets,
-  ...pullWindow(100),
-  minRequestIntervalMs: optionalWith(IntLike.pipe(Schema.between(0, 60_000))),
-  trackingMode: optionalWith(Schema.Literal("auto", "shipment-tracking", "note"))
-})
-
-const EtsySection = Schema.Struct({
-  shopId: Schema.NonEmptyTrimmedString,
-  keystring: Secret,
-  sharedSecret: Secret,
-  refreshToken: Secret,
-  baseUrl: Schema.optionalWith(Url, { exact: true }),
-  webhookSecret: optionalWith(Secret),
-  previousWebhookSecret: optionalWith(Secret),
-  receiptFilter: optionalWith(Schema.Literal("paidUnshipped", "all")),
-  ...pullWindow(100),
-  dailyReserve: optionalWith(IntLike.pipe(Schema.between(0, 10_000)))
-})
-
-const JsonFeedSection = Schema.Struct({
-  baseUrl: Url,
-  token: Secret,
-  ...WebhookSecrets,
-  ...pullWindow(250),
-  requestsPerSecond: optionalWith(NumberLike.pipe(Schema.between(0, 1000)))
-})
-
-export const Platform = Schema.Literal("shopify", "woocommerce", "etsy", "jsonfeed").annotations({
-  message: (issue) => ({
-    message: `expected one of shopify, woocommerce, etsy, jsonfeed; got ${JSON.stringify(issue.actual)}`,
-    override: true
-  })
-})
-
-const StoreFields = Schema.Struct({
-  key: StoreKey,
-  platform: Platform,
-  podStoreId: Schema.NonEmptyTrimmedString,
-  shopify: Schema.optionalWith(ShopifySection, { exact: true }),
-  woocommerce: Schema.optionalWith(WooCommerceSection, { exact: true }),
-  etsy: Schema.optionalWith(EtsySection, { exact: true }),
-  jsonfeed: Schema.optionalWith(JsonFeedSection, { exact: true }),
-  mappings: Schema.NonEmptyTrimmedString,
-  shipping: withDefault(
-    Schema.Struct({
-      default: withDefault(ShippingMethod, () => "METHOD_STANDARD" as const),
-      byTitle: withDefault(Schema.Record({ key: Schema.String, value: ShippingMethod }), () => ({})),
-      economyUncovered: withDefault(EconomyUncovered, () => "standard" as const)
-    }),
-    () => ({ default: "METHOD_STANDARD" as const, byTitle: {}, economyUncovered: "standard" as const })
-  ),
-  fulfillment: withDefault(
-    Schema.Struct({ notifyCustomer: withDefault(Schema.Boolean, () => true) }),
-    () => ({ notifyCustomer: true })
-  ),
-  eligible: withDefault(
-    Schema.Struct({ financialStatuses: withDefault(Schema.Array(Schema.NonEmptyTrimmedString), () => ["PAID", "PARTIALLY_REFUNDED"]) }),
-    () => ({ financialStatuses: ["PAID", "PARTIALLY_REFUNDED"] })
-  ),
-  billing: Schema.optionalWith(
-    Schema.Struct({
-      iossNumber: Schema.optionalWith(Schema.NonEmptyTrimmedString, { exact: true }),
-      taxNumber: Schema.optionalWith(Schema.NonEmptyTrimmedString, { exact: true })
-    }),
-    { exact: true }
-  )
-})
-
-/** The section `platform` names is present: as a type, so that `switch (store.platform)` narrows to it. */
-type WithItsSection =
-  | { readonly platform: "shopify"; readonly shopify: typeof ShopifySection.Type }
-  | { readonly platform: "woocommerce"; readonly woocommerce: typeof WooCommerceSection.Type }
-  | { readonly platform: "etsy"; readonly etsy: typeof EtsySection.Type }
-  | { readonly platform: "jsonfeed"; readonly jsonfeed: typeof JsonFeedSection.Type }
-
-const hasItsSection = (store: typeof StoreFields.Type): store is typeof StoreFields.Type & WithItsSection =>
-  store[store.platform] !== undefined
-
-export const StoreConfig = StoreFields.pipe(
-  Schema.filter((store) =>
-    hasItsSection(store) || {
-      path: [store.platform],
-      message: `a "${store.platform}" section is required for platform ${store.platform}`
-    }
-  ),
-  // The same check as a refinement, which carries the narrowed type; it cannot fail here, since
-  // the filter above (which names the missing section's path) has already refused such a store.
-  Schema.filter(hasItsSection)
-)
-export type StoreConfig = typeof StoreConfig.Type
-
-/** `scrypt:<N>:<r>:<p>:<salt, base64>:<hash, base64>` (README "Console" says how to make one). */
-export const PASSWORD_HASH_FORMAT = /^scrypt:\d+:\d+:\d+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/
-
-const PasswordHash = Schema.Redacted(Schema.String.pipe(Schema.filter((s) =>
-  PASSWORD_HASH_FORMAT.test(s) ||
-  'expected scrypt:<N>:<r>:<p>:<salt>:<hash> (README, "Console", prints one for a password); the value is not shown'
-)))
-
-/**
- * Who may use the console and how long a login lasts. With neither passwordHash nor token (their
- * variables unset) nobody can log in: the console then counts as having no auth.
- */
-const ConsoleAuth = Schema.Struct({
-  /** The name a login goes by: recorded as the actor of every action taken in the console. */
-  user: withDefault(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._@-]{1,64}$/)), () => "seller"),
-  passwordHash: optionalWith(PasswordHash),
-  token: optionalWith(Secret),
-  /** Signs the session cookies; absent: a random one per start (logins end when the daemon restarts). */
-  sessionSecret: optionalWith(Secret),
-  sessionHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 12)
-})
-
-/** An IP address or a CIDR network (`10.0.0.2`, `172.16.0.0/12`, `::1`). */
-const ProxyAddress = Schema.NonEmptyTrimmedString.pipe(Schema.filter((entry) => {
-  const [base = "", bits, ...rest] = entry.split("/")
-  const family = isIP(base)
-  const max = family === 6 ? 128 : 32
-  return (family !== 0 && rest.length === 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max))) ||
-    `expected an IP address or a CIDR network (10.0.0.2, 172.16.0.0/12); got "${entry}"`
-}))
-
-/** The web console at /console (README "Console"). */
-const ConsoleSection = Schema.Struct({
-  /** false turns it off; true (the default) serves it on a loopback host, and elsewhere only with auth. */
-  enabled: withDefault(Schema.Boolean, () => true),
-  auth: optionalWith(ConsoleAuth),
-  /** An order's page at the POD service, `{id}` standing for its POD order (or draft) id: "open at the POD service" links. */
-  podOrderUrl: optionalWith(
-    Schema.String.pipe(Schema.filter((url) =>
-      url === "" || (URL.canParse(url.replaceAll("{id}", "x")) && url.includes("{id}")) ||
-      `expected a URL with {id} where the POD order id goes (https://seller.pod.example/orders/{id}); got "${url}"`
-    ))
-  ),
-  /**
-   * A reverse proxy that authenticates people (Caddy's forward_auth, nginx's auth_request, oauth2-proxy):
-   * a request from one of `from` carrying `userHeader` is that user, with no podsync login. Counts as auth.
-   */
-  proxy: optionalWith(Schema.Struct({
-    userHeader: withDefault(
-      Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,64}$/, { message: () => "expected a header name, e.g. X-Forwarded-User" })),
-      () => "X-Forwarded-User"
-    ),
-    /** The proxy's addresses as podsync sees them, or networks (CIDR); a header from anywhere else is ignored. */
-    from: withDefault(Schema.Array(ProxyAddress), () => ["127.0.0.1", "::1"])
-  }))
-})
-export type ConsoleConfig = typeof ConsoleSection.Type
 
 /** The defaults of `webhooks:` (README "Configuration"). */
 export const WEBHOOK_INTAKE_DEFAULTS = { retentionDays: 7, maxWaiting: 2000, maxWaitSeconds: 4 } as const

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { BlockList, isIP, isIPv6 } from "node:net"
 import { Effect, Redacted } from "effect"
-import type { ConsoleConfig } from "../config/AppConfig.js"
+import type { ConsoleConfig } from "../config/ConsoleConfig.js"
 
 /**
  * Who may reach the console, decided once from the configuration (pure), and the cryptography

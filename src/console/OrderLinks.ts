@@ -4,7 +4,7 @@
  * JSON feed has no admin page, no POD page address configured) has none.
  */
 import { Option } from "effect"
-import type { StoreConfig } from "../config/AppConfig.js"
+import type { StoreConfig } from "../config/StoreConfig.js"
 import * as ReferenceId from "../domain/ReferenceId.js"
 
 export interface OrderLink {

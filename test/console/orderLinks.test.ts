@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { StoreConfig } from "../../src/config/AppConfig.js"
+import { StoreConfig } from "../../src/config/StoreConfig.js"
 import { parseConfig } from "../../src/config/loadConfig.js"
 import { renderFragment } from "../../src/console/Html.js"
 import { orderLinksOf } from "../../src/console/OrderLinks.js"

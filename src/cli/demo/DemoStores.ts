@@ -1,6 +1,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { Duration, Effect } from "effect"
-import type { AppConfig, StoreConfig } from "../../config/AppConfig.js"
+import type { AppConfig } from "../../config/AppConfig.js"
+import type { StoreConfig } from "../../config/StoreConfig.js"
 import { startEtsySimulator } from "../../simulator/etsy/index.js"
 import { startJsonFeedSimulator } from "../../simulator/jsonfeed/index.js"
 import { startShopifySimulator } from "../../simulator/shopify/index.js"
