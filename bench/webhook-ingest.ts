@@ -9,7 +9,7 @@
 //  - max: 50 connections sending as fast as they are answered for `--seconds`;
 //  - steady: 500 deliveries/s for `--seconds` (achieved rate, p50, p99);
 //  - idle: RSS 3 s after ready and a minute on (settled), before any delivery;
-//  - burst: `--burst` deliveries (50k) at 50 connections, then RSS once the daemon has settled;
+//  - burst: `--burst` deliveries (50k) at 50 connections, then RSS every 5 s for two minutes (settled: the last sample);
 //  - memory floor: a bare PGlite instance (bench/webhook-pglite-floor.ts) on the same data dir.
 //
 //   npm run build && node dist/bench/webhook-ingest.js [--label before|after] [--databases pglite,postgres]
@@ -302,10 +302,11 @@ const measureOn = async (name: "pglite" | "postgres") => {
     await sleep(2000)
     const burst = await closedLoad(target, { connections: CONNECTIONS, seconds: Number(values["burst-seconds"]), total: BURST })
     const afterBurstPeak = memoryOf(daemon.pid!)
-    // Settled: the hints taken, and V8's idle-time collection done (it comes some 30-50 s after a
-    // burst: until then the heap holds the burst's garbage). RSS every 5 s for a minute.
+    // Settled: the hints taken, and V8's idle-time collection done (it comes some 30-100 s after a
+    // burst: until then the heap holds the burst's garbage). RSS every 5 s for two minutes: on a
+    // slower machine (session 13) the last pass came 100 s after the burst, past a minute's window.
     const samples: Array<number> = []
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 24; i++) {
       await sleep(5000)
       samples.push(memoryOf(daemon.pid!).rssMb)
     }
