@@ -50,7 +50,14 @@ describe("the pipeline driven by webhooks, both directions", () => {
       // Only POSTs go to the receivers; anything else under /webhooks/ is the router's: not found.
       expect((await fetch(hook)).status).toBe(404)
 
-      const ids = await createOrders(stack, ORDERS)
+      // The orders come in waves of 5, 1.5 s apart: the webhooks of a wave name few enough orders to
+      // be read alone (the daemon gathers a second's hints; more than 10 orders named at once make a
+      // pull of the store instead).
+      const ids: Array<string> = []
+      for (let wave = 0; wave < ORDERS / 5; wave++) {
+        if (wave > 0) await new Promise((resolve) => setTimeout(resolve, 1_500))
+        ids.push(...(await createOrders(stack, 5)))
+      }
       // POD deliveries duplicated and reordered too.
       const final = await driveUntil(
         stack,
@@ -89,6 +96,38 @@ describe("the pipeline driven by webhooks, both directions", () => {
       expect(delivered("demo-shopify", "accepted")).toBeGreaterThanOrEqual(ORDERS)
       expect(delivered("demo-shopify", "duplicate")).toBeGreaterThan(0)
       expect(delivered("pod", "accepted")).toBeGreaterThan(0)
+
+      // A steady flow of deliveries, each naming another order (a flash sale): 300 over 3 s. The daemon
+      // gathers a second's hints into one pull of the store, instead of pulling back to back.
+      const before = (await getJson(`${stack.shopify.url}/__sim/stats`)).operations as Record<string, number>
+      const started = Date.now()
+      for (let i = 0; i < 300; i++) {
+        const id = 7_000_000 + i
+        const delivery = JSON.stringify({ id, admin_graphql_api_id: `gid://shopify/Order/${id}` })
+        const answer = await fetch(hook, {
+          method: "POST",
+          body: delivery,
+          headers: {
+            "content-type": "application/json",
+            "X-Shopify-Hmac-Sha256": createHmac("sha256", "shopify-sim-webhook-secret").update(delivery).digest("base64"),
+            "X-Shopify-Topic": "orders/updated",
+            "X-Shopify-Webhook-Id": `flash-${i}`,
+            "X-Shopify-Event-Id": `flash-event-${i}`,
+            "X-Shopify-Triggered-At": new Date().toISOString(),
+            "X-Shopify-Shop-Domain": "acme.myshopify.com"
+          }
+        })
+        expect(answer.status).toBe(200)
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + (i + 1) * 10 - Date.now())))
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      const after = (await getJson(`${stack.shopify.url}/__sim/stats`)).operations as Record<string, number>
+      const reads = (ops: Record<string, number>) => (ops["PodsyncOrdersPage"] ?? 0) + (ops["PodsyncOrder"] ?? 0)
+      const seconds = (Date.now() - started) / 1000
+      // At most one pull or read a second (a pull reads a page or two), and the 30 s schedule's pull;
+      // pulling back to back (no gathering) made 365 of them here, on a 2-core machine.
+      expect(reads(after) - reads(before)).toBeLessThanOrEqual(2 * Math.ceil(seconds) + 2)
+      expect(reads(after) - reads(before)).toBeGreaterThan(0)
     } finally {
       await stopDaemons(daemon)
     }
