@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Verifies deploy/Dockerfile without Docker: replays both stages by hand in a
 # temporary folder (the build stage's `npm ci` and `npm run build` from the
-# files it copies, the runtime stage's `npm ci --omit=dev --ignore-scripts`),
+# files it copies, the runtime stage's copies of the bundle, pglite and htmx),
 # then runs the result: `podsync check`, two replicas on a new PostgreSQL
 # database, the embedded database, the HEALTHCHECK command, SIGTERM.
 # The steps are in test/deploy/image-full.verify.ts; this is not part of `npm test`.
