@@ -4,6 +4,7 @@
  * line), print-on-demand lines whose attributes carry design URLs, a few
  * unpaid orders.
  */
+import { asciiLetters } from "../kit/names.js"
 import { int, pick, type Random } from "../kit/random.js"
 import type { WireAddress, WireAttribute } from "./wire.js"
 
@@ -181,12 +182,6 @@ export interface GeneratedOrder {
   readonly note: string | null
 }
 
-const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[\u0141\u0142]/g, "l").replace(/[\u00d8\u00f8]/g, "o").replace(
-    /[^A-Za-z]/g,
-    ""
-  )
-
 export const generateOrder = (random: Random): GeneratedOrder => {
   const place = pick(random, places)
   const firstName = pick(random, firstNames)
@@ -231,7 +226,7 @@ export const generateOrder = (random: Random): GeneratedOrder => {
   return {
     currency: place.currency,
     financialStatus: random() < 0.9 ? "paid" : "pending",
-    email: `${ascii(firstName)}.${ascii(lastName)}${int(random, 1, 99)}@example.org`.toLowerCase(),
+    email: `${asciiLetters(firstName)}.${asciiLetters(lastName)}${int(random, 1, 99)}@example.org`.toLowerCase(),
     shipTo,
     shippingMethod: express
       ? { title: "Express", code: "EXPRESS", price: "15.00" }

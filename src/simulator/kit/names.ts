@@ -76,9 +76,13 @@ export const drawBuyer = <P extends { readonly street: string; readonly phone: s
   return { place, firstName, lastName, phone, company, street, apartment }
 }
 
-const ascii = (value: string): string =>
-  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/\u0142/gi, "l").replace(/[^A-Za-z]/g, "")
+/** The letters of a name in ASCII: accents dropped, \u0141/\u0142 as l and \u00d8/\u00f8 as o, anything else left out. */
+export const asciiLetters = (value: string): string =>
+  value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[\u0141\u0142]/g, "l").replace(/[\u00d8\u00f8]/g, "o").replace(
+    /[^A-Za-z]/g,
+    ""
+  )
 
 /** `first.last<1-99>@example.com`, in ASCII and lower case. */
 export const buyerEmail = (random: Random, firstName: string, lastName: string): string =>
-  `${ascii(firstName)}.${ascii(lastName)}${int(random, 1, 99)}@example.com`.toLowerCase()
+  `${asciiLetters(firstName)}.${asciiLetters(lastName)}${int(random, 1, 99)}@example.com`.toLowerCase()
