@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import SlowestFirst from "./test/support/slowestFirst.js"
 
 export default defineConfig({
   test: {
@@ -8,6 +9,9 @@ export default defineConfig({
     // Suites that spawn daemons or share the real PostgreSQL server stay in
     // separate files; files run in parallel across the two cores.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // The slowest files first (test/durations.json), and the ten slowest named at the end.
+    sequence: { sequencer: SlowestFirst },
+    reporters: ["default", "./test/support/slowestFiles.ts"]
   }
 })

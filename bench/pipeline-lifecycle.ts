@@ -17,7 +17,8 @@ import {
   round,
   shopifyStats,
   sleep,
-  statusCounts
+  statusCounts,
+  lookUpCalls
 } from "./pipeline-measure.js"
 import { startSims } from "./pipeline-sims.js"
 import { installSqlCounter, type SqlTimings, sqlCounter } from "./pipeline-sql.js"
@@ -122,6 +123,8 @@ export interface LifecycleResult {
     readonly lifecycleTotal: number
     readonly callsPerOrder: number
     readonly callsPerOrderIncludingStartup: number
+    /** Of the calls: the look-ups before a first draft (drafts and orders by reference id), by kind, and per order. */
+    readonly lookUps: { readonly drafts: number; readonly orders: number; readonly perOrder: number }
     readonly rejected429: number
     readonly duplicateReferenceIds: number
     readonly drafts: number
@@ -211,6 +214,7 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       // Start-up requests (catalog, webhook subscriptions, the catch-up report) are over before the orders come.
       if (scenario.afterCatchUpReport) await sleep(Math.max(0, daemon.startedAt + REPORT_CATCH_UP_MS - Date.now()))
       const atStart = (await podQuiet(sims.podUrl, 1_500, 60_000)).stats
+      const lookUpsAtStart = await lookUpCalls(daemon.url)
       const shopAtStart = await shopifyStats(sims.shopifyUrl)
       if (scenario.database.kind === "postgres" && daemon.applicationName !== undefined) {
         backend = await postgresBackendCpu(scenario.database.url, daemon.applicationName)
@@ -276,6 +280,8 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
       // Late webhook follow-ups still count: wait until the POD simulator has been quiet a while.
       const settled = await podQuiet(sims.podUrl, 3_000, 300_000)
       const atEnd = settled.stats
+      const lookUpsAtEnd = await lookUpCalls(daemon.url)
+      const lookUps = { drafts: lookUpsAtEnd.drafts - lookUpsAtStart.drafts, orders: lookUpsAtEnd.orders - lookUpsAtStart.orders }
       const deliveries = scenario.podWebhooks ? await podDeliveries(sims.podUrl) : null
       const shopAtEnd = await shopifyStats(sims.shopifyUrl)
       const startupRequests = atStart.requests
@@ -323,6 +329,7 @@ export const runLifecycle = async (scenario: LifecycleScenario): Promise<Lifecyc
           lifecycleTotal,
           callsPerOrder: round(lifecycleTotal / scenario.orders, 3),
           callsPerOrderIncludingStartup: round(atEnd.total / scenario.orders, 3),
+          lookUps: { ...lookUps, perOrder: round((lookUps.drafts + lookUps.orders) / scenario.orders, 3) },
           rejected429: atEnd.rejected429,
           duplicateReferenceIds: atEnd.duplicateReferenceIds.length,
           drafts: atEnd.drafts,

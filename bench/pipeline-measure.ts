@@ -20,6 +20,18 @@ export const getJson = async (url: string, headers: Record<string, string> = {})
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Orders by state, as the daemon's /status counts them. */
+/**
+ * The daemon's look-ups before a first draft (drafts and orders by reference id, LookUpStage.ts), from
+ * its /metrics: the same paths as reconciliation's lists at the simulator, told apart by operation.
+ */
+export const lookUpCalls = async (daemonUrl: string): Promise<{ readonly drafts: number; readonly orders: number }> => {
+  const text = await (await fetch(`${daemonUrl}/metrics`)).text()
+  const sum = (operation: string) =>
+    text.split("\n").filter((l) => l.startsWith("podsync_pod_requests_total{") && l.includes(`operation="${operation}"`))
+      .reduce((total, l) => total + Number(l.split(" ").at(-1)), 0)
+  return { drafts: sum("drafts.lookUp"), orders: sum("orders.lookUp") }
+}
+
 export const statusCounts = async (daemonUrl: string): Promise<Record<string, number>> => {
   const body = await getJson(`${daemonUrl}/status`)
   const counts: Record<string, number> = {}

@@ -191,6 +191,9 @@ const main = async () => {
       target(withoutWebhooks.pod.callsPerOrder, TARGETS.callsPerOrderWithoutWebhooks, "atMost"),
     callsPerOrderWithWebhooks: withWebhooks && target(withWebhooks.pod.callsPerOrder, TARGETS.callsPerOrderWithWebhooks, "atMost"),
     callsPerOrderTrackingTopicOnly: trackingTopicOnly?.pod.callsPerOrder,
+    /** Of the calls per order: the look-ups before a first draft (drafts and orders by reference id), reported apart. */
+    lookUpsWithoutWebhooks: withoutWebhooks?.pod.lookUps,
+    lookUpsWithWebhooks: withWebhooks?.pod.lookUps,
     callsPerOrderWithWebhooksSplit: split && { value: split.pod.callsPerOrder, share: SPLIT_SHARE, packages: split.packages },
     packagesMissed: lifecycle.reduce((sum, r) => sum + r.packages.missed, 0),
     latencyMs: Object.fromEntries(latency.map((r) => [r.name, r.latencyMs && { p50: r.latencyMs.p50, p95: r.latencyMs.p95 }]))
@@ -207,6 +210,7 @@ const main = async () => {
       "orders/s/core": r.ordersPerSecondPerCore,
       "+pg server": r.ordersPerSecondPerCoreWithPostgres,
       "POD calls/order": r.pod.callsPerOrder,
+      "of which look-ups": r.pod.lookUps.perOrder,
       "boxes shown/shipped": `${r.packages.shown}/${r.packages.shipped}`,
       "SQL/order": r.sql.perOrder,
       "Shopify req/order": r.shopify.requestsPerOrder,

@@ -203,6 +203,11 @@ const steps: ReadonlyArray<Step> = [
   { method: "listOrderProgress", run: (c, s) => c.listOrderProgress({ filter: { order_ids: [s.orderId] } }) },
   { method: "streamOrderProgress", run: (c) => twoPages(c.streamOrderProgress(small)) },
   { method: "findOrdersByReferenceId", run: (c, s) => c.findOrdersByReferenceId(ORDER_REF, { createdAtMin: s.createdAtMin }) },
+  {
+    method: "lookUpByReferenceIds",
+    note: "a draft, an order and nothing, in one call of each kind",
+    run: (c) => c.lookUpByReferenceIds([DRAFT_REF, ORDER_REF, NOTHING_REF])
+  },
   { method: "findOrdersByReferenceId", note: "finds nothing", run: (c) => c.findOrdersByReferenceId(NOTHING_REF) },
   {
     method: "createWebhook",

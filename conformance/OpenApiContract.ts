@@ -1,9 +1,10 @@
 /**
- * A published OpenAPI 3.1 document as the judge of recorded HTTP exchanges:
- * finds the operation of a method and path, then validates the path and
- * query parameters, the JSON request body and the JSON answer with Ajv's
- * JSON Schema 2020-12 dialect. The document is given already parsed: this
- * module reads no file.
+ * A published OpenAPI 3.1 or 3.0 document as the judge of recorded HTTP
+ * exchanges: finds the operation of a method and path, then validates the
+ * path and query parameters, the JSON request body and the JSON answer with
+ * Ajv's JSON Schema 2020-12 dialect (a 3.0 document's `nullable` said as
+ * JSON Schema first), and on request the credentials its `security` asks
+ * for. The document is given already parsed: this module reads no file.
  *
  * The whole document is added to Ajv once under one `$id`, so every schema is
  * a JSON pointer into it and the `#/components/schemas/...` references resolve
@@ -14,16 +15,20 @@ import formatsPlugin from "ajv-formats"
 import {
   at,
   coerceQuery,
+  coerceScalar,
   escapeToken,
   follow,
+  formatsIn,
   isRecord,
   matchPath,
+  nullableAsJsonSchema,
   pointer,
   type QuerySchema,
   type Segment,
   toSegments,
   withoutNullable
 } from "./OpenApiDocument.js"
+import { securityViolations } from "./OpenApiSecurity.js"
 
 export interface HttpExchange {
   readonly method: string
@@ -35,6 +40,8 @@ export interface HttpExchange {
   /** 0 when no answer came back. */
   readonly status: number
   readonly responseBody: string
+  /** Header names and values as sent (secrets masked); needed only to judge `security`. */
+  readonly requestHeaders?: ReadonlyArray<readonly [string, string]>
 }
 
 export type Side = "request" | "answer"
@@ -42,7 +49,7 @@ export type Side = "request" | "answer"
 export interface Violation {
   readonly side: Side
   /** Where in the request or answer: `params` (path and query), `body`, `status` or `operation`. */
-  readonly part: "params" | "body" | "status" | "operation"
+  readonly part: "params" | "body" | "status" | "operation" | "security"
   readonly instancePath: string
   readonly keyword: string
   readonly message: string
@@ -75,9 +82,18 @@ export interface SkipRule {
 
 export interface Contract {
   readonly operations: ReadonlyArray<ContractOperation>
-  /** `nullable` keywords dropped: OpenAPI 3.0 only, JSON Schema 2020-12 does not know them. */
+  /** `nullable` keywords dropped from a 3.1 document: OpenAPI 3.0 only, JSON Schema 2020-12 does not know them. */
   readonly droppedNullable: number
+  /** `nullable: true` of a 3.0 document said as `anyOf` the schema or null. */
+  readonly rewrittenNullable: number
+  /** `format`s the document names that no validator knows: not checked. */
+  readonly uncheckedFormats: ReadonlyArray<string>
   readonly check: (exchange: HttpExchange) => Verdict
+}
+
+export interface ContractOptions {
+  /** Also judge the credentials each request carries against the operation's `security` (needs `requestHeaders`). */
+  readonly security?: boolean
 }
 
 interface IndexedPath {
@@ -109,13 +125,19 @@ const offending = (error: ErrorObject): unknown => {
 }
 
 /** Builds the judge; `skips` name exchanges outside the contract (legacy API, simulator admin, 429s). */
-export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> = []): Contract => {
-  const { value: doc, dropped } = withoutNullable(document)
+export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> = [], options: ContractOptions = {}): Contract => {
+  const openapi = isRecord(document) && typeof document["openapi"] === "string" ? document["openapi"] : ""
+  const version30 = openapi.startsWith("3.0")
+  const rewrite = version30 ? nullableAsJsonSchema(document) : undefined
+  const { value: doc, dropped } = rewrite === undefined ? withoutNullable(document) : { value: rewrite.value, dropped: 0 }
   if (!isRecord(doc) || !isRecord(doc["paths"])) throw new Error("not an OpenAPI document: no `paths`")
   // strict: false ignores what JSON Schema does not define (title, example, x-*); the document as a whole
   // is not a schema, so it is not checked against the meta-schema; verbose keeps the data at fault.
   const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateSchema: false })
   formatsPlugin.default(ajv)
+  // A format no validator knows (Etsy's "ISO 3166-1 alpha-2") is named in the run's notes, not guessed at.
+  const uncheckedFormats = [...formatsIn(doc)].filter((format) => ajv.formats[format] === undefined).sort()
+  for (const format of uncheckedFormats) ajv.addFormat(format, true)
   ajv.addSchema(doc, DOC_ID)
 
   /** An Ajv reference to a pointer of the document (each token URI-encoded: templates hold `{` and `}`). */
@@ -154,7 +176,14 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
     .filter((p) => p !== "")
 
   /** Path and query parameters as one object schema, so unknown query keys are reported too. */
-  const paramsValidators = new Map<string, { validate: ValidateFunction; schemaOf: (name: string) => QuerySchema | undefined }>()
+  const paramsValidators = new Map<
+    string,
+    {
+      validate: ValidateFunction
+      schemaOf: (name: string) => QuerySchema | undefined
+      pathSchemaOf: (name: string) => unknown
+    }
+  >()
   const paramsFor = (opPtr: string) => {
     const cached = paramsValidators.get(opPtr)
     if (cached) return cached
@@ -177,9 +206,11 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
       return { schema: { type: "object", properties, required, additionalProperties: false }, schemas }
     }
     const query = group("query")
+    const path = group("path")
     const entry = {
-      validate: ajv.compile({ type: "object", properties: { path: group("path").schema, query: query.schema } }),
-      schemaOf: (name: string) => query.schemas.get(name)
+      validate: ajv.compile({ type: "object", properties: { path: path.schema, query: query.schema } }),
+      schemaOf: (name: string) => query.schemas.get(name),
+      pathSchemaOf: (name: string) => path.schemas.get(name)?.schema
     }
     paramsValidators.set(opPtr, entry)
     return entry
@@ -253,10 +284,14 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
     }
     const operationId = typeof op["operationId"] === "string" ? op["operationId"] : `${exchange.method} ${matched.template}`
     const params = paramsFor(opPtr)
-    const paramsData = { path: matched.params, query: coerceQuery(exchange.query, params.schemaOf) }
+    const pathParams = Object.fromEntries(
+      Object.entries(matched.params).map(([name, raw]) => [name, coerceScalar(raw, params.pathSchemaOf(name))])
+    )
+    const paramsData = { path: pathParams, query: coerceQuery(exchange.query, params.schemaOf) }
     const request = [
       ...violationsOf("request", "params", params.validate, paramsData),
-      ...requestBodyViolations(opPtr, exchange.requestBody)
+      ...requestBodyViolations(opPtr, exchange.requestBody),
+      ...(options.security === true ? securityViolations(doc, op, exchange.requestHeaders ?? []) : [])
     ]
     if (exchange.status === 0) {
       return { _tag: "Checked", operation: shortName(operationId), operationId, answerChecked: false, violations: request }
@@ -274,5 +309,5 @@ export const makeContract = (document: unknown, skips: ReadonlyArray<SkipRule> =
     return { _tag: "Checked", operation: shortName(operationId), operationId, answerChecked: true, violations: [...request, ...answer] }
   }
 
-  return { operations, droppedNullable: dropped, check }
+  return { operations, droppedNullable: dropped, rewrittenNullable: rewrite?.rewritten ?? 0, uncheckedFormats, check }
 }

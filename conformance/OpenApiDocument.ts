@@ -44,6 +44,43 @@ export const withoutNullable = (value: unknown): { readonly value: unknown; read
   return { value: walk(value), dropped }
 }
 
+/**
+ * A copy where OpenAPI 3.0's `nullable: true` is said in JSON Schema (`anyOf` the schema or null,
+ * which holds beside a `$ref` or an `allOf` too), and how many were rewritten; `nullable: false` goes.
+ */
+export const nullableAsJsonSchema = (value: unknown): { readonly value: unknown; readonly rewritten: number } => {
+  let rewritten = 0
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk)
+    if (!isRecord(node)) return node
+    const out: Json = {}
+    for (const [key, child] of Object.entries(node)) if (!(key === "nullable" && typeof child === "boolean")) out[key] = walk(child)
+    if (node["nullable"] !== true) return out
+    rewritten++
+    // Documentation keywords stay outside, so the rewritten schema reads as the original did.
+    const { description, default: fallback, example, ...schema } = out
+    return {
+      ...(description === undefined ? {} : { description }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+      ...(example === undefined ? {} : { example }),
+      anyOf: [schema, { type: "null" }]
+    }
+  }
+  return { value: walk(value), rewritten }
+}
+
+/** Every `format` the document names. */
+export const formatsIn = (node: unknown, found = new Set<string>()): Set<string> => {
+  if (Array.isArray(node)) node.forEach((child) => formatsIn(child, found))
+  else if (isRecord(node)) {
+    for (const [key, child] of Object.entries(node)) {
+      if (key === "format" && typeof child === "string") found.add(child)
+      else formatsIn(child, found)
+    }
+  }
+  return found
+}
+
 /** A query parameter's schema and, for an array, its items' schema (`$ref`s followed). */
 export interface QuerySchema {
   readonly schema: unknown
@@ -63,14 +100,18 @@ export const coerceQuery = (query: string, schemaOf: (name: string) => QuerySche
   return out
 }
 
+/** The types a schema allows, its `anyOf` members' too (OpenAPI 3.0's `nullable` becomes one). */
 const typesOf = (schema: unknown): ReadonlyArray<string> => {
   if (!isRecord(schema)) return []
   const type = schema["type"]
-  return typeof type === "string" ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === "string") : []
+  const own = typeof type === "string" ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === "string") : []
+  const members = Array.isArray(schema["anyOf"]) ? schema["anyOf"].flatMap(typesOf) : []
+  return [...own, ...members]
 }
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
-const coerceScalar = (raw: string, schema: unknown): unknown => {
+/** A query or path value as its schema reads it: a number or a boolean where it wants one. */
+export const coerceScalar = (raw: string, schema: unknown): unknown => {
   const types = typesOf(schema)
   if ((types.includes("integer") || types.includes("number")) && NUMBER.test(raw)) return Number(raw)
   if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true"

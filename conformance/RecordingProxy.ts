@@ -26,7 +26,16 @@ export interface RecordingProxy {
   readonly close: () => Promise<void>
 }
 
-const SECRET = /secret|signature|authorization|token|password/i
+const SECRET = /secret|signature|authorization|token|password|api-?key/i
+
+/**
+ * A secret's value with only its shape kept: the scheme word of an `Authorization` value
+ * (`Bearer <masked>`) and the parts of a `key:secret` pair (`<masked>:<masked>`).
+ */
+export const maskSecret = (value: string): string => {
+  const scheme = /^([A-Za-z]+)\s+\S/.exec(value)
+  return scheme !== null ? `${scheme[1]} <masked>` : value.split(":").map(() => "<masked>").join(":")
+}
 const UPSTREAM_TIMEOUT_MS = 30_000
 
 const readAll = (stream: NodeJS.ReadableStream): Promise<Buffer> =>
@@ -39,7 +48,7 @@ const readAll = (stream: NodeJS.ReadableStream): Promise<Buffer> =>
 
 const pairs = (raw: ReadonlyArray<string>): ReadonlyArray<readonly [string, string]> => {
   const out: Array<readonly [string, string]> = []
-  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, SECRET.test(raw[i]!) ? "<masked>" : raw[i + 1]!])
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, SECRET.test(raw[i]!) ? maskSecret(raw[i + 1]!) : raw[i + 1]!])
   return out
 }
 

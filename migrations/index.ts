@@ -16,6 +16,10 @@ import * as consoleAttention from "./2026-11-27T00-00-01_console_attention.js"
 import * as ordersCreated from "./2026-11-28T00-00-01_orders_created.js"
 import * as packageLooks from "./2026-11-29T00-00-01_package_looks.js"
 import * as webhookInboxReceived from "./2026-11-29T00-00-02_webhook_inbox_received.js"
+import * as podLookedUp from "./2026-11-30T00-00-01_pod_looked_up.js"
+import * as leaseSessions from "./2026-11-30T00-00-02_lease_sessions.js"
+import * as storeTokens from "./2026-11-30T00-00-03_store_tokens.js"
+import * as orderSearch from "./2026-12-01T00-00-01_order_search.js"
 
 export const migrations: Readonly<Record<string, Migration>> = {
   "2026-11-21T00-00-01_initial": initial,
@@ -28,5 +32,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "2026-11-27T00-00-01_console_attention": consoleAttention,
   "2026-11-28T00-00-01_orders_created": ordersCreated,
   "2026-11-29T00-00-01_package_looks": packageLooks,
-  "2026-11-29T00-00-02_webhook_inbox_received": webhookInboxReceived
+  "2026-11-29T00-00-02_webhook_inbox_received": webhookInboxReceived,
+  "2026-11-30T00-00-01_pod_looked_up": podLookedUp,
+  "2026-11-30T00-00-02_lease_sessions": leaseSessions,
+  "2026-11-30T00-00-03_store_tokens": storeTokens,
+  "2026-12-01T00-00-01_order_search": orderSearch
 }

@@ -163,7 +163,8 @@ const emailChannel = (name: string, email: EmailConfig, timeout: Duration.Durati
     return {
       name,
       kind: "email",
-      target: `${email.host}:${email.port}`,
+      // Whom it mails, and through which server: `alerts test` and /status show both.
+      target: `${email.to.join(", ")} via ${email.host}:${email.port}`,
       send: (message, messageId) =>
         Effect.tryPromise({
           try: () =>

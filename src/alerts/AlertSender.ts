@@ -24,6 +24,10 @@ export interface AlertSettings extends DispatchSettings {
   readonly retry: { readonly attempts: number; readonly firstDelayMs: number }
 }
 
+/** Quiet hours as configured: none unless both ends are given (their variables unset in the example: off). */
+const quietHoursOf = (quiet: NonNullable<AppConfig["alerts"]>["quietHours"]) =>
+  quiet?.from === undefined || quiet.to === undefined ? undefined : { from: quiet.from, to: quiet.to, timezone: quiet.timezone }
+
 /** The sender's settings from `alerts:` (none: no channel, the outbox is only recorded). */
 export const alertSettingsOf = (config: AppConfig): AlertSettings => {
   const alerts = config.alerts
@@ -31,7 +35,7 @@ export const alertSettingsOf = (config: AppConfig): AlertSettings => {
   return {
     channels: alerts?.channels ?? [],
     rules: alerts?.rules,
-    digest: { groupMs: (alerts?.digestMinutes ?? 15) * 60_000, quietHours: alerts?.quietHours },
+    digest: { groupMs: (alerts?.digestMinutes ?? 15) * 60_000, quietHours: quietHoursOf(alerts?.quietHours) },
     retry: { attempts: alerts?.retry.attempts ?? 6, firstDelayMs: (alerts?.retry.firstDelaySeconds ?? 30) * 1000 },
     linkBase: alerts?.linkBaseUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.server.port}`
   }

@@ -13,6 +13,7 @@ import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
+import { OrderListRepo } from "../repos/OrderListRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
@@ -31,7 +32,8 @@ export const ReposLive = Layer.mergeAll(
   CatalogRepo.Default,
   MappingsRepo.Default,
   AlertsRepo.Default,
-  AttentionRepo.Default
+  AttentionRepo.Default,
+  OrderListRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */

@@ -14,6 +14,7 @@ import { PodWebhookSettings, WebhookIntakeSettings } from "../http/WebhookReceiv
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
 import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
+import { ReleaseStaleClaimsLive } from "../pipeline/StageLoops.js"
 import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
 import { ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ExternalApisLive, PlanningLive, ReposLive } from "./CommandLive.js"
@@ -40,17 +41,18 @@ const Lifecycle = (config: AppConfig) =>
  * Everything `podsync start` runs above the database, up to the HTTP server: given the `Db`, so a
  * test can run it on the database it also reads (PGlite in memory, or a schema of its own).
  */
-export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => {
+export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, configFile?: string) => {
   const webhooks = config.pod.webhooks
   return Lifecycle(config).pipe(
-    Layer.provideMerge(HttpServerLive(config.server, {
+    Layer.provideMerge(HttpServerLive({ ...config.server, configFile }, {
       config: config.console,
       attention: {
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours,
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
-        timezone: config.reports.timezone
+        timezone: config.reports.timezone,
+        storeNames: config.reports.storeNames
       },
-      links: orderLinksOf(config.stores, config.console.podOrderUrl)
+      links: orderLinksOf(config.stores, config.console.podOrderUrl, config.reports.storeNames)
     })),
     Layer.provideMerge(Layer.mergeAll(
       PipelineLive(config, options),
@@ -73,6 +75,8 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
       PodWebhookSettings.fromConfig(config.pod),
       WebhookIntakeSettings.fromConfig(config.webhooks)
     )),
+    // Before anything claims work: on the embedded database every claim left is a dead predecessor's.
+    Layer.provideMerge(ReleaseStaleClaimsLive(config.pod.timeoutMs)),
     Layer.provideMerge(Layer.mergeAll(DependencyHealth.Default, AlertConditions.Default)),
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(ReposLive),
@@ -82,12 +86,16 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}) => 
 }
 
 /** Everything `podsync start` runs, from the configured database up to the HTTP server. */
-export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}) =>
-  DaemonLive(config, options).pipe(
+export const daemonLayer = (config: AppConfig, options: PipelineOptions = {}, configFile?: string) =>
+  DaemonLive(config, options, configFile).pipe(
     Layer.provideMerge(dbLayer(config)),
     // Built first, so released last: after the server and the database have closed. Not said when
     // the daemon never started (the database locked, the port taken): its error is what is said.
-    Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer((exit) =>
-      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? Effect.void : Effect.logInfo("podsync stopped")
-    )))
+    Layer.provideMerge(
+      Layer.scopedDiscard(
+        Effect.addFinalizer((exit) =>
+          Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? Effect.void : Effect.logInfo("podsync stopped")
+        )
+      )
+    )
   )

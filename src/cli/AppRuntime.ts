@@ -4,9 +4,12 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Data, Duration, Effect, Layer, Logger, LogLevel, Option, Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Data, Duration, Effect, FiberRef, Layer, Logger, LogLevel, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { loadConfig, resolveConfigPath } from "../config/loadConfig.js"
+import { unknownStoreMessage } from "./UsageMistake.js"
 
 /** `--config FILE` on every command; else $PODSYNC_CONFIG, else config/podsync.yaml. */
 export const configOption = Options.text("config").pipe(
@@ -49,9 +52,43 @@ export const loggerLayer = (configured: AppConfig["log"]["level"], format: AppCo
   )
 }
 
-/** Loads the config, then runs the command with its logger installed. */
+/** The configuration file the command runs with, as named (`--config`, $PODSYNC_CONFIG or the default); set by `withConfig`. */
+export const currentConfigFile = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/** A configuration file's one name whatever path reached it (relative, through a link): how a daemon and a command compare theirs. */
+export const canonicalConfigPath = (file: string) => {
+  try {
+    return fs.realpathSync(file)
+  } catch {
+    return path.resolve(file)
+  }
+}
+
+/** The header a command sends the running daemon with its configuration file; the daemon refuses one that is not its own. */
+export const CONFIG_HEADER = "x-podsync-config"
+
+/** Loads the config, then runs the command with its logger installed (and `currentConfigFile` set). */
 export const withConfig = <A, E, R>(flag: Option.Option<string>, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadAppConfig(flag), (config) => Effect.provide(run(config), loggerLayer(config.log.level, config.log.format)))
+  Effect.flatMap(loadAppConfig(flag), (config) =>
+    Effect.provide(run(config), loggerLayer(config.log.level, config.log.format)).pipe(
+      Effect.locally(currentConfigFile, resolveConfigPath(flag))
+    ))
+
+/** The configured store with this key, or a usage mistake naming the stores (and the one probably meant). */
+export const storeNamed = (app: AppConfig, key: string) =>
+  Effect.flatMap(FiberRef.get(currentConfigFile), (file) => {
+    const store = app.stores.find((s) => s.key === key)
+    return store !== undefined
+      ? Effect.succeed(store)
+      : Effect.fail(new UsageError({ message: unknownStoreMessage(key, app.stores.map((s) => s.key), file ?? "the configuration") }))
+  })
+
+/** Sends the command's configuration file with a request to the daemon (see `CONFIG_HEADER`). */
+const withConfigHeader = (request: HttpClientRequest.HttpClientRequest) =>
+  Effect.map(
+    FiberRef.get(currentConfigFile),
+    (file) => (file === undefined ? request : HttpClientRequest.setHeader(request, CONFIG_HEADER, canonicalConfigPath(file)))
+  )
 
 /** A command whose one option is `--config`: `run` is given the loaded configuration (see `withConfig`). */
 export const configCommand = <Name extends string, A, E, R>(name: Name, run: (config: AppConfig) => Effect.Effect<A, E, R>) =>
@@ -70,7 +107,8 @@ export const daemonUrl = (config: AppConfig, path: string) => {
  */
 export const askDaemon = <A, I>(config: AppConfig, method: "GET" | "POST", path: string, schema: Schema.Schema<A, I>) => {
   const url = daemonUrl(config, path)
-  return HttpClient.execute(method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)).pipe(
+  return withConfigHeader(method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)).pipe(
+    Effect.flatMap(HttpClient.execute),
     Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
     Effect.timeout("2 seconds"),
     Effect.scoped,
@@ -91,7 +129,7 @@ export const askEmbeddedDaemon = <A, I>(
 ) =>
   Effect.gen(function*() {
     if (config.database.url !== undefined) return Option.none<A>()
-    const sent = yield* HttpClient.execute(request).pipe(Effect.option)
+    const sent = yield* Effect.flatMap(withConfigHeader(request), HttpClient.execute).pipe(Effect.option)
     if (Option.isNone(sent)) return Option.none<A>()
     const response = sent.value
     if (response.status < 200 || response.status >= 300) {
@@ -113,3 +151,9 @@ export const askEmbeddedDaemon = <A, I>(
     Effect.scoped,
     Effect.provide(NodeHttpClient.layerUndici)
   )
+
+/**
+ * A mistake in what a command was given that the parser cannot see (an option's value: a period,
+ * a store key, a count below its minimum): said with the command's usage, exit 2.
+ */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}

@@ -1,3 +1,4 @@
+import * as path from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -13,13 +14,11 @@ import { type AuthHeaderPair, authHeadersSetting, describeAuthHeaders, otherPubl
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import type { PodRequestGate } from "../pod/PodRequestGate.js"
-import { ABSENT_ORDER_ID, StoreConnectors } from "../stores/StoreConnector.js"
-import { StoreUnavailableError } from "../stores/StoreErrors.js"
-import { StoresLive } from "../app/StoresLive.js"
-import { migrateToLatest } from "../db/Migrator.js"
-import { PodGateLive, podClientConfig, RateBudgetLive } from "../app/PodLive.js"
+import { ABSENT_ORDER_ID, type AccessFinding, StoreConnectors } from "../stores/StoreConnector.js"
+import { type StoreError, StoreUnavailableError } from "../stores/StoreErrors.js"
+import { CheckBudgetsLive } from "../app/CheckBudgets.js"
+import { podClientConfig } from "../app/PodLive.js"
 import { CliFailure, configOption, withConfig } from "./AppRuntime.js"
-import { dbLayer } from "../app/DatabaseLive.js"
 
 // A lint, not a daemon: do not wait long for an API that is not there.
 const CHECK_TIMEOUT_MS = 5_000
@@ -29,11 +28,16 @@ const lintMappingFiles = (app: AppConfig) =>
   Effect.gen(function*() {
     let errors = 0
     const parsed: Array<ParsedMappingFile> = []
-    for (const store of app.stores) {
-      const read = yield* Effect.either(readMappingFile(store.mappings))
+    // A file shared by several stores is one file: checked and reported once, naming its stores.
+    const byFile = new Map<string, Array<AppConfig["stores"][number]>>()
+    for (const store of app.stores) byFile.set(path.resolve(store.mappings), [...(byFile.get(path.resolve(store.mappings)) ?? []), store])
+    for (const stores of byFile.values()) {
+      const file = stores[0]?.mappings ?? ""
+      const keys = stores.map((s) => s.key).join(", ")
+      const read = yield* Effect.either(readMappingFile(file))
       if (read._tag === "Left") {
         errors++
-        yield* Console.log(`${store.key}: ${read.left.message}`)
+        yield* Console.log(`${keys}: ${read.left.message}`)
         continue
       }
       parsed.push(read.right)
@@ -41,9 +45,7 @@ const lintMappingFiles = (app: AppConfig) =>
       const problems = errorsOf(read.right.issues).length
       errors += problems
       for (const issue of issues) yield* Console.log(issue)
-      yield* Console.log(
-        `${store.key}: ${store.mappings}: ${read.right.table.rows.length} rows${problems > 0 ? `, ${problems} issue(s)` : " OK"}`
-      )
+      yield* Console.log(`${keys}: ${file}: ${read.right.table.rows.length} rows${problems > 0 ? `, ${problems} issue(s)` : " OK"}`)
     }
     return { parsed, errors }
   })
@@ -165,7 +167,9 @@ const credentialKeys = (store: StoreConfig, index: number) => {
   const at = `stores[${index}].${store.platform}`
   switch (store.platform) {
     case "shopify":
-      return `${at}.accessToken (and ${at}.shop)`
+      return store.shopify.accessToken !== undefined
+        ? `${at}.accessToken (and ${at}.shop)`
+        : `${at}.clientId and ${at}.clientSecret (and ${at}.shop; the app installed on it)`
     case "woocommerce":
       return `${at}.consumerKey and ${at}.consumerSecret`
     case "etsy":
@@ -189,6 +193,19 @@ const refusedAt = (storeKey: string, address: string) =>
         new StoreUnavailableError({ storeKey, operation: "getOrder", ambiguous: false, detail: `${refusal} at ${address}` })
       )
     })
+  )
+
+const FINDING_WORDS: Readonly<Record<AccessFinding["severity"], string>> = { error: "", warning: "warning: ", note: "note: " }
+
+/** What a store's connector says its access lacks (a few reads), within the check's patience. */
+const accessOf = (storeKey: string, findings: Effect.Effect<ReadonlyArray<AccessFinding>, StoreError>) =>
+  findings.pipe(
+    Effect.timeoutFail({
+      duration: STORE_CHECK_TIMEOUT,
+      onTimeout: () =>
+        new StoreUnavailableError({ storeKey, operation: "access", ambiguous: false, detail: `no answer within ${STORE_CHECK_TIMEOUT}` })
+    }),
+    Effect.either
   )
 
 /** Each store's credentials, with one cheap read (an order that does not exist) through its connector and the shared store budget. */
@@ -220,7 +237,26 @@ const verifyStores = (app: AppConfig) =>
         const name = `Store ${store.key} (${store.platform})`
         const read = reads[index]
         if (read === undefined) return
-        if (read._tag === "Right") return yield* Console.log(`${name}: credentials accepted`)
+        if (read._tag === "Right") {
+          yield* Console.log(`${name}: credentials accepted`)
+          const connector = connectors.get(store.key)
+          if (connector?.checkAccess === undefined) return
+          const found = yield* accessOf(store.key, connector.checkAccess())
+          if (found._tag === "Left" && found.left._tag === "StoreUnavailableError") {
+            unverified.push(`store ${store.key}'s access (did not answer)`)
+            return yield* Console.log(`${name}: NOT VERIFIED: what the app may read could not be read (${found.left.detail})`)
+          }
+          if (found._tag === "Left") {
+            errors++
+            return yield* Console.log(`${name}: reading what the app may read failed: ${found.left.message}`)
+          }
+          for (const finding of found.right) {
+            if (finding.severity === "error") errors++
+            yield* Console.log(`${name}: ${FINDING_WORDS[finding.severity]}${finding.message}`)
+          }
+          if (found.right.length === 0) yield* Console.log(`${name}: the app has every access podsync needs`)
+          return
+        }
         const error = read.left
         switch (error._tag) {
           case "StoreAuthError":
@@ -239,8 +275,9 @@ const verifyStores = (app: AppConfig) =>
 
 /**
  * The POD service (one read) and every store (one read each), through the budgets the daemon
- * spends: the check's requests take their share in the same ledgers, so a check run beside a
- * daemon on PostgreSQL cannot push a credential over its limit.
+ * spends where its database exists (the check's requests take their share in the same ledgers, so
+ * a check run beside a daemon on PostgreSQL cannot push a credential over its limit), else through
+ * budgets in memory: the check creates, migrates and writes no database (see CheckBudgetsLive).
  */
 const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
   Effect.all([verifyPod(app, ask, what), verifyStores(app)]).pipe(
@@ -250,13 +287,7 @@ const verifyServices = (app: AppConfig, ask: PodAsk, what: string) =>
       authHeaders: pod.authHeaders,
       unverified: [...(pod.unverified === undefined ? [] : [pod.unverified]), ...stores.unverified]
     })),
-    Effect.provide(
-      Layer.mergeAll(PodGateLive.pipe(Layer.provide(RateBudgetLive(app.pod))), StoresLive(app.stores)).pipe(
-        Layer.provide(NodeHttpClient.layerUndici),
-        Layer.provide(Layer.effectDiscard(migrateToLatest)),
-        Layer.provide(dbLayer(app))
-      )
-    ),
+    Effect.provide(CheckBudgetsLive(app).pipe(Layer.provide(NodeHttpClient.layerUndici))),
     Effect.catchTags({
       DataDirLockedError: () =>
         Effect.as(

@@ -6,6 +6,7 @@ import { MIN_ORDERS } from "./demo/OrderPlan.js"
 import { runDemo } from "./demo/RunDemo.js"
 
 const ordersOption = Options.integer("orders").pipe(
+  Options.withPseudoName("N"),
   Options.withDescription(
     `how many shop orders to generate (at least ${MIN_ORDERS}; 2–3 of them with an unmapped item, one cancelled; default 24)`
   ),

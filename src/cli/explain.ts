@@ -6,7 +6,7 @@ import { Console, Effect, Option, Schema } from "effect"
 import { ambiguousMessage, lookUpOrder, noOrderMessage, type OrderStory, renderStory } from "../pipeline/Explain.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
-import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, storeNamed, withConfig } from "./AppRuntime.js"
 import { existingDbLayer } from "../app/DatabaseLive.js"
 
 const StoryBody = Schema.Struct({
@@ -48,6 +48,7 @@ export const explainCommand = Command.make(
     withConfig(config, (app) =>
       Effect.gen(function*() {
         const storeKey = Option.getOrUndefined(store)
+        if (storeKey !== undefined) yield* storeNamed(app, storeKey)
         const fromDatabase = lookUpOrder(reference, storeKey).pipe(
           Effect.provide(OrdersRepo.Default),
           Effect.provide(ShipmentsRepo.Default),

@@ -9,11 +9,15 @@ import { migrateToLatest } from "../db/Migrator.js"
 import { sameRows } from "../domain/MappingCells.js"
 import { chooseTable, describeIssues, readMappingFile } from "../pipeline/MappingFile.js"
 import { suggestDraft } from "../pipeline/SuggestDraft.js"
+import { rewriteMappingFile } from "../pipeline/MappingEdit.js"
+import { type Addition, mergeSuggestions } from "../mapping/MappingMerge.js"
+import { type MappingColumn } from "../domain/MappingCells.js"
+import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
 import { PodLive } from "../app/PodLive.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
-import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, storeNamed, withConfig } from "./AppRuntime.js"
 import { dbLayer } from "../app/DatabaseLive.js"
 
 const Report = Schema.Struct({
@@ -24,9 +28,14 @@ const Report = Schema.Struct({
   issues: Schema.Array(Schema.String)
 })
 type Report = typeof Report.Type
+const Cells = Schema.Struct(
+  Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, Schema.String])) as Record<MappingColumn, typeof Schema.String>
+)
 const Suggestion = Schema.Struct({
   csv: Schema.String,
   rows: Schema.Number,
+  commented: Schema.Number,
+  additions: Schema.Array(Schema.Struct({ cells: Cells, note: Schema.String, complete: Schema.Boolean })),
   matched: Schema.Number,
   unmatched: Schema.Array(Schema.String),
   notes: Schema.Array(Schema.String),
@@ -36,15 +45,6 @@ const Suggestion = Schema.Struct({
 })
 
 const storeOption = (description: string) => Options.text("store").pipe(Options.withPseudoName("KEY"), Options.withDescription(description))
-
-const storeNamed = (app: AppConfig, k: string) => {
-  const store = app.stores.find((s) => s.key === k)
-  return store !== undefined
-    ? Effect.succeed(store)
-    : Effect.fail(
-      new CliFailure({ message: `no store "${k}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})` })
-    )
-}
 
 const storesOf = (app: AppConfig, key: Option.Option<string>) =>
   Option.match(key, {
@@ -103,31 +103,38 @@ const describeReport = (r: Report) => {
   }
 }
 
+/** Loads the stores' files now: the running daemon reloads them, else they go straight into the database. */
+const loadNow = (app: AppConfig, store: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const stores = yield* storesOf(app, store)
+    const fromDaemon = yield* askEmbeddedDaemon(
+      app,
+      HttpClientRequest.post(daemonUrl(app, "/mappings/reload")).pipe(
+        HttpClientRequest.setUrlParams(Option.match(store, { onNone: () => ({}), onSome: (k) => ({ store: k }) }))
+      ),
+      Schema.Struct({ reports: Schema.Array(Report) }),
+      "60 seconds"
+    )
+    const reports = Option.isSome(fromDaemon)
+      ? fromDaemon.value.reports
+      : yield* loadIntoDatabase(stores).pipe(
+        Effect.provide(Layer.mergeAll(MappingsRepo.Default, OrdersRepo.Default).pipe(Layer.provideMerge(dbLayer(app))))
+      )
+    return { fromDaemon: Option.isSome(fromDaemon), reports }
+  })
+
 const loadCommand = Command.make(
   "load",
   { config: configOption, store: storeOption("load only this store's file (default: every store)").pipe(Options.optional) },
   ({ config, store }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const stores = yield* storesOf(app, store)
-        const fromDaemon = yield* askEmbeddedDaemon(
-          app,
-          HttpClientRequest.post(daemonUrl(app, "/mappings/reload")).pipe(
-            HttpClientRequest.setUrlParams(Option.match(store, { onNone: () => ({}), onSome: (k) => ({ store: k }) }))
-          ),
-          Schema.Struct({ reports: Schema.Array(Report) }),
-          "60 seconds"
-        )
-        const reports = Option.isSome(fromDaemon)
-          ? fromDaemon.value.reports
-          : yield* loadIntoDatabase(stores).pipe(
-            Effect.provide(Layer.mergeAll(MappingsRepo.Default, OrdersRepo.Default).pipe(Layer.provideMerge(dbLayer(app))))
-          )
+        const { fromDaemon, reports } = yield* loadNow(app, store)
         for (const report of reports) {
           for (const issue of report.issues) yield* Console.error(issue)
           yield* Console.log(describeReport(report))
         }
-        if (Option.isSome(fromDaemon)) yield* Console.log("(loaded by the running daemon)")
+        if (fromDaemon) yield* Console.log("(loaded by the running daemon)")
         // A warning (a duplicate row) is said, and the file still loads whole.
         const failing = reports.filter((r) => r.issues.some((issue) => !issue.startsWith("warning: ")))
         if (failing.length > 0) {
@@ -138,6 +145,32 @@ const loadCommand = Command.make(
       }))
 ).pipe(Command.withDescription("Validate the stores' mapping files and load them (a running daemon reloads them itself)"))
 
+/** `--merge`: the suggested rows added to the store's file (a refusal writes nothing), then the file loaded. */
+const mergeInto = (app: AppConfig, store: AppConfig["stores"][number], additions: ReadonlyArray<Addition>) =>
+  Effect.gen(function*() {
+    const file = store.mappings
+    const before = yield* Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+      Effect.catchAll((error) =>
+        (error.error as { code?: string }).code === "ENOENT"
+          ? Effect.succeed("")
+          : Effect.fail(new CliFailure({ message: `cannot read ${file}: ${String(error.error)}` }))
+      )
+    )
+    const merged = mergeSuggestions(before, additions)
+    if (merged.text === before) {
+      yield* Console.error(`${store.key}: nothing to add to ${file}: it maps every line the draft has`)
+      return
+    }
+    const backup = yield* rewriteMappingFile(file, before, merged.text, "podsync mappings suggest --merge").pipe(
+      Effect.mapError((error) => new CliFailure({ message: error.message }))
+    )
+    yield* Console.error(
+      `${store.key}: added ${merged.added} row(s) to ${file}, and ${merged.commented} row(s) to complete as comments (previous version in ${backup})`
+    )
+    const { fromDaemon, reports } = yield* loadNow(app, Option.some(store.key))
+    for (const report of reports) yield* Console.error(describeReport(report) + (fromDaemon ? " (by the running daemon)" : ""))
+  })
+
 const suggestCommand = Command.make(
   "suggest",
   {
@@ -147,9 +180,12 @@ const suggestCommand = Command.make(
       Options.withPseudoName("FILE"),
       Options.withDescription("write the draft CSV to this file (default: standard output)"),
       Options.optional
+    ),
+    merge: Options.boolean("merge").pipe(
+      Options.withDescription("add the suggested rows to the store's own mapping file (checked, written atomically) and load it")
     )
   },
-  ({ config, out, store }) =>
+  ({ config, merge, out, store }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
         const target = yield* storeNamed(app, store)
@@ -178,17 +214,18 @@ const suggestCommand = Command.make(
             })
           )
         if (Option.isSome(out)) yield* Effect.promise(() => fs.writeFile(out.value, draft.csv))
-        else yield* Console.log(draft.csv.trimEnd())
+        else if (!merge) yield* Console.log(draft.csv.trimEnd())
         const from = [
           draft.fileRows > 0 ? `${draft.fileRows} rows of ${target.mappings}` : undefined,
           draft.orderLines > 0 ? `${draft.orderLines} lines of recent orders` : undefined
         ].filter(Boolean).join(" and ") || "nothing (no orders and no mapping rows yet)"
         yield* Console.error(
-          `${target.key}: ${draft.rows} rows from ${from}; ${draft.matched} matched to the POD catalog (${draft.catalog}), ${draft.unmatched.length} left without a POD variant` +
+          `${target.key}: ${draft.rows} rows from ${from}; ${draft.matched} matched to the POD catalog (${draft.catalog}), ${draft.unmatched.length} left without a POD variant, ${draft.commented} written commented out for a person to complete` +
             (Option.isSome(out) ? `; written to ${out.value}` : "")
         )
         for (const line of draft.unmatched) yield* Console.error(`unmatched: ${line}`)
         for (const line of draft.notes) yield* Console.error(`check: ${line}`)
+        if (merge) yield* mergeInto(app, target, draft.additions)
       }))
 ).pipe(Command.withDescription("Write a draft mapping CSV from catalog matches on SKU, colour and size"))
 

@@ -6,7 +6,7 @@ import { CommandLive } from "../app/CommandLive.js"
 import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"
 import { pullStore } from "../pipeline/PullStage.js"
 import { reconcileAll } from "../pipeline/ReconcileStage.js"
-import { askDaemon, askEmbeddedDaemon, CliFailure, configOption, daemonUrl, configCommand, withConfig } from "./AppRuntime.js"
+import { askDaemon, askEmbeddedDaemon, configCommand, configOption, daemonUrl, storeNamed, withConfig } from "./AppRuntime.js"
 
 const Accepted = Schema.Struct({ accepted: Schema.Unknown })
 
@@ -32,9 +32,7 @@ export const pullCommand = Command.make(
   ({ config, store }) =>
     withConfig(config, (app) =>
       Effect.gen(function*() {
-        const keys = store._tag === "Some" ? [store.value] : app.stores.map((s) => s.key)
-        const unknown = keys.filter((k) => !app.stores.some((s) => s.key === k))
-        if (unknown.length > 0) return yield* Effect.fail(new CliFailure({ message: `no store "${unknown[0]}" in the configuration` }))
+        const keys = store._tag === "Some" ? [(yield* storeNamed(app, store.value)).key] : app.stores.map((s) => s.key)
         const viaDaemon = yield* handedToDaemon(app, store._tag === "Some" ? `/pull?store=${encodeURIComponent(store.value)}` : "/pull")
         if (viaDaemon) return yield* Console.log(`The running daemon is pulling ${keys.join(", ")}; podsync status shows the result.`)
         // No daemon: this process opens the database (only now: a daemon on the embedded one holds it).

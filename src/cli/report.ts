@@ -2,16 +2,18 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { ExternalApisLive } from "../app/CommandLive.js"
 import { type ReportRequest, ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ReportSummary, summaryLine } from "../reports/ReportSummary.js"
-import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, withConfig } from "./AppRuntime.js"
+import { askEmbeddedDaemon, CliFailure, configOption, daemonUrl, storeNamed, UsageError, withConfig } from "./AppRuntime.js"
+import { periodFromFlags } from "../reports/ReportPeriod.js"
 import { dbLayer } from "../app/DatabaseLive.js"
 
-const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
+const text = (name: string, pseudoName: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName(pseudoName), Options.withDescription(description), Options.optional)
 
 /** A report reads several APIs: the daemon may take minutes to answer. */
 const DAEMON_REPORT_TIMEOUT = "10 minutes"
@@ -45,7 +47,7 @@ const writeHere = (app: AppConfig, request: ReportRequest) =>
       )
     ),
     Effect.catchTags({
-      ReportPeriodError: (error) => Effect.fail(new CliFailure({ message: error.message })),
+      ReportPeriodError: (error) => Effect.fail(new UsageError({ message: error.message })),
       UnknownReportStoreError: (error) => Effect.fail(new CliFailure({ message: error.message })),
       ReportFilesError: (error) => Effect.fail(new CliFailure({ message: error.message }))
     })
@@ -65,13 +67,15 @@ export const reportCommand = Command.make(
     config: configOption,
     from: text(
       "from",
+      "D",
       "start of the period: a date (its midnight in reports.timezone) or an ISO-8601 date-time (default: the previous day)"
     ),
     to: text(
       "to",
+      "D",
       "end of the period: a date (included, to its end) or an ISO-8601 date-time (excluded); default now when --from is given"
     ),
-    store: text("store", "only this store (its key; default: every store)")
+    store: text("store", "KEY", "only this store (its key; default: every store)")
   },
   ({ config, from, store, to }) =>
     withConfig(config, (app) =>
@@ -81,10 +85,12 @@ export const reportCommand = Command.make(
           to: Option.getOrUndefined(to),
           store: Option.getOrUndefined(store)
         }
-        if (request.store !== undefined && !app.stores.some((s) => s.key === request.store)) {
-          return yield* new CliFailure({
-            message: `no store "${request.store}" in the configuration (stores: ${app.stores.map((s) => s.key).join(", ") || "none"})`
-          })
+        if (request.store !== undefined) yield* storeNamed(app, request.store)
+        // A period podsync cannot read is a usage mistake, said here before any daemon is asked.
+        const period = periodFromFlags(request, yield* Clock.currentTimeMillis, app.reports.timezone)
+        if (Either.isLeft(period)) {
+          const { message } = period.left
+          return yield* message.startsWith("reports.timezone") ? new CliFailure({ message }) : new UsageError({ message })
         }
         const fromDaemon = yield* askDaemon(app, request)
         const summary = Option.isSome(fromDaemon) ? fromDaemon.value : yield* writeHere(app, request)

@@ -2,7 +2,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Console, Effect } from "effect"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { CliFailure } from "./AppRuntime.js"
+import { CliFailure, UsageError } from "./AppRuntime.js"
 import { MIN_ORDERS, planOrders } from "./demo/OrderPlan.js"
 import { shopifyAdmin } from "./demo/SimulatorAdmin.js"
 import { HEADER_PAIR_SETS } from "../simulator/pod/auth.js"
@@ -24,9 +24,32 @@ const hostOption = Options.text("host").pipe(
   Options.withDefault("127.0.0.1")
 )
 
-/** Starts a simulator for the life of the command scope. */
-const serve = <R extends { readonly url: string; readonly close: () => Promise<void> }>(start: () => Promise<R>) =>
-  Effect.acquireRelease(Effect.promise(start), (running) => Effect.promise(() => running.close()))
+/**
+ * Starts a simulator for the life of the command scope. A port that cannot be taken is said with
+ * the port, the simulator, and the option that moves it.
+ */
+const serve = <R extends { readonly url: string; readonly close: () => Promise<void> }>(
+  what: { readonly name: string; readonly flag: string; readonly host: string; readonly port: number },
+  start: () => Promise<R>
+) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: start,
+      catch: (error) => {
+        const code = (error as NodeJS.ErrnoException).code
+        const why = code === "EADDRINUSE"
+          ? "the port is in use (another podsync simulate, or a demo, still running?)"
+          : code === "EACCES" || code === "EADDRNOTAVAIL"
+          ? `this address cannot be listened on (${code})`
+          : (error as Error).message
+        return new CliFailure({
+          message: `cannot start the ${what.name} on ${what.host}:${what.port}: ${why}; stop what listens there, ` +
+            `or pass ${what.flag} N (0: any free port)`
+        })
+      }
+    }),
+    (running) => Effect.promise(() => running.close())
+  )
 
 /** What to do next, with the addresses the simulators listen on (pure). */
 export const simulateHints = (urls: { readonly pod: string; readonly shopify: string }, seeded: number): string =>
@@ -65,7 +88,10 @@ export const simulateCommand = Command.make(
     jsonfeedPort: port("jsonfeed-port", "port of the JSON feed reference storefront", 9104),
     noRateLimit: Options.boolean("no-rate-limit").pipe(Options.withDescription("lift the POD simulator's 100 per 10 s limit")),
     orders: Options.integer("orders").pipe(
-      Options.withDescription("put this many paid orders in the Shopify simulator at start (default 0)"),
+      Options.withPseudoName("N"),
+      Options.withDescription(
+        `put this many paid orders in the Shopify simulator at start: 0, or at least ${MIN_ORDERS} (a mix of mapped and unmapped items; default 0)`
+      ),
       Options.withDefault(0)
     ),
     podAuthHeaders: Options.choice("pod-auth-headers", ["both", "gearment", "x-api"] as const).pipe(
@@ -78,22 +104,33 @@ export const simulateCommand = Command.make(
   ({ etsyPort, host, jsonfeedPort, noRateLimit, orders, podAuthHeaders, podPort, shopifyPort, woocommercePort }) =>
     Effect.scoped(Effect.gen(function*() {
       if (orders !== 0 && orders < MIN_ORDERS) {
-        return yield* new CliFailure({
+        return yield* new UsageError({
           message: `--orders takes 0, or ${MIN_ORDERS} or more (a mix of mapped and unmapped items); got ${orders}`
         })
       }
-      const pod = yield* serve(() =>
+      const pod = yield* serve({ name: "POD API simulator", flag: "--pod-port", host, port: podPort }, () =>
         runPodSimulatorStandalone({
           host,
           port: podPort,
           authHeaders: HEADER_PAIR_SETS[podAuthHeaders],
           ...(noRateLimit ? { rateLimit: false as const } : {})
-        })
+        }))
+      const shopify = yield* serve(
+        { name: "Shopify simulator", flag: "--shopify-port", host, port: shopifyPort },
+        () => runShopifySimulatorStandalone({ host, port: shopifyPort })
       )
-      const shopify = yield* serve(() => runShopifySimulatorStandalone({ host, port: shopifyPort }))
-      yield* serve(() => runWooCommerceSimulatorStandalone({ host, port: woocommercePort }))
-      yield* serve(() => runEtsySimulatorStandalone({ host, port: etsyPort }))
-      yield* serve(() => runJsonFeedSimulatorStandalone({ host, port: jsonfeedPort }))
+      yield* serve(
+        { name: "WooCommerce simulator", flag: "--woocommerce-port", host, port: woocommercePort },
+        () => runWooCommerceSimulatorStandalone({ host, port: woocommercePort })
+      )
+      yield* serve(
+        { name: "Etsy simulator", flag: "--etsy-port", host, port: etsyPort },
+        () => runEtsySimulatorStandalone({ host, port: etsyPort })
+      )
+      yield* serve(
+        { name: "JSON feed storefront", flag: "--jsonfeed-port", host, port: jsonfeedPort },
+        () => runJsonFeedSimulatorStandalone({ host, port: jsonfeedPort })
+      )
       const admin = shopifyAdmin(shopify.url)
       // The demo's orders (its mapped tees, a few unmapped items), all left for podsync to find.
       if (orders > 0) yield* Effect.forEach(planOrders(orders), (planned) => admin.createOrder(planned.spec), { discard: true })

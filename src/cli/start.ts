@@ -1,21 +1,21 @@
 import * as Command from "@effect/cli/Command"
 import * as net from "node:net"
 import { setFlagsFromString } from "node:v8"
-import { Effect, Layer } from "effect"
+import { Effect, FiberRef, Layer } from "effect"
 import { daemonLayer } from "../app/DaemonLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { dataDirHolder } from "../db/DataDirLock.js"
-import { CliFailure, configCommand } from "./AppRuntime.js"
+import { canonicalConfigPath, CliFailure, configCommand, currentConfigFile } from "./AppRuntime.js"
 
 const cannotListen = (app: AppConfig, reason: string) =>
   new CliFailure({
     message: `cannot listen on ${app.server.host}:${app.server.port}: ${reason} (is another podsync running? change server.port)`
   })
 
-const alreadyRunning = (app: AppConfig) => {
-  const holder = app.database.url === undefined ? dataDirHolder(app.dataDir) : undefined
-  return holder === undefined ? Effect.void : Effect.fail(holder)
-}
+const alreadyRunning = (app: AppConfig) =>
+  app.database.url === undefined
+    ? Effect.flatMap(dataDirHolder(app.dataDir), (holder) => (holder === undefined ? Effect.void : Effect.fail(holder)))
+    : Effect.void
 
 /**
  * Whether the server's address can be bound, tried before anything starts (the database, the
@@ -48,10 +48,13 @@ export const startCommand = configCommand("start", (app) =>
   Effect.zipRight(
     // Another podsync on this embedded database is said as that (its pid), before its port.
     Effect.zipRight(alreadyRunning(app), portFree(app)).pipe(Effect.zipLeft(favourASmallerHeap)),
-    Layer.launch(daemonLayer(app)).pipe(
-      Effect.catchTag(
-        "ServeError",
-        (error) => Effect.fail(cannotListen(app, error.cause instanceof Error ? error.cause.message : String(error.cause)))
+    // The daemon knows its file, so that a command run with another is told so (HttpServerLive).
+    Effect.flatMap(FiberRef.get(currentConfigFile), (file) =>
+      Layer.launch(daemonLayer(app, {}, file === undefined ? undefined : canonicalConfigPath(file)))).pipe(
+        Effect.catchTag(
+          "ServeError",
+          (error) =>
+            Effect.fail(cannotListen(app, error.cause instanceof Error ? error.cause.message : String(error.cause)))
+        )
       )
-    )
   )).pipe(Command.withDescription("Run the daemon"))

@@ -84,6 +84,11 @@ export const renderStatus = (status: StatusReport, source: string): string => {
     for (const issue of m.issues.slice(0, 3)) lines.push(`  ${issue}`)
     if (m.issues.length > 3) lines.push(`  … and ${m.issues.length - 3} more (podsync check lists them all)`)
   }
+  for (const w of status.webhookSignatures ?? []) {
+    lines.push(
+      `WEBHOOKS REFUSED: store ${w.storeKey} since ${w.since} (${formatAge(w.forSeconds)}, ${w.refused} deliveries): ${w.detail}`
+    )
+  }
   const pausedUntil = status.budget?.pausedUntil ?? null
   if (pausedUntil !== null) {
     lines.push(`PAUSED: POD requests paused after a 429 until ${pausedUntil} (the service's block; podsync resumes by itself)`)

@@ -23,6 +23,14 @@ const Address = Schema.NonEmptyTrimmedString.pipe(
   Schema.filter((s) => /^[^\s@<>]+@[^\s@<>]+$/.test(s) || /<[^\s@<>]+@[^\s@<>]+>$/.test(s) || `expected an email address, got "${s}"`)
 )
 
+/** A list of addresses, or one text of them separated by commas (as one environment variable gives them). */
+const Recipients = Schema.transform(Schema.Union(Schema.Array(Schema.String), Schema.String), Schema.Array(Address), {
+  strict: true,
+  decode: (given) =>
+    typeof given === "string" ? given.split(",").map((address) => address.trim()).filter((address) => address !== "") : given,
+  encode: (addresses) => addresses
+}).pipe(Schema.filter((addresses) => addresses.length > 0 || "expected at least one address"))
+
 /** A Slack incoming webhook, or anything that takes Slack's `{"text": …}` (Mattermost, Rocket.Chat, Discord's /slack). */
 const SlackChannel = Schema.Struct({ url: SecretUrl })
 
@@ -37,7 +45,7 @@ const EmailChannel = Schema.Struct({
   user: optional(Secret),
   password: optional(Secret),
   from: Address,
-  to: Schema.Array(Address).pipe(Schema.minItems(1, { message: () => "expected at least one address" }))
+  to: Recipients
 })
 
 /** A JSON POST signed with HMAC-SHA256 (README "Alerts": the headers and how to check them). */
@@ -99,7 +107,15 @@ export const AlertsConfig = Schema.Struct({
   /** The first alert goes at once; what follows within this many minutes of a send goes as one message then. 0: each at once. */
   digestMinutes: withDefault(NumberLike.pipe(Schema.between(0, 1440)), () => 15),
   /** Alerts wait until `to` (except refused credentials, which stop everything). */
-  quietHours: optional(Schema.Struct({ from: Clock, to: Clock, timezone: withDefault(TimeZone, () => "UTC") })),
+  quietHours: optional(
+    Schema.Struct({ from: optional(Clock), to: optional(Clock), timezone: withDefault(TimeZone, () => "UTC") }).pipe(
+      // Both or neither: neither (their variables unset) is no quiet hours.
+      Schema.filter((quiet) =>
+        (quiet.from === undefined) === (quiet.to === undefined) ||
+        { path: [quiet.from === undefined ? "from" : "to"], message: "give both from and to (or neither: no quiet hours)" }
+      )
+    )
+  ),
   thresholds: withDefault(Thresholds, () => THRESHOLD_DEFAULTS),
   /** A failed send is retried this many times in all, waiting firstDelaySeconds, then twice as long each time; then it is failed. */
   retry: withDefault(
@@ -116,19 +132,7 @@ export const AlertsConfig = Schema.Struct({
 }).pipe(
   Schema.filter((alerts) => {
     const duplicate = duplicateName(alerts.channels, (c) => c.name, ["channels"], "name", "channel name")
-    if (duplicate !== undefined) return duplicate
-    const names = new Set(alerts.channels.map((c) => c.name))
-    for (const [index, rule] of (alerts.rules ?? []).entries()) {
-      for (const [at, name] of (rule.channels ?? []).entries()) {
-        if (!names.has(name)) {
-          return {
-            path: ["rules", index, "channels", at],
-            message: `no channel is named "${name}"; the channels are ${[...names].join(", ") || "(none)"}`
-          }
-        }
-      }
-    }
-    return true
+    return duplicate ?? true
   })
 )
 export type AlertsConfig = typeof AlertsConfig.Type

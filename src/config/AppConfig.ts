@@ -71,6 +71,21 @@ const ExchangeRates = Schema.Struct({
 
 const WebhookTopic = Schema.String.pipe(Schema.startsWith("TOPIC_"))
 
+/** 127.0.0.0/8, ::1, localhost: an address only this machine reaches. */
+const isLoopbackHost = (hostname: string) =>
+  hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/**
+ * Where the POD service delivers webhooks: it delivers to public HTTPS addresses only, so a plain
+ * http:// address is refused unless it is this machine's own (a local trial against the simulator).
+ */
+const PublicWebhookUrl = Url.pipe(Schema.filter((s) => {
+  const url = new URL(s)
+  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return true
+  return `expected a public https:// URL (the POD service delivers webhooks over HTTPS only; http:// only to this machine, ` +
+    `127.0.0.1 or localhost, for a trial), got "${s}": put podsync behind a reverse proxy with a certificate (deploy/README.md)`
+}))
+
 /**
  * `pod.webhooks`. The service signs deliveries with the API client secret and sends the API client
  * key as X-Connect-Client-Key (there is no separate webhook credential), so both default to
@@ -78,7 +93,7 @@ const WebhookTopic = Schema.String.pipe(Schema.startsWith("TOPIC_"))
  * configurations written when the signing key was thought to be a separate credential.
  */
 const PodWebhooks = Schema.Struct({
-  publicUrl: Url,
+  publicUrl: PublicWebhookUrl,
   signingKey: Schema.optionalWith(Secret, { exact: true }),
   clientKey: Schema.optionalWith(Secret, { exact: true }),
   signedPath: Schema.optionalWith(Schema.String.pipe(Schema.startsWith("/")), { exact: true }),
@@ -203,25 +218,30 @@ export const AppConfig = Schema.Struct({
     const duplicate = duplicateName(config.stores, (s) => s.key, ["stores"], "key", "store key")
     if (duplicate !== undefined) return duplicate
     const seen = new Set(config.stores.map((s) => s.key))
-    for (const key of Object.keys(config.reports.storeNames)) {
-      if (!seen.has(key)) {
-        return {
-          path: ["reports", "storeNames", key],
-          message: `no store "${key}" in stores: (names go by store key: ${[...seen].join(", ") || "none"})`
-        }
-      }
-    }
-    for (const [index, rule] of (config.alerts?.rules ?? []).entries()) {
-      for (const [at, key] of (rule.stores ?? []).entries()) {
-        if (!seen.has(key)) {
-          return {
-            path: ["alerts", "rules", index, "stores", at],
-            message: `no store has the key "${key}"; the stores are ${[...seen].join(", ")}`
-          }
-        }
-      }
-    }
-    return true
+    const channels = new Set((config.alerts?.channels ?? []).map((c) => c.name))
+    // A store (or an alert channel) taken out but still named elsewhere: every such place, each saying both places to edit.
+    const missing = (key: string, where: string) =>
+      `no store "${key}" under stores: (the stores are ${[...seen].join(", ") || "none"}): ` +
+      `take it out of ${where} too, or put the store back under stores:`
+    const dangling = [
+      ...Object.keys(config.reports.storeNames).filter((key) => !seen.has(key)).map((key) => ({
+        path: ["reports", "storeNames", key],
+        message: `${missing(key, "reports.storeNames")} (names go by store key)`
+      })),
+      ...(config.alerts?.rules ?? []).flatMap((rule, index) => [
+        ...(rule.stores ?? []).flatMap((key, at) =>
+          seen.has(key) ? [] : [{ path: ["alerts", "rules", index, "stores", at], message: missing(key, "this rule") }]
+        ),
+        ...(rule.channels ?? []).flatMap((name, at) =>
+          channels.has(name) ? [] : [{
+            path: ["alerts", "rules", index, "channels", at],
+            message: `no channel "${name}" under alerts.channels (the channels are ${[...channels].join(", ") || "none"}): ` +
+              "take it out of this rule too, or put the channel back under alerts.channels"
+          }]
+        )
+      ])
+    ]
+    return dangling.length === 0 || dangling
   })
 )
 export type AppConfig = typeof AppConfig.Type

@@ -31,22 +31,70 @@ const pullWindow = (maxPageSize: number) => ({
   overlapSeconds: optionalWith(IntLike.pipe(Schema.between(0, 86_400)))
 })
 
-const ShopifySection = Schema.Struct({
+/**
+ * A Shopify app's credentials: a Dev Dashboard app's client id and secret (tokens come from the
+ * client credentials grant and expire; since 2026-01-01 the only way a seller gets a new app), or a
+ * legacy custom app's static `accessToken`. Exactly one of the two; the webhook secret defaults to
+ * the client secret (Shopify signs an app's webhooks with it) and is required with a static token.
+ */
+const ShopifyFields = Schema.Struct({
   shop: Schema.NonEmptyTrimmedString.pipe(
     Schema.pattern(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, {
       message: () => "expected the shop's myshopify domain, e.g. acme.myshopify.com"
     })
   ),
-  accessToken: Secret,
-  ...WebhookSecrets,
+  accessToken: optionalWith(Secret),
+  clientId: optionalWith(Schema.NonEmptyTrimmedString),
+  clientSecret: optionalWith(Secret),
+  webhookSecret: optionalWith(Secret),
+  previousWebhookSecret: optionalWith(Secret),
   apiVersion: withDefault(Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}$/, { message: () => "expected YYYY-MM" })), () => "2026-10"),
   baseUrl: Schema.optionalWith(Url, { exact: true })
 })
 
+/** What is wrong with a Shopify section's credentials, at which key; undefined when they are whole. */
+export const shopifyCredentialsIssue = (
+  s: Pick<typeof ShopifyFields.Type, "accessToken" | "clientId" | "clientSecret" | "webhookSecret">
+): { readonly path: ReadonlyArray<string>; readonly message: string } | undefined => {
+  const app = s.clientId !== undefined || s.clientSecret !== undefined
+  if (s.accessToken !== undefined && app) {
+    return {
+      path: ["accessToken"],
+      message: "give either accessToken (a legacy custom app's token) or clientId and clientSecret (a Dev Dashboard app), not both"
+    }
+  }
+  if (s.accessToken === undefined && !app) {
+    return {
+      path: [],
+      message: "expected clientId and clientSecret (a Dev Dashboard app: Settings shows both), or accessToken (a legacy custom app's token)"
+    }
+  }
+  if (app && s.clientId === undefined) return { path: ["clientId"], message: "is missing: clientSecret comes with the app's clientId" }
+  if (app && s.clientSecret === undefined) {
+    return { path: ["clientSecret"], message: "is missing: clientId comes with the app's clientSecret" }
+  }
+  if (s.accessToken !== undefined && s.webhookSecret === undefined) {
+    return {
+      path: ["webhookSecret"],
+      message: "is missing: with a static accessToken, give the key the store's webhooks are signed with (its app's API secret key)"
+    }
+  }
+  return undefined
+}
+
+const ShopifySection = ShopifyFields.pipe(
+  Schema.filter((s) => {
+    const issue = shopifyCredentialsIssue(s)
+    return issue === undefined || { path: issue.path, message: issue.message }
+  })
+)
+
 const WooCommerceSection = Schema.Struct({
   url: Url,
+  homeUrl: optionalWith(Url),
   consumerKey: Secret,
   consumerSecret: Secret,
+  authentication: optionalWith(Schema.Literal("auto", "header", "query")),
   ...WebhookSecrets,
   ...pullWindow(100),
   minRequestIntervalMs: optionalWith(IntLike.pipe(Schema.between(0, 60_000))),
@@ -63,7 +111,10 @@ const EtsySection = Schema.Struct({
   previousWebhookSecret: optionalWith(Secret),
   receiptFilter: optionalWith(Schema.Literal("paidUnshipped", "all")),
   ...pullWindow(100),
-  dailyReserve: optionalWith(IntLike.pipe(Schema.between(0, 10_000)))
+  dailyReserve: optionalWith(IntLike.pipe(Schema.between(0, 10_000))),
+  shipsFromCountry: optionalWith(
+    Schema.String.pipe(Schema.pattern(/^[A-Za-z]{2}$/, { message: () => "expected a two-letter country code (ISO 3166-1), e.g. US" }))
+  )
 })
 
 const JsonFeedSection = Schema.Struct({

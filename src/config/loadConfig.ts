@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import { Data, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { parseDocument } from "yaml"
+import { editDistance } from "../domain/EditDistance.js"
 import { AppConfig } from "./AppConfig.js"
 
 export interface ConfigIssue {
@@ -67,19 +68,6 @@ export const interpolateEnv = (
 
 const decode = Schema.decodeUnknownEither(AppConfig, { errors: "all", onExcessProperty: "error" })
 
-/** Edits (insert, delete, replace) between two short words: how near a mistyped key is. */
-const distance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = row
-  }
-  return previous[b.length] ?? 0
-}
-
 const LITERAL = /^Expected "([^"]*)", actual (.*)$/
 const UNEXPECTED = /^is unexpected, expected: (.*)$/
 
@@ -111,7 +99,7 @@ const readable = (issues: ReadonlyArray<ConfigIssue>): Array<ConfigIssue> => {
       const key = issue.path.split(/[.[\]]/).filter((part) => part !== "").pop() ?? ""
       const allowed = [...(unexpected[1] ?? "").matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? "")
       const near = allowed
-        .map((name) => ({ name, edits: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name) }))
+        .map((name) => ({ name, edits: name.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key, name) }))
         .filter((c) => c.edits <= Math.max(1, Math.floor(key.length / 4)))
         .sort((a, b) => a.edits - b.edits)[0]
       if (near !== undefined) meant.add(issue.path.slice(0, issue.path.length - key.length) + near.name)

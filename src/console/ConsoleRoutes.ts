@@ -11,20 +11,26 @@ import type { StatusReport } from "../observability/StatusReport.js"
 import { lookUpOrder } from "../pipeline/Explain.js"
 import { actOnOrders, type ActionOutcome, seenOrderOf } from "../pipeline/PersonActions.js"
 import { ReportService } from "../reporting/ReportService.js"
-import { NEEDS_A_PERSON } from "../domain/OrderState.js"
+import { moneyByPeriod } from "../reports/MoneyByPeriod.js"
+import { AWAITING_STORE_PAYMENT, NEEDS_A_PERSON } from "../domain/OrderState.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
-import { type Caller, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
+import { type Caller, CONTENT_SECURITY_POLICY, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
 import { chrome, formOf, getPage, param, postAction, query } from "./ConsoleRequest.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment } from "./Html.js"
 import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange, overviewRangeOf } from "./OverviewView.js"
-import { filterOfReasonKey, outcomeList, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
+import { filterOfReasonKey, outcomeList, OutcomesFlash, outcomesFlashOf, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
+import { fitItems, fitText, Notice, redirectWithFlash, withFlash } from "./ConsoleFlash.js"
 import { mappingsRoutes } from "./MappingsRoutes.js"
+import { orderListRoutes } from "./OrderListRoutes.js"
 import { reportsContent } from "./ReportsView.js"
+import { designsOf, podFactsOf } from "./OrderFacts.js"
+import { type SellerWords, sellerWordsOf } from "./SellerWords.js"
 import { storyContent } from "./StoryView.js"
 import type { OrderLinks } from "./OrderLinks.js"
 
@@ -32,25 +38,37 @@ import type { OrderLinks } from "./OrderLinks.js"
 export interface AttentionSettings {
   readonly notCheckedOutAfterHours: number
   readonly noDraftAfterMinutes: number
-  /** reports.timezone: where "today" begins on the overview. Default UTC. */
+  /** reports.timezone: where "today" begins on the overview, and the time zone of every time shown. Default UTC. */
   readonly timezone?: string
+  /** reports.storeNames: the names the console shows for store keys. */
+  readonly storeNames?: Readonly<Record<string, string>>
 }
 
 const QUEUE_LIMIT = 200
 
+// The order page shows the lines' design files as thumbnails: images (only) may come from the web.
+const ORDER_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", "img-src 'self' data: https:")
+
 // htmx is served from the daemon's own node_modules: no CDN, works offline.
 const HTMX = fs.readFileSync(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"))
 
-const driftOf = Effect.gen(function*() {
-  const reports = yield* Effect.serviceOption(ReportService)
-  if (Option.isNone(reports)) return null
-  // The drift count is one card of the overview: a failed read is logged and shown as unknown.
-  const listed = yield* reports.value.list.pipe(
-    Effect.catchAll((error) => Effect.as(Effect.logWarning("console: the reports could not be read", error), []))
-  )
-  const summary = listed.find((r) => r.summary !== null)?.summary
-  return summary === undefined || summary === null ? null : { findings: summary.findings, label: summary.label }
-})
+/** The overview's part of the reports: the last drift count, and the money of the daily reports. */
+const reportsPartOf = (words: SellerWords) =>
+  Effect.gen(function*() {
+    const reports = yield* Effect.serviceOption(ReportService)
+    if (Option.isNone(reports)) return { drift: null, money: null }
+    // The drift count and the money are parts of the overview: a failed read is logged and shown as unknown.
+    const listed = yield* reports.value.list.pipe(
+      Effect.catchAll((error) => Effect.as(Effect.logWarning("console: the reports could not be read", error), []))
+    )
+    const summary = listed.find((r) => r.summary !== null)?.summary
+    return {
+      drift: summary === undefined || summary === null
+        ? null
+        : { findings: summary.findings, label: words.period(summary.from, summary.to) },
+      money: moneyByPeriod(listed)
+    }
+  })
 
 /**
  * The web console at /console (issue 15): overview, the needs-a-person queue with its actions,
@@ -62,6 +80,7 @@ export const consoleRoutes = <R>(
   attention: AttentionSettings,
   links: OrderLinks = () => []
 ) => {
+  const words = sellerWordsOf({ storeNames: attention.storeNames, timezone: attention.timezone })
   /** The orders of the range by store and state (null: every order, as the status report counts them). */
   const recentOf = (range: OverviewRange) =>
     range === "all" ? Effect.succeed(null) : Effect.gen(function*() {
@@ -72,12 +91,12 @@ export const consoleRoutes = <R>(
       return yield* Effect.flatMap(StatusRepo, (repo) => repo.ordersPulledSince(new Date(since)))
     })
   const overviewData = (range: OverviewRange = "all") =>
-    Effect.all({ report: statusReport, drift: driftOf, recent: recentOf(range) }).pipe(
-      Effect.map(({ drift, recent, report }) => ({ report, extras: { drift, range, recent } satisfies OverviewExtras }))
+    Effect.all({ report: statusReport, reports: reportsPartOf(words), recent: recentOf(range) }).pipe(
+      Effect.map(({ recent, report, reports }) => ({ report, extras: { ...reports, range, recent, words } satisfies OverviewExtras }))
     )
   const rangeParam = Effect.map(query("range"), overviewRangeOf)
 
-  const queuePage = (caller: Caller, filter: QueueFilter, outcomes: ReadonlyArray<ActionOutcome>) =>
+  const queuePage = (caller: Caller, filter: QueueFilter, outcomes: ReadonlyArray<ActionOutcome>, moreOutcomes = 0) =>
     Effect.gen(function*() {
       const repo = yield* AttentionRepo
       const nowMs = yield* Clock.currentTimeMillis
@@ -103,8 +122,11 @@ export const consoleRoutes = <R>(
         csrfToken: caller.csrfToken,
         actionKey: randomUUID(),
         outcomes,
+        moreOutcomes,
         limit: QUEUE_LIMIT,
-        links
+        links,
+        awaitingPayment: groups.filter((g) => g.state === "held" && g.reason === AWAITING_STORE_PAYMENT),
+        words
       })
       return htmlResponse(page(yield* chrome(caller, "Needs a person", "queue"), content))
     })
@@ -193,7 +215,12 @@ export const consoleRoutes = <R>(
       "/console/queue",
       getPage((caller) =>
         Effect.gen(function*() {
-          return yield* queuePage(caller, { store: yield* query("store"), reason: yield* query("reason") }, [])
+          const filter = { store: yield* query("store"), reason: yield* query("reason") }
+          return yield* withFlash(OutcomesFlash, (flash) =>
+            Option.match(flash, {
+              onNone: () => queuePage(caller, filter, []),
+              onSome: (f) => queuePage(caller, filter, f.outcomes, f.more)
+            }))
         })
       )
     ),
@@ -216,17 +243,25 @@ export const consoleRoutes = <R>(
               orders: outcomes.map((o) => `${o.referenceId ?? o.id}: ${o.outcome}`)
             })
           )
+          // Answered by a redirect to the page the action came from (a reload asks nothing again).
           const back = param(form, "back")
-          if (back !== undefined) return yield* storyPage(caller, back, outcomes)
-          return yield* queuePage(
-            caller,
-            { store: param(form, "store") || undefined, reason: param(form, "reason") || undefined },
-            outcomes
+          const filter = new URLSearchParams(
+            [["store", param(form, "store") ?? ""], ["reason", param(form, "reason") ?? ""]].filter(([, v]) => v !== "")
+          ).toString()
+          const location = back !== undefined
+            ? `/console/order?ref=${encodeURIComponent(back)}`
+            : `/console/queue${filter === "" ? "" : `?${filter}`}`
+          return yield* redirectWithFlash(
+            location,
+            fitItems(outcomesFlashOf(outcomes), (kept, more): OutcomesFlash => ({ outcomes: kept, more }))
           )
         })
       )
     ),
-    HttpRouter.get("/console/reports", getPage((caller) => reportsPage(caller, undefined))),
+    HttpRouter.get(
+      "/console/reports",
+      getPage((caller) => withFlash(Notice, (flash) => reportsPage(caller, Option.getOrUndefined(flash))))
+    ),
     HttpRouter.get(
       "/console/reports/file/:name",
       getPage(() =>
@@ -260,7 +295,7 @@ export const consoleRoutes = <R>(
         Effect.gen(function*() {
           const reports = yield* Effect.serviceOption(ReportService)
           if (Option.isNone(reports)) {
-            return yield* reportsPage(caller, { ok: false, text: "reports are not written by this process" })
+            return yield* redirectWithFlash("/console/reports", { ok: false, text: "reports are not written by this process" })
           }
           const request = {
             from: param(form, "from") || undefined,
@@ -269,22 +304,33 @@ export const consoleRoutes = <R>(
           }
           yield* Effect.logInfo("console: report run").pipe(Effect.annotateLogs({ user: caller.session.user, ...request }))
           const flash = yield* reports.value.run(request).pipe(
-            Effect.map(({ summary }) => ({ ok: true, text: `written: ${summary.label}, ${summary.findings} drift findings` })),
+            Effect.map(({ summary }) => ({
+              ok: true,
+              text: `written: ${words.period(summary.from, summary.to)}, ${summary.findings} drift findings`
+            })),
             Effect.catchTags({
               ReportPeriodError: (error) => Effect.succeed({ ok: false, text: error.message }),
               UnknownReportStoreError: (error) => Effect.succeed({ ok: false, text: error.message }),
               ReportFilesError: (error) => Effect.succeed({ ok: false, text: error.message })
             })
           )
-          return yield* reportsPage(caller, flash)
+          return yield* redirectWithFlash("/console/reports", { ok: flash.ok, text: fitText(flash.text) } satisfies Notice)
         })
       )
     ),
     HttpRouter.get(
       "/console/order",
-      getPage((caller) => Effect.flatMap(query("ref"), (ref) => storyPage(caller, ref ?? "", [])))
+      getPage((caller) =>
+        Effect.flatMap(query("ref"), (ref) =>
+          withFlash(OutcomesFlash, (flash) =>
+            Option.match(flash, {
+              onNone: () => storyPage(caller, ref ?? "", []),
+              onSome: (f) => storyPage(caller, ref ?? "", f.outcomes)
+            })))
+      )
     ),
-    HttpRouter.concat(mappingsRoutes)
+    HttpRouter.concat(mappingsRoutes),
+    HttpRouter.concat(orderListRoutes(links, attention.timezone ?? "UTC", words.store))
   )
 
   function reportsPage(caller: Caller, flash: { readonly ok: boolean; readonly text: string } | undefined) {
@@ -296,7 +342,8 @@ export const consoleRoutes = <R>(
         reports: listed,
         csrfToken: caller.csrfToken,
         storeKeys: report.pulls.map((p) => p.storeKey),
-        flash
+        flash,
+        words
       })
       return htmlResponse(page(yield* chrome(caller, "Reports", "reports"), content))
     })
@@ -314,16 +361,25 @@ export const consoleRoutes = <R>(
       const stored = yield* orders.byReference(found.story.referenceId)
       if (stored === undefined) return htmlResponse(page(title, html`<p class="muted">No order ${ref}.</p>`), 404)
       const events = yield* orders.story(stored.id)
+      const shipments = yield* Effect.flatMap(ShipmentsRepo, (repo) => repo.forOrder(stored.id))
       const content = storyContent({
         story: found.story,
         stored,
         eventData: events.map((e) => e.data),
         csrfToken: caller.csrfToken,
         actionKey: randomUUID(),
-        links: links({ referenceId: stored.referenceId, podDraftId: stored.podDraftId, podOrderId: stored.podOrderId })
+        links: links({ referenceId: stored.referenceId, podDraftId: stored.podDraftId, podOrderId: stored.podOrderId }),
+        words,
+        shipments,
+        designs: yield* designsOf(stored),
+        pod: yield* podFactsOf(stored)
       })
-      return htmlResponse(
-        page({ ...title, title: found.story.name }, outcomes.length === 0 ? content : html`${outcomeList(outcomes)}${content}`)
+      return HttpServerResponse.setHeader(
+        htmlResponse(
+          page({ ...title, title: found.story.name }, outcomes.length === 0 ? content : html`${outcomeList(outcomes)}${content}`)
+        ),
+        "content-security-policy",
+        ORDER_PAGE_CSP
       )
     })
   }

@@ -13,7 +13,8 @@ header.top a.current { color: #fff; font-weight: 600; border-bottom: 2px solid #
 main { padding: 1.2rem; max-width: 1200px; margin: 0 auto; }
 h1 { font-size: 1.4rem; margin: .2rem 0 1rem; } h2 { font-size: 1.1rem; margin: 1.4rem 0 .6rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: .8rem; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; min-width: 0; overflow-wrap: anywhere; }
+a.card { color: inherit; text-decoration: none; }
 .card .n { font-size: 1.8rem; font-weight: 700; } .card .l { color: var(--muted); font-size: .85rem; }
 .card.attention { border-color: var(--warn); background: var(--warn-bg); } .card.attention .n { color: var(--warn); }
 .flow { display: flex; align-items: stretch; gap: .4rem; flex-wrap: wrap; }
@@ -23,6 +24,15 @@ table { border-collapse: collapse; width: 100%; background: var(--card); border:
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #eef1f5; font-size: .85rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td { overflow-wrap: break-word; }
+td .muted, td code, td .pod, .flash li, li code { overflow-wrap: anywhere; }
+.flash pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+.money-tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 440px), 1fr)); gap: .8rem; align-items: start; }
+table.money caption { text-align: left; font-weight: 600; padding: .3rem 0; }
+table.money td.num { white-space: nowrap; } table.money tr.total td { font-weight: 600; background: #f8fafc; }
+table.money th[scope="row"] { background: #fff; color: var(--ink); font-size: .85rem; }
+.pod { font-size: .85rem; margin-top: .2rem; }
 .bad { color: var(--bad); } .muted { color: var(--muted); font-size: .9rem; }
 .flash { padding: .6rem .8rem; border-radius: 6px; margin: 0 0 1rem; background: var(--ok-bg); color: var(--ok); }
 .flash.refused { background: var(--bad-bg); color: var(--bad); }
@@ -37,6 +47,7 @@ button.secondary { background: #fff; color: var(--accent); }
 .filters { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; margin-bottom: 1rem; }
 .filters label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); }
 select, input { font: inherit; padding: .3rem .4rem; border: 1px solid var(--line); border-radius: 6px; }
+textarea { font: inherit; padding: .3rem .4rem; border: 1px solid var(--line); border-radius: 6px; max-width: 100%; box-sizing: border-box; }
 .bulk { position: sticky; bottom: 0; background: var(--bg); padding: .6rem 0; display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
 .timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--line); }
 .timeline li { margin: 0 0 .8rem; padding-left: 1rem; position: relative; }
@@ -44,8 +55,18 @@ select, input { font: inherit; padding: .3rem .4rem; border: 1px solid var(--lin
 .timeline li.person::before { background: var(--warn); }
 .timeline .when { color: var(--muted); font-size: .85rem; }
 details pre { background: #0f172a; color: #e2e8f0; padding: .7rem; border-radius: 6px; overflow: auto; font-size: .8rem; max-height: 28rem; }
+.scroll { overflow-x: auto; }
+.order-facts { margin-top: 1rem; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); } .break { overflow-wrap: anywhere; } .order-facts h2 { margin-top: 0; } .order-facts dl { margin: 0; } .order-facts dd { margin: 0 0 .4rem; }
+.order-facts dt { color: var(--muted); font-size: .85rem; } address { font-style: normal; } .note { overflow-wrap: anywhere; }
+.designs { display: flex; gap: .5rem; flex-wrap: wrap; } .design { display: inline-flex; flex-direction: column; align-items: center; font-size: .8rem; }
+.design img { width: 64px; height: 64px; object-fit: contain; background: #eef1f5; border: 1px solid var(--line); border-radius: 4px; }
+ul.warnings, ul.attributes { list-style: none; padding: 0; margin: .3rem 0 0; } ul.warnings li { display: block; margin-top: .3rem; border-radius: 6px; }
+ul.attributes li { overflow-wrap: anywhere; font-size: .85rem; }
 body.login { display: grid; place-items: center; min-height: 100vh; }
 body.login .card { width: min(360px, 92vw); display: flex; flex-direction: column; gap: .8rem; }
 body.login label { display: flex; flex-direction: column; gap: .2rem; }
+.scroll { overflow-x: auto; max-width: 100%; } .scroll table { min-width: 40rem; } td.wrap { overflow-wrap: anywhere; min-width: 8rem; }
+.pager { display: flex; gap: 1rem; margin: .8rem 0; flex-wrap: wrap; }
+.filters input[type=search] { width: 18rem; max-width: 100%; } .filters label { max-width: 100%; }
 @media (max-width: 640px) { main { padding: .6rem; } th, td { padding: .35rem .4rem; } .hide-narrow { display: none; } }
 `

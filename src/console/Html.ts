@@ -13,7 +13,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "order" | "mappings" | "reports"
+export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports"
 
 export interface Chrome {
   readonly title: string
@@ -31,6 +31,8 @@ const HTMX_CONFIG = JSON.stringify({ allowEval: false, includeIndicatorStyles: f
 const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; readonly label: string }> = [
   { section: "overview", href: "/console", label: "Overview" },
   { section: "queue", href: "/console/queue", label: "Needs a person" },
+  { section: "orders", href: "/console/orders", label: "All orders" },
+  { section: "pay", href: "/console/pay", label: "What to pay" },
   { section: "mappings", href: "/console/mappings", label: "Mappings" },
   { section: "reports", href: "/console/reports", label: "Reports" }
 ]

@@ -1,5 +1,5 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { cellsOfRow, emptyCells, type MappingCells } from "../domain/MappingCells.js"
 import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
 import { suggestionFor } from "../mapping/MappingSuggest.js"
@@ -11,7 +11,12 @@ import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { chrome, type Form, getPage, param, postAction, query } from "./ConsoleRequest.js"
 import { type Caller, htmlResponse } from "./ConsoleGuard.js"
+import { fitText, redirectWithFlash, withFlash } from "./ConsoleFlash.js"
 import { page } from "./Html.js"
+import { mappingsCsvRoutes } from "./MappingsCsvRoutes.js"
+import { fileSection } from "./MappingsCsvView.js"
+import { MappingUploads } from "./MappingUploads.js"
+import { cachedCatalog, suggestDraftFrom } from "../pipeline/SuggestDraft.js"
 import { type Flash, type MappingsInput, mappingsContent, type Prefill } from "./MappingsView.js"
 
 /**
@@ -28,6 +33,8 @@ interface PageRequest {
   readonly edit?: number | undefined
   /** What was typed into a refused change of that line, shown again in its form. */
   readonly typed?: Partial<MappingCells> | undefined
+  /** What the POST that redirected here did. */
+  readonly notice?: Flash | undefined
 }
 
 /** What a write answered, and the form to show again when it was refused. */
@@ -81,6 +88,13 @@ const mappingsPage = (caller: Caller, request: PageRequest, flash: Flash | undef
     const editing = row === undefined || shown === undefined
       ? undefined
       : { line: row.line, cells: request.typed === undefined ? shown : { ...emptyCells, ...request.typed }, shown }
+    const sharedWith = storeKey === undefined ? [] : storeKeys.filter((k) => k !== storeKey && mappings.fileOf(k) === file)
+    const suggested = storeKey === undefined || file === undefined || !(lint?.catalogCached ?? false)
+      ? undefined
+      : yield* suggestDraftFrom(storeKey, file, cachedCatalog).pipe(
+        Effect.map((draft) => draft.additions),
+        Effect.catchTag("MappingFileError", () => Effect.succeed(undefined))
+      )
     const input: MappingsInput = {
       storeKeys,
       storeKey,
@@ -93,7 +107,10 @@ const mappingsPage = (caller: Caller, request: PageRequest, flash: Flash | undef
       csrfToken: caller.csrfToken,
       prefill: request.prefill,
       editing,
-      flash
+      flash: flash ?? request.notice,
+      fileSection: storeKey === undefined || file === undefined
+        ? undefined
+        : fileSection({ storeKey, file, csrfToken: caller.csrfToken, sharedWith, additions: suggested })
     }
     return htmlResponse(page(yield* chrome(caller, "Mappings", "mappings"), mappingsContent(input)))
   })
@@ -107,9 +124,29 @@ const cellsOfForm = (form: Form, prefix = ""): Partial<MappingCells> =>
 
 const refusedWrite = (error: MappingWriteError): Flash => ({
   ok: false,
-  text: error.message,
-  ...(error.line === "" ? {} : { line: error.line })
+  text: fitText(error.message, 800),
+  ...(error.line === "" ? {} : { line: fitText(error.line, 1200) })
 })
+
+const optionalText = Schema.optional(Schema.String)
+
+/** A write's answer as it travels to the page the POST redirects to (ConsoleFlash). */
+const WriteFlash = Schema.Struct({
+  flash: Schema.Struct({ ok: Schema.Boolean, text: Schema.String, line: optionalText }),
+  reopen: Schema.optional(Schema.Struct({
+    prefill: Schema.Struct({ sku: optionalText, variantId: optionalText, podVariantId: optionalText, printFront: optionalText }),
+    edit: Schema.optional(Schema.Number),
+    typed: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  }))
+})
+
+/** The typed cells a refused change carries back, each cut so that the flash fits its cookie. */
+const fitCells = (cells: Partial<MappingCells> | undefined) =>
+  cells === undefined ? undefined : Object.fromEntries(Object.entries(cells).map(([k, v]) => [k, fitText(v ?? "", 200)]))
+
+/** Where a write sends the browser back: the store's page, the refused row's form open. */
+const pageAddress = (store: string, edit: number | undefined) =>
+  `/console/mappings?${new URLSearchParams([["store", store], ...(edit === undefined ? [] : [["edit", String(edit)]])]).toString()}`
 
 /** A POST to the page: admitted with its CSRF token, then the store's file, or the page saying there is none. */
 const writeAction = <E, R>(
@@ -120,25 +157,49 @@ const writeAction = <E, R>(
       const store = param(form, "store") ?? ""
       const file = (yield* MappingStore).fileOf(store)
       if (file === undefined) {
-        return yield* mappingsPage(caller, { store: undefined, prefill: {} }, { ok: false, text: `no store ${store}` })
+        return yield* redirectWithFlash("/console/mappings", { flash: { ok: false, text: fitText(`no store ${store}`) } })
       }
       const { flash, reopen } = yield* write(form, caller, store, file)
-      return yield* mappingsPage(caller, { store, prefill: {}, ...reopen }, flash)
+      const carried = reopen === undefined ? { flash } : {
+        flash,
+        reopen: {
+          prefill: fitCells(reopen.prefill as Record<string, string | undefined>) ?? {},
+          ...(reopen.edit === undefined ? {} : { edit: reopen.edit }),
+          ...(reopen.typed === undefined ? {} : { typed: fitCells(reopen.typed) })
+        }
+      }
+      return yield* redirectWithFlash(pageAddress(store, reopen?.edit), carried)
     })
   )
 
-export const mappingsRoutes = HttpRouter.empty.pipe(
+export const mappingsRoutes = mappingsCsvRoutes.pipe(
   HttpRouter.get(
     "/console/mappings",
     getPage((caller) =>
       Effect.gen(function*() {
         const prefill = { sku: yield* query("sku"), variantId: yield* query("variant"), podVariantId: yield* query("pod") }
         const edit = Number(yield* query("edit"))
-        return yield* mappingsPage(
-          caller,
-          { store: yield* query("store"), prefill, edit: Number.isInteger(edit) ? edit : undefined },
-          undefined
-        )
+        const store = yield* query("store")
+        const notice = yield* Effect.flatMap(MappingUploads, (u) =>
+          Effect.flatMap(query("notice"), (id) => u.notice(id, caller.session.user)))
+        const noticeShown = notice === undefined ? undefined : { ok: notice.ok, text: notice.text }
+        return yield* withFlash(WriteFlash, (carried) =>
+          Option.match(carried, {
+            onNone: () =>
+              mappingsPage(caller, { store, prefill, edit: Number.isInteger(edit) ? edit : undefined, notice: noticeShown }, undefined),
+            onSome: ({ flash, reopen }) =>
+              mappingsPage(
+                caller,
+                {
+                  store,
+                  prefill: reopen?.prefill ?? prefill,
+                  edit: reopen?.edit ?? (Number.isInteger(edit) ? edit : undefined),
+                  typed: reopen?.typed,
+                  notice: noticeShown
+                },
+                flash
+              )
+          }))
       })
     )
   ),

@@ -23,7 +23,7 @@ export interface Flash {
   readonly ok: boolean
   readonly text: string
   /** The row to paste by hand when the file cannot be written. */
-  readonly line?: string
+  readonly line?: string | undefined
 }
 
 export interface MappingsInput {
@@ -46,6 +46,8 @@ export interface MappingsInput {
    */
   readonly editing?: { readonly line: number; readonly cells: MappingCells; readonly shown?: MappingCells } | undefined
   readonly flash?: Flash | undefined
+  /** Download, upload and the suggested rows (`MappingsCsvView`). */
+  readonly fileSection?: Html | undefined
 }
 
 const SHOWN_ROWS = 500
@@ -62,17 +64,19 @@ const suggestionCell = (suggestion: LineSuggestion | undefined): Html =>
       class=${suggestion.podVariantId === undefined ? "muted" : undefined}>${suggestion.note}</span>`
 
 const waitingTable = (input: MappingsInput): Html =>
-  input.waiting.length === 0 ? html`<p class="muted">No held order waits on a mapping row.</p>` : html`<table data-testid="waiting">
+  input.waiting.length === 0 ?
+    html`<p class="muted">No held order waits on a mapping row.</p>` :
+    html`<div class="table-wrap"><table data-testid="waiting">
       <thead><tr><th>SKU</th><th>variant id</th><th>item</th><th class="num">orders</th><th>suggested POD variant</th><th></th></tr></thead>
       <tbody>${
-    input.waiting.map((w) =>
-      html`<tr><td>${w.sku}</td><td>${w.variantId}</td><td>${w.title ?? ""}</td><td class="num">${w.orders}</td>
+      input.waiting.map((w) =>
+        html`<tr><td>${w.sku}</td><td>${w.variantId}</td><td>${w.title ?? ""}</td><td class="num">${w.orders}</td>
           <td data-testid="suggestion">${suggestionCell(w.suggestion)}</td>
           <td><a href=${
-        pageUrl({ store: input.storeKey, sku: w.sku, variant: w.variantId, pod: w.suggestion?.podVariantId }, "add")
-      }>map it</a></td></tr>`
-    )
-  }</tbody></table>`
+          pageUrl({ store: input.storeKey, sku: w.sku, variant: w.variantId, pod: w.suggestion?.podVariantId }, "add")
+        }>map it</a></td></tr>`
+      )
+    }</tbody></table></div>`
 
 const lintList = (input: MappingsInput): Html => {
   const lint = input.lint ?? []
@@ -133,9 +137,10 @@ export const mappingsContent = (input: MappingsInput): Html => {
       <button type="submit">Add the row</button>
     </form>
     <p class="muted">The file stays the source of truth: the row is added to it (the previous version kept as .bak) and the held orders are re-planned. The suggestions are those of <code>podsync mappings suggest</code>, from the cached catalog.</p>
+    ${input.fileSection ?? null}
     ${lintList(input)}
     <h2 id="rows">Rows in force <span class="pill">${rows.length}</span></h2>
-    <table data-testid="rows">
+    <div class="table-wrap"><table data-testid="rows">
       <thead><tr><th>line</th><th>store_variant_id</th><th>store_sku</th><th>pod_variant_id</th><th class="hide-narrow">print_front</th><th>ignore</th><th></th></tr></thead>
       <tbody>${
       rows.slice(0, SHOWN_ROWS).map((row) => {
@@ -147,7 +152,7 @@ export const mappingsContent = (input: MappingsInput): Html => {
           <td><a href=${pageUrl({ store: input.storeKey, edit: String(row.line) }, "edit")}>edit</a></td></tr>`
       })
     }</tbody>
-    </table>
+    </table></div>
     ${rows.length > SHOWN_ROWS ? html`<p class="muted">The first ${SHOWN_ROWS} of ${rows.length} rows.</p>` : null}`
   }`
 }

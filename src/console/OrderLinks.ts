@@ -37,14 +37,20 @@ const storePage = (store: StoreConfig, storeOrderId: string): string | null => {
 }
 
 /** `podOrderPage`: console.podOrderUrl, a URL with `{id}` where the POD order (or draft) id goes. */
-export const orderLinksOf = (stores: ReadonlyArray<StoreConfig>, podOrderPage: string | undefined): OrderLinks => {
+export const orderLinksOf = (
+  stores: ReadonlyArray<StoreConfig>,
+  podOrderPage: string | undefined,
+  storeNames: Readonly<Record<string, string>> = {}
+): OrderLinks => {
   const byKey = new Map(stores.map((s) => [s.key, s]))
   return (order) => {
     const links: Array<OrderLink> = []
     const parts = Option.getOrUndefined(ReferenceId.parse(order.referenceId))
     const store = parts === undefined ? undefined : byKey.get(parts.storeKey)
     const atStore = store === undefined || parts === undefined ? null : storePage(store, parts.storeOrderId)
-    if (atStore !== null && store !== undefined) links.push({ label: `open at ${store.key}`, href: atStore })
+    if (atStore !== null && store !== undefined) {
+      links.push({ label: `open at ${storeNames[store.key]?.trim() || store.key}`, href: atStore })
+    }
     const podId = order.podOrderId ?? order.podDraftId
     if (podOrderPage !== undefined && podOrderPage !== "" && podId !== null) {
       links.push({ label: "open at the POD service", href: podOrderPage.replaceAll("{id}", encodeURIComponent(podId)) })

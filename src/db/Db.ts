@@ -24,6 +24,19 @@ export interface DbShape {
   readonly use: <A>(f: (db: Kysely<Database>) => Promise<A>) => Effect.Effect<A, DbError>
   /** Runs the effect in one transaction: committed when it succeeds, rolled back otherwise. Nested calls join the outer one. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | DbError, R>
+  /**
+   * PostgreSQL only: opens a connection of its own, outside the pool, for what lives as long as a
+   * database session (the advisory lock that ties a replica's claims to it, SessionTie.ts).
+   */
+  readonly openSession?: () => Promise<SessionConnection>
+}
+
+/** One database session: statements on it, its end, and what ends it from the other side. */
+export interface SessionConnection {
+  readonly query: <R>(text: string, values: ReadonlyArray<unknown>) => Promise<ReadonlyArray<R>>
+  /** Called once if the connection breaks (the server restarted, the network dropped it). */
+  readonly onLost: (f: (cause: unknown) => void) => void
+  readonly end: () => Promise<void>
 }
 
 export class Db extends Context.Tag("podsync/Db")<Db, DbShape>() {}
@@ -39,7 +52,11 @@ export interface DbOptions {
 
 const wrap = (operation: string) => (cause: unknown) => new DbError({ operation, cause })
 
-const makeShape = (dialect: DbShape["dialect"], kysely: Kysely<Database>): DbShape => {
+const makeShape = (
+  dialect: DbShape["dialect"],
+  kysely: Kysely<Database>,
+  openSession?: DbShape["openSession"]
+): DbShape => {
   const current = FiberRef.unsafeMake<Option.Option<Kysely<Database>>>(Option.none())
 
   const use: DbShape["use"] = (f) =>
@@ -69,7 +86,7 @@ const makeShape = (dialect: DbShape["dialect"], kysely: Kysely<Database>): DbSha
           })
         ))
 
-  return { dialect, kysely, use, transaction }
+  return { dialect, kysely, use, transaction, ...(openSession === undefined ? {} : { openSession }) }
 }
 
 // Same JavaScript values from both backends: int8 as a number while it is safe.
@@ -85,15 +102,40 @@ const pgTypes = {
   }) as typeof pg.types.getTypeParser
 }
 
+const openPgSession = (settings: pg.ClientConfig) => async (): Promise<SessionConnection> => {
+  const client = new pg.Client(settings)
+  let lost: ((cause: unknown) => void) | undefined
+  let ended = false
+  const loseOnce = (cause: unknown) => {
+    if (ended) return
+    ended = true
+    lost?.(cause)
+  }
+  // As for the pool's clients (below): a broken connection must not end the process.
+  client.on("error", loseOnce)
+  client.on("end", () => loseOnce(new Error("the database closed the connection")))
+  await client.connect()
+  return {
+    query: async <R>(text: string, values: ReadonlyArray<unknown>) => (await client.query(text, [...values])).rows as Array<R>,
+    onLost: (f) => {
+      lost = f
+    },
+    end: async () => {
+      ended = true
+      await client.end().catch(() => undefined)
+    }
+  }
+}
+
 const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const pool = new pg.Pool({
+      const settings: pg.ClientConfig = {
         connectionString: Redacted.value(url),
-        max: 10,
         types: pgTypes,
         ...(schema ? { options: `-c search_path=${schema}` } : {})
-      })
+      }
+      const pool = new pg.Pool({ ...settings, max: 10 })
       // A client losing its server (a failover, a restart, an idle-timeout proxy, pg_terminate_backend)
       // must not end the process: pg emits 'error' on the client, and node throws an 'error' event
       // nobody listens to. The pool listens only while a client is idle, so every client gets its own
@@ -102,10 +144,10 @@ const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
       // drops the broken client when it is released and connects anew for the next query.
       pool.on("error", () => undefined)
       pool.on("connect", (client) => client.on("error", () => undefined))
-      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+      return { kysely: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), settings }
     }),
-    (kysely) => Effect.promise(() => kysely.destroy())
-  ).pipe(Effect.map((kysely) => makeShape("postgres", kysely)))
+    ({ kysely }) => Effect.promise(() => kysely.destroy())
+  ).pipe(Effect.map(({ kysely, settings }) => makeShape("postgres", kysely, openPgSession(settings))))
 
 /**
  * PGlite's memory is WebAssembly memory, which grows and never shrinks, and PostgreSQL's buffer

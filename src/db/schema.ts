@@ -29,6 +29,8 @@ export interface StoreOrdersTable {
   attempts: ColumnType<number, number | undefined, number>
   lease_owner: string | null
   lease_expires_at: Timestamp | null
+  /** The claim is tied to its holder's database session (PostgreSQL): free when that session ends, never before. */
+  lease_session: Generated<boolean>
   next_attempt_at: Timestamp | null
   last_error: Json | null
   planned_lines: Json<ReadonlyArray<{ lineId: string; quantity: number }>> | null
@@ -38,6 +40,8 @@ export interface StoreOrdersTable {
   packages_look_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   /** Until when a fulfilled order is read for later boxes. */
   packages_followed_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** When the POD service was last asked for drafts and orders of this reference id before a first draft; null: never. */
+  pod_looked_up_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 }
 
 export interface OrderEventsTable {
@@ -136,6 +140,8 @@ export interface JobLeasesTable {
   expires_at: Timestamp
   rerun: Generated<boolean>
   tick_at: Timestamp | null
+  /** The lease is tied to its holder's database session (see store_orders.lease_session). */
+  session: Generated<boolean>
 }
 
 export interface ReportsTable {
@@ -158,6 +164,19 @@ export interface StoreBudgetsTable {
   spent_total: ColumnType<number, number | undefined, number>
   paused_until_ms: ColumnType<number, number | undefined, number>
   observed_at_ms: number | null
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
+/** A store's current API token (migrations/2026-11-30T00-00-03_store_tokens.ts, repos/SqlStoreTokens.ts). */
+export interface StoreTokensTable {
+  store_key: string
+  seed: string
+  access_token: string | null
+  issued_at_ms: ColumnType<number | string | null, number | null | undefined, number | null>
+  expires_at_ms: ColumnType<number | string | null, number | null | undefined, number | null>
+  refresh_token: string | null
+  version: ColumnType<number | string, number | undefined, number>
+  renewing_until_ms: ColumnType<number | string | null, number | null | undefined, number | null>
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>
 }
 
@@ -217,6 +236,7 @@ export interface Database {
   job_leases: JobLeasesTable
   reports: ReportsTable
   store_budgets: StoreBudgetsTable
+  store_tokens: StoreTokensTable
   alert_outbox: AlertOutboxTable
   alert_deliveries: AlertDeliveriesTable
   alert_conditions: AlertConditionsTable

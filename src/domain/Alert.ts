@@ -78,7 +78,8 @@ const HELD_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   rejected_by_pod: ["order refused by the POD service", "orders refused by the POD service"],
   economy_unavailable: ["Economy shipping unavailable", "Economy shipping unavailable"],
   economy_uncovered: ["ZIP outside Economy", "ZIPs outside Economy"],
-  reference_too_long: ["reference id too long", "reference ids too long"]
+  reference_too_long: ["reference id too long", "reference ids too long"],
+  withheld_by_store: ["order whose data the store withholds", "orders whose data the store withholds"]
 }
 
 const POD_HOLD_WORDS: Readonly<Record<string, readonly [string, string]>> = {

@@ -108,6 +108,19 @@ export interface MappingFileProblem {
   readonly issues: ReadonlyArray<string>
 }
 
+/** One entry per file: a file several stores share is one file, its issues said once with every store that uses it. */
+export const byMappingFile = <P extends Pick<MappingFileProblem, "storeKey" | "file" | "issues">>(
+  problems: ReadonlyArray<P>
+): ReadonlyArray<P & { readonly storeKeys: ReadonlyArray<string> }> => {
+  const files = new Map<string, P & { storeKeys: Array<string> }>()
+  for (const problem of problems) {
+    const seen = files.get(problem.file)
+    if (seen === undefined) files.set(problem.file, { ...problem, storeKeys: [problem.storeKey] })
+    else seen.storeKeys.push(problem.storeKey)
+  }
+  return [...files.values()]
+}
+
 /** What to tell a seller who wrote a POD variant's SKU where its variant id belongs. */
 export const skuTypedAsVariantId = (typed: string, variant: CatalogEntry): string =>
   `"${typed}" is not a POD variant id: that is the SKU of variant ${variant.variantId} (${variant.name}); write ${variant.variantId} in pod_variant_id`

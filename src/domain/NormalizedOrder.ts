@@ -36,6 +36,8 @@ export const FulfillmentStatus = Schema.Literal(
   "on_hold",
   "scheduled",
   "restocked",
+  /** Nothing in the order needs shipping (Shopify's FULFILLMENT_NOT_REQUIRED). */
+  "not_required",
   "unknown"
 )
 export type FulfillmentStatus = typeof FulfillmentStatus.Type
@@ -85,6 +87,21 @@ export const NormalizedLine = Schema.Struct({
 })
 export type NormalizedLine = typeof NormalizedLine.Type
 
+/**
+ * Data the store would not give podsync (the app lacks an access scope, or the level of protected
+ * customer data the buyer's details need). The order is still stored, and held until it comes.
+ */
+export const WithheldData = Schema.Struct({
+  /**
+   * What is missing, in this shape's terms: `email`, `shipTo.<field>` (`shipTo.name`, `shipTo.line1`,
+   * `shipTo.postalCode`, `shipTo.phone`…), `lines.<lineId>.variantId`, `lines.<lineId>.productId`.
+   */
+  fields: Schema.Array(Schema.String),
+  /** Why, and what the seller does about it, in their words (the connector knows its platform). */
+  reason: Schema.String
+})
+export type WithheldData = typeof WithheldData.Type
+
 export const OrderHold = Schema.Struct({
   heldId: Schema.String,
   reason: Schema.optional(Schema.String)
@@ -118,6 +135,8 @@ export const NormalizedOrder = Schema.Struct({
   /** Order-level custom attributes (Shopify note attributes). */
   attributes: Schema.Array(Attribute),
   total: Schema.optional(MoneyFromWire),
+  /** What the store withheld from podsync in this version (absent: nothing). */
+  withheld: Schema.optional(Schema.Array(WithheldData)),
   /** The store's payload as fetched (all line item pages merged), kept for audit and replay. */
   raw: Schema.Unknown
 })

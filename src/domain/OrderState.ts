@@ -71,6 +71,17 @@ export const isOrderState = (value: string): value is OrderState => (ORDER_STATE
 export const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pending", "pod_on_hold"]
 
 /**
+ * The held reason of an order the store has not been paid for: it waits for the buyer, and is
+ * drafted once paid. Held, but no person can act on it: the console counts it apart, and no
+ * alert says it needs a person.
+ */
+export const AWAITING_STORE_PAYMENT = "unpaid"
+
+/** Whether an order in `state` (with `heldReason`) is in front of a person. */
+export const needsAPerson = (state: OrderState, heldReason: string | null): boolean =>
+  NEEDS_A_PERSON.includes(state) && !(state === "held" && heldReason === AWAITING_STORE_PAYMENT)
+
+/**
  * Why a `pod_on_hold` order waits, when podsync put it there: a POD webhook told of a condition
  * (an address the service cannot verify, a variant out of stock) and the service's answer
  * confirmed it. The code is the order's held reason; without one, the service itself holds the

@@ -99,6 +99,13 @@ export const FulfillmentOutcome = Schema.Union(
   Schema.TaggedStruct("AlreadyPushed", { fulfillmentIds: Schema.NonEmptyArray(Schema.String) }),
   /** Lines sit in a held fulfilment: reported, never forced. */
   Schema.TaggedStruct("OnHold", { holds: Schema.Array(FulfillmentHold) }),
+  /**
+   * Lines wait in a fulfilment the store schedules for later (a pre-order, a "fulfil at" date):
+   * the push waits until then; `fulfillAt` (ISO-8601) when the store says when.
+   */
+  Schema.TaggedStruct("Scheduled", {
+    scheduled: Schema.Array(Schema.Struct({ heldId: Schema.String, fulfillAt: Schema.optional(Schema.String) }))
+  }),
   /** None of the asked lines has units left to fulfil (fulfilled elsewhere, refunded, removed). */
   Schema.TaggedStruct("NothingToFulfil", { reason: Schema.String }),
   /** The store refused (cancelled order, closed fulfilment order, unknown line…): needs a person. */

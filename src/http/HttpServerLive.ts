@@ -1,3 +1,4 @@
+import { MappingUploads } from "../console/MappingUploads.js"
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -18,7 +19,20 @@ import { isWebhookDelivery, type WebhookListener, webhookReceiver } from "./Webh
 export interface ServerOptions {
   readonly host: string
   readonly port: number
+  /** The configuration file the daemon runs with (its real path): a command naming another is refused (`configRefusal`). */
+  readonly configFile?: string | undefined
 }
+
+/** The header a podsync command sends with its configuration file's real path (cli/AppRuntime.ts). */
+const CONFIG_HEADER = "x-podsync-config"
+
+/**
+ * Why a command's request is not for this daemon: it names another configuration file, so what the
+ * daemon would do or answer (its stores, its mapping files) is not what the command was asked about.
+ */
+export const configRefusal = (own: string, theirs: string, address: string) =>
+  `the podsync daemon on ${address} runs with ${own}, not ${theirs}: run the command with --config ${own}, ` +
+  `or stop that daemon first (a daemon of ${theirs} needs a server.port of its own)`
 
 /** The web console's settings (absent: not served). */
 export interface ConsoleOptions {
@@ -45,7 +59,7 @@ const ConsoleLive = (host: string, options: ConsoleOptions | undefined) => {
  * handler): the receiver answers thousands of deliveries a second without a fiber each.
  */
 export class DaemonHttpServer extends Server {
-  constructor(private readonly webhooks: WebhookListener) {
+  constructor(private readonly webhooks: WebhookListener, private readonly options?: ServerOptions) {
     super({ requestTimeout: 30_000 })
   }
 
@@ -53,6 +67,13 @@ export class DaemonHttpServer extends Server {
     const [request, response] = args
     if (event === "request" && isWebhookDelivery(request as IncomingMessage)) {
       this.webhooks(request as IncomingMessage, response as ServerResponse)
+      return true
+    }
+    const theirs = event === "request" ? (request as IncomingMessage).headers[CONFIG_HEADER] : undefined
+    const own = this.options?.configFile
+    if (typeof theirs === "string" && own !== undefined && theirs !== own) {
+      const body = JSON.stringify({ error: configRefusal(own, theirs, `${this.options?.host}:${this.options?.port}`) })
+      ;(response as ServerResponse).writeHead(409, { "content-type": "application/json" }).end(body)
       return true
     }
     return super.emit(event, ...args)
@@ -75,7 +96,8 @@ export const HttpServerLive = (options: ServerOptions, console?: ConsoleOptions)
       )),
       HttpServer.serve(),
       HttpServer.withLogAddress,
-      Layer.provide(NodeHttpServer.layer(() => new DaemonHttpServer(webhooks), { host: options.host, port: options.port })),
+      Layer.provide(NodeHttpServer.layer(() => new DaemonHttpServer(webhooks, options), { host: options.host, port: options.port })),
       Layer.provide(ConsoleLive(options.host, console)),
+      Layer.provide(MappingUploads.Default),
       Layer.tapErrorCause((cause) => Effect.logError("the HTTP server could not start", cause))
     )))

@@ -38,6 +38,7 @@ const daemonExtras = Effect.gen(function*() {
     budget: Option.isSome(budget) ? budgetStatusOf(yield* budget.value.snapshot) : null,
     ...(Option.isSome(health) ? { troubles: yield* health.value.troubles, refusals: yield* health.value.refusals } : {}),
     ...(Option.isSome(mappings) ? { mappingProblems: yield* mappings.value.problems } : {}),
+    ...(Option.isSome(webhooks) ? { signatureRefusals: yield* webhooks.value.signatureRefusals } : {}),
     traffic: counted
       ? {
         pod: Option.isSome(pod) ? yield* pod.value.counts : [],

@@ -296,9 +296,16 @@ export const webhookReceiver = Effect.gen(function*() {
     const verdict = connector.verifyWebhook({ headers: request.headers, rawBody: body })
     if (Either.isLeft(verdict)) {
       const { reason, detail } = verdict.left
-      log(Effect.logWarning("store webhook rejected").pipe(Effect.annotateLogs({ storeKey, reason, detail })))
+      // A wrong signing key refuses every delivery: said once (and in /status) until one verifies, not per delivery.
+      const first = reason !== "bad_signature" || Option.isNone(metrics) ||
+        metrics.value.badSignature(storeKey, detail, clock.unsafeCurrentTimeMillis())
+      const line = first
+        ? Effect.logWarning(reason === "bad_signature" ? `store ${storeKey}'s webhooks are refused: ${detail}` : "store webhook rejected")
+        : Effect.logDebug("store webhook rejected")
+      log(line.pipe(Effect.annotateLogs({ storeKey, reason, detail })))
       return answer(reason === "malformed_body" ? 400 : 401, { error: reason, detail })
     }
+    if (Option.isSome(metrics)) metrics.value.signatureVerified(storeKey)
     const webhook = verdict.right
     // The connector knows its platform's test deliveries and replay bound; the check needs the clock, which it is given.
     const admission = connector.admitWebhook(webhook, clock.unsafeCurrentTimeMillis())

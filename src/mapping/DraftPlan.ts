@@ -28,6 +28,8 @@ export type HoldCode =
   | "economy_uncovered"
   /** `<store key>:<store order id>` is longer than the 255 characters the service takes as a reference id. */
   | "reference_too_long"
+  /** The store withheld what the draft needs (the buyer's address, a line's variant): the app lacks access to it. */
+  | "withheld_by_store"
 
 export interface HoldProblem {
   readonly code: HoldCode
@@ -58,6 +60,8 @@ export interface StoreSettings {
     readonly economyUncovered?: EconomyUncoveredPolicy
   }
   readonly eligibleFinancialStatuses: ReadonlyArray<string>
+  /** The store's mapping file as configured: the hint of an unmatched line names it. */
+  readonly mappingFile?: string | undefined
   readonly billing?: { readonly iossNumber?: string | undefined; readonly taxNumber?: string | undefined } | undefined
 }
 
@@ -152,6 +156,20 @@ const planLine = (
   }
 }
 
+/** A line no mapping row matches whose variant or product the store withheld: said as such, not as unmatched. */
+const withheldLine = (order: NormalizedOrder, line: NormalizedLine): HoldProblem | undefined => {
+  const prefix = `lines.${line.lineId}.`
+  const entries = (order.withheld ?? []).filter((w) => w.fields.some((f) => f.startsWith(prefix)))
+  if (entries.length === 0) return undefined
+  return {
+    code: "withheld_by_store",
+    lineId: line.lineId,
+    message: `${describeLine(line)}: the store withheld its variant, so no mapping row by variant id can match it: ${
+      [...new Set(entries.map((w) => w.reason))].join("; ")
+    }`
+  }
+}
+
 const ADDRESS_LABELS: Record<string, string> = {
   first_name: "first name",
   last_name: "last name",
@@ -169,7 +187,40 @@ const ADDRESS_LABELS: Record<string, string> = {
 const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "all" })
 const PHONE = /^\+?[\d\s().-]{4,50}$/
 
+/** What the store withheld of the buyer's details, and why (the connector's words). */
+const withheldBuyer = (order: NormalizedOrder): HoldProblem | undefined => {
+  const entries = (order.withheld ?? []).filter((w) => w.fields.some((f) => f === "email" || f.startsWith("shipTo.")))
+  if (entries.length === 0) return undefined
+  const fields = entries.flatMap((w) => w.fields.filter((f) => f === "email" || f.startsWith("shipTo.")))
+  const what = [...new Set(fields.map((f) => WITHHELD_WORDS[f] ?? f.replace(/^shipTo\./, "")))].join(", ")
+  return {
+    code: "withheld_by_store",
+    message: `the store withheld the buyer's ${what} from podsync, so the order cannot be drafted: ${
+      [...new Set(entries.map((w) => w.reason))].join("; ")
+    }`
+  }
+}
+
+const WITHHELD_WORDS: Readonly<Record<string, string>> = {
+  email: "email",
+  "shipTo.name": "name",
+  "shipTo.firstName": "name",
+  "shipTo.lastName": "name",
+  "shipTo.line1": "address",
+  "shipTo.line2": "address",
+  "shipTo.city": "address",
+  "shipTo.countryCode": "country",
+  "shipTo.postalCode": "postal code",
+  "shipTo.phone": "phone"
+}
+
 export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
+  // What is missing because the store withheld it is said as such, not as an address to fix.
+  const withheld = withheldBuyer(order)
+  if (withheld !== undefined) {
+    problems.push(withheld)
+    return undefined
+  }
   const to = order.shipTo
   if (to === null) {
     problems.push({ code: "address", message: "the order has no shipping address" })
@@ -279,11 +330,18 @@ export const planDraft = (
   let ignored = 0
   for (const line of toShip) {
     const row = findRow(table, line)
+    const lineWithheld = row === undefined ? withheldLine(order, line) : undefined
+    if (lineWithheld !== undefined) {
+      problems.push(lineWithheld)
+      continue
+    }
     if (row === undefined) {
       problems.push({
         code: "unmatched",
         lineId: line.lineId,
-        message: `no mapping row for ${describeLine(line)}: add its variant id or SKU to the store's mapping file`
+        message: `no mapping row for ${describeLine(line)}: add its variant id or SKU to ${
+          settings.mappingFile ?? "the store's mapping file"
+        }`
       })
       continue
     }

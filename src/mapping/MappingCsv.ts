@@ -1,5 +1,6 @@
 import { parse } from "csv-parse/sync"
 import { stringify } from "csv-stringify/sync"
+import { SPREADSHEET_SAFE, unescapeFormula } from "../domain/SpreadsheetCell.js"
 import { emptyCells, type MappingCells } from "../domain/MappingCells.js"
 import {
   buildTable,
@@ -30,6 +31,21 @@ const parseDesign = (value: string): DesignSource | string => {
 /** A column for people (`mappings suggest` writes its candidates there): read past, never loaded. */
 export const NOTES_COLUMN = "notes"
 
+/**
+ * A line whose first character is `#` is a comment: `mappings suggest` writes the rows it could not
+ * complete that way, so the file loads while they wait for a person. A cell that begins with `#`
+ * in the first column is quoted (`"#1"`). Line numbers still count comment lines.
+ */
+export const COMMENT = "#"
+const READ_OPTIONS = {
+  relax_column_count: true,
+  skip_empty_lines: true,
+  bom: true,
+  trim: true,
+  comment: COMMENT,
+  comment_no_infix: true
+} as const
+
 const blank = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())
 
 export const parseMappingCsv = (text: string): { readonly table: MappingTable; readonly issues: ReadonlyArray<MappingIssue> } => {
@@ -37,13 +53,7 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   let parsed: Array<{ record: Array<string>; info: { lines: number } }>
   try {
     // `info` gives each record's own line: blank lines are skipped and quoted fields may span lines.
-    parsed = parse(text, {
-      relax_column_count: true,
-      skip_empty_lines: true,
-      bom: true,
-      trim: true,
-      info: true
-    }) as unknown as typeof parsed
+    parsed = parse(text, { ...READ_OPTIONS, info: true }) as unknown as typeof parsed
   } catch (error) {
     const line = (error as { lines?: number }).lines ?? 1
     return { table: buildTable([]), issues: [{ line, column: undefined, message: `CSV syntax: ${(error as Error).message}` }] }
@@ -78,7 +88,9 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
   const rows: Array<MappingRow> = []
   parsed.slice(1).forEach(({ info, record }) => {
     const line = info.lines
-    const cell = (column: (typeof MAPPING_COLUMNS)[number]) => (header.includes(column) ? blank(record[header.indexOf(column)]) : undefined)
+    const cell = (
+      column: (typeof MAPPING_COLUMNS)[number]
+    ) => (header.includes(column) ? blank(unescapeFormula(record[header.indexOf(column)] ?? "")) : undefined)
     const rowIssues: Array<MappingIssue> = []
     const issue = (column: string | undefined, message: string) => rowIssues.push({ line, column, message })
 
@@ -161,13 +173,13 @@ export const parseMappingCsv = (text: string): { readonly table: MappingTable; r
  */
 export const cellsOfCsv = (text: string): ReadonlyArray<MappingCells> => {
   const records = parse(text, {
-    columns: (header: Array<string>) => header.map((h) => h.trim().toLowerCase()),
-    relax_column_count: true,
-    skip_empty_lines: true,
-    bom: true,
-    trim: true
+    ...READ_OPTIONS,
+    columns: (header: Array<string>) => header.map((h) => h.trim().toLowerCase())
   }) as Array<Record<string, string | undefined>>
-  return records.map((record) => ({ ...emptyCells, ...Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, record[c] ?? ""])) }))
+  return records.map((record) => ({
+    ...emptyCells,
+    ...Object.fromEntries(MAPPING_COLUMNS.map((c) => [c, unescapeFormula(record[c] ?? "")]))
+  }))
 }
 
 /**
@@ -177,7 +189,13 @@ export const cellsOfCsv = (text: string): ReadonlyArray<MappingCells> => {
 export const mappingCsv = (records: ReadonlyArray<MappingCells>, notes?: ReadonlyArray<string>): string =>
   stringify(
     records.map((r, i) => [...MAPPING_COLUMNS.map((c) => r[c]), ...(notes === undefined ? [] : [notes[i] ?? ""])]),
-    { header: true, columns: [...MAPPING_COLUMNS, ...(notes === undefined ? [] : [NOTES_COLUMN])] }
+    // Notes carry store product titles, which a spreadsheet would run if they began like a formula.
+    {
+      header: true,
+      columns: [...MAPPING_COLUMNS, ...(notes === undefined ? [] : [NOTES_COLUMN])],
+      quoted_match: /^#/,
+      ...SPREADSHEET_SAFE
+    }
   )
 
 /** `config/mappings/acme.csv:3: pod_variant_id: give exactly one …`: the file, line and column of an issue. */
@@ -188,3 +206,32 @@ export const formatIssue = (file: string, issue: MappingIssue): string =>
 
 /** The issues that keep a file from loading whole (a warning does not). */
 export const errorsOf = (issues: ReadonlyArray<MappingIssue>): ReadonlyArray<MappingIssue> => issues.filter((i) => i.warning !== true)
+
+/** What keeps one row from loading, in the parser's words (nothing: the row loads). */
+export const problemsOfCells = (cells: MappingCells): ReadonlyArray<string> =>
+  errorsOf(parseMappingCsv(mappingCsv([cells])).issues).map((i) => i.message)
+
+const oneLine = (text: string) => text.replace(/\s*\r?\n\s*/g, " ")
+
+/**
+ * The draft `mappings suggest` writes: the contract header and `notes`, the rows it completed as
+ * rows, and the rows it could not complete as comments (their notes say what to add), so the file
+ * loads as it is and a person completes the rest by removing the `#`. A comment is one line: its
+ * cells' line breaks become spaces.
+ */
+export const draftCsv = (
+  rows: ReadonlyArray<{ readonly cells: MappingCells; readonly note: string; readonly complete: boolean }>
+): string => {
+  const line = (cells: ReadonlyArray<string>) => stringify([cells], { quoted_match: /^#/ })
+  const out = [line([...MAPPING_COLUMNS, NOTES_COLUMN])]
+  if (rows.some((r) => !r.complete)) {
+    out.push(
+      `${COMMENT} Lines starting with ${COMMENT} are rows podsync could not complete: add what their notes ask, then remove the ${COMMENT}.\n`
+    )
+  }
+  for (const row of rows) {
+    const cells = [...MAPPING_COLUMNS.map((c) => row.cells[c]), oneLine(row.note)]
+    out.push(row.complete ? line(cells) : `${COMMENT} ${line(cells.map(oneLine))}`)
+  }
+  return out.join("")
+}

@@ -1,5 +1,6 @@
 import { emptyCells, type MappingCells } from "../domain/MappingCells.js"
-import { normalizeVariantId } from "../domain/MappingTable.js"
+import { normalizeVariantId, PRINT_COLUMNS, type PrintColumn } from "../domain/MappingTable.js"
+import { problemsOfCells } from "./MappingCsv.js"
 
 /**
  * `podsync mappings suggest`, pure: completes a store's mapping rows with
@@ -32,6 +33,10 @@ export interface Suggestions {
   readonly rows: ReadonlyArray<MappingCells>
   /** Per row, what the suggestion did or what a person must choose (the draft CSV's `notes` column). */
   readonly rowNotes: ReadonlyArray<string>
+  /** Per row, whether it loads as it is; the others are written commented out, their note saying what to add. */
+  readonly complete: ReadonlyArray<boolean>
+  /** How many of `rows` are the file's own (the rest are lines of orders the file does not map). */
+  readonly fileRows: number
   readonly matched: number
   /** Lines left without a POD variant, each with the reason. */
   readonly unmatched: ReadonlyArray<string>
@@ -118,6 +123,30 @@ const keyOf = (line: SuggestLine) =>
     ? `s:${line.storeSku.trim()}`
     : undefined
 
+const isIgnored = (cells: MappingCells) => /^(true|yes|1)$/i.test(cells.ignore.trim())
+const hasDesign = (cells: MappingCells) => cells.print_front.trim() !== "" || cells.print_back.trim() !== ""
+const designCells = (cells: MappingCells) =>
+  Object.fromEntries((Object.keys(PRINT_COLUMNS) as Array<PrintColumn>).map((c) => [c, cells[c]])) as Pick<MappingCells, PrintColumn>
+const isAttribute = (cell: string) => /^\{\{\s*attr\s+.+\}\}$/.test(cell.trim())
+
+/** Where a row without a design can take one from: a row of the same store product, or the attribute every row takes it from. */
+interface KnownDesigns {
+  readonly byTitle: ReadonlyMap<string, { readonly cells: MappingCells; readonly name: string }>
+  readonly everyRow: Pick<MappingCells, PrintColumn> | undefined
+}
+
+const WHAT_A_DESIGN_IS = "an image URL (https://…) or {{attr NAME}}, the line item's attribute that holds it"
+
+/** A row's problems as what a person adds to it. */
+const whatToAdd = (problems: ReadonlyArray<string>, note: string) =>
+  problems.flatMap((p) =>
+    /front or a back design/.test(p)
+      ? [`add print_front or print_back: ${WHAT_A_DESIGN_IS}`]
+      : /^give pod_variant_id or pod_legacy_id/.test(p)
+      ? note.startsWith("choose one") ? [] : ["write the POD variant's id in pod_variant_id (or ignore=true if it is not a POD item)"]
+      : [p]
+  ).join("; ")
+
 export const suggestMappings = (
   existing: ReadonlyArray<MappingCells>,
   orderLines: ReadonlyArray<SuggestLine>,
@@ -133,53 +162,114 @@ export const suggestMappings = (
       if (key !== undefined && !byKey.has(key)) byKey.set(key, line)
     }
   }
-  const covered = new Set<SuggestLine>()
+  const lineOfRow = (cells: MappingCells) =>
+    [keyOf({ storeVariantId: cells.store_variant_id }), keyOf({ storeSku: cells.store_sku })]
+      .map((key) => (key === undefined ? undefined : byKey.get(key))).find((l) => l !== undefined)
+
+  // The designs the file already knows: a store product's rows share its design (sizes and colours of one print).
+  const validDesign = (cells: MappingCells) =>
+    problemsOfCells({ ...emptyCells, store_sku: "-", pod_variant_id: "-", ...designCells(cells) }).length === 0
+  const designed = existing.filter((cells) => !isIgnored(cells) && hasDesign(cells) && validDesign(cells))
+  const byTitle = new Map<string, { cells: MappingCells; name: string }>()
+  for (const cells of designed) {
+    const title = lineOfRow(cells)?.title?.trim()
+    if (title && !byTitle.has(title.toLowerCase())) {
+      byTitle.set(title.toLowerCase(), { cells, name: cells.store_sku || cells.store_variant_id })
+    }
+  }
+  const [first, ...others] = designed.map(designCells)
+  const sameEverywhere = first !== undefined && others.every((d) => JSON.stringify(d) === JSON.stringify(first)) &&
+    Object.values(first).every((cell) => cell.trim() === "" || isAttribute(cell))
+  const known: KnownDesigns = { byTitle, everyRow: sameEverywhere ? first : undefined }
+
   const rowNotes: Array<string> = []
-  const complete = (cells: MappingCells, line: SuggestLine): MappingCells => {
-    if (cells.pod_variant_id !== "" || cells.pod_legacy_id !== "" || /^(true|yes|1)$/i.test(cells.ignore)) {
-      rowNotes.push("")
-      return cells
+  const complete: Array<boolean> = []
+  const finish = (cells: MappingCells, note: string): MappingCells => {
+    const problems = problemsOfCells(cells)
+    complete.push(problems.length === 0)
+    rowNotes.push(problems.length === 0 ? note : [note, whatToAdd(problems, note)].filter((n) => n !== "").join("; "))
+    return cells
+  }
+  /** The row's design, from what the file knows, when it has none. */
+  const withDesign = (cells: MappingCells, line: SuggestLine): { cells: MappingCells; note: string | undefined } => {
+    if (isIgnored(cells) || hasDesign(cells)) return { cells, note: undefined }
+    const sibling = line.title?.trim() ? known.byTitle.get(line.title.trim().toLowerCase()) : undefined
+    if (sibling !== undefined) {
+      return {
+        cells: { ...cells, ...designCells(sibling.cells) },
+        note: `designs as for ${sibling.name} (the same store product, "${line.title?.trim()}")`
+      }
+    }
+    if (known.everyRow !== undefined) {
+      return {
+        cells: { ...cells, ...known.everyRow },
+        note: "designs from the line item's attributes, as every row of the file takes them: check this item has them"
+      }
+    }
+    return { cells, note: undefined }
+  }
+  const complete1 = (cells: MappingCells, line: SuggestLine): MappingCells => {
+    if (cells.pod_variant_id !== "" || cells.pod_legacy_id !== "" || isIgnored(cells)) {
+      const designedRow = withDesign(cells, line)
+      return finish(designedRow.cells, designedRow.note ?? "")
     }
     const match = matchLine(line, catalog)
     if ("reason" in match) {
       unmatched.push(`${describeLine(line)}: ${match.reason}`)
-      rowNotes.push(
-        match.candidates !== undefined && match.candidates.length > 0
-          ? `choose one and write its id in pod_variant_id: ${match.candidates.slice(0, 5).map(candidateCell).join("; ")}${
-            match.candidates.length > 5 ? `; and ${match.candidates.length - 5} more` : ""
-          }`
-          : `no match: ${match.reason}`
+      const designedRow = withDesign(cells, line)
+      return finish(
+        designedRow.cells,
+        [
+          match.candidates !== undefined && match.candidates.length > 0
+            ? `choose one and write its id in pod_variant_id: ${match.candidates.slice(0, 5).map(candidateCell).join("; ")}${
+              match.candidates.length > 5 ? `; and ${match.candidates.length - 5} more` : ""
+            }`
+            : `no match: ${match.reason}`,
+          designedRow.note
+        ].filter((n) => n !== undefined).join("; ")
       )
-      return cells
     }
     matched++
-    const note = stockNote(match.variant.stockLabel)
-    if (note !== undefined) notes.push(`${describeLine(line)} → ${describeVariant(match.variant)} ${note}`)
-    rowNotes.push(
-      `suggested by ${match.by === "sku" ? "SKU" : "colour and size: check it"}: ${describeVariant(match.variant)}${
-        note === undefined ? "" : `, which ${note}`
-      }`
+    const stock = stockNote(match.variant.stockLabel)
+    if (stock !== undefined) notes.push(`${describeLine(line)} → ${describeVariant(match.variant)} ${stock}`)
+    const designedRow = withDesign({ ...cells, pod_variant_id: match.variant.variantId, pod_legacy_id: "" }, line)
+    return finish(
+      designedRow.cells,
+      [
+        `suggested by ${match.by === "sku" ? "SKU" : "colour and size: check it"}: ${describeVariant(match.variant)}${
+          stock === undefined ? "" : `, which ${stock}`
+        }`,
+        designedRow.note
+      ].filter((n) => n !== undefined).join("; ")
     )
-    return { ...cells, pod_variant_id: match.variant.variantId, pod_legacy_id: "" }
   }
 
   const rows: Array<MappingCells> = existing.map((cells) => {
-    const fromOrders = [keyOf({ storeVariantId: cells.store_variant_id }), keyOf({ storeSku: cells.store_sku })]
-      .map((key) => (key === undefined ? undefined : byKey.get(key))).find((l) => l !== undefined)
-    if (fromOrders !== undefined) covered.add(fromOrders)
-    return complete(cells, {
+    const fromOrders = lineOfRow(cells)
+    return complete1(cells, {
       storeVariantId: cells.store_variant_id,
       storeSku: cells.store_sku,
       title: fromOrders?.title,
       variantTitle: fromOrders?.variantTitle
     })
   })
-  for (const line of orderLines) {
-    if (covered.has(line) || keyOf(line) === undefined) continue
-    covered.add(line)
-    rows.push(complete({ ...emptyCells, store_variant_id: line.storeVariantId ?? "", store_sku: line.storeSku ?? "" }, line))
+  // A line a row already answers (by variant id or SKU, as the planner looks) gets no row of its own:
+  // a new variant-id row would win over the SKU row a person reviewed.
+  const answered = new Set<string>()
+  const answer = (cells: Pick<MappingCells, "store_variant_id" | "store_sku">) => {
+    for (const key of [keyOf({ storeVariantId: cells.store_variant_id }), keyOf({ storeSku: cells.store_sku })]) {
+      if (key !== undefined) answered.add(key)
+    }
   }
-  return { rows, rowNotes, matched, unmatched, notes }
+  existing.forEach(answer)
+  for (const line of orderLines) {
+    const keys = [keyOf({ storeVariantId: line.storeVariantId }), keyOf({ storeSku: line.storeSku })].filter((k) => k !== undefined)
+    if (keys.length === 0 || keys.some((k) => answered.has(k))) continue
+    const cells = { ...emptyCells, store_variant_id: line.storeVariantId ?? "", store_sku: line.storeSku ?? "" }
+    answer(cells)
+    rows.push(complete1(cells, line))
+  }
+  return { rows, rowNotes, complete, fileRows: existing.length, matched, unmatched, notes }
 }
 
 /** What `podsync mappings suggest` would write for one line: the POD variant when exactly one fits, and its note. */
@@ -192,6 +282,7 @@ export interface LineSuggestion {
 /** One line as `suggestMappings` judges it (for a page that lists the lines one by one). */
 export const suggestionFor = (line: SuggestLine, catalog: ReadonlyArray<SuggestVariant>): LineSuggestion => {
   const { rowNotes, rows } = suggestMappings([], [line], catalog)
+  // The page asks for the POD variant only: its form takes the design.
   const podVariantId = rows[0]?.pod_variant_id
   return { podVariantId: podVariantId === undefined || podVariantId === "" ? undefined : podVariantId, note: rowNotes[0] ?? "" }
 }

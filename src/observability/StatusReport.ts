@@ -3,6 +3,7 @@ import { AlertsRepo, type AlertsSummary } from "../repos/AlertsRepo.js"
 import { BudgetStatus } from "./BudgetStatus.js"
 import type { MappingFileProblem } from "../domain/MappingTable.js"
 import type { Refusal, Trouble } from "./DependencyHealth.js"
+import type { SignatureRefusal } from "./WebhookMetrics.js"
 import { ageSeconds, type PipelineFigures, readPipelineFigures } from "./PipelineFigures.js"
 
 const Count = Schema.Number
@@ -55,6 +56,14 @@ export const StatusReport = Schema.Struct({
     operation: Schema.String,
     answer: Schema.String
   }))),
+  /** Stores whose webhook deliveries fail their signature check now, with what to set; absent when read from the database. */
+  webhookSignatures: Schema.optional(Schema.Array(Schema.Struct({
+    storeKey: Schema.String,
+    since: Schema.String,
+    forSeconds: Schema.Number,
+    refused: Count,
+    detail: Schema.String
+  }))),
   /** Mapping files that do not load whole now (the store keeps its previous rows); absent when read from the database. */
   mappingFiles: Schema.optional(Schema.Array(Schema.Struct({
     storeKey: Schema.String,
@@ -97,6 +106,7 @@ export interface StatusExtras {
   readonly refusals?: ReadonlyArray<Refusal>
   /** Mapping files that do not load whole (the pipeline's MappingStore says which). */
   readonly mappingProblems?: ReadonlyArray<MappingFileProblem>
+  readonly signatureRefusals?: ReadonlyArray<SignatureRefusal>
   readonly alerts?: AlertsSummary
 }
 
@@ -114,7 +124,9 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   economy_uncovered:
     "Economy does not reach the ZIP: change the order's shipping in the store, set shipping.economyUncovered: standard, or cancel it",
   reference_too_long:
-    "the store's order id is too long for a POD reference id (255 characters with the store key): create the order at the POD service by hand; for a new store, a shorter store key leaves more room"
+    "the store's order id is too long for a POD reference id (255 characters with the store key): create the order at the POD service by hand; for a new store, a shorter store key leaves more room",
+  withheld_by_store:
+    "give the store app the access the order's story names (Shopify: Level 2 protected customer data, or a missing scope; podsync check says which); podsync reads the order again and releases it by itself"
 }
 
 /** What to do about an order podsync holds in `pod_on_hold` for a condition the POD service confirmed. */
@@ -199,6 +211,14 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
     }),
     ...(extras.refusals === undefined ? {} : {
       refused: extras.refusals.map((r) => ({ dependency: r.dependency, ...lasting(r.since), operation: r.operation, answer: r.message }))
+    }),
+    ...(extras.signatureRefusals === undefined ? {} : {
+      webhookSignatures: extras.signatureRefusals.map((r) => ({
+        storeKey: r.source,
+        ...lasting(r.since),
+        refused: r.count,
+        detail: r.detail
+      }))
     }),
     ...(extras.mappingProblems === undefined ? {} : {
       mappingFiles: extras.mappingProblems.map((p) => ({ ...p, ...lasting(p.since) }))

@@ -29,6 +29,14 @@ export interface WebhookCount {
   readonly count: number
 }
 
+/** A source whose deliveries fail their signature check: since when, how many, what the check said. */
+export interface SignatureRefusal {
+  readonly source: string
+  readonly since: Date
+  readonly count: number
+  readonly detail: string
+}
+
 const isOutcome = (value: string): value is WebhookOutcome => (WEBHOOK_OUTCOMES as ReadonlyArray<string>).includes(value)
 
 /**
@@ -52,8 +60,25 @@ export class WebhookMetrics extends Effect.Service<WebhookMetrics>()("podsync/We
       const count = (source: string, outcome: WebhookOutcome): void =>
         deliveries.inc({ source: known.has(source) ? source : UNKNOWN_SOURCE, outcome })
 
+      const refusals = new Map<string, SignatureRefusal>()
+
       return {
         count,
+        /**
+         * Counts a delivery refused for its signature (the receiver calls it outside any fiber); true
+         * for the first of its source since it last verified, which the receiver says in the log.
+         */
+        badSignature: (source: string, detail: string, atMillis: number): boolean => {
+          const before = refusals.get(source)
+          refusals.set(source, { source, since: before?.since ?? new Date(atMillis), count: (before?.count ?? 0) + 1, detail })
+          return before === undefined
+        },
+        /** A delivery of the source verified: its signature trouble, if any, is over. */
+        signatureVerified: (source: string): void => {
+          refusals.delete(source)
+        },
+        /** Sources refusing deliveries for their signature now, for /status. */
+        signatureRefusals: Effect.sync((): ReadonlyArray<SignatureRefusal> => [...refusals.values()]),
         record: (source: string, outcome: WebhookOutcome) => Effect.sync(() => count(source, outcome)),
         /** Counts so far, for /status. */
         counts: Effect.promise(() => deliveries.get()).pipe(

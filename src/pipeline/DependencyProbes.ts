@@ -51,7 +51,7 @@ export const DependencyProbesLive = Layer.scopedDiscard(Effect.gen(function*() {
   const connectors = yield* StoreConnectors
   const signals = yield* PipelineSignals
   const settings = yield* PipelineSettings
-  const { draft, fulfill } = yield* StageWakeups
+  const { draft, fulfill, lookUp } = yield* StageWakeups
 
   const wake = (what: string, woken: Effect.Effect<number, unknown>) =>
     watchDatabase(what, woken).pipe(
@@ -64,7 +64,10 @@ export const DependencyProbesLive = Layer.scopedDiscard(Effect.gen(function*() {
     health,
     "pod",
     client.findDraftsByReferenceId(PROBE_REFERENCE, { lane: "urgent" }),
-    Effect.zipRight(wake("waking orders after the POD service's outage", repo.wakeWaiting(DRAFT_STATES)), draft.kick)
+    Effect.zipRight(
+      wake("waking orders after the POD service's outage", repo.wakeWaiting(DRAFT_STATES)),
+      Effect.zipRight(lookUp.kick, draft.kick)
+    )
   )
 
   for (const storeKey of settings.storeKeys) {

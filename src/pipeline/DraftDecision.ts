@@ -1,4 +1,4 @@
-import type { Array as Arr } from "effect"
+import { Array as Arr } from "effect"
 import type { PodError } from "../pod/PodErrors.js"
 import type { DraftSummary } from "../pod/schemas/Drafts.js"
 
@@ -72,4 +72,48 @@ export const decideDraftFailure = (error: PodError, attempts: number): DraftFail
         credentialsRefused: error._tag === "PodUnauthorizedError" || error._tag === "PodForbiddenError"
       }
   }
+}
+
+/** Draft statuses that no longer stand (OpenAPI `VendorOrderDraftStatus`): such a draft is not the order's, a new one is made. */
+const GONE_DRAFT_STATUSES: ReadonlySet<string> = new Set(["VENDOR_ORDER_DRAFT_STATUS_DELETED", "VENDOR_ORDER_DRAFT_STATUS_ARCHIVED"])
+
+/** Whether a draft the service lists still stands (draft, awaiting checkout, checked out, or a status added later). */
+export const isLiveDraft = (draft: Pick<DraftSummary, "status">): boolean =>
+  draft.status === undefined || !GONE_DRAFT_STATUSES.has(draft.status)
+
+/** What the service holds of an order this database never drafted, as a look-up by reference id found it. */
+export type LookedUp =
+  /** Nothing that stands: the draft is to be made (`gone`: deleted or archived drafts found, not this order's). */
+  | { readonly _tag: "Nothing"; readonly gone: ReadonlyArray<string> }
+  /** A live draft, not checked out: it is this order's draft (`duplicates`: other live drafts of the reference id). */
+  | { readonly _tag: "Draft"; readonly draft: DraftSummary; readonly duplicates: ReadonlyArray<string> }
+  /** A POD order (checked out): followed like any order podsync created; `draftId`, the draft it came from when listed. */
+  | { readonly _tag: "Order"; readonly order: OrderFound; readonly draftId: string | undefined }
+
+/** What the decision reads of a POD order. */
+export interface OrderFound {
+  readonly order_id: string
+  readonly order_date?: string | undefined
+  readonly order_status?: string | undefined
+}
+
+/**
+ * Which of what a look-up found is the order's (pure): a POD order first (the earliest, as
+ * reconciliation follows duplicates), then the earliest live draft. Deleted and archived drafts
+ * never count.
+ */
+export const decideLookedUp = (drafts: ReadonlyArray<DraftSummary>, orders: ReadonlyArray<OrderFound>): LookedUp => {
+  const [firstOrder, ...laterOrders] = orders
+  if (firstOrder !== undefined) {
+    const order = laterOrders.reduce(
+      (soFar, o) =>
+        ((o.order_date ?? "").localeCompare(soFar.order_date ?? "") || o.order_id.localeCompare(soFar.order_id)) < 0 ? o : soFar,
+      firstOrder
+    )
+    return { _tag: "Order", order, draftId: drafts.find((d) => d.origin_order_id === order.order_id)?.order_id }
+  }
+  const live = drafts.filter(isLiveDraft)
+  if (!Arr.isNonEmptyReadonlyArray(live)) return { _tag: "Nothing", gone: drafts.map((d) => d.order_id) }
+  const draft = earliest(live)
+  return { _tag: "Draft", draft, duplicates: live.filter((d) => d.order_id !== draft.order_id).map((d) => d.order_id) }
 }

@@ -5,7 +5,7 @@ import { planDraft } from "../mapping/DraftPlan.js"
 import { decideEconomyShipping, draftedShipping, ECONOMY_HOLD_LOOK_MS, economyZipOfDraft } from "../mapping/EconomyShipping.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { DraftSummary } from "../pod/schemas/Drafts.js"
-import { backoffMs, decideDraftFailure, earliest, withWarnings } from "./DraftDecision.js"
+import { backoffMs, decideDraftFailure, earliest, isLiveDraft, withWarnings } from "./DraftDecision.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
 import { type CoverageBook, lookUpCoverage } from "./EconomyCoverage.js"
@@ -66,7 +66,12 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
               result._tag === "Right"
                 ? Effect.void
                 : Effect.logWarning("could not annotate the store order").pipe(
-                  Effect.annotateLogs({ store: storeKey, order: d.stored.storeOrderId, error: result.left._tag })
+                  // The store's words say what to fix (Shopify names the scope a refused annotation needs: write_orders).
+                  Effect.annotateLogs({
+                    store: storeKey,
+                    order: d.stored.storeOrderId,
+                    error: `${result.left._tag}: ${result.left.message}`
+                  })
                 ), { discard: true })
         )
       },
@@ -145,9 +150,11 @@ export const draftOrder = (
           yield* repo.release(stored.id, owner, yield* later(backoffMs(stored.attempts)))
           return "lookup_failed" as const
         }
-        if (Arr.isNonEmptyReadonlyArray(found.right)) {
-          const keep = earliest(found.right)
-          const others = found.right.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
+        // A deleted or archived draft is not this order's: a new one is made.
+        const live = found.right.filter(isLiveDraft)
+        if (Arr.isNonEmptyReadonlyArray(live)) {
+          const keep = earliest(live)
+          const others = live.filter((d) => d.order_id !== keep.order_id).map((d) => d.order_id)
           const foundSettings = inputs.settingsFor(stored.storeKey)
           if (foundSettings === undefined) {
             // Claims are not limited to configured stores: this is a store removed from the configuration.

@@ -12,6 +12,12 @@ const linesOf = (stored: StoredOrder, order: NormalizedOrder) =>
     ? stored.plannedLines
     : order.lines.filter((l) => l.fulfillableQuantity > 0).map((l) => ({ lineId: l.lineId, quantity: l.fulfillableQuantity }))
 
+/** What the store said when it refused a push, for the order's story (bounded: a store may say a lot). */
+const storeWords = (messages: ReadonlyArray<string>): string => {
+  const said = messages.join("; ")
+  return said === "" ? "" : ` (${said.length > 300 ? `${said.slice(0, 300)}…` : said})`
+}
+
 /** Where one claimed order stands in this turn: its shipments' push states, and when to look again. */
 interface Turn {
   readonly stored: StoredOrder
@@ -23,6 +29,22 @@ interface Turn {
   /** Its open shipments not yet tried in this turn, oldest first. */
   readonly queue: Array<Shipment>
   retryInMs: number | undefined
+}
+
+/**
+ * When a scheduled fulfilment is next looked at: a minute after the earliest date the store gave
+ * (it opens the fulfillment order then), but not sooner than a minute nor later than six hours from
+ * now; in an hour when it gave none.
+ */
+export const scheduledUntil = (
+  scheduled: ReadonlyArray<{ readonly fulfillAt?: string | undefined }>,
+  nowMs: number
+): { readonly at: string | undefined; readonly inMs: number } => {
+  const dates = scheduled.flatMap((s) => (s.fulfillAt === undefined ? [] : [s.fulfillAt])).sort()
+  const at = dates[0]
+  const atMs = at === undefined ? Number.NaN : Date.parse(at)
+  if (!Number.isFinite(atMs)) return { at, inMs: 3_600_000 }
+  return { at, inMs: Math.min(6 * 3_600_000, Math.max(60_000, atMs - nowMs + 60_000)) }
 }
 
 const retryIn = (turn: Turn, ms: number) => {
@@ -69,6 +91,7 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
         })
       }
       const notes: Array<{ readonly id: number; readonly reason: string; readonly data?: unknown }> = []
+      const now = yield* Clock.currentTimeMillis
 
       for (;;) {
         const round = turns.flatMap((turn) => {
@@ -152,6 +175,18 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
                 })
                 retryIn(turn, 600_000)
                 break
+              case "Scheduled": {
+                settle(turn, { id: shipment.id, state: "on_hold", detail: { attempt: true } })
+                const opens = scheduledUntil(result.scheduled, now)
+                notes.push({
+                  id: turn.stored.id,
+                  reason: `the store schedules this order's fulfilment for later (a pre-order or a "fulfil at" date${
+                    opens.at === undefined ? "" : `: ${opens.at}`
+                  }): tracking ${shipment.trackingNo} waits until then`
+                })
+                retryIn(turn, opens.inMs)
+                break
+              }
               case "NothingToFulfil":
                 settle(turn, { id: shipment.id, state: "skipped", detail: { attempt: true, error: { reason: result.reason } } })
                 notes.push({ id: turn.stored.id, reason: `tracking ${shipment.trackingNo} was not pushed: ${result.reason}` })
@@ -164,7 +199,9 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
                 })
                 notes.push({
                   id: turn.stored.id,
-                  reason: `the store refused tracking ${shipment.trackingNo}: ${result.reason}. Add it in the store by hand`,
+                  reason: `the store refused tracking ${shipment.trackingNo}: ${result.reason}${
+                    storeWords(result.messages)
+                  }. Add it in the store by hand`,
                   data: { messages: result.messages }
                 })
                 break
@@ -175,7 +212,6 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
       }
       yield* Effect.forEach(notes, (n) => repo.note(n.id, owner, n.reason, n.data), { discard: true })
 
-      const now = yield* Clock.currentTimeMillis
       const moves: Array<Move> = []
       for (const turn of turns) {
         const states = [...turn.standing.values()]

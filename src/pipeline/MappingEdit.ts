@@ -4,6 +4,7 @@ import { stringify } from "csv-stringify/sync"
 import { Data, Effect } from "effect"
 import { cellsOfRow, type MappingCells, type MappingColumn } from "../domain/MappingCells.js"
 import { MAPPING_COLUMNS } from "../domain/MappingTable.js"
+import { SPREADSHEET_SAFE, unescapeFormula } from "../domain/SpreadsheetCell.js"
 import { describeIssues, parseMappingText } from "./MappingFile.js"
 
 /**
@@ -33,7 +34,7 @@ const READ_ONLY_CODES = ["EACCES", "EROFS", "EPERM"]
 
 /** The row as a line of the file with `header`'s columns. */
 export const mappingLine = (header: ReadonlyArray<string>, cells: Partial<MappingCells>) =>
-  stringify([header.map((column) => cells[column as MappingColumn] ?? "")])
+  stringify([header.map((column) => cells[column as MappingColumn] ?? "")], { quoted_match: /^#/, ...SPREADSHEET_SAFE })
 
 const readText = (file: string, lineNumber?: number) =>
   Effect.tryPromise({
@@ -98,6 +99,26 @@ const writeOver = (
     return backup
   })
 
+/**
+ * Writes a whole new text over a store's file (a merge of suggestions, an upload), with the same
+ * backup, rename and refusal as a row edit. `before` is the text the new one was made from: a file
+ * changed since is refused, never overwritten.
+ */
+export const rewriteMappingFile = (file: string, before: string, text: string, what: string) =>
+  Effect.gen(function*() {
+    const current = yield* readText(file).pipe(
+      Effect.catchIf((e) => (e.cause as { code?: string } | undefined)?.code === "ENOENT", () => Effect.succeed(""))
+    )
+    if (current !== before) {
+      return yield* new MappingWriteError({
+        file,
+        reason: `the file changed meanwhile: nothing was written; ${what} again from the file as it is now`,
+        line: ""
+      })
+    }
+    return yield* writeOver(file, before, text, "", { where: `make the change ${what} made` })
+  })
+
 export const appendMappingRow = (file: string, cells: Partial<MappingCells>) =>
   Effect.gen(function*() {
     const before = yield* readText(file)
@@ -149,7 +170,7 @@ export const replaceMappingRow = (
       return yield* refuse("the row spans several lines of the file: change it by hand")
     }
     const record = (parse(physical, { relax_column_count: true }) as Array<Array<string>>)[0] ?? []
-    const kept = Object.fromEntries(header.map((column, i) => [column, record[i] ?? ""]))
+    const kept = Object.fromEntries(header.map((column, i) => [column, unescapeFormula(record[i] ?? "")]))
     const whole = mappingLine(header, { ...kept, ...cells })
     const replacement = whole.replace(/\n$/, physical.endsWith("\r") ? "\r" : "")
     const text = [...lines.slice(0, lineNumber - 1), replacement, ...lines.slice(lineNumber)].join("\n")

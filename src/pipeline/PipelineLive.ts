@@ -1,5 +1,6 @@
 import { type Duration, Effect, Layer } from "effect"
 import { type AppConfig, laterPackageLooks } from "../config/AppConfig.js"
+import { SessionTieLive } from "../db/SessionTie.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
 import { DependencyProbesLive } from "./DependencyProbes.js"
 import { FollowUpLoopLive } from "./FollowUpLoop.js"
@@ -7,7 +8,7 @@ import { InboxPruningLive } from "./InboxPruning.js"
 import { PullLoopLive } from "./PullLoop.js"
 import { CatalogLoopLive, ReconcileLoopLive } from "./ReconcileLoop.js"
 import { PipelineSettingsLive, StageWakeups } from "./StageLoop.js"
-import { DraftLoopLive, FulfillLoopLive, MatchLoopLive, ReleaseStaleClaimsLive, ReplanLoopLive } from "./StageLoops.js"
+import { DraftLoopLive, FulfillLoopLive, LookUpLoopLive, MatchLoopLive, ReplanLoopLive } from "./StageLoops.js"
 
 export interface PipelineOptions {
   readonly owner?: string
@@ -15,11 +16,14 @@ export interface PipelineOptions {
   readonly idle?: Duration.DurationInput
   /** Orders worked on at once by the draft stage (the rate budget paces what reaches the service). */
   readonly draftConcurrency?: number
+  /** How long an order due a look-up at the POD service waits to share the call (default 3 s). */
+  readonly lookUpGather?: Duration.DurationInput
 }
 
 /** Each loop of the daemon's pipeline, one layer apiece (they share only the wake-ups and the signals). */
 export const PipelineLoopsLive = Layer.mergeAll(
   MatchLoopLive,
+  LookUpLoopLive,
   DraftLoopLive,
   FulfillLoopLive,
   ReplanLoopLive,
@@ -28,7 +32,7 @@ export const PipelineLoopsLive = Layer.mergeAll(
   ReconcileLoopLive,
   CatalogLoopLive,
   DependencyProbesLive
-).pipe(Layer.provide(ReleaseStaleClaimsLive))
+)
 
 /**
  * The daemon's pipeline: one loop per stage claiming due work (leases, so replicas share it),
@@ -48,7 +52,11 @@ export const PipelineLive = (config: AppConfig, options: PipelineOptions = {}) =
       timezone: config.reports.timezone,
       idle: options.idle ?? "2 seconds",
       draftConcurrency: options.draftConcurrency ?? 25,
-      laterPackages: laterPackageLooks(config.pod)
+      takeOverAfterMs: config.pod.timeoutMs,
+      laterPackages: laterPackageLooks(config.pod),
+      ...(options.lookUpGather === undefined ? {} : { lookUpGather: options.lookUpGather })
     })),
+    // The replica's claims live as long as its database session (PostgreSQL): see SessionTie.
+    Layer.provide(SessionTieLive(Replica)),
     Layer.provide(Replica.layer(options.owner))
   )

@@ -8,7 +8,7 @@ import { pullNamedOrders, pullStore } from "./PullStage.js"
 import { logFailures, PipelineSettings, StageWakeups } from "./StageLoop.js"
 
 /** More named orders than this in one go: pulling the store is cheaper than reading each. */
-const MAX_NAMED_ORDERS = 10
+export const MAX_NAMED_ORDERS = 10
 
 /**
  * Webhook-asked pulls and reads start at most this often: the hints that arrive meanwhile are

@@ -1,5 +1,7 @@
 import { Clock, Effect, Option, Stream } from "effect"
+import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
+import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { storeOrderVersions } from "./OrderChanges.js"
 
@@ -37,6 +39,43 @@ export const pullNamedOrders = (storeKey: string, storeOrderIds: ReadonlyArray<s
     return true
   }).pipe(Effect.annotateLogs({ store: storeKey }), Effect.withSpan("pipeline.pullNamed"))
 
+/** Orders held because the store withheld their data, read again after a pull: at most this many a pull. */
+export const WITHHELD_REREADS = 50
+
+/** The held reason of an order whose data the store withheld (DraftPlan's HoldCode). */
+const WITHHELD = "withheld_by_store"
+
+const withheldOf = (order: NormalizedOrder) => JSON.stringify(order.withheld ?? [])
+
+/**
+ * Orders held because the store withheld their data (the app lacked a scope, or the buyer's
+ * details) come back whole only once the seller gives the app that access, which does not change
+ * the orders: nothing else would read them again. After each pull one is read; if the store still
+ * withholds the same, nothing more is asked (one read a pull); if not, the others are read too, up
+ * to WITHHELD_REREADS, and every version that comes back fuller is stored, which re-plans it.
+ */
+export const rereadWithheld = (storeKey: string) =>
+  Effect.gen(function*() {
+    const connector = (yield* StoreConnectors).get(storeKey)
+    const repo = yield* OrdersRepo
+    if (connector === undefined) return 0
+    const [probe, ...rest] = yield* repo.heldFor(storeKey, WITHHELD, WITHHELD_REREADS)
+    if (probe === undefined) return 0
+    const first = yield* connector.getOrder(probe.storeOrderId)
+    const unchanged = Option.match(first, {
+      onNone: () => true,
+      onSome: (order) => order.updatedAt === probe.order.updatedAt && withheldOf(order) === withheldOf(probe.order)
+    })
+    if (unchanged) return 0
+    const others = yield* Effect.forEach(rest, (stored) => connector.getOrder(stored.storeOrderId), { concurrency: 4 })
+    const read = [first, ...others].flatMap((order) => Option.toArray(order))
+    const stored = yield* storeOrderVersions(storeKey, read)
+    if (stored.changed > 0) {
+      yield* Effect.logInfo(`${stored.changed} held order(s) read again: the store now gives what it withheld`)
+    }
+    return stored.changed
+  }).pipe(Effect.withSpan("pipeline.rereadWithheld"))
+
 export const pullStore = (storeKey: string) =>
   Effect.gen(function*() {
     const connector = (yield* StoreConnectors).get(storeKey)
@@ -73,5 +112,9 @@ export const pullStore = (storeKey: string) =>
     if (totals.inserted + totals.changed > 0) {
       yield* Effect.logInfo("pulled store orders").pipe(Effect.annotateLogs({ ...totals }))
     }
+    // A failed re-read is said and left to the next pull: the pull itself stored what it read.
+    yield* rereadWithheld(storeKey).pipe(
+      Effect.catchAll((error) => Effect.logWarning(`reading again the orders the store withheld data of failed: ${error.message}`))
+    )
     return totals satisfies PullResult
   }).pipe(Effect.annotateLogs({ store: storeKey }), Effect.withSpan("pipeline.pull"))

@@ -114,7 +114,7 @@ export const applyPodOrder = (stored: FollowedOrder, pod: OrderProgress, actor: 
  * the service are followed by their earliest, every tracking is recorded in
  * one statement, and the orders that move forward move in one more.
  */
-const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<OrderProgress>, actor: string) =>
+export const applyListed = (asked: ReadonlyArray<FollowedOrder>, found: ReadonlyArray<OrderProgress>, actor: string) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const shipments = yield* ShipmentsRepo

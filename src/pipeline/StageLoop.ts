@@ -1,4 +1,5 @@
-import { Clock, Context, Duration, Effect, Layer, Queue } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Queue } from "effect"
+import { SessionTie } from "../db/SessionTie.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { type Dependency, logFailure, watchDatabase, whenUp } from "../observability/DependencyHealth.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
@@ -16,6 +17,13 @@ export interface PipelineSettingsShape {
   readonly draftConcurrency: number
   /** How reconciliation reads fulfilled orders again for later boxes. */
   readonly laterPackages: { readonly everyMs: number; readonly forMs: number }
+  /**
+   * How long a dead replica's claims stay untaken once its session is seen gone: as long as a
+   * request it had sent may still be at work at the service (the POD request timeout). Default 0.
+   */
+  readonly takeOverAfterMs?: number
+  /** How long an order due a look-up at the POD service waits to share the call with others (LookUpStage.ts; default 3 s). */
+  readonly lookUpGather?: Duration.DurationInput
 }
 
 export class PipelineSettings extends Context.Tag("podsync/PipelineSettings")<PipelineSettings, PipelineSettingsShape>() {}
@@ -33,7 +41,7 @@ const makeWakeup = Effect.map(Queue.sliding<void>(1), (queue): Wakeup => ({
 
 /** One wake-up per claiming stage: work done upstream wakes the stage below at once. */
 export class StageWakeups extends Effect.Service<StageWakeups>()("podsync/StageWakeups", {
-  effect: Effect.all({ match: makeWakeup, draft: makeWakeup, fulfill: makeWakeup })
+  effect: Effect.all({ match: makeWakeup, lookUp: makeWakeup, draft: makeWakeup, fulfill: makeWakeup })
 }) {}
 
 /** The first wait after a failed claim; it doubles to at most MAX_BACKOFF while the failures last. */
@@ -44,7 +52,8 @@ export const logFailures = <A, E, R>(name: string, effect: Effect.Effect<A, E, R
   effect.pipe(Effect.catchAllCause((cause) => logFailure(`${name} failed; it runs again at its next turn`, cause)))
 
 /**
- * A stage's loop: claim due orders in `states` (leases, so replicas share them), work on them,
+ * A stage's loop: claim due orders in `states` (leases, so replicas share them; tied to this
+ * replica's database session when it is, so a dead replica's are taken at once), work on them,
  * wake the next stage, wait when there was less than a batch. A failed claim (the database
  * down) is never read as "no work": it is logged with its cause, counted, reported to readiness
  * through `watchDatabase`, and the loop backs off until the database answers again. A loop whose
@@ -61,18 +70,35 @@ export const claimLoop = <R>(options: {
   readonly countsAttempt?: boolean
   /** The work can do nothing while this dependency is down: nothing is claimed until it answers again. */
   readonly needs?: Dependency
+  /** The work sends requests that change something elsewhere (default): a dead holder's claims wait out `takeOverAfterMs`. */
+  readonly sendsRequests?: boolean
+  /** Which ready orders are taken by their look-up at the POD service (see OrdersRepo.claim). */
+  readonly lookedUp?: { readonly when: "recently" | "notRecently"; readonly withinMs: number }
+  /**
+   * After a wait (less than a batch was due), while some but less than a batch is `due`, wait up to
+   * `upTo` more before claiming, so that orders coming one by one are worked on together (one
+   * request for many); a backlog goes at once, and nothing is waited for when nothing is due.
+   */
+  readonly gather?: { readonly upTo: Duration.DurationInput; readonly due: Effect.Effect<number, unknown> }
 }) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
     const owner = yield* Replica
-    const { idle } = yield* PipelineSettings
+    const tie = Option.getOrElse(yield* Effect.serviceOption(SessionTie), () => SessionTie.untied)
+    const { idle, takeOverAfterMs } = yield* PipelineSettings
     let backoffMs = 0
     return yield* Effect.gen(function*() {
       // While the dependency is down its probe asks it; the loop resumes the moment it answers.
       if (options.needs !== undefined) yield* whenUp(options.needs)
+      const tiedToSession = yield* tie.tied
       const claim = yield* watchDatabase(
         `claiming ${options.name} work`,
-        repo.claim(options.states, options.batch, owner, LEASE_SECONDS, { countsAttempt: options.countsAttempt ?? false })
+        repo.claim(options.states, options.batch, owner, LEASE_SECONDS, {
+          countsAttempt: options.countsAttempt ?? false,
+          tiedToSession,
+          takeOverAfterMs: options.sendsRequests === false ? 0 : takeOverAfterMs ?? 0,
+          ...(options.lookedUp === undefined ? {} : { lookedUp: options.lookedUp })
+        })
       ).pipe(Effect.either)
       if (claim._tag === "Left") {
         backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, backoffMs * 2))
@@ -82,8 +108,28 @@ export const claimLoop = <R>(options: {
       const claimed = claim.right
       if (claimed.length > 0) yield* options.work(claimed, owner)
       if (claimed.length > 0 && options.next !== undefined) yield* options.next.kick
-      if (claimed.length < options.batch) yield* options.self.wait(idle)
+      if (claimed.length < options.batch) {
+        yield* options.self.wait(idle)
+        if (options.gather !== undefined) yield* gatherFor(options.gather.upTo, options.gather.due, options.batch)
+      }
     }).pipe(Effect.forever, Effect.annotateLogs({ stage: options.name }), Effect.forkScoped)
+  })
+
+/** How often a gathering loop asks whether a whole batch is due. */
+const GATHER_LOOK_MS = 250
+
+/**
+ * Waits while some but less than `batch` is `due`, at most `upTo`. A failing count (the database busy)
+ * only ends the wait: the claim that follows meets the failure and reports it.
+ */
+const gatherFor = (upTo: Duration.DurationInput, due: Effect.Effect<number, unknown>, batch: number) =>
+  Effect.gen(function*() {
+    const until = (yield* Clock.currentTimeMillis) + Duration.toMillis(upTo)
+    while ((yield* Clock.currentTimeMillis) < until) {
+      const n = yield* due.pipe(Effect.orElseSucceed(() => batch))
+      if (n === 0 || n >= batch) return
+      yield* Effect.sleep(Duration.millis(Math.min(GATHER_LOOK_MS, Math.max(0, until - (yield* Clock.currentTimeMillis)))))
+    }
   })
 
 /** Gives claimed orders back, due again in `inMs`; a failure is seen (their leases expire anyway). */

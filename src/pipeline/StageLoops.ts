@@ -2,10 +2,13 @@ import { Effect, Layer, Queue } from "effect"
 import { DRAFT_STATES, FULFILL_STATES, MATCH_STATES } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { watchDatabase } from "../observability/DependencyHealth.js"
+import { LOOK_UP_BATCH } from "../pod/PodClient.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
+import { endDeadJobLeases } from "../schedule/JobLeases.js"
 import { type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
 import { coverageForBatch } from "./EconomyCoverage.js"
 import { fulfillMany } from "./FulfillStage.js"
+import { LOOK_UP_FRESH_MS, LOOK_UP_GATHER, lookUpMany } from "./LookUpStage.js"
 import { PipelineSignals } from "./PipelineSignals.js"
 import { matchMany } from "./Planning.js"
 import { claimLoop, eachOrder, PipelineSettings, StageWakeups, wholeBatch } from "./StageLoop.js"
@@ -14,21 +17,66 @@ import { claimLoop, eachOrder, PipelineSettings, StageWakeups, wholeBatch } from
 const DRAFT_BATCH = 25
 
 /**
- * The embedded database is held by this process alone (a data-dir lock): any claim in it is a
- * killed predecessor's, so there is no need to wait for its leases to expire.
+ * The embedded database is held by this process alone (the data-folder lock, which tells a dead
+ * or dying holder from a live one): any claim in it, on an order or a job, is a killed
+ * predecessor's, so there is no need to wait for its leases to expire: its orders are free once
+ * any request it had sent may no longer be at work at the service (`requestTimeoutMs`, the POD
+ * request timeout), its jobs at once. Built before anything that claims (DaemonLive), so every
+ * claim it finds is a predecessor's.
  */
-export const ReleaseStaleClaimsLive = Layer.effectDiscard(Effect.gen(function*() {
-  if ((yield* Db).dialect !== "pglite") return
-  const released = yield* watchDatabase("releasing a previous run's claims", (yield* OrdersRepo).releaseAllLeases).pipe(
-    Effect.catchAll(() => Effect.succeed(0))
-  )
-  if (released > 0) yield* Effect.logInfo("released the claims of a previous run").pipe(Effect.annotateLogs({ orders: released }))
-}))
+export const ReleaseStaleClaimsLive = (requestTimeoutMs: number) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    if ((yield* Db).dialect !== "pglite") return
+    const released = yield* watchDatabase(
+      "releasing a previous run's claims",
+      Effect.all({ orders: (yield* OrdersRepo).releaseAllLeases(requestTimeoutMs), jobs: endDeadJobLeases })
+    ).pipe(Effect.catchAll(() => Effect.succeed({ orders: 0, jobs: 0 })))
+    if (released.orders > 0 || released.jobs > 0) {
+      yield* Effect.logInfo("released the claims of a previous run").pipe(Effect.annotateLogs(released))
+    }
+  }))
 
 /** Plans pulled, changed and woken orders: held with the seller's reason, ready, cancelled or not a POD order. */
 export const MatchLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const { draft, match } = yield* StageWakeups
-  yield* claimLoop({ name: "match", states: MATCH_STATES, batch: 50, work: wholeBatch("match", matchMany), self: match, next: draft })
+  const { draft, lookUp, match } = yield* StageWakeups
+  // A ready order goes to the look-up first (never drafted through this database), else straight to the draft stage.
+  const next = { kick: Effect.zipRight(lookUp.kick, draft.kick), wait: draft.wait }
+  yield* claimLoop({
+    name: "match",
+    states: MATCH_STATES,
+    batch: 50,
+    work: wholeBatch("match", matchMany),
+    self: match,
+    next,
+    sendsRequests: false
+  })
+}))
+
+/**
+ * Looks ready orders this database never tried to draft up at the POD service before their first
+ * draft, LOOK_UP_BATCH a call (LookUpStage.ts): what stands there is adopted, the rest goes on to
+ * the draft stage. Orders coming one by one wait a moment (`lookUpGather`) to share a call. A
+ * look-up only reads, so a dead holder's look-up claims are taken at once.
+ */
+export const LookUpLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const { draft, lookUp } = yield* StageWakeups
+  const { lookUpGather } = yield* PipelineSettings
+  const repo = yield* OrdersRepo
+  yield* claimLoop({
+    name: "look-up",
+    states: ["ready"],
+    batch: LOOK_UP_BATCH,
+    needs: "pod",
+    lookedUp: { when: "notRecently", withinMs: LOOK_UP_FRESH_MS },
+    gather: {
+      upTo: lookUpGather ?? LOOK_UP_GATHER,
+      due: repo.countDueForLookUp(LOOK_UP_FRESH_MS, LOOK_UP_BATCH)
+    },
+    self: lookUp,
+    next: draft,
+    work: wholeBatch("look-up", lookUpMany),
+    sendsRequests: false
+  })
 }))
 
 /**
@@ -46,6 +94,8 @@ export const DraftLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     batch: DRAFT_BATCH,
     countsAttempt: true,
     needs: "pod",
+    // A ready order's first draft waits for its look-up (the look-up stage) unless it was looked up lately.
+    lookedUp: { when: "recently", withinMs: LOOK_UP_FRESH_MS },
     self: draft,
     work: (claimed, owner) =>
       Effect.gen(function*() {

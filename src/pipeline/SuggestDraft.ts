@@ -5,7 +5,8 @@ import { variantSku } from "../pod/schemas/Catalog.js"
 import { MAX_PAGE_LIMIT } from "../pod/PodPaging.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
-import { cellsOfCsv, mappingCsv } from "../mapping/MappingCsv.js"
+import { cellsOfCsv, draftCsv } from "../mapping/MappingCsv.js"
+import { type Addition } from "../mapping/MappingMerge.js"
 import { type MappingCells } from "../domain/MappingCells.js"
 import { MappingFileError } from "./MappingFile.js"
 import { type SuggestVariant, suggestMappings } from "../mapping/MappingSuggest.js"
@@ -15,6 +16,10 @@ import { parseMappingCsv } from "../mapping/MappingCsv.js"
 export interface DraftSuggestion {
   readonly csv: string
   readonly rows: number
+  /** Rows written commented out: they need a person (a design, a POD variant to choose). */
+  readonly commented: number
+  /** The rows for lines of orders the file does not map: what `--merge` adds to the file. */
+  readonly additions: ReadonlyArray<Addition>
   readonly matched: number
   readonly unmatched: ReadonlyArray<string>
   readonly notes: ReadonlyArray<string>
@@ -61,16 +66,31 @@ const catalogVariants = Effect.gen(function*() {
  * A draft mapping table for one store: the rows of its file, completed, and
  * the lines of its recent orders the file does not cover yet.
  */
-export const suggestDraft = (storeKey: string, file: string) =>
+export const suggestDraft = (storeKey: string, file: string) => suggestDraftFrom(storeKey, file, catalogVariants)
+
+/** The catalog cache alone (the console's suggestions: a page view asks the POD API nothing); empty until the daemon filled it. */
+export const cachedCatalog = Effect.map(
+  Effect.flatMap(CatalogRepo, (repo) => repo.entries),
+  (entries) => ({ source: "cache" as const, variants: entries as ReadonlyArray<SuggestVariant> })
+)
+
+export const suggestDraftFrom = <E, R>(
+  storeKey: string,
+  file: string,
+  catalogOf: Effect.Effect<{ readonly source: "cache" | "live"; readonly variants: ReadonlyArray<SuggestVariant> }, E, R>
+) =>
   Effect.gen(function*() {
     const existing: ReadonlyArray<MappingCells> = yield* fileCells(file)
     const orderLines = yield* (yield* MappingsRepo).recentOrderLines(storeKey)
-    const catalog = yield* catalogVariants
+    const catalog = yield* catalogOf
     const lines = orderLines.map((l) => ({ storeVariantId: l.variantId, storeSku: l.sku, title: l.title, variantTitle: l.variantTitle }))
     const result = suggestMappings(existing, lines, catalog.variants)
+    const drafted = result.rows.map((cells, i) => ({ cells, note: result.rowNotes[i] ?? "", complete: result.complete[i] ?? false }))
     return {
-      csv: mappingCsv(result.rows, result.rowNotes),
+      csv: draftCsv(drafted),
       rows: result.rows.length,
+      commented: drafted.filter((r) => !r.complete).length,
+      additions: drafted.slice(result.fileRows),
       matched: result.matched,
       unmatched: result.unmatched,
       notes: result.notes,

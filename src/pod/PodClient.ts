@@ -34,12 +34,20 @@ import {
   DraftListResponse,
   DraftResponse,
   type DraftSummary,
+  DraftSummaryListResponse,
   DraftSummaryResponse,
   PatchLineItemsResponse,
   type Draft,
   type DraftQuery
 } from "./schemas/Drafts.js"
-import { OrderListResponse, OrderProgressListResponse, OrderResponse, type Order, type OrderQuery } from "./schemas/Orders.js"
+import {
+  OrderListResponse,
+  type OrderProgress,
+  OrderProgressListResponse,
+  OrderResponse,
+  type Order,
+  type OrderQuery
+} from "./schemas/Orders.js"
 import { PriceQuoteInput, PriceQuoteResponse, type PriceQuote } from "./schemas/Price.js"
 import { CreateWebhookInput, WebhookListResponse, WebhookResponse, type Webhook, type WebhookQuery } from "./schemas/Webhooks.js"
 
@@ -65,6 +73,9 @@ export interface ReferenceLookupOptions extends PodCallOptions {
 }
 
 const seg = (id: string): string => encodeURIComponent(id)
+
+/** Reference ids one look-up call asks for (`filter.reference_ids`): the service pages its answer at 100. */
+export const LOOK_UP_BATCH = 100
 
 /** The query of a look-up by reference id, which both drafts and orders accept. */
 type ReferenceQuery = { readonly filter: { readonly reference_ids: ReadonlyArray<string>; readonly created_at_min?: string } }
@@ -286,6 +297,25 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
           options
         )
 
+      /**
+       * The look-ups before a first draft (`lookUpByReferenceIds`) go by operations of their own, so
+       * that metrics and the bench tell them from reconciliation's lists; same paths, same answers.
+       */
+      const lookUpDrafts = lister<DraftQuery>()(
+        "drafts.lookUp",
+        "/api/v3/orders/draft",
+        DraftSummaryListResponse,
+        "normal",
+        true
+      )
+      const lookUpOrders = lister<OrderQuery>()(
+        "orders.lookUp",
+        "/api/v3/orders",
+        OrderProgressListResponse,
+        "normal",
+        true
+      )
+
       const streamDrafts = streamer(listDrafts)
       const streamOrders = streamer(listOrders)
       const streamOrderProgress = streamer(listOrderProgress)
@@ -318,7 +348,36 @@ export class PodClient extends Effect.Service<PodClient>()("podsync/PodClient", 
       /** Orders whose `reference_id` is `referenceId`. */
       const findOrdersByReferenceId = findByReferenceId(streamOrders)
 
+      /**
+       * The drafts and the orders of up to LOOK_UP_BATCH reference ids, two calls (more only when an
+       * answer runs over a page): what the service already holds of orders this database never
+       * drafted. Each result is re-checked against the ids asked for, like `findByReferenceId`.
+       */
+      const lookUpByReferenceIds = (
+        referenceIds: ReadonlyArray<string>,
+        options?: PodCallOptions
+      ): Effect.Effect<
+        { readonly drafts: ReadonlyArray<DraftSummary>; readonly orders: ReadonlyArray<OrderProgress> },
+        PodError
+      > => {
+        const asked = new Set(referenceIds)
+        if (asked.size === 0) return Effect.succeed({ drafts: [], orders: [] })
+        if (asked.size > LOOK_UP_BATCH) {
+          return Effect.dieMessage(`a look-up asks for at most ${LOOK_UP_BATCH} reference ids, not ${asked.size}`)
+        }
+        const query = { filter: { reference_ids: [...asked] }, paging: { limit: LOOK_UP_BATCH } }
+        const collect = <A extends { readonly reference_id?: string | undefined }>(stream: Stream.Stream<A, PodError>) =>
+          Stream.runCollect(stream.pipe(Stream.filter((r) => r.reference_id !== undefined && asked.has(r.reference_id)))).pipe(
+            Effect.map((chunk): ReadonlyArray<A> => Array.from(chunk))
+          )
+        return Effect.all({
+          drafts: collect(streamer(lookUpDrafts)(query, options)),
+          orders: collect(streamer(lookUpOrders)(query, options))
+        }, { concurrency: 2 })
+      }
+
       return {
+        lookUpByReferenceIds,
         listCatalog,
         streamCatalog: streamer(listCatalog),
         listCatalogVariants,

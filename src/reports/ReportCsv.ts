@@ -7,6 +7,7 @@
  * the end: a sheet built on the first ones keeps working.
  */
 import { stringify } from "csv-stringify/sync"
+import { SPREADSHEET_SAFE } from "../domain/SpreadsheetCell.js"
 import type * as Money from "../domain/Money.js"
 import { plainAmount } from "./MoneyText.js"
 import type { AttentionItem, OrderMoney, ReconciliationReport } from "./ReportOutput.js"
@@ -151,5 +152,10 @@ export const reportCsv = (report: ReconciliationReport): string => {
       tracking_url: s.trackingUrl ?? ""
     }))
   ]
-  return stringify(rows.map((row) => CSV_COLUMNS.map((column) => row[column] ?? "")), { header: true, columns: [...CSV_COLUMNS] })
+  return stringify(rows.map((row) => CSV_COLUMNS.map((column) => row[column] ?? "")), {
+    header: true,
+    columns: [...CSV_COLUMNS],
+    // Buyer-written text (names, notes) opens in a spreadsheet: "=HYPERLINK(…)" is shown, not run.
+    ...SPREADSHEET_SAFE
+  })
 }

@@ -9,13 +9,13 @@ import { escapeHtml as e } from "./SvgCharts.js"
 export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, empty = "Nothing here.") =>
   rows.length === 0
     ? `<p class="empty">${e(empty)}</p>`
-    : `<table><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join("")}</tr></thead><tbody>${
+    : `<div class="tw"><table><thead><tr>${headers.map((h) => `<th>${e(h)}</th>`).join("")}</tr></thead><tbody>${
       rows.map((r) =>
         `<tr>${
           r.map((c, i) => `<td><span class="cell-label">${e(headers[i] ?? "")}</span><div class="cell-value">${c}</div></td>`).join("")
         }</tr>`
       ).join("")
-    }</tbody></table>`
+    }</tbody></table></div>`
 
 /** A link to a page outside the report (a carrier's tracking page): opened by the reader, never loaded by the page. */
 export const outsideLink = (href: string, text: string) => `<a href="${e(href)}" rel="noopener noreferrer" target="_blank">${e(text)}</a>`
@@ -32,6 +32,15 @@ td{border:0;padding:3px 0;display:grid;grid-template-columns:minmax(90px,38%) mi
 .cell-label{display:block;color:#5b6475;font-weight:600}
 pre{max-width:100%}
 }`
+
+/**
+ * Wider screens: a word breaks only where it must not spill (so a short column, an age or an
+ * order number, is never squeezed to a letter a line), headers stay on one line, and a table
+ * wider than the page scrolls inside its own box.
+ */
+const DESKTOP = `
+.tw{max-width:100%;overflow-x:auto}
+@media (min-width:641px){table{overflow-wrap:break-word}th{white-space:nowrap}td code{white-space:nowrap}}`
 
 export const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -50,4 +59,5 @@ th{background:#f0f2f6;font-weight:600}code{font-size:12px}pre{font-size:11px;whi
 svg text{font-size:12px;fill:#1d2330}svg text.title{font-size:13px;font-weight:600}svg text.value{fill:#3d4455}
 .notes li{margin:4px 0;color:#444}@media print{body{background:#fff}main{padding:0}}
 ${PHONE}
+${DESKTOP}
 `

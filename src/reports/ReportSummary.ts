@@ -36,7 +36,9 @@ export const ReportSummary = Schema.Struct({
   /** The margin of every order in the base currency of reports.exchangeRates. */
   marginInBase: Schema.optional(Schema.NullOr(MarginFigures)),
   /** How many orders of the money scope the margins cover: "margin covers 41 of 43 orders; 2 in JPY have no rate". */
-  marginCoverage: Schema.optional(Schema.Struct({ orders: Schema.Number, ofOrders: Schema.Number, text: Schema.String }))
+  marginCoverage: Schema.optional(Schema.Struct({ orders: Schema.Number, ofOrders: Schema.Number, text: Schema.String })),
+  /** The margins per store and currency (report.money.stores): what the console's overview adds up per day and week. */
+  marginsByStore: Schema.optional(Schema.Array(Schema.Struct({ storeKey: Schema.String, ...MarginFigures.fields })))
 })
 export type ReportSummary = typeof ReportSummary.Type
 
@@ -72,7 +74,16 @@ export const summarize = (report: ReconciliationReport, files: ReadonlyArray<Wri
       margin: Money.toDecimalString(report.money.inBase.margin),
       marginPercent: report.money.inBase.marginPercent
     },
-    marginCoverage: report.money.coverage
+    marginCoverage: report.money.coverage,
+    marginsByStore: report.money.stores.map((m) => ({
+      storeKey: m.storeKey,
+      currency: m.currency,
+      orders: m.orders,
+      revenue: Money.toDecimalString(m.revenue),
+      podCost: Money.toDecimalString(m.podCost),
+      margin: Money.toDecimalString(m.margin),
+      marginPercent: m.marginPercent
+    }))
   }
 }
 

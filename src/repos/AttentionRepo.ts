@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
-import type { OrderState } from "../domain/OrderState.js"
+import { AWAITING_STORE_PAYMENT, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import { now } from "./OrderRows.js"
 
 /** One order in front of a person, as the console lists it. */
@@ -18,6 +18,11 @@ export interface WaitingOrder {
   readonly podOrderId: string | null
   /** When it reached its state: the version an action on it is checked against. */
   readonly updatedAt: Date
+  /**
+   * When it began to wait in its state: its move into it from another state. A move within the
+   * state (a re-plan that holds it again, a patched draft) changes `updatedAt`, not this.
+   */
+  readonly waitingSince: Date
 }
 
 export interface WaitingFilter {
@@ -52,7 +57,18 @@ export type MoveOutcome =
   | { readonly id: number; readonly outcome: "moved" | "already_done" }
   | { readonly id: number; readonly outcome: "changed"; readonly state: OrderState | null; readonly updatedAt: Date | null }
 
-const NEEDS_A_PERSON: ReadonlyArray<OrderState> = ["held", "failed", "cancel_pending", "pod_on_hold"]
+/** When the order entered its present state from another one (its row's change time if no event says). */
+const waitingSince = sql<Date | string>`coalesce((
+  select max(e.at) from order_events as e
+  where e.order_id = store_orders.id and e.to_state = store_orders.state and e.from_state is distinct from e.to_state
+), store_orders.updated_at)`
+
+/** Why the order is in its state, as the last move into it said ("on hold at the POD service: …"). */
+const stateReason = sql<string | null>`(
+  select e.reason from order_events as e
+  where e.order_id = store_orders.id and e.to_state = store_orders.state
+  order by e.at desc, e.id desc limit 1
+)`
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value))
 
@@ -68,7 +84,8 @@ const WAITING_COLUMNS = [
   "pod_order_id",
   "updated_at",
   sql<string | null>`normalized->>'name'`.as("name"),
-  sql<string | null>`coalesce(held_details->>'message', last_error->>'message')`.as("message")
+  sql<string | null>`coalesce(held_details->>'message', last_error->>'message', ${stateReason})`.as("message"),
+  waitingSince.as("waiting_since")
 ] as const
 
 /** A row of WAITING_COLUMNS as the queue shows it. */
@@ -83,6 +100,7 @@ const waitingOrderOf = (r: {
   readonly pod_draft_id: string | null
   readonly pod_order_id: string | null
   readonly updated_at: Date | string
+  readonly waiting_since: Date | string
 }): WaitingOrder => ({
   id: Number(r.id),
   storeKey: r.store_key,
@@ -93,14 +111,18 @@ const waitingOrderOf = (r: {
   message: r.message,
   podDraftId: r.pod_draft_id,
   podOrderId: r.pod_order_id,
-  updatedAt: asDate(r.updated_at)
+  updatedAt: asDate(r.updated_at),
+  waitingSince: asDate(r.waiting_since)
 })
 
 export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/AttentionRepo", {
   effect: Effect.gen(function*() {
     const db = yield* Db
 
-    /** Oldest first: what waits longest is what a person should see first. */
+    /**
+     * Longest waiting first: what waits longest is what a person should see first. An order the
+     * store has not been paid for waits for the buyer, not a person: listed only when asked for.
+     */
     const waiting = (filter: WaitingFilter) =>
       db.use((k) => {
         let q = k.selectFrom("store_orders")
@@ -115,7 +137,10 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
         if (filter.storeKey !== undefined) q = q.where("store_key", "=", filter.storeKey)
         if (filter.state !== undefined) q = q.where("state", "=", filter.state)
         if (filter.heldReason !== undefined) q = q.where("held_reason", "=", filter.heldReason)
-        return q.orderBy("updated_at").orderBy("id").limit(filter.limit).execute()
+        if (filter.heldReason !== AWAITING_STORE_PAYMENT) {
+          q = q.where((w) => w.or([w("state", "<>", "held"), w("held_reason", "is", null), w("held_reason", "<>", AWAITING_STORE_PAYMENT)]))
+        }
+        return q.orderBy(waitingSince).orderBy("id").limit(filter.limit).execute()
       }).pipe(Effect.map((rows) => rows.map(waitingOrderOf)))
 
     /**

@@ -56,6 +56,13 @@ export const makeOrderLookups = (db: DbShape) => {
         )
       )
 
+  /** A store's orders held for `heldReason`, the most recently moved first, at most `limit`. */
+  const heldFor = (storeKey: string, heldReason: string, limit: number) =>
+    db.use((k) =>
+      k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("store_key", "=", storeKey).where("state", "=", "held")
+        .where("held_reason", "=", heldReason).orderBy("updated_at", "desc").orderBy("id", "desc").limit(limit).execute()
+    ).pipe(Effect.map((rows) => rows.map((r) => toStored(r))))
+
   const byReference = (referenceId: string) =>
     db.use((k) => k.selectFrom("store_orders").select([...ORDER_COLUMNS]).where("reference_id", "=", referenceId).executeTakeFirst())
       .pipe(Effect.map((row) => (row === undefined ? undefined : toStored(row))))
@@ -109,5 +116,5 @@ export const makeOrderLookups = (db: DbShape) => {
     k.selectFrom("store_orders").select(["state", sql<number>`count(*)::int`.as("n")]).groupBy("state").execute()
   ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.state, Number(r.n)])) as Partial<Record<OrderState, number>>))
 
-  return { pageInStates, followPage, followByIds, byReference, referencesNamed, byPodId, byId, story, countIn, countByState }
+  return { pageInStates, followPage, followByIds, heldFor, byReference, referencesNamed, byPodId, byId, story, countIn, countByState }
 }

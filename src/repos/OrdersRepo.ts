@@ -1,8 +1,9 @@
 import { Data, Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
+import { ownerSessionLive } from "../db/SessionTie.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
-import { canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
+import { AWAITING_STORE_PAYMENT, canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import { json, now, ORDER_COLUMNS, type Row, toStored } from "./OrderRows.js"
 import { makePackageLooks } from "./PackageLooks.js"
 import { makeOrderLookups } from "./OrderLookups.js"
@@ -107,8 +108,10 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
 
     /**
      * Claims up to `limit` due orders in the given states for `leaseSeconds`.
-     * SKIP LOCKED lets replicas claim side by side; an expired lease (a killed
-     * process) is claimable again.
+     * SKIP LOCKED lets replicas claim side by side. A claim tied to its holder's
+     * database session (`tiedToSession`, PostgreSQL) is claimable again the moment
+     * that session ends (a killed replica), and not before; an untied one when its
+     * lease expires.
      */
     const claim = (
       states: ReadonlyArray<OrderState>,
@@ -122,17 +125,52 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
          * before it, so "an earlier attempt may have reached the service" still reads `attempts > 0`.
          */
         readonly countsAttempt?: boolean
+        /** This replica holds its session lock now (SessionTie): the claims are marked tied to its session. */
+        readonly tiedToSession?: boolean
+        /**
+         * How long after its holder's session is seen gone a tied claim stays untaken: as long as a
+         * request the dead holder had sent may still be at work at the service (its request timeout),
+         * so that the look-up before a new attempt sees what it did. 0 for work with no such request.
+         */
+        readonly takeOverAfterMs?: number
+        /**
+         * Ready orders this database never tried to draft by how recently their reference id was looked
+         * up at the POD service (LookUpStage.ts), `withinMs` back: `recently` takes only those looked up
+         * (the draft stage; orders with an attempt of their own, and other states, go as before),
+         * `notRecently` only those still to look up (the look-up stage).
+         */
+        readonly lookedUp?: { readonly when: "recently" | "notRecently"; readonly withinMs: number }
       } = {}
     ) =>
       Effect.gen(function*() {
         const at = yield* now
         const until = new Date(at.getTime() + leaseSeconds * 1000)
+        if (db.dialect === "postgres") {
+          // A tied claim whose holder's session is gone becomes an untied lease ending after the grace
+          // (or sooner, at its own end): seen once, by whichever replica claims first. Only claims this
+          // kind of work makes are seen here, so that the grace is that of the dead holder's work: the
+          // look-up stage (no grace) never frees a draft claim (a counted attempt) whose create may still
+          // be at work at the service, and the draft stage never makes a look-up claim wait its grace.
+          const graceEnd = new Date(at.getTime() + Math.max(0, options.takeOverAfterMs ?? 0) - 1)
+          yield* db.use((k) =>
+            k.updateTable("store_orders")
+              .set({ lease_session: false, lease_expires_at: sql<Date>`least(lease_expires_at, ${graceEnd})` })
+              .where("state", "in", [...states]).where("lease_session", "=", true).where("lease_owner", "is not", null)
+              .$if(options.lookedUp?.when === "notRecently", (q) => q.where("attempts", "=", 0))
+              .$if(options.countsAttempt === true, (q) => q.where("attempts", ">", 0))
+              .where((w) => w.not(ownerSessionLive("lease_owner")))
+              .execute()
+          )
+        }
+        const lookedUp = options.lookedUp
+        const lookedUpSince = lookedUp === undefined ? at : new Date(at.getTime() - lookedUp.withinMs)
         const columns = options.countsAttempt === true ? ORDER_COLUMNS.filter((c) => c !== "attempts") : ORDER_COLUMNS
         const rows = yield* db.use((k) =>
           k.updateTable("store_orders")
             .set((eb) => ({
               lease_owner: owner,
               lease_expires_at: until,
+              lease_session: options.tiedToSession === true,
               ...(options.countsAttempt === true ? { attempts: eb("attempts", "+", 1) } : {})
             }))
             .where("id", "in", (eb) =>
@@ -140,15 +178,29 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 .where("state", "in", [...states])
                 // Null means "not due until something changes" (a held order waits for a wake-up).
                 .where("next_attempt_at", "<=", at)
-                .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<", at)]))
+                .where((w) =>
+                  w.or([
+                    w("lease_expires_at", "is", null),
+                    w.and([w("lease_session", "=", false), w("lease_expires_at", "<", at)])
+                  ])
+                )
+                .$if(lookedUp?.when === "recently", (q) =>
+                  q.where((w) => w.or([w("state", "!=", "ready"), w("attempts", ">", 0), w("pod_looked_up_at", ">=", lookedUpSince)])))
+                .$if(lookedUp?.when === "notRecently", (q) =>
+                  q.where("attempts", "=", 0).where((w) =>
+                    w.or([w("pod_looked_up_at", "is", null), w("pod_looked_up_at", "<", lookedUpSince)])
+                  ))
                 .orderBy("next_attempt_at").orderBy("id")
                 .limit(limit)
                 .forUpdate().skipLocked())
             .returning([...columns])
-            .$if(options.countsAttempt === true, (q) => q.returning(sql<number>`attempts - 1`.as("attempts")))
+            .$if(options.countsAttempt === true, (q) =>
+              q.returning(sql<number>`attempts - 1`.as("attempts")))
             .execute()
         )
-        return rows.map((r) => toStored(r as unknown as Row))
+        return rows.map((r) =>
+          toStored(r as unknown as Row)
+        )
       })
 
     /**
@@ -200,7 +252,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
               select id, ${at}::timestamptz, actor, from_state, to_state, reason, data from moved
             ), alerted as (
               -- An order that now needs a person is an alert, once per (order, state, reason): written
-              -- with the move itself, so a crash cannot separate them (repos/AlertsRepo.ts).
+              -- with the move itself, so a crash cannot separate them (repos/AlertsRepo.ts). An order held
+              -- unpaid waits for the buyer, not a person (OrderState.needsAPerson).
               insert into alert_outbox (dedup_key, kind, store_key, order_id, reference_id, reason, data, created_at)
               select 'order:' || id || ':' || to_state || ':' || coalesce(held_reason, ''), 'order.' || to_state, store_key, id,
                 reference_id, held_reason,
@@ -208,6 +261,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                   'message', coalesce(held_details ->> 'message', last_error ->> 'message', reason)),
                 ${at}::timestamptz
               from moved where to_state in (${sql.join([...NEEDS_A_PERSON])})
+                and not (to_state = 'held' and held_reason is not distinct from ${AWAITING_STORE_PAYMENT})
               on conflict (dedup_key) do nothing
             )
             select id, store_updated_at from moved`.execute(k)
@@ -231,6 +285,37 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             where s.id = x.id and s.lease_owner = ${owner}`.execute(k)
         ).pipe(Effect.asVoid)
 
+    /** How many ready orders are due a look-up at the POD service (not looked up within `withinMs`), counting up to `limit`. */
+    const countDueForLookUp = (withinMs: number, limit: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const since = new Date(at.getTime() - withinMs)
+        const row = yield* db.use((k) =>
+          k.selectFrom((eb) =>
+            eb.selectFrom("store_orders").select("id").where("state", "=", "ready").where("attempts", "=", 0)
+              .where((w) => w.or([w("pod_looked_up_at", "is", null), w("pod_looked_up_at", "<", since)]))
+              .where("next_attempt_at", "<=", at)
+              .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<", at)]))
+              .limit(limit).as("due")
+          ).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()
+        )
+        return Number(row.n)
+      })
+
+    /**
+     * Records that these claimed orders' reference ids were looked up at the POD service and nothing
+     * live was found: they are given back, due at once, for the draft stage to create their drafts.
+     */
+    const markLookedUp = (ids: ReadonlyArray<number>, owner: string) =>
+      ids.length === 0 ? Effect.void : Effect.gen(function*() {
+        const at = yield* now
+        yield* db.use((k) =>
+          k.updateTable("store_orders")
+            .set({ pod_looked_up_at: at, next_attempt_at: at, lease_owner: null, lease_expires_at: null })
+            .where("id", "in", [...ids]).where("lease_owner", "=", owner).execute()
+        )
+      })
+
     /** Gives a claimed order back, due again at `nextAttemptAt` (null: only when something changes). */
     const release = (id: number, owner: string, nextAttemptAt: Date | null) => releaseMany([{ id, nextAttemptAt }], owner)
 
@@ -253,13 +338,30 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
         yield* appendEvent(id, at, actor, row.state, row.state, reason, data)
       })
 
-    /** Releases every claim at once: only for a database this process holds alone, where any claim is a dead predecessor's. */
-    const releaseAllLeases = db.use((k) =>
-      k.updateTable("store_orders").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null)
-        .executeTakeFirst()
-    ).pipe(Effect.map((r) => Number(r.numUpdatedRows)))
+    /**
+     * Ends every claim within `graceMs` (at once for 0): only for a database this process holds
+     * alone, where any claim is a dead predecessor's. The grace is how long a request it had sent
+     * may still be at work at the service (its request timeout): the look-up before the next
+     * attempt then sees what that request did.
+     */
+    const releaseAllLeases = (graceMs: number) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const end = new Date(at.getTime() + Math.max(0, graceMs) - 1)
+        const released = yield* db.use((k) =>
+          k.updateTable("store_orders")
+            .set({ lease_session: false, lease_expires_at: sql<Date>`least(lease_expires_at, ${end})` })
+            .where("lease_owner", "is not", null).where("lease_expires_at", ">=", at)
+            .executeTakeFirst()
+        )
+        return Number(released.numUpdatedRows)
+      })
 
-    /** Keeps many claims alive at once; answers the ids whose lease was kept. */
+    /**
+     * Keeps many claims alive at once; answers the ids whose lease was kept. A claim tied to this
+     * replica's session is still its own past its lease's expiry (nobody takes it while the
+     * session lives): a replica stopped for a while (SIGSTOP, a long pause) goes on with its work.
+     */
     const renewLeases = (ids: ReadonlyArray<number>, owner: string, leaseSeconds: number) =>
       ids.length === 0
         ? Effect.succeed(new Set<number>() as ReadonlySet<number>)
@@ -267,7 +369,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
           const at = yield* now
           const rows = yield* db.use((k) =>
             k.updateTable("store_orders").set({ lease_expires_at: new Date(at.getTime() + leaseSeconds * 1000) })
-              .where("id", "in", [...ids]).where("lease_owner", "=", owner).where("lease_expires_at", ">", at).returning("id").execute()
+              .where("id", "in", [...ids]).where("lease_owner", "=", owner)
+              .where((w) => w.or([w("lease_expires_at", ">", at), w("lease_session", "=", true)])).returning("id").execute()
           )
           return new Set(rows.map((r) => r.id)) as ReadonlySet<number>
         })
@@ -309,6 +412,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       upsertPulled,
       note,
       claim,
+      markLookedUp,
+      countDueForLookUp,
       releaseAllLeases,
       release,
       releaseMany,

@@ -14,6 +14,9 @@ import { decodeOrder, encodeOrder, json, now, type PulledOutcome } from "./Order
  * that does not (our own annotation or fulfilment coming back, a tag) is
  * stored quietly. Runs in the caller's transaction when there is one.
  */
+/** How many fields the store withheld from a stored version. */
+const withheldCount = (order: NormalizedOrderEncoded) => (order.withheld ?? []).reduce((n, w) => n + w.fields.length, 0)
+
 export const makeStorePage = (db: DbShape) =>
 (
   storeKey: string,
@@ -83,13 +86,17 @@ export const makeStorePage = (db: DbShape) =>
       }
       const { order } = pulled
       const state = row.state
-      if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt)) {
+      // Our own rows: stored by encodeOrder, so read back as its output without decoding unless it changed.
+      const normalized = encodeOrder(order)
+      const stored = row.normalized as NormalizedOrderEncoded
+      // The same version, now with what the store withheld before (the app was given access): it counts as newer.
+      const fuller = row.store_updated_at?.getTime() === Date.parse(order.updatedAt) &&
+        withheldCount(normalized) < withheldCount(stored)
+      if (row.store_updated_at !== null && row.store_updated_at.getTime() >= Date.parse(order.updatedAt) && !fuller) {
         outcomes.set(storeOrderId, { id: row.id, outcome: "unchanged", state })
         continue
       }
-      // Our own rows: stored by encodeOrder, so read back as its output without decoding unless it changed.
-      const normalized = encodeOrder(order)
-      const due = matters(state, row.normalized as NormalizedOrderEncoded, normalized)
+      const due = matters(state, stored, normalized)
       updates.push({ id: row.id, raw: order.raw ?? {}, normalized, store_updated_at: new Date(order.updatedAt).toISOString(), due })
       if (due) {
         outcomes.set(storeOrderId, { id: row.id, outcome: "changed", state, previous: decodeOrder(row.normalized) })
@@ -97,7 +104,7 @@ export const makeStorePage = (db: DbShape) =>
           order_id: row.id,
           from_state: state,
           to_state: state,
-          reason: "the order changed in the store",
+          reason: fuller ? "the store now gives podsync what it withheld before" : "the order changed in the store",
           data: { updatedAt: order.updatedAt }
         })
       } else {

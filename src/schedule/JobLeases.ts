@@ -1,10 +1,25 @@
-import { Clock, Data, Effect, Exit, Schedule } from "effect"
+import { Clock, Data, Effect, Exit, Option, Schedule } from "effect"
 import { sql } from "kysely"
 import { Db, type DbError } from "../db/Db.js"
+import { ownerSessionLive, SessionTie } from "../db/SessionTie.js"
 
 /** A run holds its job this long without a heartbeat: a killed holder's job is free again within it. */
 export const JOB_LEASE_MS = 60_000
 const HEARTBEAT = "15 seconds"
+
+/**
+ * Ends every job lease still running: only for a database this process holds alone (the embedded
+ * one, behind its data-folder lock), where any is a dead predecessor's. The ticks they served stay
+ * recorded, so the scheduler's `takeOver` serves them at once instead of a lease later.
+ */
+export const endDeadJobLeases = Effect.gen(function*() {
+  const db = yield* Db
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const ended = yield* db.use((k) =>
+    k.updateTable("job_leases").set({ expires_at: now, rerun: false, session: false }).where("expires_at", ">", now).executeTakeFirst()
+  )
+  return Number(ended.numUpdatedRows)
+})
 
 export class JobLeaseLostError extends Data.TaggedError("JobLeaseLostError")<{ readonly job: string }> {}
 
@@ -45,6 +60,12 @@ export const makeJobLeases = (owner: string) =>
     const local = new Map<string, { rerun: boolean }>()
     const clock = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const expiry = (now: Date) => new Date(now.getTime() + JOB_LEASE_MS)
+    // Tied to this replica's database session where the daemon ties it (PostgreSQL, see SessionTie):
+    // a lease so marked is free the moment its holder's session ends, and never while it lives.
+    const tie = Option.getOrElse(yield* Effect.serviceOption(SessionTie), () => SessionTie.untied)
+    const free = (now: Date) =>
+      sql<boolean>`((not job_leases.session and job_leases.expires_at <= ${now})
+        or (job_leases.session and not ${ownerSessionLive(sql.ref("job_leases.owner"))}))`
 
     // The `previous` of these statements is the row as the statement found it (its snapshot; a
     // FOR UPDATE there would see nothing, the row being changed by the statement itself); the
@@ -54,14 +75,16 @@ export const makeJobLeases = (owner: string) =>
     const acquire = (job: string, tickAt: Date | null) =>
       Effect.gen(function*() {
         const now = yield* clock
+        const tied = yield* tie.tied
         const { rows } = yield* db.use((k) =>
           sql<{ job: string; inherited: Date | null; previous: string | null }>`
             with previous as (select owner, tick_at from job_leases where job = ${job})
-            insert into job_leases (job, owner, expires_at, rerun, tick_at)
-            values (${job}, ${owner}, ${expiry(now)}, false, ${tickAt})
+            insert into job_leases (job, owner, expires_at, rerun, tick_at, session)
+            values (${job}, ${owner}, ${expiry(now)}, false, ${tickAt}, ${tied})
             on conflict (job) do update
-              set owner = excluded.owner, expires_at = excluded.expires_at, rerun = false, tick_at = excluded.tick_at
-              where job_leases.expires_at <= ${now}
+              set owner = excluded.owner, expires_at = excluded.expires_at, rerun = false, tick_at = excluded.tick_at,
+                session = excluded.session
+              where ${free(now)}
             returning job, (select tick_at from previous) as inherited, (select owner from previous) as previous`.execute(k)
         )
         const row = rows[0]
@@ -72,11 +95,12 @@ export const makeJobLeases = (owner: string) =>
     const acquireUnserved = (job: string) =>
       Effect.gen(function*() {
         const now = yield* clock
+        const tied = yield* tie.tied
         const { rows } = yield* db.use((k) =>
           sql<{ job: string; inherited: Date | null; previous: string | null }>`
             with previous as (select owner, tick_at from job_leases where job = ${job})
-            update job_leases set owner = ${owner}, expires_at = ${expiry(now)}, rerun = false, tick_at = null
-            where job = ${job} and expires_at <= ${now} and tick_at is not null
+            update job_leases set owner = ${owner}, expires_at = ${expiry(now)}, rerun = false, tick_at = null, session = ${tied}
+            where job = ${job} and ${free(now)} and tick_at is not null
             returning job, (select tick_at from previous) as inherited, (select owner from previous) as previous`.execute(k)
         )
         const row = rows[0]
@@ -93,7 +117,7 @@ export const makeJobLeases = (owner: string) =>
         const { rows } = yield* db.use((k) =>
           sql<{ owner: string; already: boolean }>`
             with previous as (select rerun from job_leases where job = ${job})
-            update job_leases set rerun = true where job = ${job} and expires_at > ${now}
+            update job_leases set rerun = true where job = ${job} and not ${free(now)}
             returning owner, (select rerun from previous) as already`.execute(k)
         )
         return rows[0]
@@ -132,7 +156,8 @@ export const makeJobLeases = (owner: string) =>
       Effect.gen(function*() {
         const now = yield* clock
         const released = yield* db.use((k) =>
-          k.updateTable("job_leases").set({ expires_at: now, tick_at: null }).where("job", "=", job).where("owner", "=", owner)
+          k.updateTable("job_leases").set({ expires_at: now, tick_at: null, session: false }).where("job", "=", job)
+            .where("owner", "=", owner)
             .where("rerun", "=", false).returning("job").executeTakeFirst()
         )
         if (released !== undefined) return false
@@ -151,7 +176,7 @@ export const makeJobLeases = (owner: string) =>
       Effect.gen(function*() {
         const now = yield* clock
         yield* db.use((k) =>
-          k.updateTable("job_leases").set({ expires_at: now, rerun: false, ...(keepTick ? {} : { tick_at: null }) })
+          k.updateTable("job_leases").set({ expires_at: now, rerun: false, session: false, ...(keepTick ? {} : { tick_at: null }) })
             .where("job", "=", job).where("owner", "=", owner).execute()
         )
       }).pipe(Effect.catchAll(() => Effect.void)) // the lease expires anyway
@@ -242,7 +267,7 @@ export const makeJobLeases = (owner: string) =>
         const now = yield* clock
         const stale = yield* db.use((k) =>
           k.selectFrom("job_leases").select(["job", "owner", "tick_at"]).where("job", "in", [...jobs.keys()])
-            .where("expires_at", "<=", now).where("tick_at", "is not", null).execute()
+            .where(free(now)).where("tick_at", "is not", null).execute()
         )
         let taken = 0
         for (const lease of stale) {

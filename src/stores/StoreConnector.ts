@@ -107,11 +107,27 @@ export interface StoreConnector {
     items: ReadonlyArray<{ readonly storeOrderId: string; readonly annotation: Annotation }>
   ) => Effect.Effect<ReadonlyArray<Either.Either<void, StoreError>>>
 
+  /**
+   * Optional: what the store's access lacks, in a seller's words, found with a few cheap reads
+   * (`podsync check` prints each; an `error` fails the check).
+   */
+  readonly checkAccess?: () => Effect.Effect<ReadonlyArray<AccessFinding>, StoreError>
+
   /** Pure: checks a delivery's signature and shape; no network, no clock. */
   readonly verifyWebhook: (delivery: WebhookDelivery) => Either.Either<VerifiedWebhook, WebhookRejectedError>
 
   /** Pure, given the Clock: whether a verified delivery is taken in, ignored (answered 200) or refused (answered 401). */
   readonly admitWebhook: (webhook: VerifiedWebhook, nowMillis: number) => WebhookAdmission
+}
+
+/**
+ * One thing `podsync check` says about a store's access: `error`, something will not work (a
+ * required scope missing, buyer data withheld); `warning`, a loss podsync works around; `note`,
+ * what could not be told yet.
+ */
+export interface AccessFinding {
+  readonly severity: "error" | "warning" | "note"
+  readonly message: string
 }
 
 /**
@@ -146,6 +162,22 @@ export const annotateAll = (
   connector.annotateMany !== undefined
     ? connector.annotateMany(items)
     : Effect.forEach(items, (item) => Effect.either(connector.annotate(item.storeOrderId, item.annotation)))
+
+/** A 401 or 403 answer of a store, as the daemon's health sees it: the request, and what the store said. */
+export interface RefusedAnswer {
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly body: string
+}
+
+/**
+ * Whether a 401/403 answer refuses the store's credentials (raised as "credentials refused" until an
+ * answer is accepted), as opposed to one request: Etsy's 403 on one receipt's shipment, WooCommerce's
+ * 401 to a header the host stripped (the connector then sends the key another way). Without one,
+ * every 401/403 refuses the credentials.
+ */
+export type CredentialRefusal = (answer: RefusedAnswer) => boolean
 
 /** Every configured store's connector, by store key. */
 export class StoreConnectors extends Context.Tag("podsync/StoreConnectors")<

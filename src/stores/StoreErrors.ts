@@ -12,14 +12,20 @@ export const MAX_KEPT_BODY = 8_192
 export const keepBody = (body: string): string =>
   body.length <= MAX_KEPT_BODY ? body : `${body.slice(0, MAX_KEPT_BODY)}… (${body.length} characters)`
 
-/** The store refused our credentials (401/403). Nothing is retried until the credentials are fixed. */
+/**
+ * The store refused our credentials (401/403). Nothing is retried until the credentials are fixed.
+ * `detail`: what the store said, or what to change, when more is known than the status.
+ */
 export class StoreAuthError extends Schema.TaggedError<StoreAuthError>()("StoreAuthError", {
   storeKey: Schema.String,
   operation: Schema.String,
-  status: Schema.Number
+  status: Schema.Number,
+  detail: Schema.optional(Schema.String)
 }) {
   override get message(): string {
-    return `store ${this.storeKey}: ${this.operation} was refused with HTTP ${this.status}; check the access token and its scopes in the config`
+    return `store ${this.storeKey}: ${this.operation} was refused with HTTP ${this.status}; ${
+      this.detail ?? "check the access token and its scopes in the config"
+    }`
   }
 }
 
@@ -63,7 +69,9 @@ export class StoreResponseError extends Schema.TaggedError<StoreResponseError>()
 export class StoreApiError extends Schema.TaggedError<StoreApiError>()("StoreApiError", {
   storeKey: Schema.String,
   operation: Schema.String,
-  messages: Schema.Array(Schema.String)
+  messages: Schema.Array(Schema.String),
+  /** The platform's error codes, where it gives them (Shopify's `extensions.code`: `MAX_COST_EXCEEDED`, `ACCESS_DENIED`). */
+  codes: Schema.optional(Schema.Array(Schema.String))
 }) {
   override get message(): string {
     return `store ${this.storeKey}: ${this.operation} was refused: ${this.messages.join("; ")}`

@@ -85,7 +85,10 @@ describe("the alerts: section", () => {
       slack: { url: https://hooks.slack.com/x }
   rules:
     - channels: [opz]
-      stores: [acme]`)).toEqual([`alerts.rules[0].channels[0]: no channel is named "opz"; the channels are ops`])
+      stores: [acme]`)).toEqual([
+      `alerts.rules[0].stores[0]: no store "acme" under stores: (the stores are acme-shopify): take it out of this rule too, or put the store back under stores:`,
+      `alerts.rules[0].channels[0]: no channel "opz" under alerts.channels (the channels are ops): take it out of this rule too, or put the channel back under alerts.channels`
+    ])
     expect(issuesOf(`
   channels:
     - name: ops
@@ -114,7 +117,7 @@ describe("the alerts: section", () => {
       env
     )
     expect(Either.isLeft(result) ? result.left.issues.map((i) => `${i.path}: ${i.message}`) : []).toEqual([
-      `alerts.rules[0].stores[0]: no store has the key "acme"; the stores are acme-shopify`
+      `alerts.rules[0].stores[0]: no store "acme" under stores: (the stores are acme-shopify): take it out of this rule too, or put the store back under stores:`
     ])
   })
 })

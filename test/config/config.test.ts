@@ -32,8 +32,6 @@ describe("configuration", () => {
         "POD_CLIENT_SECRET",
         "POD_WEBHOOK_URL",
         "ACME_POD_STORE_ID",
-        "ACME_SHOPIFY_TOKEN",
-        "ACME_SHOPIFY_WEBHOOK_SECRET",
         "ACME_WOO_URL",
         "ACME_WOO_CONSUMER_KEY",
         "ACME_WOO_CONSUMER_SECRET",
@@ -43,7 +41,11 @@ describe("configuration", () => {
         "ACME_FEED_TOKEN"
       ]
     ) expect(unset).toContain(name)
-    expect(issues.every((i) => i.message.includes("is not set"))).toBe(true)
+    // The Shopify store takes either of two pairs: with neither set, the section says which.
+    expect(issues.filter((i) => !i.message.includes("is not set"))).toEqual([{
+      path: "stores[0].shopify",
+      message: expect.stringContaining("expected clientId and clientSecret (a Dev Dashboard app")
+    }])
     expect(example).not.toMatch(/127\.0\.0\.1:\d|sim-client|_sim_|podsync\.example\.com/)
     const env = Object.fromEntries(unset.flatMap((name) => (name === undefined ? [] : [[name, "x"]])))
     const set = parseConfig(
@@ -51,6 +53,8 @@ describe("configuration", () => {
       "config/podsync.example.yaml",
       {
         ...env,
+        ACME_SHOPIFY_CLIENT_ID: "x",
+        ACME_SHOPIFY_CLIENT_SECRET: "x",
         POD_BASE_URL: "https://pod.example.net",
         POD_WEBHOOK_URL: "https://podsync.example.net/webhooks/pod",
         ACME_WOO_URL: "https://shop.example.net",
@@ -58,6 +62,8 @@ describe("configuration", () => {
         ACME_ETSY_SHOP_ID: "123",
         ALERTS_SLACK_URL: "https://hooks.slack.example.net/services/T0/B0/x",
         ALERTS_WEBHOOK_URL: "https://tickets.example.net/podsync",
+        ALERTS_EMAIL_FROM: "podsync <podsync@shop.example.net>",
+        ALERTS_EMAIL_TO: "owner@shop.example.net",
         PODSYNC_PUBLIC_URL: "https://podsync.example.net"
       }
     )
@@ -146,6 +152,45 @@ schedules: { pull: "every five minutes" }
     expect(issuesOf(duplicate, { POD_CLIENT_KEY: "k" })).toEqual([
       { path: "stores[1].key", message: 'duplicate store key "acme-shopify"' }
     ])
+  })
+
+  it("takes a Shopify app's client id and secret or a legacy token, exactly one, naming the key to fix otherwise", () => {
+    const shopify = (section: string) =>
+      minimal(`  - key: second
+    platform: shopify
+    podStoreId: "7"
+    shopify: { shop: b.myshopify.com${section} }
+    mappings: x.csv`)
+    const ok = (section: string) => {
+      const result = parseConfig(shopify(section), "t.yaml", { POD_CLIENT_KEY: "k" })
+      if (Either.isLeft(result)) throw new Error(result.left.message)
+      const store = result.right.stores[1]!
+      if (store.platform !== "shopify") throw new Error("not a shopify store")
+      return store.shopify
+    }
+    const app = ok(", clientId: abc123, clientSecret: shpss_secret")
+    expect([app.clientId, app.accessToken, app.webhookSecret]).toEqual(["abc123", undefined, undefined])
+    expect(ok(", accessToken: shpat_t, webhookSecret: w").accessToken).toBeDefined()
+
+    const both = issuesOf(shopify(", accessToken: shpat_t, clientId: abc123, clientSecret: shpss_secret"), { POD_CLIENT_KEY: "k" })
+    expect(both).toEqual([{
+      path: "stores[1].shopify.accessToken",
+      message: "give either accessToken (a legacy custom app's token) or clientId and clientSecret (a Dev Dashboard app), not both"
+    }])
+    const neither = issuesOf(shopify(", webhookSecret: w"), { POD_CLIENT_KEY: "k" })
+    expect(neither).toEqual([{
+      path: "stores[1].shopify",
+      message: "expected clientId and clientSecret (a Dev Dashboard app: Settings shows both), or accessToken (a legacy custom app's token)"
+    }])
+    expect(issuesOf(shopify(", clientId: abc123"), { POD_CLIENT_KEY: "k" })).toEqual([{
+      path: "stores[1].shopify.clientSecret",
+      message: "is missing: clientId comes with the app's clientSecret"
+    }])
+    expect(issuesOf(shopify(", accessToken: shpat_t"), { POD_CLIENT_KEY: "k" }).map((i) => i.path)).toEqual([
+      "stores[1].shopify.webhookSecret"
+    ])
+    // The secrets never appear in the errors.
+    expect(JSON.stringify(both)).not.toContain("shpss_secret")
   })
 
   it("reports YAML syntax errors with their line, shown with a caret under the column", () => {
@@ -240,7 +285,11 @@ schedules: { pull: "every five minutes" }
       { path: "reports.exchangeRates.rates.yen", message: 'expected an ISO 4217 currency code such as USD, EUR, JPY; got "yen"' }
     ])
     expect(issuesOf(reports("  storeNames: { acme-shop: Acme }\n"), { POD_CLIENT_KEY: "k" })).toEqual([
-      { path: "reports.storeNames.acme-shop", message: 'no store "acme-shop" in stores: (names go by store key: acme-shopify)' }
+      {
+        path: "reports.storeNames.acme-shop",
+        message:
+          'no store "acme-shop" under stores: (the stores are acme-shopify): take it out of reports.storeNames too, or put the store back under stores: (names go by store key)'
+      }
     ])
     expect(issuesOf(reports("  exchangeRates: { base: EUR, rates: { EUR: 1.1 } }\n"), { POD_CLIENT_KEY: "k" })).toEqual([
       { path: "reports.exchangeRates.rates.EUR", message: "EUR is the base currency: its rate is 1 (leave it out)" }

@@ -7,6 +7,7 @@ import { Context, Effect, Layer, Queue, Redacted, Schema, TestClock } from "effe
 import { describe } from "vitest"
 import { ConsoleAuth } from "../../src/console/ConsoleAuth.js"
 import { mappingsRoutes } from "../../src/console/MappingsRoutes.js"
+import { MappingUploads } from "../../src/console/MappingUploads.js"
 import { MappingStore } from "../../src/pipeline/MappingStore.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { CatalogVariant } from "../../src/pod/schemas/Catalog.js"
@@ -73,10 +74,14 @@ const consoleOn = (file: string) =>
         MappingStore.Default({ stores: [{ key: STORE, mappings: file }], reloadOnSighup: false, pollEvery: "1 hour" }).pipe(
           Layer.provide(triggers)
         ),
-        auth
+        auth,
+        MappingUploads.Default
       ).pipe(Layer.provideMerge(repos))
     )
-    const runtime = yield* Effect.provide(Effect.runtime<Layer.Layer.Success<typeof repos> | MappingStore | ConsoleAuth>(), context)
+    const runtime = yield* Effect.provide(
+      Effect.runtime<Layer.Layer.Success<typeof repos> | MappingStore | ConsoleAuth | MappingUploads>(),
+      context
+    )
     const handler = HttpApp.toWebHandlerRuntime(runtime)(mappingsRoutes)
     const consoleAuth = Context.get(context, ConsoleAuth)
     const login = yield* consoleAuth.login("127.0.0.1", "anna", "the-long-token")
@@ -85,16 +90,25 @@ const consoleOn = (file: string) =>
     const csrf = consoleAuth.csrfToken(login.session)
     const get = (url: string) =>
       Effect.promise(() => handler(new Request(`http://console.test${url}`, { headers: { cookie } })).then((r) => r.text()))
+    // A form answers 303 to its page with the outcome in a flash cookie; the page shows it once.
     const post = (url: string, fields: ReadonlyArray<readonly [string, string]>) =>
-      Effect.promise(() =>
-        handler(
+      Effect.promise(async () => {
+        const answer = await handler(
           new Request(`http://console.test${url}`, {
             method: "POST",
             headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
             body: new URLSearchParams([["_csrf", csrf], ...fields.map(([k, v]) => [k, v])]).toString()
           })
-        ).then((r) => r.text())
-      )
+        )
+        expect(answer.status).toBe(303)
+        const flash = (answer.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+        const shown = await handler(
+          new Request(`http://console.test${answer.headers.get("location") ?? ""}`, { headers: { cookie: `${cookie}; ${flash}` } })
+        )
+        // Shown once: the page clears the flash, so a reload shows the page without it.
+        expect(shown.headers.get("set-cookie")).toMatch(/^podsync_flash=;/)
+        return shown.text()
+      })
     return { get, post, replans, context }
   })
 

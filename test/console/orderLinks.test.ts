@@ -47,7 +47,8 @@ describe("open an order at the store and at the POD service", () => {
         message: "HTTP 500",
         podDraftId: null,
         podOrderId: null,
-        updatedAt: new Date("2026-11-25T10:00:00Z")
+        updatedAt: new Date("2026-11-25T10:00:00Z"),
+        waitingSince: new Date("2026-11-25T10:00:00Z")
       }],
       storeKeys: ["acme-shopify"],
       reasonKeys: ["failed"],

@@ -165,6 +165,70 @@ for (const database of testDatabases()) {
           expect(heldOnly.map((o) => o.referenceId)).toContain("acme-shopify:q1")
           expect(heldOnly.every((o) => o.state === "held")).toBe(true)
         }))
+
+      it.effect("counts waiting from when the order began to wait: a re-plan that holds it again keeps its place at the front", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(T0)
+          const first = yield* orderIn("w1", ["held"])
+          yield* orderIn("w2", ["held"])
+          yield* TestClock.adjust("3 hours")
+          const [released] = yield* actOnOrders("release", [first], person("k-w1"))
+          expect(released).toMatchObject({ outcome: "done" })
+          // The planner holds it again for the same reason, as it does when the mapping is still missing.
+          const orders = yield* OrdersRepo
+          yield* TestClock.adjust("1 minute")
+          yield* orders.transition(first.id, "held", "held", {
+            reason: "pipeline: held",
+            actor: "worker",
+            held: { code: "unmatched", details: { message: "no mapping row for TEE-BLK-M" } },
+            nextAttemptAt: null
+          })
+          const now = T0 + 4 * 3_600_000
+          const bounds = { draftedBefore: new Date(now - 24 * 3_600_000), inDoubtBefore: new Date(now - 30 * 60_000), limit: 100 }
+          const listed = (yield* (yield* AttentionRepo).waiting(bounds)).filter((o) => o.referenceId.includes(":w"))
+          expect(listed.map((o) => o.referenceId)).toEqual(["acme-shopify:w1", "acme-shopify:w2"])
+          // Held a minute after T0 (orderIn's first step), not when the re-plan moved it.
+          expect(listed[0]!.waitingSince.toISOString()).toBe(new Date(T0 + 60_000).toISOString())
+          expect(listed[0]!.updatedAt.getTime()).toBeGreaterThan(T0 + 3 * 3_600_000)
+        }))
+
+      it.effect("an order unpaid at the store waits for the buyer: listed only when asked for, and no alert says it needs a person", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(T0)
+          const orders = yield* OrdersRepo
+          const holdFor = (storeOrderId: string, code: string, message: string) =>
+            Effect.gen(function*() {
+              const { id } = yield* orders.upsertPulled(
+                sampleOrder({ storeKey: "acme-shopify", storeOrderId }),
+                `acme-shopify:${storeOrderId}`
+              )
+              yield* TestClock.adjust("1 minute")
+              yield* orders.transition(id, "pulled", "held", {
+                reason: "pipeline: held",
+                actor: "worker",
+                held: { code, details: { message } },
+                nextAttemptAt: null
+              })
+              return id
+            })
+          const unpaid = yield* holdFor("u1", "unpaid", "the order is not paid (financial status pending)")
+          const unmatched = yield* holdFor("u2", "unmatched", "no mapping row for TEE-BLK-M")
+          const bounds = { draftedBefore: new Date(T0), inDoubtBefore: new Date(T0), limit: 100 }
+          const attention = yield* AttentionRepo
+          const listed = (yield* attention.waiting(bounds)).map((o) => o.id)
+          expect(listed).toContain(unmatched)
+          expect(listed).not.toContain(unpaid)
+          const asked = yield* attention.waiting({ ...bounds, state: "held", heldReason: "unpaid" })
+          expect(asked.map((o) => o.id)).toEqual([unpaid])
+          const alerted = yield* Effect.flatMap(
+            Db,
+            (db) =>
+              db.use((k) =>
+                k.selectFrom("alert_outbox").select(["order_id", "kind", "reason"]).where("order_id", "in", [unpaid, unmatched]).execute()
+              )
+          )
+          expect(alerted.map((a) => [Number(a.order_id), a.kind, a.reason])).toEqual([[unmatched, "order.held", "unmatched"]])
+        }))
     }
   )
 }

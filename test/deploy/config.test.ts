@@ -41,8 +41,8 @@ describe("deploy/config/podsync.yaml", () => {
     const { required } = configPlaceholders()
     expect(required).toEqual([
       "ACME_POD_STORE_ID",
-      "ACME_SHOPIFY_TOKEN",
-      "ACME_SHOPIFY_WEBHOOK_SECRET",
+      "ACME_SHOPIFY_CLIENT_ID",
+      "ACME_SHOPIFY_CLIENT_SECRET",
       "POD_CLIENT_KEY",
       "POD_CLIENT_SECRET",
       "POD_WEBHOOK_URL"

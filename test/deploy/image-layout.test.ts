@@ -102,8 +102,8 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
         "POD_CLIENT_SECRET",
         "POD_WEBHOOK_URL",
         "ACME_POD_STORE_ID",
-        "ACME_SHOPIFY_TOKEN",
-        "ACME_SHOPIFY_WEBHOOK_SECRET"
+        "ACME_SHOPIFY_CLIENT_ID",
+        "ACME_SHOPIFY_CLIENT_SECRET"
       ]
     ) {
       expect(result.stderr).toContain(`environment variable ${name} is not set`)

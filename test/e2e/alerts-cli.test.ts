@@ -44,7 +44,7 @@ describe("podsync alerts test", () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toContain(`tickets (webhook to ${new URL(good.url).host}): sent`)
     expect(result.stdout).toContain(`chat (slack to ${new URL(broken.url).host}): FAILED: HTTP 500`)
-    expect(result.stdout).toMatch(/mail \(email to 127\.0\.0\.1:\d+\): FAILED: SMTP 535/)
+    expect(result.stdout).toMatch(/mail \(email to owner@example\.com via 127\.0\.0\.1:\d+\): FAILED: SMTP 535/)
     expect(result.stderr).toContain("podsync: 2 of 3 alert channel(s) failed")
     for (const secret of ["very-secret-token", "wrong-password-123", "cli-secret"]) {
       expect(result.stdout + result.stderr).not.toContain(secret)

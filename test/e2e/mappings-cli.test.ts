@@ -80,26 +80,64 @@ afterAll(async () => {
 })
 
 describe("podsync mappings suggest", () => {
-  it("fills in the catalog variants of simulator SKUs and lists what it could not match on stderr", async () => {
-    const { config, mappings, write } = writeConfig("suggest")
+  it("writes a draft that podsync check passes: the rows it cannot complete are comments saying what to add", async () => {
+    const { config, mappings, write } = writeConfig("suggest", { shopifySim: true })
     write(`,UTS01-FOREST-S,,,${FRONT},,,,,,,`, ",uts01-forest-m,,,,,,,,,,", ",NOT-A-POD-SKU,,,,,,,,,,")
     const out = path.join(path.dirname(mappings), "draft.csv")
     const result = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--out", out, "--config", config])
     expect(result.stderr).toContain("unmatched: SKU NOT-A-POD-SKU: no catalog variant has its SKU")
+    expect(result.stderr).toContain("2 written commented out for a person to complete")
     expect(result.code).toBe(0)
     const draft = fs.readFileSync(out, "utf8")
     // The contract's columns, then the notes a person reads while completing the file (loading ignores them).
     expect(draft.split("\n")[0]).toBe(`${HEADER},notes`)
-    expect((parse(draft, { columns: true }) as Array<{ notes: string }>).map((r) => r.notes)).toEqual([
-      expect.stringMatching(/^suggested by SKU: UTS01-FOREST-S /),
-      expect.stringMatching(/^suggested by SKU: UTS01-FOREST-M /),
-      "no match: no catalog variant has its SKU, nor the colour and size its variant title names"
-    ])
+    expect((parse(draft, { columns: true, comment: "#", comment_no_infix: true }) as Array<{ notes: string }>).map((r) => r.notes))
+      .toEqual([expect.stringMatching(/^suggested by SKU: UTS01-FOREST-S /)])
     expect(cellsOfCsv(draft).map((r) => [r.store_sku, r.pod_variant_id, r.print_front])).toEqual([
-      ["UTS01-FOREST-S", (await variantBySku("UTS01-FOREST-S")).variant_id, FRONT],
-      ["uts01-forest-m", (await variantBySku("UTS01-FOREST-M")).variant_id, ""],
-      ["NOT-A-POD-SKU", "", ""]
+      ["UTS01-FOREST-S", (await variantBySku("UTS01-FOREST-S")).variant_id, FRONT]
     ])
+    expect(draft.split("\n").filter((l) => l.startsWith("# ,"))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^# ,uts01-forest-m,${(await variantBySku("UTS01-FOREST-M")).variant_id},.*add print_front or print_back: an image URL`)
+      ),
+      expect.stringMatching(/^# ,NOT-A-POD-SKU,.*no match: .*write the POD variant's id in pod_variant_id/)
+    ])
+
+    // The draft as the store's file: podsync check passes it (its comments are not rows).
+    fs.copyFileSync(out, mappings)
+    const checked = await podsync(["check", "--config", config])
+    expect(checked.stdout).toContain(`acme-shopify: ${mappings}: 1 rows OK`)
+    expect(checked.stdout).not.toContain("a POD item needs a front or a back design")
+    expect(checked.code).toBe(0)
+  })
+
+  it("checks a file several stores share once: each problem said once, naming the stores", async () => {
+    const folder = path.join(dir, "shared")
+    fs.mkdirSync(folder, { recursive: true })
+    const mappings = path.join(folder, "shared.csv")
+    fs.writeFileSync(mappings, [HEADER, `,UTS01-FOREST-S,,,${FRONT},,,,,,,`].join("\n") + "\n")
+    const config = path.join(folder, "podsync.yaml")
+    const keys = ["shop-eu", "shop-us", "shop-uk", "shop-au"]
+    fs.writeFileSync(
+      config,
+      [
+        `dataDir: ${path.join(folder, "data")}`,
+        `pod: { baseUrl: "${sim.url}", clientKey: sim-client-key, clientSecret: sim-client-secret }`,
+        "stores:",
+        ...keys.flatMap((key, i) => [
+          `  - key: ${key}`,
+          "    platform: shopify",
+          `    podStoreId: store-${i}`,
+          `    shopify: { shop: ${key}.myshopify.com, accessToken: shpat_sim_token, webhookSecret: secret, baseUrl: "${shopify.url}" }`,
+          `    mappings: ${mappings}`
+        ])
+      ].join("\n")
+    )
+    const result = await podsync(["check", "--config", config])
+    expect(result.stdout.split("\n").filter((l) => l.includes(`${mappings}:2: pod_variant_id:`))).toHaveLength(1)
+    expect(result.stdout).toContain(`shop-eu, shop-us, shop-uk, shop-au: ${mappings}: 0 rows, 1 issue(s)`)
+    expect(result.stderr).toContain("problems: 1 in the mapping files")
+    expect(result.code).toBe(1)
   })
 })
 
@@ -267,7 +305,26 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
             ]
           }),
           "acme-shopify:9001"
-        )))
+        ).pipe(Effect.zipRight(orders.upsertPulled(
+          sampleOrder({
+            storeOrderId: "9002",
+            lines: [
+              sampleLine({
+                variantId: "77002",
+                sku: "UTS01-FOREST-S",
+                title: "Gildan 5000 Unisex Heavy Cotton Tee",
+                variantTitle: "Forest Green / S"
+              }),
+              sampleLine({
+                variantId: "77009",
+                sku: "UTS01-FOREST-L",
+                title: "Forest Tee, the old listing",
+                variantTitle: "Forest Green / L"
+              })
+            ]
+          }),
+          "acme-shopify:9002"
+        )))))
 
       // The daemon polls hourly here: only the command can make it see the edit.
       write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-L,${forestS.variant_id},,${FRONT},,,,,,,`)
@@ -281,12 +338,36 @@ describe("podsync mappings with a daemon holding the embedded database", () => {
 
       const suggested = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--config", config])
       expect(suggested.code).toBe(0)
-      expect(suggested.stderr).toContain("1 lines of recent orders")
+      expect(suggested.stderr).toContain("3 lines of recent orders")
       const rows = cellsOfCsv(suggested.stdout)
+      // The store product of SKU UTS01-FOREST-S has its design in the file: its other variant takes it.
       expect(rows.find((r) => r.store_variant_id === "77001")).toMatchObject({
         store_sku: "SHOP-TEE-1",
-        pod_variant_id: (await variantBySku("UTS01-FOREST-M")).variant_id
+        pod_variant_id: (await variantBySku("UTS01-FOREST-M")).variant_id,
+        print_front: FRONT
       })
+      // Variant 77009 has a SKU the file maps: a row for it would win over the reviewed SKU row.
+      expect(rows.map((r) => r.store_variant_id)).not.toContain("77009")
+
+      // --merge: the rows go into the store's own file, and the daemon loads it and re-plans the store.
+      replans.length = 0
+      const merged = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--merge", "--config", config])
+      expect(merged.stderr).toContain(`acme-shopify: added 1 row(s) to ${mappings}, and 0 row(s) to complete as comments`)
+      expect(merged.stderr).toContain("(by the running daemon)")
+      expect(merged.stdout).toBe("")
+      expect(merged.code).toBe(0)
+      expect(fs.readFileSync(`${mappings}.bak`, "utf8")).not.toContain("SHOP-TEE-1")
+      const after = await daemon.runPromise(Effect.flatMap(MappingStore, (store) => store.tableFor("acme-shopify")))
+      expect(after.rows.map((r) => [r.storeVariantId, r.storeSku])).toEqual([
+        [undefined, "UTS01-FOREST-S"],
+        [undefined, "UTS01-FOREST-L"],
+        ["77001", "SHOP-TEE-1"]
+      ])
+      expect(replans).toContain("acme-shopify")
+      // Merged again: the file answers every line now, nothing is added twice.
+      const again = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--merge", "--config", config])
+      expect(again.stderr).toContain("nothing to add")
+      expect(again.code).toBe(0)
     } finally {
       await daemon.dispose()
     }

@@ -58,6 +58,8 @@ const sellerEnv: Record<string, string> = {
   ALERTS_SMTP_HOST: "127.0.0.1",
   ALERTS_SMTP_USER: "podsync",
   ALERTS_SMTP_PASSWORD: "smtp-password",
+  ALERTS_EMAIL_FROM: "podsync <podsync@shop.example.net>",
+  ALERTS_EMAIL_TO: "owner@shop.example.net",
   ALERTS_WEBHOOK_URL: "http://127.0.0.1:9/tickets",
   ALERTS_WEBHOOK_SECRET: "tickets-secret",
   PODSYNC_PUBLIC_URL: "http://127.0.0.1:8080"

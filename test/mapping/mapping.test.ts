@@ -194,6 +194,19 @@ describe("planning a draft", () => {
     })
   })
 
+  it("names the store's mapping file by its path when the configuration gives it", () => {
+    const plan = planDraft(
+      order({ lines: [line({ sku: "MUG-11OZ", variantId: "999", title: "Mug", variantTitle: undefined })] }),
+      table,
+      undefined,
+      { ...settings, mappingFile: "./config/mappings/acme-woo.csv" }
+    )
+    expect(plan).toMatchObject({
+      _tag: "Held",
+      message: 'no mapping row for "Mug" (SKU MUG-11OZ): add its variant id or SKU to ./config/mappings/acme-woo.csv'
+    })
+  })
+
   it("holds an unpaid order until it is paid, and marks a cancelled one cancelled", () => {
     expect(planDraft(order({ financialStatus: "pending" }), table, undefined, settings)).toMatchObject({ _tag: "Held", code: "unpaid" })
     expect(planDraft(order({ cancelled: true }), table, undefined, settings)).toEqual({ _tag: "Cancelled" })

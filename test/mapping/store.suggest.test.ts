@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { cellsOfCsv, mappingCsv } from "../../src/mapping/MappingCsv.js"
+import { cellsOfCsv, draftCsv, mappingCsv } from "../../src/mapping/MappingCsv.js"
 import { emptyCells } from "../../src/domain/MappingCells.js"
 import { matchLine, type SuggestVariant, suggestMappings } from "../../src/mapping/MappingSuggest.js"
 import { MAPPING_COLUMNS } from "../../src/domain/MappingTable.js"
@@ -88,9 +88,12 @@ describe("mapping suggestions", () => {
       ["123", "", "pod-chosen-by-hand", "https://cdn.example.com/f.png", ""],
       ["", "GIFT-CARD", "", "", "true"],
       ["456", "SHOP-TEE-FG-M", "pod-uts01-forest-m", "", ""],
-      ["789", "", "", "", ""],
+      // The same store product as variant 123 ("Logo Tee"): its design is known.
+      ["789", "", "", "https://cdn.example.com/f.png", ""],
       ["", "HOD12-BLACK-M", "pod-hod12-black-m", "", ""]
     ])
+    // Only rows that load are rows; the others are for a person (no POD variant, or no design known).
+    expect(result.complete).toEqual([true, false, true, true, false, false, false])
     expect(result.matched).toBe(3)
     expect(result.unmatched).toEqual([
       "SKU MYSTERY-SKU: no catalog variant has its SKU, nor the colour and size its variant title names",
@@ -100,15 +103,54 @@ describe("mapping suggestions", () => {
     // The draft says, row by row, what was suggested and what a person must choose (with the ids to write).
     expect(result.rowNotes).toEqual([
       expect.stringMatching(/^suggested by SKU: UTS01-FOREST-S \(/),
-      "no match: no catalog variant has its SKU, nor the colour and size its variant title names",
+      "no match: no catalog variant has its SKU, nor the colour and size its variant title names; write the POD variant's id in pod_variant_id (or ignore=true if it is not a POD item); add print_front or print_back: an image URL (https://…) or {{attr NAME}}, the line item's attribute that holds it",
       "",
       "",
-      expect.stringMatching(/^suggested by colour and size: check it: UTS01-FOREST-M/),
-      expect.stringMatching(/^choose one and write its id in pod_variant_id: pod-[a-z0-9-]+ = .*; pod-[a-z0-9-]+ = /),
-      expect.stringMatching(/^suggested by SKU: HOD12-BLACK-M .*, which is discontinued$/)
+      expect.stringMatching(/^suggested by colour and size: check it: UTS01-FOREST-M.*; add print_front or print_back: /),
+      expect.stringMatching(
+        /^choose one and write its id in pod_variant_id: pod-[a-z0-9-]+ = .*; pod-[a-z0-9-]+ = .*; designs as for 123 \(the same store product, "Logo Tee"\)$/
+      ),
+      expect.stringMatching(/^suggested by SKU: HOD12-BLACK-M .*, which is discontinued; add print_front or print_back: an image URL/)
     ])
-    const draft = parseMappingCsv(mappingCsv(result.rows, result.rowNotes))
-    expect(draft.issues.map((i) => i.message)).not.toContain(expect.stringMatching(/unknown columns/))
+  })
+
+  it("writes a draft that loads as it is: the rows it could not complete are comments saying what to add", () => {
+    const file = [MAPPING_COLUMNS.join(","), ",UTS01-FOREST-S,,,https://cdn.example.com/forest.png,,,,,,,", ",uts01-forest-m,,,,,,,,,,"]
+      .join(
+        "\n"
+      )
+    const result = suggestMappings(cellsOfCsv(file), [
+      { storeVariantId: "44001", storeSku: "UTS01-FOREST-S", title: "Forest Tee", variantTitle: "Forest Green / S" },
+      { storeVariantId: "44002", storeSku: "SHOP-FOREST-2XL", title: "Forest Tee", variantTitle: "Forest Green / XXL" },
+      { storeVariantId: "44003", storeSku: "SHOP-MUG", title: "Mug with a long name for the kitchen", variantTitle: "White / 11oz" }
+    ], catalog)
+    const draft = draftCsv(result.rows.map((cells, i) => ({ cells, note: result.rowNotes[i]!, complete: result.complete[i]! })))
+    const parsed = parseMappingCsv(draft)
+    expect(parsed.issues).toEqual([])
+    expect(parsed.table.rows.map((r) => [r.line, r.storeSku])).toEqual([[3, "UTS01-FOREST-S"], [5, "SHOP-FOREST-2XL"]])
+    const comments = draft.split("\n").filter((l) => l.startsWith("#"))
+    expect(comments).toEqual([
+      expect.stringMatching(/^# Lines starting with # are rows podsync could not complete/),
+      expect.stringMatching(/^# ,uts01-forest-m,pod-uts01-forest-m,.*add print_front or print_back/),
+      expect.stringMatching(/^# 44003,SHOP-MUG,pod-mug19-white-11oz,.*add print_front or print_back/)
+    ])
+    // Removing the # of a completed comment makes it a row.
+    const completed = draft.replace(/^# (,uts01-forest-m,pod-uts01-forest-m,,)/m, "$1https://cdn.example.com/forest.png")
+    expect(parseMappingCsv(completed).table.rows.map((r) => r.storeSku)).toContain("uts01-forest-m")
+  })
+
+  it("adds no row for a line the file answers by its SKU: a variant-id row would win over the reviewed SKU row", () => {
+    const file = [MAPPING_COLUMNS.join(","), ",UTS01-BLACK-M,pod-uts01-black-m,,{{attr design}},,,,,,,"].join("\n")
+    const result = suggestMappings(cellsOfCsv(file), [
+      { storeVariantId: "gid://shopify/ProductVariant/501", storeSku: "UTS01-BLACK-M", title: "Logo Tee", variantTitle: "Black / M" },
+      { storeVariantId: "502", storeSku: "UTS01-BLACK-M", title: "Logo Tee (old listing)", variantTitle: "Black / M" },
+      { storeVariantId: "503", storeSku: "UTS01-FOREST-M", title: "Forest Tee", variantTitle: "Forest Green / M" }
+    ], catalog)
+    expect(result.rows.map((r) => [r.store_variant_id, r.store_sku])).toEqual([["", "UTS01-BLACK-M"], ["503", "UTS01-FOREST-M"]])
+    // Every row of the file takes its design from the same attribute: the new row does too, and says so.
+    expect(result.rows[1]?.print_front).toBe("{{attr design}}")
+    expect(result.rowNotes[1]).toContain("designs from the line item's attributes")
+    expect(result.complete).toEqual([true, true])
   })
 
   it("writes a comment-free CSV with the contract header that the parser reads back", () => {

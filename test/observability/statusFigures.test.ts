@@ -249,6 +249,20 @@ describe("observability", () => {
             "UNREACHABLE: the POD service since 2026-11-21T12:00:10.000Z (1m 30s, 31 failed attempts, 75 orders waiting): HTTP 503"
           )
           expect(text).not.toContain("UNREACHABLE")
+          // Webhooks a store signs with another key: said first too, with what to set.
+          const refused = renderStatus({
+            ...report,
+            webhookSignatures: [{
+              storeKey: "acme",
+              since: "2026-11-21T12:00:40.000Z",
+              forSeconds: 60,
+              refused: 4,
+              detail: "signed with the key shown on that page"
+            }]
+          }, "running daemon")
+          expect(refused.split("\n")[1]).toBe(
+            "WEBHOOKS REFUSED: store acme since 2026-11-21T12:00:40.000Z (1m 0s, 4 deliveries): signed with the key shown on that page"
+          )
         }))
     })
 

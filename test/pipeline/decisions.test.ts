@@ -12,7 +12,7 @@ import {
 import type { DraftSummary } from "../../src/pod/schemas/Drafts.js"
 import type { StoredOrder } from "../../src/repos/OrdersRepo.js"
 import { changeMatters, decideChangeAfterDraft } from "../../src/pipeline/ChangeDecision.js"
-import { backoffMs, decideDraftFailure, earliest } from "../../src/pipeline/DraftDecision.js"
+import { backoffMs, decideDraftFailure, decideLookedUp, earliest, isLiveDraft } from "../../src/pipeline/DraftDecision.js"
 import { decideMatch } from "../../src/pipeline/MatchDecision.js"
 import { NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import { Schema } from "effect"
@@ -124,5 +124,49 @@ describe("the match decision", () => {
     expect(decideMatch(stored, { _tag: "NotPod", message: "no POD lines" }, now, "test", "standard")).toMatchObject({
       move: { to: "not_pod" }
     })
+  })
+})
+
+describe("decideLookedUp: what the POD service holds of an order this database never drafted", () => {
+  const draft = (
+    order_id: string,
+    status: NonNullable<DraftSummary["status"]>,
+    order_date: string,
+    origin_order_id?: string
+  ): DraftSummary => ({
+    order_id,
+    reference_id: "shop:1",
+    status,
+    order_date,
+    ...(origin_order_id === undefined ? {} : { origin_order_id })
+  })
+
+  it("adopts nothing when nothing stands: deleted and archived drafts are named, never adopted", () => {
+    expect(decideLookedUp([], [])).toEqual({ _tag: "Nothing", gone: [] })
+    const gone = [
+      draft("d1", "VENDOR_ORDER_DRAFT_STATUS_DELETED", "2026-11-01T00:00:00Z"),
+      draft("d2", "VENDOR_ORDER_DRAFT_STATUS_ARCHIVED", "2026-11-02T00:00:00Z")
+    ]
+    expect(decideLookedUp(gone, [])).toEqual({ _tag: "Nothing", gone: ["d1", "d2"] })
+    expect(gone.map(isLiveDraft)).toEqual([false, false])
+  })
+
+  it("adopts the earliest live draft, naming the other live ones as duplicates", () => {
+    const drafts = [
+      draft("d3", "VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT", "2026-11-03T00:00:00Z"),
+      draft("d1", "VENDOR_ORDER_DRAFT_STATUS_DELETED", "2026-11-01T00:00:00Z"),
+      draft("d2", "VENDOR_ORDER_DRAFT_STATUS_DRAFT", "2026-11-02T00:00:00Z")
+    ]
+    const decided = decideLookedUp(drafts, [])
+    expect(decided._tag === "Draft" && [decided.draft.order_id, decided.duplicates]).toEqual(["d2", ["d3"]])
+  })
+
+  it("follows a POD order before any draft: the earliest, with the draft it came from", () => {
+    const drafts = [
+      draft("d1", "VENDOR_ORDER_DRAFT_STATUS_CHECKED_OUT", "2026-11-01T00:00:00Z", "o1"),
+      draft("d2", "VENDOR_ORDER_DRAFT_STATUS_AWAITING_CHECKOUT", "2026-11-02T00:00:00Z")
+    ]
+    const orders = [{ order_id: "o9", order_date: "2026-11-05T00:00:00Z" }, { order_id: "o1", order_date: "2026-11-01T00:00:00Z" }]
+    expect(decideLookedUp(drafts, orders)).toEqual({ _tag: "Order", order: orders[1], draftId: "d1" })
   })
 })

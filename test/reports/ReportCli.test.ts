@@ -56,8 +56,12 @@ describe("podsync report (no daemon running: it opens the embedded database itse
 
   it("refuses an unknown store and a lone --to, saying what to do", async () => {
     const unknown = await podsyncReport(["--config", config, "--store", "nope"])
-    expect(failure(unknown.exit)).toEqual({ _tag: "CliFailure", message: 'no store "nope" in the configuration (stores: demo-shopify)' })
+    // Usage mistakes (exit 2, with the usage): podsync names the configuration's stores.
+    expect(failure(unknown.exit)).toEqual({
+      _tag: "UsageError",
+      message: expect.stringMatching(/^no store "nope" in .*\(its stores: demo-shopify\)$/)
+    })
     const loneTo = await podsyncReport(["--config", config, "--to", "2026-11-20"])
-    expect(failure(loneTo.exit)).toEqual({ _tag: "CliFailure", message: "--to needs --from (e.g. --from 2026-11-01 --to 2026-11-30)" })
+    expect(failure(loneTo.exit)).toEqual({ _tag: "UsageError", message: "--to needs --from (e.g. --from 2026-11-01 --to 2026-11-30)" })
   }, 40_000)
 })

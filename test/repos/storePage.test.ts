@@ -104,6 +104,39 @@ for (const database of testDatabases()) {
           expect(again.get(long)?.outcome).toBe("unchanged")
         }))
 
+      it.effect("stores the same version again when it now has what the store withheld, never when it has less", () =>
+        Effect.gen(function*() {
+          const repo = yield* OrdersRepo
+          const withheld = [{ fields: ["email", "shipTo.line1"], reason: "Shopify withholds the buyer's details" }]
+          const partial = sampleOrder({ storeOrderId: "w1", email: undefined, withheld })
+          const stored = yield* repo.storePage("acme-shopify", page([partial]), changeMatters)
+          const id = stored.get("w1")!.id
+          yield* repo.transition(id, "pulled", "held", {
+            actor: "t",
+            reason: "withheld",
+            held: { code: "withheld_by_store", details: {} },
+            nextAttemptAt: null
+          })
+          // The same version, still withheld: nothing to store.
+          expect((yield* repo.storePage("acme-shopify", page([partial]), changeMatters)).get("w1")?.outcome).toBe("unchanged")
+          // The same version, now whole (the app was given access): stored, made due, and said.
+          const whole = sampleOrder({ storeOrderId: "w1" })
+          expect((yield* repo.storePage("acme-shopify", page([whole]), changeMatters)).get("w1")).toMatchObject({
+            id,
+            outcome: "changed",
+            state: "held"
+          })
+          const after = yield* repo.byId(id)
+          expect(after.order.email).toBe(whole.email)
+          expect(after.order.withheld).toBeUndefined()
+          // Due again at once: the match stage re-plans it.
+          expect((yield* repo.claim(["held"], 10, "t", 30)).map((o) => o.id)).toContain(id)
+          const story = yield* repo.story(id)
+          expect(story[story.length - 1]?.reason).toBe("the store now gives podsync what it withheld before")
+          // A less whole read of the same version (access taken away again) does not replace it.
+          expect((yield* repo.storePage("acme-shopify", page([partial]), changeMatters)).get("w1")?.outcome).toBe("unchanged")
+        }))
+
       it.effect("moves, records and gives back the claim in one statement; a guarded move waits for open shipments", () =>
         Effect.gen(function*() {
           const repo = yield* OrdersRepo

@@ -28,7 +28,8 @@ const limitHeaders = (response: Response) =>
 describe("Etsy simulator: quotas", () => {
   it("counts per sliding second and per rolling day, with the limit headers on every accepted answer", async () => {
     let now = Date.UTC(2026, 2, 1, 9, 0, 0)
-    const sim = await start({ quota: { perSecond: 3, perDay: 5 }, now: () => now })
+    // Not about refresh tokens: the one at start is asked twice.
+    const sim = await start({ quota: { perSecond: 3, perDay: 5 }, now: () => now, rotateRefreshTokens: false })
     const token = await accessToken(sim)
     const path = `/shops/${sim.shopId}/receipts`
     const first = await api(sim, token, path)
@@ -122,11 +123,35 @@ const until = async (check: () => boolean, what: string) => {
 }
 
 describe("Etsy simulator: webhooks", () => {
-  it("delivers thin, Standard-Webhooks-signed events for paid, canceled and shipped receipts", async () => {
+  it("delivers the published envelope, Standard-Webhooks-signed, for paid, canceled and shipped receipts", async () => {
+    const at = Date.UTC(2026, 2, 1, 10, 30)
+    const sim = await start({ now: () => at })
+    const inbox = await receiver()
+    await adminCall(sim, "POST", "webhooks/subscribe", { url: inbox.url, events: ["ORDER_PAID", "order.shipped"] })
+    await adminCall(sim, "POST", "webhooks/settings", { autoDeliver: false })
+    const paid = await adminCall(sim, "POST", "receipts", {})
+    await adminCall(sim, "POST", `receipts/${paid.receipt_id}/cancel`, {})
+    await adminCall(sim, "POST", `receipts/${paid.receipt_id}/ship`, {})
+    expect((await adminCall(sim, "POST", "webhooks/deliver", {})).sent).toBe(2)
+    const envelope = (event_type: string) => ({
+      event_type,
+      event_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      created_at: at / 1000,
+      data: {
+        shop_id: sim.shopId,
+        receipt_id: paid.receipt_id,
+        resource_url: `${sim.url}/v3/application/shops/${sim.shopId}/receipts/${paid.receipt_id}`
+      }
+    })
+    expect(inbox.received.map((r) => JSON.parse(r.body))).toEqual([envelope("ORDER_PAID"), envelope("ORDER_SHIPPED")])
+    expect(inbox.received.every((r) => signatureOk(sim.webhookSecret, r))).toBe(true)
+  })
+
+  it("delivers the flat form when told to (thin payload), for paid, canceled and shipped receipts", async () => {
     const sim = await start({ now: () => Date.UTC(2026, 2, 1, 10, 30) })
     const inbox = await receiver()
     await adminCall(sim, "POST", "webhooks/subscribe", { url: inbox.url })
-    await adminCall(sim, "POST", "webhooks/settings", { autoDeliver: false })
+    await adminCall(sim, "POST", "webhooks/settings", { autoDeliver: false, payload: "thin" })
     const paid = await adminCall(sim, "POST", "receipts", {})
     const unpaid = await adminCall(sim, "POST", "receipts", { status: "open" })
     await adminCall(sim, "POST", `receipts/${unpaid.receipt_id}/pay`, {})

@@ -122,7 +122,9 @@ describe("WooCommerce simulator: orders", () => {
       sku: "TEE-BLA-M",
       meta_data: [
         { key: "pa_size", value: "m", display_key: "Size", display_value: "M" },
-        { key: "design_front", value: "https://cdn.example.com/f.png", display_key: "design_front" }
+        { key: "design_front", value: "https://cdn.example.com/f.png", display_key: "design_front" },
+        // WooCommerce's own internal meta, shown with the rest (store-apis.md §0): stock was reduced at payment.
+        { key: "_reduced_stock", value: "2" }
       ]
     })
     expect(Object.keys(order.billing).sort()).toEqual([
@@ -242,7 +244,7 @@ describe("WooCommerce simulator: orders", () => {
 })
 
 describe("WooCommerce simulator: Shipment Tracking extension", () => {
-  it("adds tracking items the Completed email then lists; predefined providers get their link", async () => {
+  it("adds tracking items the Completed email then lists; predefined providers get their link, custom ones keep theirs", async () => {
     const order = await admin("POST", "orders", {})
     const created = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, {
       tracking_provider: "UPS",
@@ -259,9 +261,10 @@ describe("WooCommerce simulator: Shipment Tracking extension", () => {
       date_shipped: "2026-03-02",
       tracking_link: "https://www.ups.com/track?loc=en_US&tracknum=1Z999AA10123456784"
     })
+    // A custom provider's link is used as given (`get_formatted_tracking_item`): no template is filled in.
     const custom = await api("POST", `/wc-shipment-tracking/v3/orders/${order.id}/shipment-trackings`, {
       custom_tracking_provider: "YunExpress",
-      custom_tracking_link: "https://www.yuntrack.com/track?id=%1$s",
+      custom_tracking_link: "https://www.yuntrack.com/track?id=YT123",
       tracking_number: "YT123"
     })
     expect(custom.json).toMatchObject({ tracking_provider: "YunExpress", tracking_link: "https://www.yuntrack.com/track?id=YT123" })
@@ -271,10 +274,17 @@ describe("WooCommerce simulator: Shipment Tracking extension", () => {
       .toMatchObject({ code: "rest_missing_callback_param" })
     await api("PUT", `/wc/v3/orders/${order.id}`, { status: "completed" })
     const stored = await admin("GET", `orders/${order.id}`)
-    expect(stored.emails[1]).toMatchObject({ type: "customer_completed_order", trackingNumbers: ["1Z999AA10123456784", "YT123"] })
-    expect(stored.meta_data.find((m: any) => m.key === "_wc_shipment_tracking_items").value).toHaveLength(2)
-    const providers = await fetch(`${sim.url}/wp-json/wc-shipment-tracking/v3/shipment-trackings/providers`)
-    expect(((await providers.json()) as any)["United States"].UPS).toContain("%1$s")
+    expect(stored.emails[1]).toMatchObject({
+      type: "customer_completed_order",
+      trackingNumbers: ["1Z999AA10123456784", "YT123"],
+      tracking: [
+        { provider: "UPS", number: "1Z999AA10123456784", link: "https://www.ups.com/track?loc=en_US&tracknum=1Z999AA10123456784" },
+        { provider: "YunExpress", number: "YT123", link: "https://www.yuntrack.com/track?id=YT123" }
+      ]
+    })
+    // The extension stores the provider's slug.
+    expect(stored.meta_data.find((m: any) => m.key === "_wc_shipment_tracking_items").value.map((t: any) => t.tracking_provider))
+      .toEqual(["ups", ""])
   })
 
   it("has no routes while the extension is switched off", async () => {

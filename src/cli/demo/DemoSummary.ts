@@ -124,7 +124,7 @@ export const renderSummary = (input: SummaryInput): string => {
     "  1. cp config/podsync.example.yaml config/podsync.yaml   (every key is documented there)",
     "  2. set the POD credentials in the environment: POD_BASE_URL (https://…/integration-handler),",
     "     POD_CLIENT_KEY, POD_CLIENT_SECRET; then your store's section: podStoreId, and for Shopify",
-    "     shop, ACME_SHOPIFY_TOKEN and ACME_SHOPIFY_WEBHOOK_SECRET (or a woocommerce, etsy or jsonfeed section)",
+    "     shop, ACME_SHOPIFY_CLIENT_ID and ACME_SHOPIFY_CLIENT_SECRET (or a woocommerce, etsy or jsonfeed section)",
     "  3. map your store's variants to POD variants in config/mappings/<store key>.csv",
     "     (npx podsync mappings suggest --store <store key> drafts one from the POD catalog)",
     "  4. npx podsync check    validates the configuration, the mappings and the catalog",

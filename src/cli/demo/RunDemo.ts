@@ -8,7 +8,7 @@ import { ReportService, reportServiceConfigOf } from "../../reporting/ReportServ
 import { summaryLine } from "../../reports/ReportSummary.js"
 import { OrdersRepo, type StoredOrder } from "../../repos/OrdersRepo.js"
 import { startPodSimulator } from "../../simulator/pod/index.js"
-import { CliFailure } from "../AppRuntime.js"
+import { CliFailure, UsageError } from "../AppRuntime.js"
 import { daemonLayer } from "../../app/DaemonLive.js"
 import { readBudgetUse } from "./BudgetUse.js"
 import { demoConfig, demoConfigFile, type DemoSetup, wipeDataDir } from "./DemoConfig.js"
@@ -243,7 +243,7 @@ export const runDemoInScope = (options: DemoOptions) =>
   Effect.gen(function*() {
     if (!Number.isInteger(options.orders) || options.orders < MIN_ORDERS) {
       return yield* Effect.fail(
-        new CliFailure({ message: `--orders must be a whole number of at least ${MIN_ORDERS}, got ${options.orders}` })
+        new UsageError({ message: `--orders must be a whole number of at least ${MIN_ORDERS}, got ${options.orders}` })
       )
     }
     const pace = paces[options.speed]

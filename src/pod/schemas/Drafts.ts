@@ -177,6 +177,8 @@ export const DraftSummary = Draft.pick("order_id", "reference_id", "status", "or
 /** `warnings` only on a create answer. */
 export type DraftSummary = typeof DraftSummary.Type & { readonly warnings?: ReadonlyArray<string> }
 export const DraftSummaryResponse = Schema.Struct({ ...Envelope(DraftSummary).fields, warnings: Warnings })
+/** A list of drafts, only what a look-up by reference id keeps of each (`DraftSummary`). */
+export const DraftSummaryListResponse = ListEnvelope(DraftSummary)
 
 /** PATCH /api/v3/orders/draft/line-items answers with the draft id only. */
 export const PatchLineItemsResult = Schema.Struct({ order_id: Schema.String }).annotations({

@@ -18,19 +18,17 @@ import { receiptStatuses, type StoredReceipt } from "./model.js"
 import type { Quota } from "./quota.js"
 import type { EtsyShop, ReceiptEvent, ReceiptPatch } from "./store.js"
 import { receiptView } from "./views.js"
-import { webhookEvents, type Webhooks } from "./webhooks.js"
+import type { AppParts, SimShops, Switches } from "./shops.js"
+import { envelopeEventType, webhookEvents, type Webhooks } from "./webhooks.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth, no quota). `orders` is an alias of
- * `receipts` in every route.
+ * `receipts` in every route. `/__sim/shops/<shop_id>/…` is the same API for another shop of the
+ * simulator (shops.ts); without that prefix, the first shop. Reset, the clock, faults, webhooks and
+ * settings are the app's, whichever prefix.
  */
 
-export interface Switches {
-  htmlEntities: boolean
-  buyerEmailVisible: boolean
-  acceptJson: boolean
-  acceptForm: boolean
-}
+export type { Switches } from "./shops.js"
 
 export interface AdminContext {
   readonly shop: EtsyShop
@@ -40,12 +38,22 @@ export interface AdminContext {
   readonly webhooks: Webhooks
   readonly switches: Switches
   readonly defaultSwitches: Switches
+  readonly shops: SimShops
+  readonly appQuota: Quota
 }
 
 export type { AdminAnswer } from "../kit/admin.js"
 
-/** The receipt in Etsy's shape, plain text (no HTML entities) and with the buyer's email. */
-export const adminReceipt = (r: StoredReceipt) => receiptView(r, { htmlEntities: false, buyerEmailVisible: true })
+/**
+ * The receipt in Etsy's shape, plain text (no HTML entities) and with the buyer's email; and what only
+ * the admin sees: the shipping emails Etsy sent the buyer (with their tracking links), and a shipment
+ * refusal set on it.
+ */
+export const adminReceipt = (r: StoredReceipt) => ({
+  ...receiptView(r, { htmlEntities: false, buyerEmailVisible: true }),
+  buyer_emails: r.buyerEmails,
+  shipment_refusal: r.shipmentRefusal
+})
 
 const invalidSpec = (b: Record<string, unknown>): string | null => {
   if (b.status !== undefined && !receiptStatuses.includes(b.status as never)) return `status must be one of ${receiptStatuses.join(", ")}`
@@ -61,6 +69,7 @@ const stats = (ctx: AdminContext) => ({
   ...ctx.shop.stats,
   receipts: ctx.shop.receipts.size,
   quota: ctx.quota.status(),
+  appQuota: ctx.appQuota.status(),
   ...webhookStats(ctx.webhooks)
 })
 
@@ -86,6 +95,14 @@ const receiptRoutes = (ctx: AdminContext): RecordRoutes<StoredReceipt> => ({
         ctx.shop.ship(receipt, tracking)
         return ok(adminReceipt(receipt))
       }
+      case "refuse-shipments":
+        // createReceiptShipment on this receipt answers 403 from now on (null lifts it).
+        receipt.shipmentRefusal = b.error === null
+          ? null
+          : typeof b.error === "string"
+          ? b.error
+          : `You do not have permission to submit tracking for receipt ${receipt.receipt_id}`
+        return ok(adminReceipt(receipt))
     }
     return null
   }
@@ -101,13 +118,27 @@ const quotaSettings = (ctx: AdminContext, b: Record<string, unknown>): AdminAnsw
   return ok({ ...s, ...ctx.quota.status() })
 }
 
+/** The admin context of the shop a path names (`/__sim/shops/<id>/…`, else the first), and the path without the prefix. */
+export const adminTarget = (
+  app: AppParts,
+  shops: SimShops,
+  path: string
+): { readonly ctx: AdminContext; readonly path: string } | undefined => {
+  const prefixed = /^\/__sim\/shops\/(\d+)(\/.*)?$/.exec(path)
+  const target = prefixed === null ? shops.primary : shops.byShopId(Number(prefixed[1]))
+  if (target === undefined) return undefined
+  return {
+    ctx: { ...app, shop: target.shop, auth: target.auth, quota: target.quota, shops },
+    path: prefixed === null ? path : `/__sim${prefixed[2] ?? "/"}`
+  }
+}
+
 export const handleAdmin = (ctx: AdminContext, method: string, path: string, body: unknown): Promise<AdminAnswer> =>
   routeAdmin(
     {
       reset: () => {
-        ctx.shop.reset()
-        ctx.auth.reset()
-        ctx.quota.reset()
+        ctx.shops.reset()
+        ctx.appQuota.reset()
         Object.assign(ctx.switches, ctx.defaultSwitches)
       },
       faults: ctx.faults,
@@ -115,8 +146,9 @@ export const handleAdmin = (ctx: AdminContext, method: string, path: string, bod
       webhooks: ctx.webhooks,
       moreWebhookSettings: (next, b) => {
         if (typeof b.previousSecret === "string" || b.previousSecret === null) next.previousSecret = b.previousSecret
+        if (b.payload === "envelope" || b.payload === "thin") next.payload = b.payload
       },
-      clock: ctx.shop,
+      clock: ctx.shops.clock,
       clockExtras: () => ({ nowSeconds: ctx.shop.nowSeconds() })
     },
     {
@@ -141,9 +173,13 @@ const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>):
     case "POST webhooks/subscribe": {
       const url = b.url ?? b.address
       if (typeof url !== "string" || !/^https?:\/\//.test(url)) return bad("url must be an http(s) URL")
-      const events = b.events ?? webhookEvents
+      // Either spelling: the envelope's (ORDER_PAID) or the flat form's (order.paid).
+      const named = Array.isArray(b.events)
+        ? b.events.map((e) => (typeof e === "string" ? e.toLowerCase().replace("_", ".") : e))
+        : b.events
+      const events = named ?? webhookEvents
       if (!Array.isArray(events) || !events.every((e) => webhookEvents.includes(e as ReceiptEvent))) {
-        return bad(`events must be a list of ${webhookEvents.join(", ")}`)
+        return bad(`events must be a list of ${webhookEvents.join(", ")} (or ${webhookEvents.map(envelopeEventType).join(", ")})`)
       }
       return ok(ctx.webhooks.subscribe(url, events as ReceiptEvent[]))
     }
@@ -151,6 +187,8 @@ const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>):
       return churnRoute(b, "perListQuery", (n) => (ctx.shop.churnPerListQuery = n))
     case "POST quota":
       return quotaSettings(ctx, b)
+    case "POST authorize":
+      return ok({ refresh_token: ctx.auth.authorizeAgain() })
     case "POST tokens/expire":
       return ok({ expired: ctx.auth.expireAccessTokens() })
     case "POST settings": {

@@ -1,3 +1,4 @@
+import { knownCarrier } from "./carriers.js"
 import { parseReceiptQuery, selectReceipts } from "./listing.js"
 import { grandtotalCents, isCanceled } from "./model.js"
 import type { EtsyShop } from "./store.js"
@@ -15,38 +16,43 @@ export interface ApiContext {
   readonly views: ViewOptions
 }
 
+/** Etsy's `Shop` (getShop, a public call): the fields a client reads, among them where the shop ships from. */
+export const shopView = (ctx: ApiContext) => ({
+  shop_id: ctx.shopId,
+  user_id: ctx.shop.sellerUserId,
+  shop_name: `AcmePrints${ctx.shopId % 1000}`,
+  create_date: 1577836800,
+  created_timestamp: 1577836800,
+  title: "Prints on demand, made to order",
+  announcement: null,
+  currency_code: ctx.shopCountry === "US" ? "USD" : ctx.shopCountry === "GB" ? "GBP" : "EUR",
+  is_vacation: false,
+  vacation_message: null,
+  sale_message: null,
+  digital_sale_message: null,
+  update_date: ctx.shop.nowSeconds(),
+  updated_timestamp: ctx.shop.nowSeconds(),
+  listing_active_count: 48,
+  digital_listing_count: 0,
+  login_name: `acmeprints${ctx.shopId % 1000}`,
+  accepts_custom_requests: true,
+  url: `https://www.etsy.com/shop/AcmePrints${ctx.shopId % 1000}`,
+  num_favorers: 312,
+  languages: ["en-US"],
+  is_shop_us_based: ctx.shopCountry === "US",
+  transaction_sold_count: 1250,
+  shipping_from_country_iso: ctx.shopCountry,
+  shop_location_country_iso: ctx.shopCountry,
+  review_count: 210,
+  review_average: 4.9
+})
+
 export interface ApiAnswer {
   readonly status: number
   readonly body: unknown
 }
 
 const error = (status: number, message: string): ApiAnswer => ({ status, body: { error: message } })
-
-/** Carriers createReceiptShipment accepts by name (lower case, spaces as dashes); anything else must be sent as "other". */
-export const knownCarriers: ReadonlyArray<string> = [
-  "usps",
-  "ups",
-  "fedex",
-  "dhl",
-  "dhl-express",
-  "dhl-ecommerce",
-  "canada-post",
-  "royal-mail",
-  "evri",
-  "australia-post",
-  "deutsche-post",
-  "dpd",
-  "gls",
-  "hermes",
-  "la-poste",
-  "colissimo",
-  "japan-post",
-  "yamato",
-  "postnl",
-  "other"
-]
-
-export const carrierKey = (name: string): string => name.trim().toLowerCase().replace(/[\s_]+/g, "-")
 
 const notFound = (ctx: ApiContext, receiptId: string) =>
   error(404, `Could not find a Shop Receipt with receipt_id = ${receiptId} associated with shop_id = ${ctx.shopId}.`)
@@ -76,7 +82,10 @@ const flag = (value: unknown): boolean | undefined | "invalid" => {
 export const createReceiptShipment = (ctx: ApiContext, receiptId: string, params: Record<string, unknown>): ApiAnswer => {
   const receipt = ctx.shop.find(Number(receiptId))
   if (receipt === undefined) return notFound(ctx, receiptId)
+  // Refused for this receipt alone (the app and its token are fine): Etsy's 403 "not allowed to perform".
+  if (receipt.shipmentRefusal !== null) return error(403, receipt.shipmentRefusal)
   const trackingCode = text(params["tracking_code"])?.trim() || undefined
+  const noteToBuyer = text(params["note_to_buyer"])?.trim() || null
   const carrierName = text(params["carrier_name"])?.trim() || undefined
   if (flag(params["send_bcc"]) === "invalid") return error(400, "send_bcc must be a boolean")
   if (isCanceled(receipt)) return error(409, `Receipt ${receiptId} is canceled and cannot be shipped`)
@@ -84,7 +93,7 @@ export const createReceiptShipment = (ctx: ApiContext, receiptId: string, params
   if ((trackingCode === undefined) !== (carrierName === undefined)) {
     return error(400, "tracking_code and carrier_name must be given together")
   }
-  if (carrierName !== undefined && !knownCarriers.includes(carrierKey(carrierName))) {
+  if (carrierName !== undefined && knownCarrier(carrierName) === undefined) {
     return error(400, `carrier_name "${carrierName}" is not a supported carrier; send carrier_name=other`)
   }
   const domesticUs = ctx.shopCountry === "US" && receipt.country_iso === "US" && grandtotalCents(receipt) > 1000
@@ -93,7 +102,8 @@ export const createReceiptShipment = (ctx: ApiContext, receiptId: string, params
   }
   ctx.shop.ship(
     receipt,
-    trackingCode === undefined || carrierName === undefined ? null : { tracking_code: trackingCode, carrier_name: carrierName }
+    trackingCode === undefined || carrierName === undefined ? null : { tracking_code: trackingCode, carrier_name: carrierName },
+    noteToBuyer
   )
   return { status: 200, body: receiptView(receipt, ctx.views) }
 }

@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto"
  * Etsy's two credentials (store-apis.md §3.1): the app's `x-api-key: <keystring>:<shared_secret>` on
  * every call (the bare keystring is refused since 2026-02-09), and an OAuth 2.0 bearer
  * `<user_id>.<token>` for scoped endpoints, obtained from `POST /v3/public/oauth/token` with
- * `grant_type=refresh_token`. Access tokens are short-lived; refresh tokens are kept across grants
- * unless rotation is switched on (§3 does not say Etsy rotates them), in which case each refresh token
- * works once and the answer carries its successor.
+ * `grant_type=refresh_token`. Access tokens are short-lived. Refresh tokens rotate as Etsy's do
+ * (store-apis.md §0): each works once and the answer carries its successor; rotation can be switched
+ * off for a test that wants a refresh token to stay.
  */
 
 export interface AuthSettings {
@@ -118,6 +118,13 @@ export class EtsyAuth {
         refresh_token: refreshToken
       }
     }
+  }
+
+  /** Admin: the seller authorises the app again (OAuth's consent screen): a new refresh token, the others kept. */
+  authorizeAgain(): string {
+    const refreshToken = this.newToken()
+    this.refreshTokens.add(refreshToken)
+    return refreshToken
   }
 
   /** Admin: every access token issued so far stops working (as after their hour is up). */

@@ -147,7 +147,7 @@ export interface TransactionSpec {
 export interface ReceiptSpec extends Partial<AddressFields> {
   status?: ReceiptStatus
   currency?: string
-  /** Every address field null, as Etsy sends for buyers in regions without a partnership. */
+  /** Every address field but the name null, as Etsy sends for buyers in regions without a partnership. */
   address_withheld?: boolean
   buyer_email?: string
   message_from_buyer?: string

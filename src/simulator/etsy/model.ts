@@ -66,7 +66,7 @@ export interface StoredRefund {
   status: string
 }
 
-/** Address fields exactly as Etsy names them; null when withheld (no partnership in the buyer's region). */
+/** Address fields exactly as Etsy names them; the lines null when withheld (no partnership in the buyer's region), the name never. */
 export interface AddressFields {
   name: string | null
   first_line: string | null
@@ -75,6 +75,16 @@ export interface AddressFields {
   state: string | null
   zip: string | null
   country_iso: string | null
+}
+
+/** An email Etsy sent the buyer about a shipment (the simulator records it): what the buyer read. */
+export interface StoredBuyerEmail {
+  readonly at: number
+  readonly carrier_name: string | null
+  readonly tracking_code: string | null
+  /** The link Etsy put in the email: a carrier it knows gets one, `other` none. */
+  readonly tracking_link: string | null
+  readonly note_to_buyer: string | null
 }
 
 export interface StoredReceipt extends AddressFields {
@@ -99,6 +109,9 @@ export interface StoredReceipt extends AddressFields {
   transactions: StoredTransaction[]
   shipments: StoredShipment[]
   refunds: StoredRefund[]
+  buyerEmails: StoredBuyerEmail[]
+  /** When set, createReceiptShipment on this receipt is refused 403 with this message (one receipt, not the app). */
+  shipmentRefusal: string | null
 }
 
 export const subtotalCents = (r: StoredReceipt): number => r.transactions.reduce((sum, t) => sum + t.priceCents * t.quantity, 0)

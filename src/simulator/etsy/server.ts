@@ -1,25 +1,43 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { dropConnection, readBody, simulatorServer } from "../kit/http.js"
-import { handleAdmin, type AdminContext } from "./admin.js"
-import { createReceiptShipment, getShopReceipt, getShopReceipts, updateShopReceipt, type ApiAnswer, type ApiContext } from "./api.js"
+import { adminTarget, handleAdmin } from "./admin.js"
+import {
+  createReceiptShipment,
+  getShopReceipt,
+  getShopReceipts,
+  shopView,
+  updateShopReceipt,
+  type ApiAnswer,
+  type ApiContext
+} from "./api.js"
+import { shippingCarriers } from "./carriers.js"
 import type { Operation } from "./faults.js"
+import type { Quota } from "./quota.js"
+import type { AppParts, SimShop, SimShops } from "./shops.js"
 
 /**
- * The HTTP surface: Etsy's `/v3/application/shops/{shop_id}/receipts…` operations, the OAuth token
- * endpoint `/v3/public/oauth/token`, and the `/__sim/` admin routes. A request to the API passes, in
- * order: the x-api-key check (403), injected faults drawn for its operation (a `429` fault answers
- * here), the quota (429), the bearer and its scope (401/403), then the operation. Plain node:http so
+ * The HTTP surface: Etsy's `/v3/application/shops/{shop_id}/receipts…` operations, getShop
+ * (`/shops/{shop_id}`) and getShippingCarriers (`/shipping-carriers`), the OAuth token endpoint
+ * `/v3/public/oauth/token`, and the `/__sim/` admin routes. A request to the API passes, in order: the
+ * x-api-key check (403), injected faults drawn for its operation (a `429` fault answers here), the
+ * quota (429: a private call counts against its seller's token, a public one against the app's key),
+ * the bearer and its scope (401/403, private calls only), then the operation. Plain node:http so
  * faults can reset or drop the raw socket.
  */
 
 export interface ServerConfig {
-  readonly admin: AdminContext
-  readonly api: Omit<ApiContext, "views">
+  readonly app: AppParts
+  readonly shops: SimShops
   readonly maxBodyBytes: number
 }
 
 const receiptsPath = /^\/v3\/application\/shops\/([^/]+)\/receipts(?:\/([^/]+)(\/tracking)?)?\/?$/
+const shopPath = /^\/v3\/application\/shops\/([^/]+)\/?$/
+const carriersPath = /^\/v3\/application\/shipping-carriers\/?$/
 const tokenPath = /^\/v3\/public\/oauth\/token\/?$/
+
+/** Operations that need only the app's key (no OAuth token): counted against the key, not a seller's token. */
+const publicOperations: ReadonlyArray<Operation> = ["getShop", "getShippingCarriers"]
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
   const text = JSON.stringify(body)
@@ -58,7 +76,8 @@ const operationOf = (method: string, receiptId: string | undefined, tracking: bo
 }
 
 const handleToken = async (config: ServerConfig, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const { shop, faults, auth } = config.admin
+  const { faults } = config.app
+  const { shop } = config.shops.primary
   const fired = faults.fire("oauthToken", (kind) => shop.countFault(kind))
   await fired.delay()
   if (fired.has("reset")) return dropConnection(res)
@@ -69,14 +88,22 @@ const handleToken = async (config: ServerConfig, req: IncomingMessage, res: Serv
   const body = decodeBody(raw ?? "", req.headers["content-type"])
   if ("error" in body) return sendJson(res, 400, { error: "invalid_request", error_description: body.error })
   const params = Object.fromEntries(Object.entries(body.params).map(([k, v]) => [k, typeof v === "string" ? v : undefined]))
-  const grant = auth.grant(params)
+  // A refresh token is `<user_id>.<…>`: the grant is that seller's (any other is refused by the first shop's).
+  const seller = config.shops.byToken(params["refresh_token"]) ?? config.shops.primary
+  const grant = seller.auth.grant(params)
   if (!grant.ok) {
-    shop.stats.tokenRefusals += 1
+    seller.shop.stats.tokenRefusals += 1
     return sendJson(res, grant.refusal.status, grant.refusal.body)
   }
-  shop.stats.tokenGrants += 1
+  seller.shop.stats.tokenGrants += 1
   if (fired.has("commitThenDrop")) return dropConnection(res)
   sendJson(res, 200, grant.body, { "cache-control": "no-store" })
+}
+
+/** The private call's shop: the seller whose token it carries, else the shop it names (whose checks then refuse it). */
+const sellerOf = (shops: SimShops, req: IncomingMessage, shopIdText: string): SimShop => {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1]
+  return shops.byToken(bearer) ?? shops.byShopId(Number(shopIdText)) ?? shops.primary
 }
 
 const handleApi = async (
@@ -84,15 +111,20 @@ const handleApi = async (
   req: IncomingMessage,
   res: ServerResponse,
   operation: Operation,
-  shopIdText: string,
+  shopIdText: string | undefined,
   receiptId: string | undefined
 ): Promise<void> => {
-  const { shop, faults, auth, quota, switches } = config.admin
+  const { faults, switches, appQuota } = config.app
+  const isPublic = publicOperations.includes(operation)
+  // Public calls are counted with the first shop's (the app's own) statistics.
+  const seller = isPublic ? config.shops.primary : sellerOf(config.shops, req, shopIdText ?? "")
+  const { shop, auth } = seller
   const keyRefusal = auth.checkApiKey(typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined)
   if (keyRefusal) {
     shop.stats.forbidden += 1
     return sendJson(res, keyRefusal.status, keyRefusal.body)
   }
+  const quota: Quota = isPublic ? appQuota : seller.quota
   const fired = faults.fire(operation, (kind) => shop.countFault(kind))
   if (fired.has("429")) {
     shop.stats.throttled += 1
@@ -114,6 +146,16 @@ const handleApi = async (
   if (fired.has("reset")) return dropConnection(res)
   const error5xx = fired.has("error5xx")
   if (error5xx) return sendJson(res, error5xx.status, { error: "Internal server error" }, headers)
+  if (operation === "getShippingCarriers") {
+    const answer = shippingCarriers(new URL(req.url ?? "/", "http://simulator").searchParams.get("origin_country_iso"))
+    return sendJson(res, answer.status, answer.body, headers)
+  }
+  if (shopIdText === undefined || !/^\d+$/.test(shopIdText)) return sendJson(res, 400, { error: "shop_id must be an integer" }, headers)
+  if (operation === "getShop") {
+    const named = config.shops.byShopId(Number(shopIdText))
+    if (named === undefined) return sendJson(res, 404, { error: `Shop with shop_id ${shopIdText} not found` }, headers)
+    return sendJson(res, 200, shopView({ shop: named.shop, shopId: named.shopId, shopCountry: named.country, views: switches }), headers)
+  }
   const write = operation === "createReceiptShipment" || operation === "updateShopReceipt"
   const bearerRefusal = auth.checkBearer(req.headers.authorization, write ? "transactions_w" : "transactions_r")
   if (bearerRefusal) {
@@ -121,12 +163,11 @@ const handleApi = async (
     else shop.stats.forbidden += 1
     return sendJson(res, bearerRefusal.status, bearerRefusal.body, headers)
   }
-  if (!/^\d+$/.test(shopIdText)) return sendJson(res, 400, { error: "shop_id must be an integer" }, headers)
-  if (Number(shopIdText) !== config.api.shopId) {
+  if (Number(shopIdText) !== seller.shopId) {
     return sendJson(res, 403, { error: `The authenticated user does not own shop ${shopIdText}` }, headers)
   }
   if (receiptId !== undefined && !/^\d+$/.test(receiptId)) return sendJson(res, 400, { error: "receipt_id must be an integer" }, headers)
-  const ctx: ApiContext = { ...config.api, views: switches }
+  const ctx: ApiContext = { shop, shopId: seller.shopId, shopCountry: seller.country, views: switches }
   let answer: ApiAnswer
   if (operation === "getShopReceipts") {
     answer = getShopReceipts(ctx, new URL(req.url ?? "/", "http://simulator").searchParams)
@@ -161,6 +202,15 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
     if (operation === null) return sendJson(res, 405, { error: "Method Not Allowed" })
     return handleApi(config, req, res, operation, match[1]!, match[2])
   }
+  const shop = shopPath.exec(url.pathname)
+  if (shop) {
+    if (method !== "GET") return sendJson(res, 405, { error: "Method Not Allowed" })
+    return handleApi(config, req, res, "getShop", shop[1]!, undefined)
+  }
+  if (carriersPath.test(url.pathname)) {
+    if (method !== "GET") return sendJson(res, 405, { error: "Method Not Allowed" })
+    return handleApi(config, req, res, "getShippingCarriers", undefined, undefined)
+  }
   sendJson(res, 404, { error: "Not Found" })
 }
 
@@ -168,4 +218,14 @@ const handle = async (config: ServerConfig, req: IncomingMessage, res: ServerRes
 const failure = (res: ServerResponse, detail: string): void => sendJson(res, 500, { error: "Internal server error", detail })
 
 export const makeServer = (config: ServerConfig): Server =>
-  simulatorServer(config, { admin: (c, method, path, body) => handleAdmin(c.admin, method, path, body), serve: handle, sendJson, failure })
+  simulatorServer(config, {
+    admin: (c, method, path, body) => {
+      const target = adminTarget(c.app, c.shops, path)
+      return target === undefined
+        ? Promise.resolve({ status: 404, body: { error: `no shop ${path.split("/")[3] ?? ""} in this simulator` } })
+        : handleAdmin(target.ctx, method, target.path, body)
+    },
+    serve: handle,
+    sendJson,
+    failure
+  })

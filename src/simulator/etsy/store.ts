@@ -1,5 +1,6 @@
 import { bump, StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateBuyer, generateNote, generateTransaction, seededRandom, type Random, type ReceiptSpec } from "./fixtures.js"
+import { trackingLinkFor } from "./carriers.js"
 import { grandtotalCents, isCanceled, type AddressFields, type StoredReceipt, type StoredShipment } from "./model.js"
 
 /** The shop's receipts, its clock, statistics, and the changes a buyer, the seller or Etsy make. */
@@ -43,12 +44,15 @@ const emptyStats = (): EtsyStats => ({
 
 const firstIds = { receipt: 3401234501, transaction: 4012345601, shipment: 1098765401, buyer: 901234501 }
 
+/** Ids of another shop of the simulator start this far on, so no two shops share one. */
+export const SHOP_ID_SPACING = 10_000_000
+
 export class EtsyShop {
   receipts = new Map<number, StoredReceipt>()
   stats: EtsyStats = emptyStats()
   /** "Mutate during walk": receipts edited after each answered getShopReceipts. */
   churnPerListQuery = 0
-  private ids = { ...firstIds }
+  private ids: typeof firstIds
   private clockOffsetMs = 0
   private random: Random
   private readonly events = new StoreEvents<ReceiptEvent, StoredReceipt>()
@@ -56,16 +60,29 @@ export class EtsyShop {
   constructor(
     private readonly seed: number,
     readonly sellerUserId: number,
-    private readonly wallClock: () => number = Date.now
+    private readonly wallClock: () => number = Date.now,
+    /** The shop's place among the simulator's shops: its ids start `SHOP_ID_SPACING` times this on. */
+    private readonly index = 0
   ) {
     this.random = seededRandom(seed)
+    this.ids = this.firstIds()
+  }
+
+  private firstIds(): typeof firstIds {
+    const offset = this.index * SHOP_ID_SPACING
+    return {
+      receipt: firstIds.receipt + offset,
+      transaction: firstIds.transaction + offset,
+      shipment: firstIds.shipment + offset,
+      buyer: firstIds.buyer + offset
+    }
   }
 
   reset(): void {
     this.receipts = new Map()
     this.stats = emptyStats()
     this.churnPerListQuery = 0
-    this.ids = { ...firstIds }
+    this.ids = this.firstIds()
     this.clockOffsetMs = 0
     this.random = seededRandom(this.seed)
   }
@@ -102,7 +119,8 @@ export class EtsyShop {
     const paid = !["open", "payment processing"].includes(status)
     const withheld = spec.address_withheld === true
     const field = <K extends keyof AddressFields>(key: K): AddressFields[K] =>
-      withheld ? null : spec[key] === undefined ? buyer[key] : (spec[key] as AddressFields[K])
+      // Etsy withholds the address lines, never the name: ShopReceipt.name is a string in its OAS.
+      withheld && key !== "name" ? null : spec[key] === undefined ? buyer[key] : (spec[key] as AddressFields[K])
     const receiptId = this.ids.receipt++
     const transactions = (spec.transactions ?? Array.from({ length: 1 + Math.floor(this.random() * 2) }, () => ({}))).map((t) => {
       const g = generateTransaction(this.random, t)
@@ -152,7 +170,9 @@ export class EtsyShop {
       vatCents: 0,
       transactions,
       shipments: [],
-      refunds: []
+      refunds: [],
+      buyerEmails: [],
+      shipmentRefusal: null
     }
     this.receipts.set(receiptId, receipt)
     if (paid) this.events.emit("order.paid", receipt)
@@ -224,8 +244,15 @@ export class EtsyShop {
     return receipt
   }
 
-  /** createReceiptShipment's effect: a shipment (when tracking is given), the receipt shipped, the buyer emailed. */
-  ship(receipt: StoredReceipt, tracking: { tracking_code: string; carrier_name: string } | null): StoredShipment | null {
+  /**
+   * createReceiptShipment's effect: a shipment (when tracking is given), the receipt shipped, the buyer
+   * emailed (with the tracking linked when Etsy knows the carrier, and the seller's note).
+   */
+  ship(
+    receipt: StoredReceipt,
+    tracking: { tracking_code: string; carrier_name: string } | null,
+    noteToBuyer: string | null = null
+  ): StoredShipment | null {
     const now = this.nowSeconds()
     let shipment: StoredShipment | null = null
     if (tracking !== null) {
@@ -237,6 +264,13 @@ export class EtsyShop {
     if (receipt.status === "paid") receipt.status = "completed"
     for (const t of receipt.transactions) t.shipped_timestamp ??= now
     bump(this.stats.buyerEmailsByReceipt, receipt.receipt_id)
+    receipt.buyerEmails.push({
+      at: now,
+      carrier_name: tracking?.carrier_name ?? null,
+      tracking_code: tracking?.tracking_code ?? null,
+      tracking_link: tracking === null ? null : trackingLinkFor(tracking.carrier_name, tracking.tracking_code),
+      note_to_buyer: noteToBuyer
+    })
     this.touch(receipt)
     this.events.emit("order.shipped", receipt)
     return shipment

@@ -39,7 +39,8 @@ const formattedAddress = (r: StoredReceipt): string | null => {
   const cityLine = [r.city, [r.state, r.zip].filter((p) => p !== null).join(" ")].filter((p) => p !== null && p !== "").join(", ")
   const lines = [r.name, r.first_line, r.second_line, cityLine, r.country_iso === null ? null : countries[r.country_iso] ?? r.country_iso]
   const present = lines.filter((l): l is string => l !== null && l !== "")
-  return present.length === 0 ? null : present.join("\n")
+  // Withheld (every line null, the name kept): Etsy withholds the formatted address too.
+  return present.length <= (r.name === null || r.name === "" ? 0 : 1) ? null : present.join("\n")
 }
 
 const shipmentView = (s: StoredShipment) => ({
@@ -108,7 +109,8 @@ export const receiptView = (r: StoredReceipt, options: ViewOptions) => {
     seller_email: "seller@acme-prints.example",
     buyer_user_id: r.buyer_user_id,
     buyer_email: options.buyerEmailVisible ? r.buyer_email : null,
-    name: nullableText(r.name),
+    // A string in Etsy's OAS, even where the address is withheld.
+    name: text(r.name ?? ""),
     first_line: nullableText(r.first_line),
     second_line: nullableText(r.second_line),
     city: nullableText(r.city),

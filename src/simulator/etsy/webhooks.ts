@@ -5,18 +5,29 @@ import type { StoredReceipt } from "./model.js"
 import type { ReceiptEvent } from "./store.js"
 
 /**
- * Etsy webhooks (store-apis.md §3.5; commercial apps only): a thin payload `{event_type, resource_url,
- * shop_id}` signed the "Standard Webhooks" way: headers `webhook-id`, `webhook-timestamp` (Unix
- * seconds) and `webhook-signature` = `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the
- * endpoint secret without its `whsec_` prefix, base64-decoded. Every attempt is signed afresh with its
- * own timestamp; retries and duplicates keep the `webhook-id`. With `previousSecret` set (a rotation),
- * the header carries two space-separated signatures, the old one first.
+ * Etsy webhooks (commercial apps only), one endpoint per app for all the shops that authorised it,
+ * signed the "Standard Webhooks" way: headers `webhook-id`, `webhook-timestamp` (Unix seconds) and
+ * `webhook-signature` = `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the endpoint
+ * secret without its `whsec_` prefix, base64-decoded. Every attempt is signed afresh with its own
+ * timestamp; retries and duplicates keep the `webhook-id`. With `previousSecret` set (a rotation), the
+ * header carries two space-separated signatures, the old one first.
+ *
+ * The body is what Etsy's webhook page publishes (store-apis.md §0): `{event_type: "ORDER_PAID",
+ * event_id, created_at (Unix seconds), data: {shop_id, receipt_id, resource_url}}`; with the setting
+ * `payload: "thin"`, the flat form deliveries were seen in (`{event_type: "order.paid", resource_url,
+ * shop_id}`, store-apis.md §3.5).
  */
 
 export const webhookEvents: ReadonlyArray<ReceiptEvent> = ["order.paid", "order.canceled", "order.shipped"]
 
+/** An event's name in the published envelope: `order.paid` → `ORDER_PAID`. */
+export const envelopeEventType = (event: ReceiptEvent): string => event.toUpperCase().replace(".", "_")
+
+export type WebhookPayload = "envelope" | "thin"
+
 export interface WebhookSettings extends QueueSettings, RetrySettings {
   previousSecret: string | null
+  payload: WebhookPayload
 }
 
 export interface Subscription {
@@ -49,12 +60,11 @@ export const webhookSignature = (secret: string, messageId: string, timestamp: n
   return `v1,${createHmac("sha256", key).update(`${messageId}.${timestamp}.${body}`).digest("base64")}`
 }
 
-export const defaultWebhookSettings = (): WebhookSettings => ({ ...defaultRetryingSettings(), previousSecret: null })
+export const defaultWebhookSettings = (): WebhookSettings => ({ ...defaultRetryingSettings(), previousSecret: null, payload: "envelope" })
 
 export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord, Subscription> {
   constructor(
     private readonly secret: string,
-    private readonly shopId: number,
     private readonly resourceBase: () => string,
     private readonly now: () => number
   ) {
@@ -65,14 +75,21 @@ export class Webhooks extends SubscribedWebhooks<PendingDelivery, WebhookSetting
     return this.addSubscription(null, (id) => ({ id, url, events }))
   }
 
-  readonly onReceiptEvent = (event: ReceiptEvent, receipt: StoredReceipt): void => {
+  /** The listener of one shop's receipt events. */
+  readonly forShop = (shopId: number) => (event: ReceiptEvent, receipt: StoredReceipt): void => {
     const targets = this.subscriptions.filter((s) => s.events.includes(event))
     if (targets.length === 0) return
-    const body = JSON.stringify({
-      event_type: event,
-      resource_url: `${this.resourceBase()}/v3/application/shops/${this.shopId}/receipts/${receipt.receipt_id}`,
-      shop_id: this.shopId
-    })
+    const resourceUrl = `${this.resourceBase()}/v3/application/shops/${shopId}/receipts/${receipt.receipt_id}`
+    const body = JSON.stringify(
+      this.settings.payload === "thin"
+        ? { event_type: event, resource_url: resourceUrl, shop_id: shopId }
+        : {
+          event_type: envelopeEventType(event),
+          event_id: randomUUID(),
+          created_at: Math.floor(this.now() / 1000),
+          data: { shop_id: shopId, receipt_id: receipt.receipt_id, resource_url: resourceUrl }
+        }
+    )
     this.queue.enqueue(targets.map((s) => ({
       messageId: `msg_${randomUUID().replace(/-/g, "")}`,
       event,

@@ -97,6 +97,19 @@ export const adminRoutes = (t: AdminTargets): ReadonlyArray<Route> => {
       const result = t.lifecycle.checkout(context.params["order_id"] ?? "", bodyOf(context)["paid"] === true)
       return orderResult(result)
     }),
+    // The seller deletes or archives a draft in the service's dashboard: `{ status: "DELETED" | "ARCHIVED" }`
+    // (not one that was checked out). Listed with that status from then on; it never checks out.
+    route("POST", "/__sim/drafts/:order_id/status", (context) => {
+      const draft = t.state.drafts.get(context.params["order_id"] ?? "")
+      if (draft === undefined) return bad(`draft ${context.params["order_id"] ?? ""} not found`, 404)
+      const given = bodyOf(context)["status"]
+      const status = typeof given === "string" ? given.replace(/^VENDOR_ORDER_DRAFT_STATUS_/, "") : undefined
+      if (status !== "DELETED" && status !== "ARCHIVED") return bad("status must be DELETED or ARCHIVED")
+      if (draft.originOrderId !== null) return bad(`draft ${draft.id} is already checked out`, 409)
+      draft.status = status
+      draft.updatedAt = t.state.now()
+      return json(200, { order_id: draft.id, status: `VENDOR_ORDER_DRAFT_STATUS_${status}` })
+    }),
     route("POST", "/__sim/orders/:order_id/advance", (context) => {
       const to = bodyOf(context)["to"]
       const target = typeof to === "string" ? parseSuffix(ORDER_STATUSES, ORDER_STATUS_PREFIX, to) : undefined

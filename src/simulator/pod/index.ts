@@ -17,6 +17,8 @@
 //   country_code, first_item_fee, additional_item_fee }.
 // - `POST /__sim/drafts/:id/checkout` takes `{ paid?: boolean }` (default false → AWAITING_PAYMENT;
 //   true → AWAITING_FULFILLMENT, payment SUCCESS). `checkout-all` takes the same body.
+// - `POST /__sim/drafts/:id/status` takes `{ status: "DELETED" | "ARCHIVED" }`: the seller deleted or archived a
+//   draft (not checked out) in the dashboard; it is listed with that status and never checks out.
 // - Drafts created approved (auto_approve omitted or true) have status AWAITING_CHECKOUT; unapproved ones
 //   DRAFT until POST .../approve. The clock (autoAdvance) checks out approved drafts only.
 // - `POST /__sim/reset` also clears rate-limit blocks, restores the rate limit the simulator started with,

@@ -3,10 +3,12 @@ import { asObject, attempt, bad, bulkCreate, churnRoute, isRecordPath, ok, recor
 import { routeAdmin, storeAdminParts, type AdminAnswer, type RecordRoutes } from "../kit/admin.js"
 import { parseFaultRule, type Faults } from "./faults.js"
 import type { OrderSpec } from "./fixtures.js"
+import { shopPlans, type ShopPlan } from "./access.js"
 import { gid, isoSeconds, type CancelReason, type StoredOrder } from "./model.js"
 import { countryCodes, currencyCodes, financialStatuses } from "./schema.graphql.js"
-import type { OrderPatch, ShopState } from "./store.js"
+import { shopStandings, type OrderPatch, type ShopSettings, type ShopStanding, type ShopState } from "./store.js"
 import { webhookTopics, type Webhooks } from "./webhooks.js"
+import type { AppTokens } from "./tokens.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth, no query cost): create, edit, cancel and hold
@@ -18,6 +20,7 @@ export interface AdminContext {
   readonly bucket: CostBucket
   readonly faults: Faults
   readonly webhooks: Webhooks
+  readonly appTokens?: AppTokens
 }
 
 export type { AdminAnswer } from "../kit/admin.js"
@@ -103,6 +106,24 @@ const holdReasons: ReadonlyArray<string> = [
   "UNKNOWN_DELIVERY_DATE"
 ]
 
+/** `POST /__sim/shop`: the plan (protected customer data), the shop's standing (402/423), the static token's scopes. */
+const shopSettings = (b: Record<string, unknown>): Partial<ShopSettings> | string => {
+  const settings: { -readonly [K in keyof ShopSettings]?: ShopSettings[K] } = {}
+  if (b.plan !== undefined) {
+    if (!shopPlans.includes(b.plan as ShopPlan)) return `plan must be one of ${shopPlans.join(", ")}`
+    settings.plan = b.plan as ShopPlan
+  }
+  if (b.standing !== undefined) {
+    if (!shopStandings.includes(b.standing as ShopStanding)) return `standing must be one of ${shopStandings.join(", ")}`
+    settings.standing = b.standing as ShopStanding
+  }
+  if (b.scopes !== undefined) {
+    if (!Array.isArray(b.scopes) || b.scopes.some((s) => typeof s !== "string")) return "scopes must be a list of scope handles"
+    settings.scopes = b.scopes as Array<string>
+  }
+  return settings
+}
+
 const cancelReasons: ReadonlyArray<CancelReason> = ["CUSTOMER", "DECLINED", "FRAUD", "INVENTORY", "OTHER", "STAFF"]
 
 const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
@@ -127,6 +148,12 @@ const orderRoutes = (ctx: AdminContext): RecordRoutes<StoredOrder> => ({
       case "release":
         ctx.state.releaseOrder(order)
         return ok(adminOrder(order))
+      case "move": {
+        const times = b.times === undefined ? 1 : Number(b.times)
+        if (!Number.isInteger(times) || times < 1 || times > 50) return bad("times must be a whole number from 1 to 50")
+        ctx.state.moveFulfillmentOrders(order, times)
+        return ok(adminOrder(order))
+      }
     }
     return null
   }
@@ -164,6 +191,18 @@ const ownRoute = (ctx: AdminContext, route: string, b: Record<string, unknown>):
     case "POST bucket/drain":
       ctx.bucket.drain()
       return ok(ctx.bucket.status())
+    case "GET shop":
+      return ok(ctx.state.shop)
+    case "POST tokens/expire":
+      return ctx.appTokens === undefined
+        ? bad("the app has a static token (no clientId and clientSecret)")
+        : ok({ expired: ctx.appTokens.expireAll() })
+    case "POST shop": {
+      const settings = shopSettings(b)
+      if (typeof settings === "string") return bad(settings)
+      Object.assign(ctx.state.shop, settings)
+      return ok(ctx.state.shop)
+    }
   }
   return null
 }

@@ -23,7 +23,9 @@ import {
  * objects 1, a connection 2 plus `first`/`last` × the cost of one node, an interface or union the maximum of
  * its possible selections, a mutation field 10. The requested cost is computed from the query before it
  * runs; the actual cost from the data it returned. `nodes(ids:)` answers one object per id, so it is
- * charged per id.
+ * charged per id. How a plain list with a `first` argument (`fulfillments(first:)`, `trackingInfo(first:)`)
+ * is charged the published table does not say: by default as one object, as the table reads; with
+ * `plainListsByFirst` by its `first`, like a connection, so a client must survive either.
  */
 
 export const mutationFieldCost = 10
@@ -84,7 +86,12 @@ export class CostBucket {
   }
 }
 
-interface CostContext {
+export interface CostRules {
+  /** Charge a plain list with a `first` argument by its `first` (requested) instead of as one object. */
+  readonly plainListsByFirst: boolean
+}
+
+interface CostContext extends CostRules {
   readonly schema: GraphQLSchema
   readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>
   readonly variables: Readonly<Record<string, unknown>>
@@ -124,11 +131,15 @@ const pageSize = (ctx: CostContext, def: GraphQLField<unknown, unknown>, node: F
   return Math.max(0, size)
 }
 
-/** Objects a list field is asked for: one per id for `nodes(ids:)`-like fields, otherwise charged as one. */
+/**
+ * Objects a list field is asked for: one per id for `nodes(ids:)`-like fields, its `first` under
+ * `plainListsByFirst`, otherwise charged as one.
+ */
 const requestedListLength = (ctx: CostContext, def: GraphQLField<unknown, unknown>, node: FieldNode): number => {
   if (!isListType(getNullableType(def.type))) return 1
-  const ids = getArgumentValues(def, node, ctx.variables).ids
-  return Array.isArray(ids) ? ids.length : 1
+  const args = getArgumentValues(def, node, ctx.variables)
+  if (Array.isArray(args.ids)) return args.ids.length
+  return ctx.plainListsByFirst && typeof args.first === "number" ? Math.max(0, args.first) : 1
 }
 
 /** The cost of one object whose fields are `selectionSet`; `data` given means actual, absent means requested. */
@@ -226,9 +237,10 @@ export const queryCost = (
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   fragments: Readonly<Record<string, FragmentDefinitionNode>>,
-  variables: Readonly<Record<string, unknown>>
+  variables: Readonly<Record<string, unknown>>,
+  rules: CostRules = { plainListsByFirst: false }
 ): QueryCost => {
-  const ctx: CostContext = { schema, fragments, variables }
+  const ctx: CostContext = { schema, fragments, variables, ...rules }
   if (operation.operation === "mutation") {
     const root = schema.getMutationType()
     if (!root) return { requested: 0, actual: () => 0 }

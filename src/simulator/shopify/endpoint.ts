@@ -11,7 +11,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode
 } from "graphql"
-import { queryCost, type CostBucket } from "./cost.js"
+import { type Grant, guardedResolver, requestAccess } from "./access.js"
+import { type CostBucket, type CostRules, queryCost } from "./cost.js"
 import type { ShopState } from "./store.js"
 
 /**
@@ -31,7 +32,7 @@ export interface PreparedRequest {
   readonly kind: "prepared"
   readonly rootFields: ReadonlyArray<string>
   readonly isMutation: boolean
-  readonly run: (options: { readonly forceThrottle: boolean }) => Promise<JsonObject>
+  readonly run: (options: { readonly forceThrottle: boolean; readonly grant: Grant }) => Promise<JsonObject>
 }
 
 export interface EndpointConfig {
@@ -40,6 +41,7 @@ export interface EndpointConfig {
   readonly bucket: CostBucket
   readonly rootValue: unknown
   readonly maxQueryCost: number
+  readonly costRules: CostRules
 }
 
 const errorJson = (error: GraphQLError): JsonObject => error.toJSON() as unknown as JsonObject
@@ -85,7 +87,7 @@ export const prepare = (
     kind: "prepared",
     rootFields,
     isMutation: operation.operation === "mutation",
-    run: (options) => run(config, body, document, operation, options.forceThrottle)
+    run: (options) => run(config, body, document, operation, options)
   }
 }
 
@@ -94,14 +96,14 @@ const run = async (
   body: GraphqlBody,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  forceThrottle: boolean
+  { forceThrottle, grant }: { readonly forceThrottle: boolean; readonly grant: Grant }
 ): Promise<JsonObject> => {
   const { state, bucket } = config
   const coerced = getVariableValues(config.schema, operation.variableDefinitions ?? [], body.variables)
   if (coerced.errors) return { errors: coerced.errors.map(errorJson) }
   const fragments: Record<string, FragmentDefinitionNode> = {}
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d
-  const cost = queryCost(config.schema, operation, fragments, coerced.coerced)
+  const cost = queryCost(config.schema, operation, fragments, coerced.coerced, config.costRules)
   if (cost.requested > config.maxQueryCost) {
     return {
       errors: [{
@@ -121,10 +123,13 @@ const run = async (
       extensions: { cost: { requestedQueryCost: cost.requested, actualQueryCost: null, throttleStatus: bucket.status() } }
     }
   }
+  state.openDueScheduled()
   const result = await execute({
     schema: config.schema,
     document,
     rootValue: config.rootValue,
+    contextValue: requestAccess(grant, state.shop.plan, state.now()),
+    fieldResolver: guardedResolver,
     variableValues: body.variables,
     ...(body.operationName === null ? {} : { operationName: body.operationName })
   })

@@ -227,6 +227,8 @@ export interface OrderSpec {
   note?: string | null
   tags?: string[] | string
   customAttributes?: Attribute[]
+  /** ISO time: the order's fulfillment orders are SCHEDULED until then (a pre-order), then open by themselves. */
+  fulfillAt?: string
 }
 
 export interface GeneratedOrder {

@@ -262,3 +262,15 @@ export const fulfillmentOrderReleaseHold = (state: ShopState, args: { id: string
   state.releaseHolds(found.order, found.fo, holdIds)
   return { fulfillmentOrder: fulfillmentOrderView(state, found.order, found.fo), userErrors: [] }
 }
+
+/** `fulfillmentOrderOpen`: a SCHEDULED fulfillment order opens before its date. */
+export const fulfillmentOrderOpen = (state: ShopState, args: { id: string }) => {
+  const foId = parseGid(args.id, "FulfillmentOrder")
+  const found = foId === null ? undefined : state.findFulfillmentOrder(foId)
+  if (!found) return { fulfillmentOrder: null, userErrors: [{ field: ["id"], message: "Fulfillment order does not exist." }] }
+  if (found.fo.status !== "SCHEDULED") {
+    return { fulfillmentOrder: null, userErrors: [{ field: ["id"], message: "Fulfillment order is not in a scheduled status." }] }
+  }
+  state.openScheduled(found.order, found.fo)
+  return { fulfillmentOrder: fulfillmentOrderView(state, found.order, found.fo), userErrors: [] }
+}

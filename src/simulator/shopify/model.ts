@@ -71,6 +71,10 @@ export interface StoredFulfillmentOrder {
   holds: StoredHold[]
   /** The status to return to when the last hold is released. */
   statusBeforeHold: FulfillmentOrderStatus | null
+  /** A SCHEDULED fulfillment order opens at this time (ms): a pre-order, a "fulfil at" date. */
+  fulfillAt: number | null
+  /** Closed by a move (or a merge): hidden from the merchant, so left out by `displayable: true`. */
+  hidden: boolean
 }
 
 export interface StoredTracking {
@@ -155,11 +159,14 @@ export const subtotalCents = (order: StoredOrder, current: boolean): number =>
 export const shippingCents = (order: StoredOrder): number => (order.shippingLine ? centsOf(order.shippingLine.price) : 0)
 
 export const displayFulfillmentStatus = (order: StoredOrder): string => {
+  // Nothing to ship (digital items, services): Shopify says so instead of "unfulfilled".
+  if (order.lineItems.every((l) => !l.requiresShipping)) return "FULFILLMENT_NOT_REQUIRED"
   const fulfilled = order.lineItems.reduce((sum, l) => sum + fulfilledQuantity(order, l.id), 0)
   const open = order.lineItems.reduce((sum, l) => sum + unfulfilledQuantity(order, l), 0)
   if (fulfilled > 0 && open === 0) return "FULFILLED"
   if (fulfilled > 0) return "PARTIALLY_FULFILLED"
   if (open > 0 && order.fulfillmentOrders.some((fo) => fo.status === "ON_HOLD")) return "ON_HOLD"
+  if (open > 0 && order.fulfillmentOrders.some((fo) => fo.status === "SCHEDULED")) return "SCHEDULED"
   if (order.fulfillmentOrders.some((fo) => fo.status === "IN_PROGRESS")) return "IN_PROGRESS"
   return "UNFULFILLED"
 }

@@ -38,8 +38,7 @@ export const countryCodes = [
   "LT",
   "AU",
   "NZ",
-  "JP",
-  "PR"
+  "JP"
 ] as const
 export const financialStatuses = [
   "AUTHORIZED",
@@ -70,16 +69,16 @@ type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: Str
 
 enum OrderSortKeys { UPDATED_AT CREATED_AT ID ORDER_NUMBER PROCESSED_AT TOTAL_PRICE CUSTOMER_NAME FINANCIAL_STATUS FULFILLMENT_STATUS RELEVANCE }
 enum OrderDisplayFinancialStatus { ${financialStatuses.join(" ")} }
-enum OrderDisplayFulfillmentStatus { FULFILLED IN_PROGRESS ON_HOLD OPEN PARTIALLY_FULFILLED PENDING_FULFILLMENT REQUEST_DECLINED RESTOCKED SCHEDULED UNFULFILLED }
+enum OrderDisplayFulfillmentStatus { FULFILLED FULFILLMENT_NOT_REQUIRED IN_PROGRESS ON_HOLD OPEN PARTIALLY_FULFILLED PENDING_FULFILLMENT REQUEST_DECLINED RESTOCKED SCHEDULED UNFULFILLED }
 enum OrderCancelReason { CUSTOMER DECLINED FRAUD INVENTORY OTHER STAFF }
 enum CurrencyCode { ${currencyCodes.join(" ")} }
 enum CountryCode { ${countryCodes.join(" ")} }
 enum FulfillmentOrderStatus { OPEN IN_PROGRESS SCHEDULED ON_HOLD INCOMPLETE CLOSED CANCELLED }
 enum FulfillmentOrderRequestStatus { UNSUBMITTED SUBMITTED ACCEPTED REJECTED CANCELLATION_REQUESTED CANCELLATION_ACCEPTED CANCELLATION_REJECTED CLOSED }
-enum FulfillmentOrderAction { CREATE_FULFILLMENT HOLD RELEASE_HOLD MOVE REQUEST_FULFILLMENT CANCEL_FULFILLMENT_ORDER }
+enum FulfillmentOrderAction { CREATE_FULFILLMENT HOLD RELEASE_HOLD MOVE REQUEST_FULFILLMENT CANCEL_FULFILLMENT_ORDER MARK_AS_OPEN }
 enum FulfillmentHoldReason { AWAITING_PAYMENT AWAITING_RETURN_ITEMS HIGH_RISK_OF_FRAUD INCORRECT_ADDRESS INVENTORY_OUT_OF_STOCK ONLINE_STORE_POST_PURCHASE_CROSS_SELL OTHER UNKNOWN_DELIVERY_DATE }
 enum FulfillmentStatus { SUCCESS CANCELLED ERROR FAILURE OPEN PENDING }
-enum MetafieldsSetUserErrorCode { BLANK INCLUSION INVALID INVALID_TYPE INVALID_VALUE NOT_FOUND TAKEN TOO_LONG TOO_SHORT APP_NOT_AUTHORIZED STALE_OBJECT }
+enum MetafieldsSetUserErrorCode { BLANK INCLUSION INVALID INVALID_TYPE INVALID_VALUE TAKEN TOO_LONG TOO_SHORT APP_NOT_AUTHORIZED STALE_OBJECT }
 enum MetafieldOwnerType { ORDER }
 enum CountPrecision { EXACT AT_LEAST }
 
@@ -93,15 +92,18 @@ type MailingAddress implements Node {
   id: ID! name: String firstName: String lastName: String company: String
   address1: String address2: String city: String province: String provinceCode: String
   zip: String country: String countryCodeV2: CountryCode phone: String
-  formatted(withName: Boolean, withCompany: Boolean): [String!]!
+  formatted(withName: Boolean = false, withCompany: Boolean = true): [String!]!
   formattedArea: String
 }
+
+type AccessScope { handle: String! description: String! }
+type AppInstallation implements Node { id: ID! accessScopes: [AccessScope!]! }
 
 type Shop { id: ID! name: String! myshopifyDomain: String! email: String! currencyCode: CurrencyCode! }
 type Customer implements Node { id: ID! legacyResourceId: UnsignedInt64! firstName: String lastName: String displayName: String! email: String }
 
 type Product implements Node { id: ID! legacyResourceId: UnsignedInt64! title: String! handle: String! vendor: String! }
-type ProductVariant implements Node { id: ID! legacyResourceId: UnsignedInt64! sku: String title: String! price: Money product: Product! }
+type ProductVariant implements Node { id: ID! legacyResourceId: UnsignedInt64! sku: String title: String! price: Money! product: Product! }
 scalar Money
 
 type ShippingLine { id: ID title: String! code: String source: String carrierIdentifier: String originalPriceSet: MoneyBag! }
@@ -131,13 +133,13 @@ type FulfillmentOrderLineItemEdge { cursor: String! node: FulfillmentOrderLineIt
 type FulfillmentOrderLineItemConnection { edges: [FulfillmentOrderLineItemEdge!]! nodes: [FulfillmentOrderLineItem!]! pageInfo: PageInfo! }
 
 type FulfillmentOrder implements Node {
-  id: ID! status: FulfillmentOrderStatus! requestStatus: FulfillmentOrderRequestStatus!
+  id: ID! status: FulfillmentOrderStatus! requestStatus: FulfillmentOrderRequestStatus! fulfillAt: DateTime
   createdAt: DateTime! updatedAt: DateTime! orderId: ID! orderName: String! order: Order!
   fulfillmentHolds: [FulfillmentHold!]!
   supportedActions: [FulfillmentOrderSupportedAction!]!
   assignedLocation: FulfillmentOrderAssignedLocation!
-  lineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean): FulfillmentOrderLineItemConnection!
-  fulfillments(first: Int, after: String, last: Int, before: String, reverse: Boolean): FulfillmentConnection!
+  lineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean = false): FulfillmentOrderLineItemConnection!
+  fulfillments(first: Int, after: String, last: Int, before: String, reverse: Boolean = false): FulfillmentConnection!
 }
 type FulfillmentOrderEdge { cursor: String! node: FulfillmentOrder! }
 type FulfillmentOrderConnection { edges: [FulfillmentOrderEdge!]! nodes: [FulfillmentOrder!]! pageInfo: PageInfo! }
@@ -151,8 +153,8 @@ type Fulfillment implements Node {
   id: ID! legacyResourceId: UnsignedInt64! name: String! status: FulfillmentStatus!
   createdAt: DateTime! updatedAt: DateTime! totalQuantity: Int! order: Order!
   trackingInfo(first: Int): [FulfillmentTrackingInfo!]!
-  fulfillmentLineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean): FulfillmentLineItemConnection!
-  fulfillmentOrders(first: Int, after: String, last: Int, before: String, reverse: Boolean): FulfillmentOrderConnection!
+  fulfillmentLineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean = false): FulfillmentLineItemConnection!
+  fulfillmentOrders(first: Int, after: String, last: Int, before: String, reverse: Boolean = false): FulfillmentOrderConnection!
 }
 type FulfillmentEdge { cursor: String! node: Fulfillment! }
 type FulfillmentConnection { edges: [FulfillmentEdge!]! nodes: [Fulfillment!]! pageInfo: PageInfo! }
@@ -173,27 +175,28 @@ type Order implements Node {
   note: String tags: [String!]! customAttributes: [Attribute!]!
   customer: Customer shippingAddress: MailingAddress billingAddress: MailingAddress
   shippingLine: ShippingLine
-  shippingLines(first: Int, after: String, last: Int, before: String, reverse: Boolean): ShippingLineConnection!
+  shippingLines(first: Int, after: String, last: Int, before: String, reverse: Boolean = false, includeRemovals: Boolean = false): ShippingLineConnection!
   subtotalPriceSet: MoneyBag totalPriceSet: MoneyBag! currentTotalPriceSet: MoneyBag! currentSubtotalPriceSet: MoneyBag!
   totalShippingPriceSet: MoneyBag!
-  lineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean): LineItemConnection!
-  fulfillmentOrders(first: Int, after: String, last: Int, before: String, reverse: Boolean, displayable: Boolean, query: String): FulfillmentOrderConnection!
-  fulfillments(first: Int): [Fulfillment!]!
+  lineItems(first: Int, after: String, last: Int, before: String, reverse: Boolean = false): LineItemConnection!
+  fulfillmentOrders(first: Int, after: String, last: Int, before: String, reverse: Boolean = false, displayable: Boolean = false, query: String): FulfillmentOrderConnection!
+  fulfillments(first: Int, query: String): [Fulfillment!]!
   metafield(namespace: String, key: String!): Metafield
-  metafields(first: Int, after: String, last: Int, before: String, reverse: Boolean, namespace: String, keys: [String!]): MetafieldConnection!
+  metafields(first: Int, after: String, last: Int, before: String, reverse: Boolean = false, namespace: String, keys: [String!]): MetafieldConnection!
 }
 type OrderEdge { cursor: String! node: Order! }
 type OrderConnection { edges: [OrderEdge!]! nodes: [Order!]! pageInfo: PageInfo! }
 
 type Query {
-  orders(first: Int, after: String, last: Int, before: String, reverse: Boolean = false, sortKey: OrderSortKeys = ID, query: String, savedSearchId: ID): OrderConnection!
+  orders(first: Int, after: String, last: Int, before: String, reverse: Boolean = false, sortKey: OrderSortKeys = PROCESSED_AT, query: String, savedSearchId: ID): OrderConnection!
   order(id: ID!): Order
-  ordersCount(query: String, limit: Int = 10000): Count
+  ordersCount(query: String, limit: Int = 10000, savedSearchId: ID): Count
   fulfillmentOrder(id: ID!): FulfillmentOrder
   fulfillment(id: ID!): Fulfillment
   node(id: ID!): Node
   nodes(ids: [ID!]!): [Node]!
   shop: Shop!
+  currentAppInstallation: AppInstallation!
 }
 
 input FulfillmentOrderLineItemInput { id: ID! quantity: Int! }
@@ -220,6 +223,7 @@ type FulfillmentOrderHoldUserError { field: [String!] message: String! }
 type FulfillmentOrderHoldPayload { fulfillmentHold: FulfillmentHold fulfillmentOrder: FulfillmentOrder remainingFulfillmentOrder: FulfillmentOrder userErrors: [FulfillmentOrderHoldUserError!]! }
 type FulfillmentOrderReleaseHoldUserError { field: [String!] message: String! }
 type FulfillmentOrderReleaseHoldPayload { fulfillmentOrder: FulfillmentOrder userErrors: [FulfillmentOrderReleaseHoldUserError!]! }
+type FulfillmentOrderOpenPayload { fulfillmentOrder: FulfillmentOrder userErrors: [UserError!]! }
 
 type Mutation {
   fulfillmentCreate(fulfillment: FulfillmentInput!, message: String): FulfillmentCreatePayload
@@ -230,6 +234,7 @@ type Mutation {
   metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
   fulfillmentOrderHold(id: ID!, fulfillmentHold: FulfillmentOrderHoldInput!): FulfillmentOrderHoldPayload
   fulfillmentOrderReleaseHold(id: ID!, holdIds: [ID!], externalId: String): FulfillmentOrderReleaseHoldPayload
+  fulfillmentOrderOpen(id: ID!): FulfillmentOrderOpenPayload
 }
 `
 

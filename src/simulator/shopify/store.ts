@@ -1,4 +1,5 @@
 import { StoreEvents, type RequestStats, type StoreListener } from "../kit/stats.js"
+import type { ShopPlan } from "./access.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
 import { fulfilledQuantity, parseGid } from "./model.js"
 import type { Address, CancelReason, FinancialStatus, StoredFulfillmentOrder, StoredOrder } from "./model.js"
@@ -6,6 +7,18 @@ import type { Address, CancelReason, FinancialStatus, StoredFulfillmentOrder, St
 /** The shop's state, its clock, and the admin operations on orders (create, edit, cancel, hold). */
 
 export type OrderTopic = "orders/create" | "orders/updated" | "orders/cancelled"
+
+/** A shop's standing: a frozen shop (its bill unpaid) answers 402, a locked one 423, to every API request. */
+export const shopStandings = ["active", "frozen", "locked"] as const
+export type ShopStanding = (typeof shopStandings)[number]
+
+/** What the shop is, beyond its orders (`POST /__sim/shop` changes it; reset restores the options'). */
+export interface ShopSettings {
+  plan: ShopPlan
+  standing: ShopStanding
+  /** The scopes of the simulator's static access token. */
+  scopes: ReadonlyArray<string>
+}
 
 export interface ShopStats extends RequestStats {
   throttled: number
@@ -16,6 +29,11 @@ export interface ShopStats extends RequestStats {
   mutations: Record<string, number>
   /** Requests by operation name (`PodsyncOrdersPage`, …; "(anonymous)" without one). */
   operations: Record<string, number>
+  /** Client credentials grants answered with a token, and refused. */
+  tokenGrants: number
+  tokenRefusals: number
+  /** Admin API requests answered 401 (unknown or expired token). */
+  unauthorized: number
 }
 
 export interface OrderPatch {
@@ -38,7 +56,10 @@ const emptyStats = (): ShopStats => ({
   notificationsByOrder: {},
   mutations: {},
   operations: {},
-  faultsInjected: {}
+  faultsInjected: {},
+  tokenGrants: 0,
+  tokenRefusals: 0,
+  unauthorized: 0
 })
 
 const firstIds: Record<string, number> = {
@@ -66,12 +87,19 @@ export class ShopState {
   private readonly events = new StoreEvents<OrderTopic, StoredOrder>()
   /** "Mutate during walk": orders edited after each answered `orders` query (see `churn`). */
   churnPerOrdersQuery = 0
+  shop: ShopSettings
 
-  constructor(private readonly seed: number, private readonly wallClock: () => number = Date.now) {
+  constructor(
+    private readonly seed: number,
+    private readonly wallClock: () => number = Date.now,
+    private readonly initialShop: ShopSettings = { plan: "shopify", standing: "active", scopes: [] }
+  ) {
     this.random = seededRandom(seed)
+    this.shop = { ...initialShop }
   }
 
   reset(): void {
+    this.shop = { ...this.initialShop }
     this.orders = new Map()
     this.stats = emptyStats()
     this.counters = new Map()
@@ -176,14 +204,17 @@ export class ShopState {
       const location = spec.lineItems?.[index]?.location ?? null
       byLocation.set(location, [...(byLocation.get(location) ?? []), l])
     })
+    const fulfillAt = spec.fulfillAt === undefined ? null : Math.floor(Date.parse(spec.fulfillAt) / 1000) * 1000
     for (const shippable of byLocation.values()) {
       order.fulfillmentOrders.push({
         id: this.nextId("FulfillmentOrder"),
-        status: "OPEN",
+        status: fulfillAt !== null && fulfillAt > createdAt ? "SCHEDULED" : "OPEN",
         createdAt,
         updatedAt: createdAt,
         holds: [],
         statusBeforeHold: null,
+        fulfillAt,
+        hidden: false,
         lines: shippable.map((l) => ({
           id: this.nextId("FulfillmentOrderLineItem"),
           lineItemId: l.id,
@@ -292,6 +323,49 @@ export class ShopState {
       fo.statusBeforeHold = null
     }
     fo.updatedAt = this.nowSeconds()
+    this.touch(order)
+  }
+
+  /** A SCHEDULED fulfillment order opens (its date came, or `fulfillmentOrderOpen`). */
+  openScheduled(order: StoredOrder, fo: StoredFulfillmentOrder): void {
+    fo.status = "OPEN"
+    fo.updatedAt = this.nowSeconds()
+    this.touch(order)
+  }
+
+  /** Opens every SCHEDULED fulfillment order whose date has come (Shopify does it at that time). */
+  openDueScheduled(): void {
+    const now = this.now()
+    for (const order of this.orders.values()) {
+      for (const fo of order.fulfillmentOrders) {
+        if (fo.status === "SCHEDULED" && fo.fulfillAt !== null && fo.fulfillAt <= now) this.openScheduled(order, fo)
+      }
+    }
+  }
+
+  /**
+   * Moves each open fulfillment order of the order to another location `times` times, as a merchant
+   * does (`fulfillmentOrderMove`): the moved one is CLOSED (shown only without `displayable: true`)
+   * and a new one takes what remained.
+   */
+  moveFulfillmentOrders(order: StoredOrder, times: number): void {
+    const now = this.nowSeconds()
+    for (let i = 0; i < times; i++) {
+      for (const fo of order.fulfillmentOrders.filter((f) => f.status === "OPEN")) {
+        order.fulfillmentOrders.push({
+          ...fo,
+          id: this.nextId("FulfillmentOrder"),
+          createdAt: now,
+          updatedAt: now,
+          holds: [],
+          lines: fo.lines.map((l) => ({ ...l, id: this.nextId("FulfillmentOrderLineItem") }))
+        })
+        fo.status = "CLOSED"
+        fo.hidden = true
+        fo.updatedAt = now
+        for (const line of fo.lines) line.remainingQuantity = 0
+      }
+    }
     this.touch(order)
   }
 

@@ -107,6 +107,8 @@ const supportedActions = (fo: StoredFulfillmentOrder) => {
       return ["CREATE_FULFILLMENT", "HOLD", "MOVE"]
     case "ON_HOLD":
       return ["RELEASE_HOLD", "HOLD"]
+    case "SCHEDULED":
+      return ["MARK_AS_OPEN"]
     default:
       return []
   }
@@ -117,6 +119,7 @@ export const fulfillmentOrderView = (state: ShopState, order: StoredOrder, fo: S
   id: gid("FulfillmentOrder", fo.id),
   status: fo.status,
   requestStatus: "UNSUBMITTED",
+  fulfillAt: fo.fulfillAt === null ? null : isoSeconds(fo.fulfillAt),
   createdAt: isoSeconds(fo.createdAt),
   updatedAt: isoSeconds(fo.updatedAt),
   orderId: gid("Order", order.id),
@@ -253,9 +256,8 @@ export const orderView = (state: ShopState, order: StoredOrder) => {
     currentTotalPriceSet: money(subtotalCents(order, true) + (anyCurrent ? shipping : 0), currency),
     lineItems: (args: PageArgs) => mapConnection(paginateById(order.lineItems, args), (l) => lineItemView(order, l)),
     fulfillmentOrders: (args: PageArgs & { displayable?: boolean | null }) => {
-      const shown = args.displayable
-        ? order.fulfillmentOrders.filter((fo) => fo.status !== "CLOSED" && fo.status !== "CANCELLED")
-        : order.fulfillmentOrders
+      // Shopify's `displayable: true` leaves out what the merchant does not see: those closed by a move or a merge.
+      const shown = args.displayable ? order.fulfillmentOrders.filter((fo) => !fo.hidden) : order.fulfillmentOrders
       return mapConnection(paginateById(shown, args), (fo) => fulfillmentOrderView(state, order, fo))
     },
     fulfillments: (args: { first?: number | null }) =>

@@ -5,9 +5,9 @@ import { parseFaultRule, parseHostLimit, type Faults, type HostLimiter } from ".
 import type { OrderSpec } from "./fixtures.js"
 import { trackingItems, type StoredOrder } from "./model.js"
 import type { OrderPatch, OrderTopic } from "./store.js"
-import { trackingLink } from "./trackingApi.js"
+import { formatTracking } from "./trackingApi.js"
 import { noteView, orderView, refundView, trackingView } from "./views.js"
-import { webhookTopics, webhookView } from "./webhooks.js"
+import { webhookApiVersions, webhookTopics, webhookView, type WebhookApiVersion } from "./webhooks.js"
 
 /**
  * The simulator's own admin API under `/__sim/` (no auth): create, edit, refund and trash orders,
@@ -29,7 +29,7 @@ export const adminOrder = (ctx: ApiContext, order: StoredOrder) => ({
   ...orderView(ctx.view, order),
   notes: order.notes.map((n) => ({ ...noteView(ctx.view, order, n), seq: n.seq })),
   emails: order.emails,
-  shipment_trackings: trackingItems(order).map((t) => trackingView(ctx.view, order, t, trackingLink(t))),
+  shipment_trackings: trackingItems(order).map((t) => trackingView(ctx.view, order, t, formatTracking(t))),
   refund_details: order.refunds.map((r) => refundView(ctx.view, order, r))
 })
 
@@ -48,6 +48,7 @@ const stats = (ctx: AdminContext) => {
     ...ctx.state.stats,
     orders: orders.length,
     shipmentTracking: ctx.state.shipmentTracking,
+    host: ctx.state.host,
     trackingsByOrder: countBy(orders, (o) => trackingItems(o).length),
     notesByOrder: countBy(orders, (o) => o.notes.filter((n) => n.author !== "system" || !n.note.startsWith("Order status changed")).length),
     buyerEmailsByOrder: countBy(orders, (o) => o.emails.length),
@@ -121,6 +122,17 @@ const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unkn
       if (typeof b.shipmentTracking !== "boolean") return bad("shipmentTracking must be true or false")
       ctx.state.shipmentTracking = b.shipmentTracking
       return ok({ shipmentTracking: ctx.state.shipmentTracking })
+    case "POST host": {
+      if (b.stripsAuthorization !== undefined && typeof b.stripsAuthorization !== "boolean") {
+        return bad("stripsAuthorization must be true or false")
+      }
+      if (b.homeUrl !== undefined && b.homeUrl !== null && (typeof b.homeUrl !== "string" || !/^https?:\/\//.test(b.homeUrl))) {
+        return bad("homeUrl must be an http(s) URL or null")
+      }
+      if (typeof b.stripsAuthorization === "boolean") ctx.state.host.stripsAuthorization = b.stripsAuthorization
+      if (b.homeUrl !== undefined) ctx.state.host.homeUrl = b.homeUrl as string | null
+      return ok(ctx.state.host)
+    }
     case "POST rate-limit": {
       const limit = parseHostLimit(body)
       if (typeof limit === "string") return bad(limit)
@@ -132,7 +144,16 @@ const ownRoute = async (ctx: AdminContext, route: string, b: Record<string, unkn
       if (!topic) return bad(`topic must be one of ${webhookTopics.join(", ")}`)
       if (typeof b.address !== "string" || !/^https?:\/\//.test(b.address)) return bad("address must be an http(s) URL")
       const secret = typeof b.secret === "string" ? b.secret : ctx.webhookSecret
-      const hook = await ctx.webhooks.create({ topic: topic as OrderTopic, deliveryUrl: b.address, secret })
+      const apiVersion = b.apiVersion ?? "wp_api_v3"
+      if (!webhookApiVersions.includes(apiVersion as WebhookApiVersion)) {
+        return bad(`apiVersion must be one of ${webhookApiVersions.join(", ")}`)
+      }
+      const hook = await ctx.webhooks.create({
+        topic: topic as OrderTopic,
+        deliveryUrl: b.address,
+        secret,
+        apiVersion: apiVersion as WebhookApiVersion
+      })
       return ok({ ...webhookView(ctx.view.siteUrl, hook), secret: hook.secret })
     }
     case "GET webhooks":

@@ -5,6 +5,10 @@ import type { IncomingHttpHeaders } from "node:http"
  * credentials or as `consumer_key`/`consumer_secret` query parameters (for servers that strip the
  * Authorization header). The simulator speaks plain HTTP and accepts Basic there; a real site accepts
  * Basic only over HTTPS (plain HTTP needs OAuth 1.0a signing).
+ *
+ * A host that strips the `Authorization` header (Apache with CGI/FastCGI, store-apis.md §0) leaves
+ * WordPress no credentials: a request that sent them only as Basic gets 401 "Consumer key is missing.";
+ * query-string credentials still work there.
  */
 
 export type KeyPermissions = "read" | "write" | "read_write"
@@ -48,10 +52,20 @@ const basicCredentials = (headers: IncomingHttpHeaders): [string, string] | null
   return colon < 0 ? null : [decoded.slice(0, colon), decoded.slice(colon + 1)]
 }
 
-export const authenticate = (headers: IncomingHttpHeaders, params: URLSearchParams, key: ApiKey, access: Access): AuthVerdict => {
+/** What a host that strips the header answers a request whose credentials were in it. */
+const keyMissing = denied("woocommerce_rest_authentication_error", "Consumer key is missing.")
+
+export const authenticate = (
+  headers: IncomingHttpHeaders,
+  params: URLSearchParams,
+  key: ApiKey,
+  access: Access,
+  stripsAuthorization = false
+): AuthVerdict => {
   const fromQuery = params.get("consumer_key") !== null ? [params.get("consumer_key") ?? "", params.get("consumer_secret") ?? ""] : null
-  const given = basicCredentials(headers) ?? fromQuery
-  if (given === null) return anonymous[access]
+  const basic = stripsAuthorization ? null : basicCredentials(headers)
+  const given = fromQuery ?? basic
+  if (given === null) return stripsAuthorization && headers.authorization !== undefined ? keyMissing : anonymous[access]
   const [consumerKey, consumerSecret] = given
   if (consumerKey !== key.consumerKey) return denied("woocommerce_rest_authentication_error", "Consumer key is invalid.")
   if (consumerSecret !== key.consumerSecret) return denied("woocommerce_rest_authentication_error", "Consumer secret is invalid.")

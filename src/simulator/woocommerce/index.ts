@@ -12,17 +12,27 @@
  *   (`customer_note: true` emails the buyer), `GET|DELETE …/notes/<id>`, `GET …/refunds`,
  *   `GET|POST /wc/v3/webhooks`, `GET|DELETE /wc/v3/webhooks/<id>`.
  * - Shipment Tracking (when on): `GET|POST /wc-shipment-tracking/v3/orders/<id>/shipment-trackings`,
- *   `GET|DELETE …/<tracking_id>`, public `GET /wc-shipment-tracking/v3/shipment-trackings/providers`.
- *   Items are kept in the order meta `_wc_shipment_tracking_items`; the Completed email lists them.
+ *   `GET|DELETE …/<tracking_id>`, `GET /wc-shipment-tracking/v3/orders/<id>/shipment-trackings/providers`
+ *   (the provider list is per order; there is no `/shipment-trackings/providers`). Items are kept in the
+ *   order meta `_wc_shipment_tracking_items`; the Completed email lists them (provider, number, link).
+ *   Without the extension its routes answer 404 `rest_no_route`.
+ * - Line items carry internal meta as the REST answer shows it (`_reduced_stock` once stock is reduced).
+ * - A host that strips the `Authorization` header (`stripsAuthorizationHeader`): Basic credentials are
+ *   answered 401 "Consumer key is missing."; query-string credentials work.
  * - Errors are WooCommerce's `{code, message, data: {status}}`; 429/5xx from the "host" are HTML pages.
+ * - Webhooks name the site's home (`homeUrl`, default the site URL) as their source; a webhook of API
+ *   version `legacy_v3` delivers `{"order": …}` in the legacy API's shape; secrets are stored sanitized
+ *   and signed with after `wp_specialchars_decode`.
  *
  * Admin (`/__sim/`, no auth): reset; orders (create, bulk with `spacingSeconds`, PATCH with REST field
  * names, refund, trash, read with notes, emails and tracking items); stats (requests, per operation,
  * rateLimited, minGapMs, trackingsByOrder, notesByOrder, buyerEmailsByOrder, completedEmailsByOrder,
  * faultsInjected, webhooks); faults (error5xx with status, reset, commitThenDrop, latency, 429, each
- * with `retryAfterSeconds`, per operation name or "*"); `extensions { shipmentTracking }`; `rate-limit
- * { requests, windowSeconds, retryAfterSeconds }`; webhooks (subscribe, settings, deliver with
- * duplicates/reorder, ping); `clock/advance`; `churn { perListQuery }` (mutate during a walk).
+ * with `retryAfterSeconds`, per operation name or "*"); `extensions { shipmentTracking }`; `host
+ * { stripsAuthorization?, homeUrl? }`; `rate-limit { requests, windowSeconds, retryAfterSeconds }`;
+ * webhooks (subscribe with `apiVersion`, settings, deliver with duplicates/reorder, ping);
+ * `clock/advance`; `churn { perListQuery }` (mutate during a walk). Each order's `emails` hold what
+ * the buyer read: the tracking items (provider, number, link) and a customer note's text.
  *
  * Deviations: plain HTTP with Basic auth (a real site wants HTTPS for Basic); one fixed UTC offset, no
  * DST; taxes and coupons are always zero; only order webhooks; no `POST /wc/v3/orders`, no batch.
@@ -34,10 +44,11 @@ import { seededRandom } from "./fixtures.js"
 import type { DateBoundMode } from "./query.js"
 import { makeServer } from "./server.js"
 import { WooState } from "./store.js"
-import { orderView, type ViewContext } from "./views.js"
+import { formatTracking } from "./trackingApi.js"
+import { legacyOrderView, orderView, type ViewContext } from "./views.js"
 import { Webhooks } from "./webhooks.js"
 
-export { signWebhook } from "./webhooks.js"
+export { signWebhook, wpSpecialcharsDecode } from "./webhooks.js"
 
 export interface WooCommerceSimulatorOptions {
   readonly host?: string
@@ -52,6 +63,10 @@ export interface WooCommerceSimulatorOptions {
   /** The site's `gmt_offset` in hours; local `date_*` fields and non-GMT bounds use it. */
   readonly gmtOffsetHours?: number
   readonly dateBounds?: DateBoundMode
+  /** The host strips the `Authorization` header (Apache with CGI/FastCGI): only query-string credentials work. */
+  readonly stripsAuthorizationHeader?: boolean
+  /** The site's home URL (`home_url('/')`), when it is not where the REST API answers (default: the site URL). */
+  readonly homeUrl?: string
   /** A host rate limit in front of the site; none by default (WooCommerce core has none). */
   readonly rateLimit?: HostLimit | null
   readonly seed?: number
@@ -81,7 +96,14 @@ export const wooCommerceSimulatorDefaults = {
 
 export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOptions = {}): Promise<RunningWooCommerceSimulator> => {
   const o = { ...wooCommerceSimulatorDefaults, ...options }
-  const state = new WooState(o.seed, options.now ?? Date.now, o.gmtOffsetHours, o.shipmentTracking)
+  const state = new WooState(
+    o.seed,
+    options.now ?? Date.now,
+    o.gmtOffsetHours,
+    o.shipmentTracking,
+    { stripsAuthorization: options.stripsAuthorizationHeader ?? false, homeUrl: options.homeUrl ?? null },
+    formatTracking
+  )
   let siteUrl = "http://127.0.0.1"
   const view: ViewContext = {
     get siteUrl() {
@@ -89,7 +111,12 @@ export const startWooCommerceSimulator = async (options: WooCommerceSimulatorOpt
     },
     gmtOffsetHours: o.gmtOffsetHours
   }
-  const webhooks = new Webhooks(() => siteUrl, state.now, (order) => orderView(view, order))
+  const webhooks = new Webhooks(
+    () => `${(state.host.homeUrl ?? siteUrl).replace(/\/+$/, "")}/`,
+    state.now,
+    (order) => orderView(view, order),
+    (order) => legacyOrderView(view, order)
+  )
   state.onOrderEvent(webhooks.onOrderEvent)
   const ctx = {
     state,

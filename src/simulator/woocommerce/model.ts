@@ -93,6 +93,13 @@ export type CustomerEmail =
   | "customer_refunded_order"
   | "customer_note"
 
+/** A Shipment Tracking item as the extension prints it in an email: provider, number, and the link (empty: none). */
+export interface EmailedTracking {
+  provider: string
+  number: string
+  link: string
+}
+
 export interface StoredEmail {
   type: CustomerEmail
   to: string
@@ -100,6 +107,10 @@ export interface StoredEmail {
   seq: number
   /** Shipment Tracking items on the order when the email left (the extension prints them in it). */
   trackingNumbers: string[]
+  /** The same items as the buyer reads them. */
+  tracking: EmailedTracking[]
+  /** A `customer_note` email's text: the note, as the buyer reads it. */
+  note?: string
 }
 
 export interface StoredOrder {
@@ -162,3 +173,34 @@ export const itemsTotalCents = (order: StoredOrder): number =>
   order.lineItems.reduce((sum, l) => sum + l.totalCents, 0) + order.shippingLines.reduce((sum, s) => sum + s.totalCents, 0)
 
 export const refundedCents = (order: StoredOrder): number => order.refunds.reduce((sum, r) => sum + r.amountCents, 0)
+
+/**
+ * What stands between the client and WordPress: a host that strips the `Authorization` header (Apache
+ * with CGI/FastCGI), and the site's home URL (`home_url('/')`, what webhooks name as their source),
+ * which may differ from the address the REST API answers at; null: the same.
+ */
+export interface HostSettings {
+  stripsAuthorization: boolean
+  homeUrl: string | null
+}
+
+export interface OrderPatch {
+  status?: string
+  customer_note?: string
+  billing?: Partial<Address>
+  shipping?: Partial<Address>
+  meta_data?: Array<{ key: string; value: unknown; id?: number }>
+  line_items?: Array<{ id: number; meta_data?: Array<{ key: string; value: unknown }> }>
+}
+
+export const statusLabels: Record<OrderStatus, string> = {
+  pending: "Pending payment",
+  processing: "Processing",
+  "on-hold": "On hold",
+  completed: "Completed",
+  cancelled: "Cancelled",
+  refunded: "Refunded",
+  failed: "Failed",
+  trash: "Trash",
+  "checkout-draft": "Draft"
+}

@@ -12,7 +12,8 @@ import { webhooksRoute } from "./webhooksApi.js"
  * The HTTP surface: the WordPress REST API under `/wp-json/` (or `/?rest_route=` as on sites without
  * pretty permalinks) and the `/__sim/` admin routes. Plain node:http so that faults can reset or drop
  * the raw socket. Order of checks for an API request: host rate limit (429 before WordPress runs),
- * route (404 `rest_no_route`), API key, faults, then the handler.
+ * route (404 `rest_no_route`), API key (the `Authorization` header dropped first when the host strips
+ * it), faults, then the handler.
  */
 
 export interface ServerConfig {
@@ -86,7 +87,7 @@ const handleApi = async (
     return sendJson(res, 200, {
       name: "Acme Prints",
       url: ctx.view.siteUrl,
-      home: ctx.view.siteUrl,
+      home: (ctx.state.host.homeUrl ?? ctx.view.siteUrl).replace(/\/+$/, ""),
       gmt_offset: ctx.state.gmtOffsetHours,
       namespaces,
       authentication: [],
@@ -98,7 +99,7 @@ const handleApi = async (
   if (route === null) return answerWith(noRoute())
   stats.requestsByOperation[route.operation] = (stats.requestsByOperation[route.operation] ?? 0) + 1
   if (route.public !== true) {
-    const verdict = authenticate(req.headers, params, config.key, route.access)
+    const verdict = authenticate(req.headers, params, config.key, route.access, ctx.state.host.stripsAuthorization)
     if (!verdict.ok) {
       stats.authFailures += 1
       return sendJson(res, verdict.status, verdict.body, headers)

@@ -1,8 +1,19 @@
 import { StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateOrder, paymentMethods, randomHex, seededRandom } from "./fixtures.js"
-import type { LineItemSpec, MetaSpec, OrderSpec, Random } from "./fixtures.js"
+import type { LineItemSpec, OrderSpec, Random } from "./fixtures.js"
 import { isOrderStatus, itemsTotalCents, refundedCents, refundedQuantity, trackingItems, TRACKING_META_KEY } from "./model.js"
-import type { Address, CustomerEmail, OrderStatus, StoredNote, StoredOrder, StoredRefund, TrackingItem } from "./model.js"
+import { statusLabels } from "./model.js"
+import type {
+  CustomerEmail,
+  EmailedTracking,
+  HostSettings,
+  OrderPatch,
+  OrderStatus,
+  StoredNote,
+  StoredOrder,
+  StoredRefund,
+  TrackingItem
+} from "./model.js"
 
 /**
  * The shop's state and clock, and what WooCommerce does when an order is saved: `date_modified` moves to
@@ -13,32 +24,14 @@ import type { Address, CustomerEmail, OrderStatus, StoredNote, StoredOrder, Stor
 
 export type OrderTopic = "order.created" | "order.updated" | "order.deleted"
 
+export { statusLabels } from "./model.js"
+export type { HostSettings, OrderPatch } from "./model.js"
+
 export interface WooStats extends OperationStats {
   rateLimited: number
   authFailures: number
   /** Smallest gap between two consecutive API requests on the simulator's clock, in ms (null before two). */
   minGapMs: number | null
-}
-
-export interface OrderPatch {
-  status?: string
-  customer_note?: string
-  billing?: Partial<Address>
-  shipping?: Partial<Address>
-  meta_data?: Array<{ key: string; value: unknown; id?: number }>
-  line_items?: Array<{ id: number; meta_data?: MetaSpec[] }>
-}
-
-export const statusLabels: Record<OrderStatus, string> = {
-  pending: "Pending payment",
-  processing: "Processing",
-  "on-hold": "On hold",
-  completed: "Completed",
-  cancelled: "Cancelled",
-  refunded: "Refunded",
-  failed: "Failed",
-  trash: "Trash",
-  "checkout-draft": "Draft"
 }
 
 const emptyStats = (): WooStats => ({
@@ -58,6 +51,7 @@ export class WooState {
   /** "Mutate during walk": orders edited after each answered order list (see `churn`). */
   churnPerListQuery = 0
   shipmentTracking: boolean
+  host: HostSettings
   private random: Random
   private clockOffsetMs = 0
   private nextPostId = 4021
@@ -72,10 +66,17 @@ export class WooState {
     private readonly seed: number,
     private readonly wallClock: () => number,
     readonly gmtOffsetHours: number,
-    private readonly shipmentTrackingDefault: boolean
+    private readonly shipmentTrackingDefault: boolean,
+    private readonly hostDefault: HostSettings = { stripsAuthorization: false, homeUrl: null },
+    /** A tracking item as the extension prints it (trackingApi.ts), for the emails. */
+    private readonly formatTracking: (item: TrackingItem) => { provider: string; link: string } = (t) => ({
+      provider: t.custom_tracking_provider || t.tracking_provider,
+      link: t.custom_tracking_link
+    })
   ) {
     this.random = seededRandom(seed)
     this.shipmentTracking = shipmentTrackingDefault
+    this.host = { ...hostDefault }
   }
 
   reset(): void {
@@ -83,6 +84,7 @@ export class WooState {
     this.stats = emptyStats()
     this.churnPerListQuery = 0
     this.shipmentTracking = this.shipmentTrackingDefault
+    this.host = { ...this.hostDefault }
     this.random = seededRandom(this.seed)
     this.clockOffsetMs = 0
     this.nextPostId = 4021
@@ -207,6 +209,7 @@ export class WooState {
     const at = this.nowSeconds()
     if ((to === "processing" || to === "completed") && order.paidAt === null) order.paidAt = at
     if (to === "completed") order.completedAt = at
+    if (to === "processing" || to === "completed" || to === "on-hold") this.reduceStock(order)
     this.addNote(order, `Order status changed from ${statusLabels[from]} to ${statusLabels[to]}.`, false, "system")
     if (to === "processing" && ["pending", "on-hold", "failed", "checkout-draft"].includes(from)) {
       this.sendEmail(order, "customer_processing_order")
@@ -218,13 +221,30 @@ export class WooState {
     if (to === "refunded") this.sendEmail(order, "customer_refunded_order")
   }
 
-  private sendEmail(order: StoredOrder, type: CustomerEmail): void {
+  /**
+   * `wc_maybe_reduce_stock_levels`: once per order, each product line's stock is reduced and the line
+   * gets the internal meta `_reduced_stock` (the units taken), which the REST answer shows with the
+   * line's other meta (store-apis.md §0).
+   */
+  private reduceStock(order: StoredOrder): void {
+    if (order.meta.some((m) => m.key === "_order_stock_reduced")) return
+    order.meta.push({ id: this.nextMetaId++, key: "_order_stock_reduced", value: "yes" })
+    for (const line of order.lineItems) {
+      if (line.productId > 0) line.meta.push({ id: this.nextMetaId++, key: "_reduced_stock", value: String(line.quantity) })
+    }
+  }
+
+  private sendEmail(order: StoredOrder, type: CustomerEmail, note?: string): void {
+    const items = this.shipmentTracking ? trackingItems(order) : []
+    const tracking: EmailedTracking[] = items.map((t) => ({ ...this.formatTracking(t), number: t.tracking_number }))
     order.emails.push({
       type,
       to: order.billing.email ?? "",
       at: this.now(),
       seq: this.nextSeq(),
-      trackingNumbers: this.shipmentTracking ? trackingItems(order).map((t) => t.tracking_number) : []
+      trackingNumbers: items.map((t) => t.tracking_number),
+      tracking,
+      ...(note === undefined ? {} : { note })
     })
   }
 
@@ -243,7 +263,7 @@ export class WooState {
   addNote(order: StoredOrder, text: string, customerNote: boolean, author: string): StoredNote {
     const note: StoredNote = { id: this.nextNoteId++, createdAt: this.nowSeconds(), note: text, customerNote, author, seq: this.nextSeq() }
     order.notes.push(note)
-    if (customerNote) this.sendEmail(order, "customer_note")
+    if (customerNote) this.sendEmail(order, "customer_note", text)
     return note
   }
 

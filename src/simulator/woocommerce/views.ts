@@ -185,11 +185,16 @@ export const refundView = (ctx: ViewContext, order: StoredOrder, refund: StoredR
   }
 })
 
-/** The Shipment Tracking extension's answer for one item (`tracking_link` filled from the provider's template). */
-export const trackingView = (ctx: ViewContext, order: StoredOrder, item: TrackingItem, link: string) => ({
+/** The Shipment Tracking extension's answer for one item, provider and link as `get_formatted_tracking_item` gives them. */
+export const trackingView = (
+  ctx: ViewContext,
+  order: StoredOrder,
+  item: TrackingItem,
+  formatted: { readonly provider: string; readonly link: string }
+) => ({
   tracking_id: item.tracking_id,
-  tracking_provider: item.custom_tracking_provider !== "" ? item.custom_tracking_provider : item.tracking_provider,
-  tracking_link: link,
+  tracking_provider: formatted.provider,
+  tracking_link: formatted.link,
   tracking_number: item.tracking_number,
   date_shipped: new Date(Number(item.date_shipped) * 1000).toISOString().slice(0, 10),
   _links: {
@@ -198,3 +203,84 @@ export const trackingView = (ctx: ViewContext, order: StoredOrder, item: Trackin
     up: rest(ctx, `wc/v3/orders/${order.id}`)
   }
 })
+
+/** `WC_API_Server::format_datetime`: UTC with a `Z`, no fraction. */
+const legacyTime = (ms: number | null): string | null => (ms === null ? null : `${wallTime(ms)}Z`)
+
+const legacyAddress = (address: StoredOrder["billing"]) => ({
+  first_name: address.first_name,
+  last_name: address.last_name,
+  company: address.company,
+  address_1: address.address_1,
+  address_2: address.address_2,
+  city: address.city,
+  state: address.state,
+  postcode: address.postcode,
+  country: address.country,
+  ...(address.email === undefined ? {} : { email: address.email }),
+  phone: address.phone
+})
+
+/**
+ * The order as the legacy REST API v3 (`WC_API_Orders::get_order`) writes it: what a webhook whose
+ * API version is `legacy_v3` delivers, wrapped as `{"order": …}`. Other names than REST v3
+ * (`order_number`, `updated_at` in UTC with a `Z`, `billing_address`, line `meta` as key/label/value).
+ */
+export const legacyOrderView = (ctx: ViewContext, order: StoredOrder) => {
+  const shippingTotal = order.shippingLines.reduce((sum, s) => sum + s.totalCents, 0)
+  const itemsTotal = order.lineItems.reduce((sum, l) => sum + l.totalCents, 0)
+  return {
+    id: order.id,
+    order_number: order.number,
+    order_key: order.orderKey,
+    created_at: legacyTime(order.createdAt),
+    updated_at: legacyTime(order.modifiedAt),
+    completed_at: legacyTime(order.completedAt),
+    status: order.status,
+    currency: order.currency,
+    total: money(itemsTotal + shippingTotal),
+    subtotal: money(order.lineItems.reduce((sum, l) => sum + l.subtotalCents, 0)),
+    total_line_items_quantity: order.lineItems.reduce((sum, l) => sum + l.quantity, 0),
+    total_tax: "0.00",
+    total_shipping: money(shippingTotal),
+    cart_tax: "0.00",
+    shipping_tax: "0.00",
+    total_discount: "0.00",
+    shipping_methods: order.shippingLines.map((s) => s.methodTitle).join(", "),
+    payment_details: { method_id: order.paymentMethod, method_title: order.paymentMethodTitle, paid: order.paidAt !== null },
+    billing_address: legacyAddress(order.billing),
+    shipping_address: legacyAddress(order.shipping),
+    note: order.customerNote,
+    customer_ip: "203.0.113.24",
+    customer_id: order.customerId,
+    view_order_url: `${ctx.siteUrl}/my-account/view-order/${order.id}/`,
+    line_items: order.lineItems.map((item) => ({
+      id: item.id,
+      subtotal: money(item.subtotalCents),
+      subtotal_tax: "0.00",
+      total: money(item.totalCents),
+      total_tax: "0.00",
+      price: money(item.quantity === 0 ? 0 : Math.round(item.totalCents / item.quantity)),
+      quantity: item.quantity,
+      tax_class: item.taxClass === "" ? null : item.taxClass,
+      name: item.name,
+      product_id: item.variationId > 0 ? item.variationId : item.productId,
+      sku: item.sku,
+      // The legacy API leaves hidden (`_`) meta out.
+      meta: item.meta.filter((m) => !m.key.startsWith("_")).map((m) => ({
+        key: m.key,
+        label: attributeLabels[m.key] ?? m.key,
+        value: String(displayValue(m))
+      }))
+    })),
+    shipping_lines: order.shippingLines.map((s) => ({
+      id: s.id,
+      method_id: s.methodId,
+      method_title: s.methodTitle,
+      total: money(s.totalCents)
+    })),
+    tax_lines: [],
+    fee_lines: [],
+    coupon_lines: []
+  }
+}

@@ -6,9 +6,12 @@ import type { OrderTopic } from "./store.js"
 
 /**
  * Webhooks as `WC_Webhook` delivers them:
- * - body: the REST v3 resource as it was when the event happened (`{"id":N}` for `order.deleted`);
- * - `X-WC-Webhook-Signature` = base64(HMAC-SHA256(raw body, secret)); without a secret at creation
- *   WooCommerce derives a guessable one, and so does the simulator;
+ * - body: the REST v3 resource as it was when the event happened (`{"id":N}` for `order.deleted`); a
+ *   webhook of API version `legacy_v3` delivers the legacy REST API's order instead, as `{"order": …}`;
+ * - `X-WC-Webhook-Source` = `home_url('/')`, the site's home, which may differ from its REST address;
+ * - `X-WC-Webhook-Signature` = base64(HMAC-SHA256(raw body, key)), the key being the secret as stored
+ *   after `wp_specialchars_decode` (WordPress stores a sanitized secret: a lone `<` as `&lt;`); without
+ *   a secret at creation WooCommerce derives a guessable one, and so does the simulator;
  * - `X-WC-Webhook-Delivery-ID` = a hash of (webhook id, current Unix second): two deliveries of one
  *   webhook in the same second share it, so it is no dedup key;
  * - on creation an UNSIGNED ping (form body `webhook_id=<id>`, no X-WC-* headers) goes to the URL;
@@ -19,6 +22,10 @@ import type { OrderTopic } from "./store.js"
 
 export const webhookTopics: ReadonlyArray<OrderTopic> = ["order.created", "order.updated", "order.deleted"]
 
+/** Which API a webhook's payload is written by: REST v3 (the default) or the legacy REST API v3. */
+export const webhookApiVersions = ["wp_api_v3", "legacy_v3"] as const
+export type WebhookApiVersion = (typeof webhookApiVersions)[number]
+
 const USER_AGENT = "WooCommerce/9.8.5 Hookshot (WordPress/6.8.1)"
 const MAX_FAILURES = 5
 
@@ -28,7 +35,9 @@ export interface WebhookRecord {
   status: "active" | "paused" | "disabled"
   readonly topic: OrderTopic
   readonly deliveryUrl: string
+  /** As WordPress stores it (sanitized). */
   readonly secret: string
+  readonly apiVersion: WebhookApiVersion
   readonly createdAt: number
   failureCount: number
 }
@@ -57,6 +66,18 @@ interface PendingDelivery {
 export const signWebhook = (secret: string, rawBody: string | Uint8Array): string =>
   createHmac("sha256", secret).update(rawBody).digest("base64")
 
+/** `sanitize_text_field` as far as a secret meets it: a `<` that opens no tag is stored as `&lt;`. */
+export const storedSecret = (typed: string): string => typed.trim().replace(/<(?![a-zA-Z/!?])/g, "&lt;")
+
+/** `wp_specialchars_decode($text, ENT_QUOTES)`: the five entities WordPress encodes, decoded once. */
+export const wpSpecialcharsDecode = (text: string): string =>
+  text
+    .replace(/&(?:#0*60|#x0*3c|lt);/gi, "<")
+    .replace(/&(?:#0*62|#x0*3e|gt);/gi, ">")
+    .replace(/&(?:#0*34|#x0*22|quot);/gi, '"')
+    .replace(/&(?:#0*39|#x0*27);/gi, "'")
+    .replace(/&(?:#0*38|#x0*26|amp);/gi, "&")
+
 export const defaultWebhookSettings = defaultQueueSettings
 
 export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, DeliveryRecord> {
@@ -64,9 +85,11 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   private nextId = 11
 
   constructor(
-    private readonly siteUrl: () => string,
+    /** `home_url('/')`: what deliveries name as their source. */
+    private readonly sourceUrl: () => string,
     private readonly now: () => number,
-    private readonly payload: (order: StoredOrder) => unknown
+    private readonly payload: (order: StoredOrder) => unknown,
+    private readonly legacyPayload: (order: StoredOrder) => unknown
   ) {
     super(defaultWebhookSettings)
   }
@@ -90,7 +113,9 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   }
 
   /** Creates an active webhook and pings its URL, as saving a webhook in WooCommerce does. */
-  async create(spec: { topic: OrderTopic; deliveryUrl: string; secret?: string; name?: string }): Promise<WebhookRecord> {
+  async create(
+    spec: { topic: OrderTopic; deliveryUrl: string; secret?: string; name?: string; apiVersion?: WebhookApiVersion }
+  ): Promise<WebhookRecord> {
     const createdAt = Math.floor(this.now() / 1000) * 1000
     const hook: WebhookRecord = {
       id: this.nextId++,
@@ -98,7 +123,8 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
       status: "active",
       topic: spec.topic,
       deliveryUrl: spec.deliveryUrl,
-      secret: spec.secret ?? createHash("md5").update(`1${createdAt / 1000}`).digest("hex"),
+      secret: spec.secret === undefined ? createHash("md5").update(`1${createdAt / 1000}`).digest("hex") : storedSecret(spec.secret),
+      apiVersion: spec.apiVersion ?? "wp_api_v3",
       createdAt,
       failureCount: 0
     }
@@ -134,8 +160,20 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
   readonly onOrderEvent = (topic: OrderTopic, order: StoredOrder): void => {
     const targets = this.hooks.filter((h) => h.topic === topic && h.status === "active")
     if (targets.length === 0) return
-    const body = JSON.stringify(topic === "order.deleted" ? { id: order.id } : this.payload(order))
-    this.queue.enqueue(targets.map((webhook) => ({ webhook, deliveryId: this.deliveryId(webhook), body, resourceId: order.id })))
+    const bodyFor = (apiVersion: WebhookApiVersion) =>
+      JSON.stringify(
+        topic === "order.deleted"
+          ? { id: order.id }
+          : apiVersion === "legacy_v3"
+          ? { order: this.legacyPayload(order) }
+          : this.payload(order)
+      )
+    this.queue.enqueue(targets.map((webhook) => ({
+      webhook,
+      deliveryId: this.deliveryId(webhook),
+      body: bodyFor(webhook.apiVersion),
+      resourceId: order.id
+    })))
   }
 
   protected dispatch(d: PendingDelivery): () => Promise<void> {
@@ -151,11 +189,11 @@ export class Webhooks extends QueuedWebhooks<PendingDelivery, WebhookSettings, D
       {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        "X-WC-Webhook-Source": `${this.siteUrl()}/`,
+        "X-WC-Webhook-Source": this.sourceUrl(),
         "X-WC-Webhook-Topic": hook.topic,
         "X-WC-Webhook-Resource": resource,
         "X-WC-Webhook-Event": event,
-        "X-WC-Webhook-Signature": signWebhook(hook.secret, d.body),
+        "X-WC-Webhook-Signature": signWebhook(wpSpecialcharsDecode(hook.secret), d.body),
         "X-WC-Webhook-ID": String(hook.id),
         "X-WC-Webhook-Delivery-ID": d.deliveryId
       },
@@ -190,6 +228,7 @@ export const webhookView = (siteUrl: string, hook: WebhookRecord) => ({
   event: hook.topic.split(".")[1],
   hooks: [`woocommerce_${hook.topic === "order.created" ? "new_order" : hook.topic === "order.updated" ? "update_order" : "delete_order"}`],
   delivery_url: hook.deliveryUrl,
+  api_version: hook.apiVersion === "legacy_v3" ? "legacy_v3" : "wp_api_v3",
   date_created: new Date(hook.createdAt).toISOString().slice(0, 19),
   date_created_gmt: new Date(hook.createdAt).toISOString().slice(0, 19),
   date_modified: new Date(hook.createdAt).toISOString().slice(0, 19),

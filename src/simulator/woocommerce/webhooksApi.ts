@@ -1,11 +1,11 @@
 import { invalidParams, missingParams, ok, truthy, wooError, type ApiContext, type ApiRequest, type Route } from "./api.js"
 import type { OrderTopic } from "./store.js"
-import { webhookTopics, webhookView } from "./webhooks.js"
+import { webhookApiVersions, webhookTopics, webhookView, type WebhookApiVersion } from "./webhooks.js"
 
 /** `wc/v3/webhooks`: list, create (which pings the delivery URL), read and delete order webhooks. */
 
 const createWebhook = async (ctx: ApiContext, request: ApiRequest) => {
-  const { topic, delivery_url: deliveryUrl, secret, name } = request.body
+  const { topic, delivery_url: deliveryUrl, secret, name, api_version: apiVersion } = request.body
   const missing = [...(topic === undefined ? ["topic"] : []), ...(deliveryUrl === undefined ? ["delivery_url"] : [])]
   if (missing.length > 0) return missingParams(missing)
   if (!webhookTopics.includes(topic as OrderTopic)) {
@@ -16,11 +16,17 @@ const createWebhook = async (ctx: ApiContext, request: ApiRequest) => {
   if (typeof deliveryUrl !== "string" || !/^https?:\/\//.test(deliveryUrl)) {
     return invalidParams({ delivery_url: { code: "rest_invalid_param", message: "delivery_url is not of type uri." } })
   }
+  if (apiVersion !== undefined && !webhookApiVersions.includes(apiVersion as WebhookApiVersion)) {
+    return invalidParams({
+      api_version: { code: "rest_invalid_param", message: `api_version is not one of ${webhookApiVersions.join(", ")}.` }
+    })
+  }
   const hook = await ctx.webhooks.create({
     topic: topic as OrderTopic,
     deliveryUrl,
     ...(typeof secret === "string" && secret !== "" ? { secret } : {}),
-    ...(typeof name === "string" ? { name } : {})
+    ...(typeof name === "string" ? { name } : {}),
+    ...(apiVersion === undefined ? {} : { apiVersion: apiVersion as WebhookApiVersion })
   })
   return ok(webhookView(ctx.view.siteUrl, hook), 201)
 }

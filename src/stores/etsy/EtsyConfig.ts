@@ -3,7 +3,8 @@
  * the config (shopId, keystring, sharedSecret, refreshToken, baseUrl) plus
  * optional settings with sensible defaults.
  */
-import type { Effect, Redacted } from "effect"
+import type { Redacted } from "effect"
+import type { StoreTokenStore } from "../../domain/StoreToken.js"
 import type { ConnectorTuning, PullLimits, StoreBudgetConfig, WebhookSecretsConfig } from "../ConnectorConfig.js"
 
 export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
@@ -27,7 +28,7 @@ export interface EtsyConnectorConfig extends ConnectorTuning, Partial<WebhookSec
   readonly keystring: Redacted.Redacted<string>
   /** Sent with the keystring as `x-api-key: <keystring>:<shared_secret>` (required since 2026-02-09). */
   readonly sharedSecret: Redacted.Redacted<string>
-  /** The seller's OAuth refresh token; access tokens are obtained (and renewed) from it. */
+  /** The seller's OAuth refresh token: the first of the line Etsy rotates (the newest is kept in `tokens`). */
   readonly refreshToken: Redacted.Redacted<string>
   /** Default `https://api.etsy.com`; simulators and proxies set it. */
   readonly baseUrl?: string
@@ -37,11 +38,21 @@ export interface EtsyConnectorConfig extends ConnectorTuning, Partial<WebhookSec
   /** Body encoding of createReceiptShipment (default json, as the current spec; form as older versions). */
   readonly shipmentBody?: "json" | "form"
   /**
-   * Called when Etsy answers a refresh with a different refresh token. The
-   * connector keeps the newest in memory; persist it here, or a restart
-   * presents a token Etsy may no longer accept.
+   * The country packages ship from (ISO 3166-1 alpha-2), whose carriers `getShippingCarriers` lists.
+   * Default: the shop's own (`shipping_from_country_iso` of getShop).
    */
-  readonly onRefreshTokenRotated?: (refreshToken: Redacted.Redacted<string>) => Effect.Effect<void>
+  readonly shipsFromCountry?: string
+  /**
+   * Where the access token and the newest refresh token are kept (replicas share them, a restart
+   * finds them); default this connector's own memory.
+   */
+  readonly tokens?: StoreTokenStore
+  /**
+   * False where `tokens` outlive nothing this process does (`podsync check` without the daemon's
+   * database): no refresh is made, since Etsy would answer with a new refresh token that nothing
+   * keeps and refuse the configured one from then on. Default true.
+   */
+  readonly refreshTokenKept?: boolean
 }
 
 export const DEFAULT_BASE_URL = "https://api.etsy.com"

@@ -3,15 +3,20 @@
  * Built once per configured Etsy shop.
  *
  * - Credentials: `x-api-key: <keystring>:<shared_secret>` on every call, and
- *   an OAuth bearer obtained from the configured refresh token (EtsyTokens).
+ *   an OAuth bearer from the newest refresh token, kept in the token store
+ *   (the configured one only seeds it; EtsyTokens).
  * - Pull: getShopReceipts by `min_last_modified`, `sort_on=updated`
  *   ascending, offset within one-second ties only (EtsyCursor), with the
  *   paid/unshipped filters unless `receiptFilter: all`.
  * - Push: createReceiptShipment after reading `shipments[]` back (Etsy emails
- *   the buyer on every shipment).
+ *   the buyer on every shipment), the carrier as `getShippingCarriers` names
+ *   it (EtsyCarriers.ts); a 403 on one receipt refuses that push only.
+ * - Rate limits: one bucket per shop (Etsy counts private calls per OAuth
+ *   token), one for the app's public calls (per API key).
  * - Receipts have no tags, notes or private fields: `annotate` does nothing.
- * - Webhooks: thin, Standard Webhooks signatures; only when a webhook secret
- *   is configured (commercial apps), otherwise `webhookPayload: "none"`.
+ * - Webhooks: the published envelope or the flat form, each naming one
+ *   receipt; Standard Webhooks signatures; only when a webhook secret is
+ *   configured (commercial apps), otherwise `webhookPayload: "none"`.
  */
 import { Effect, Either, Option } from "effect"
 import { type ConnectorMaker, readBackOrder } from "../ConnectorAssembly.js"
@@ -20,6 +25,7 @@ import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
 import { refuseOutsideReplayWindow } from "../WebhookAdmission.js"
 import { baseUrlOf, ETSY_PULL_LIMITS, type EtsyConnectorConfig } from "./EtsyConfig.js"
+import { makeEtsyCarriers } from "./EtsyCarriers.js"
 import { makeEtsyFulfillmentPush } from "./EtsyFulfillment.js"
 import { makeEtsyHttp } from "./EtsyHttp.js"
 import { normalizeEtsyReceipt } from "./EtsyNormalize.js"
@@ -42,7 +48,13 @@ export const makeEtsyConnector: ConnectorMaker<EtsyConnectorConfig> = (config) =
     const { storeKey, shopId } = config
     const http = yield* makeEtsyHttp(config)
     const reader = makeEtsyReceiptReader({ storeKey, shopId, filter: config.receiptFilter ?? "paidUnshipped" }, http)
-    const pushFulfillment = makeEtsyFulfillmentPush({ storeKey, shopId, shipmentBody: config.shipmentBody ?? "json" }, http, reader)
+    const carriers = yield* makeEtsyCarriers({ storeKey, shopId, shipsFromCountry: config.shipsFromCountry }, http)
+    const pushFulfillment = makeEtsyFulfillmentPush(
+      { storeKey, shopId, shipmentBody: config.shipmentBody ?? "json" },
+      http,
+      reader,
+      carriers
+    )
     const walk = etsyWalk(pullSettingsOf(config, ETSY_PULL_LIMITS), reader)
 
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>

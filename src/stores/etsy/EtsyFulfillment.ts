@@ -8,10 +8,16 @@
  * Etsy ships whole receipts: the lines of a push are checked (they must be
  * transactions of the receipt) and reported back, but the shipment covers
  * the receipt. A second package is a second shipment (and a second email).
+ *
+ * The carrier is named as Etsy lists it (EtsyCarriers.ts), else `other` with
+ * the carrier and link in the note to the buyer. A 403 on one receipt's
+ * shipment refuses that push (`Rejected`, Etsy's words), not the credentials.
  */
 import { Effect, Either, Option, Schema } from "effect"
 import type { FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
+import { trackingUrlOf } from "../CarrierNames.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
+import type { EtsyCarriers } from "./EtsyCarriers.js"
 import type { EtsyHttp } from "./EtsyHttp.js"
 import { decodeEtsyReceipt, type EtsyReceiptReader, isReceiptId } from "./EtsyReceipts.js"
 import type { EtsyReceipt } from "./EtsySchemas.js"
@@ -25,30 +31,13 @@ export interface FulfillmentSettings {
 export const sameTrackingNumber = (a: string, b: string): boolean =>
   a.replace(/[\s-]+/g, "").toUpperCase() === b.replace(/[\s-]+/g, "").toUpperCase()
 
-/** Carrier names Etsy takes for createReceiptShipment; anything else is sent as "other" (§3.3). */
-const carriers: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^(usps|united states postal service|us postal service)$/, "usps"],
-  [/^ups$/, "ups"],
-  [/^(fedex|federal express)$/, "fedex"],
-  [/^dhl express$/, "dhl-express"],
-  [/^dhl e-?commerce$/, "dhl-ecommerce"],
-  [/^dhl$/, "dhl"],
-  [/^canada post$/, "canada-post"],
-  [/^royal mail$/, "royal-mail"],
-  [/^(evri|hermes uk)$/, "evri"],
-  [/^australia post$/, "australia-post"],
-  [/^deutsche post$/, "deutsche-post"],
-  [/^dpd$/, "dpd"],
-  [/^gls$/, "gls"],
-  [/^la poste$/, "la-poste"],
-  [/^colissimo$/, "colissimo"],
-  [/^japan post$/, "japan-post"],
-  [/^postnl$/, "postnl"]
-]
-
-export const etsyCarrierName = (company: string): string => {
-  const normalized = company.trim().toLowerCase().replace(/[\s_-]+/g, " ")
-  return carriers.find(([pattern]) => pattern.test(normalized))?.[1] ?? "other"
+/**
+ * The note to the buyer of a shipment whose carrier Etsy does not know (sent as `other`, so Etsy links
+ * nothing): the carrier, the number and, when there is one, the link.
+ */
+export const otherCarrierNote = (tracking: FulfillmentPush["tracking"]): string => {
+  const link = tracking.url ?? trackingUrlOf(tracking.company, tracking.number)
+  return `Shipped with ${tracking.company}, tracking number ${tracking.number}.${link === undefined ? "" : ` Track it here: ${link}`}`
 }
 
 const shipmentIds = (receipt: EtsyReceipt, trackingNumber: string): Array<string> =>
@@ -60,7 +49,20 @@ const isCancelled = (receipt: EtsyReceipt): boolean => ["canceled", "cancelled"]
 
 const rejected = (reason: string, ...messages: Array<string>): FulfillmentOutcome => ({ _tag: "Rejected", reason, messages })
 
-export const makeEtsyFulfillmentPush = (settings: FulfillmentSettings, http: EtsyHttp, reader: EtsyReceiptReader) => {
+/** Why Etsy refused one receipt's shipment (403: that receipt, not the credentials): the push needs a person. */
+const refusedShipment = (status: number, message: string): FulfillmentOutcome =>
+  status === 404
+    ? rejected("unknown_order", message)
+    : status === 403
+    ? rejected("shipment_refused", `Etsy refused the shipment of this receipt: ${message}`)
+    : rejected("store_refused", message)
+
+export const makeEtsyFulfillmentPush = (
+  settings: FulfillmentSettings,
+  http: EtsyHttp,
+  reader: EtsyReceiptReader,
+  carriers: EtsyCarriers
+) => {
   const { storeKey } = settings
 
   const unreadable = (operation: string, ambiguous: boolean, raw: unknown, detail: string) =>
@@ -79,7 +81,7 @@ export const makeEtsyFulfillmentPush = (settings: FulfillmentSettings, http: Ets
 
   const createShipment = (receipt: EtsyReceipt, push: FulfillmentPush): Effect.Effect<FulfillmentOutcome, StoreError> =>
     Effect.gen(function*() {
-      const carrier = etsyCarrierName(push.tracking.company)
+      const carrier = yield* carriers.choose(push.tracking.company)
       const answer = yield* http.run({
         operation: "createReceiptShipment",
         method: "POST",
@@ -88,21 +90,18 @@ export const makeEtsyFulfillmentPush = (settings: FulfillmentSettings, http: Ets
           encoding: settings.shipmentBody,
           fields: {
             tracking_code: push.tracking.number,
-            carrier_name: carrier,
+            carrier_name: carrier._tag === "Known" ? carrier.name : "other",
             send_bcc: false,
-            // With "other" Etsy cannot link the tracking: the link goes in the (already unavoidable) email.
-            ...(carrier === "other" && push.tracking.url !== undefined
-              ? { note_to_buyer: `Shipped with ${push.tracking.company}. Track it here: ${push.tracking.url}` }
-              : {})
+            // With "other" Etsy links nothing: carrier and link go in the (already unavoidable) email.
+            ...(carrier._tag === "Other" ? { note_to_buyer: otherCarrierNote(push.tracking) } : {})
           }
         },
         write: true,
         lane: "other",
+        refusalOn403: true,
         schema: Schema.Unknown
       })
-      if (answer._tag === "Refused") {
-        return rejected(answer.status === 404 ? "unknown_order" : "store_refused", answer.message)
-      }
+      if (answer._tag === "Refused") return refusedShipment(answer.status, answer.message)
       const updated = decodeEtsyReceipt(answer.value)
       if (Either.isLeft(updated)) {
         return yield* unreadable("createReceiptShipment", true, answer.value, updated.left.message)

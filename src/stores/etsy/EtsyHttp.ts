@@ -1,11 +1,18 @@
 /**
- * The one way this connector calls the Etsy API: both credentials on every
- * request (`x-api-key: <keystring>:<shared_secret>`, `Authorization: Bearer
- * <token>`), paced by the quota gate, and every answer turned into data or a
- * typed `StoreError`.
+ * The one way this connector calls the Etsy API: the app's key on every
+ * request (`x-api-key: <keystring>:<shared_secret>`) and, on private calls,
+ * the shop's OAuth bearer (`Authorization: Bearer <token>`), paced by the
+ * quota gate (the shop's for private calls, the app's for public ones: Etsy
+ * counts them apart, store-apis.md §0), and every answer turned into data or
+ * a typed `StoreError`.
  *
  * - 401: the access token is dropped and refreshed, and the request sent
- *   once more (Etsy did not act on it). A second 401, or a 403, is an auth error.
+ *   once more (Etsy did not act on it). A second 401 is an auth error.
+ * - 403: Etsy declares it per operation ("not allowed to perform"). On a call
+ *   that asks for it (`refusalOn403`: one receipt's shipment), it refuses that
+ *   request only and comes back as `Refused` with Etsy's words, unless those
+ *   words are about the key, the secret, the token or its scopes
+ *   (`refusesCredentials`). Elsewhere, an auth error.
  * - 429: the request did not run, so it is retried (writes too) after the
  *   pause the gate takes (`retry-after`, else 1, 2, 4… s), at most 5 times;
  *   the pause holds every replica of the application, and each 429 is
@@ -17,13 +24,14 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Duration, Effect, Either, Redacted, Schedule, Schema } from "effect"
+import { Duration, Effect, Either, identity, Redacted, Schedule, Schema } from "effect"
 import { keepBody, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError, unavailableFor } from "../StoreErrors.js"
 import { applicationUrl, DEFAULT_DAILY_RESERVE, DEFAULT_REQUEST_TIMEOUT, type EtsyConnectorConfig } from "./EtsyConfig.js"
 import { budgetUnavailable } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import {
   DEFAULT_PER_SECOND,
+  etsyAppCredential,
   etsyCredential,
   type Lane,
   makeQuotaGate,
@@ -32,6 +40,7 @@ import {
   readQuotaHeaders,
   spacingShape
 } from "./EtsyQuota.js"
+import type { CredentialRefusal } from "../StoreConnector.js"
 import { EtsyErrorBody } from "./EtsySchemas.js"
 import { type EtsyTokens, makeEtsyTokens } from "./EtsyTokens.js"
 
@@ -47,6 +56,10 @@ export interface EtsyCall<A, I> {
   readonly write: boolean
   readonly lane: Lane
   readonly schema: Schema.Schema<A, I>
+  /** A public call (the app's key only, no OAuth token): getShop, getShippingCarriers. Default: private. */
+  readonly access?: "private" | "public"
+  /** A 403 refuses this request only (see above). */
+  readonly refusalOn403?: boolean
 }
 
 export type EtsyAnswer<A> =
@@ -55,9 +68,27 @@ export type EtsyAnswer<A> =
 
 export interface EtsyHttp {
   readonly run: <A, I>(call: EtsyCall<A, I>) => Effect.Effect<EtsyAnswer<A>, StoreError>
+  /** The shop's gate (private calls). */
   readonly gate: QuotaGate
+  /** The app's gate (public calls). */
+  readonly appGate: QuotaGate
   readonly tokens: EtsyTokens
 }
+
+/**
+ * Whether Etsy's words on a 401/403 are about the credentials themselves (the app's key or shared
+ * secret, the OAuth token or its scopes), rather than about the one thing asked for.
+ */
+export const refusesCredentials = (message: string): boolean =>
+  /x-api-key|api[ _]?key|keystring|shared[ _]?secret|oauth|access[ _]?token|invalid[ _]token|bearer|scope/i.test(message)
+
+/**
+ * For the daemon's health: which of Etsy's 401/403 answers refuse the credentials. A 403 on one
+ * receipt's createReceiptShipment refuses that shipment, unless its words are about the credentials.
+ */
+export const etsyCredentialRefusal: CredentialRefusal = (answer) =>
+  !(answer.status === 403 && answer.method === "POST" && /\/receipts\/\d+\/tracking\/?$/.test(answer.path) &&
+    !refusesCredentials(answer.body))
 
 export const MAX_THROTTLED_RETRIES = 5
 const readRetries = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
@@ -93,16 +124,16 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
     const client = yield* HttpClient.HttpClient
     const tokens = yield* makeEtsyTokens(config)
     const storeKey = config.storeKey
-    const gate = yield* makeQuotaGate(
-      storeKey,
-      config.dailyReserve ?? DEFAULT_DAILY_RESERVE,
-      (config.buckets ?? inMemoryStoreBuckets).open(etsyCredential(config), spacingShape(DEFAULT_PER_SECOND))
-    )
+    const buckets = config.buckets ?? inMemoryStoreBuckets
+    const reserve = config.dailyReserve ?? DEFAULT_DAILY_RESERVE
+    const gate = yield* makeQuotaGate(storeKey, reserve, buckets.open(etsyCredential(config), spacingShape(DEFAULT_PER_SECOND)))
+    const appGate = yield* makeQuotaGate(storeKey, reserve, buckets.open(etsyAppCredential(config), spacingShape(DEFAULT_PER_SECOND)))
+    const gateOf = (call: Pick<EtsyCall<unknown, unknown>, "access">) => (call.access === "public" ? appGate : gate)
     const reportThrottle = config.onThrottled ?? (() => Effect.void)
     const timeout = Duration.decode(config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
     const apiKey = `${Redacted.value(config.keystring)}:${Redacted.value(config.sharedSecret)}`
 
-    const buildRequest = <A, I>(call: EtsyCall<A, I>, token: Redacted.Redacted<string>) => {
+    const buildRequest = <A, I>(call: EtsyCall<A, I>, token: Redacted.Redacted<string> | undefined) => {
       const url = applicationUrl(config, call.path)
       const base = (call.method === "GET"
         ? HttpClientRequest.get(url)
@@ -110,7 +141,7 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
         ? HttpClientRequest.put(url)
         : HttpClientRequest.post(url)).pipe(
           HttpClientRequest.setHeader("x-api-key", apiKey),
-          HttpClientRequest.setHeader("authorization", `Bearer ${Redacted.value(token)}`),
+          token === undefined ? identity : HttpClientRequest.setHeader("authorization", `Bearer ${Redacted.value(token)}`),
           HttpClientRequest.acceptJson,
           HttpClientRequest.setUrlParams(call.query ?? {})
         )
@@ -124,9 +155,10 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
     const attempt = <A, I>(call: EtsyCall<A, I>): Effect.Effect<Attempt<A>, StoreError | QuotaRefusedError> =>
       Effect.gen(function*() {
         const unavailable = unavailableFor(storeKey, call.operation, call.write)
-        const token = yield* tokens.accessToken
+        const token = call.access === "public" ? undefined : yield* tokens.accessToken
+        const callGate = gateOf(call)
         const { status, body, headers } = yield* Effect.acquireUseRelease(
-          gate.acquire(call.lane).pipe(
+          callGate.acquire(call.lane).pipe(
             Effect.catchTag("StoreBucketError", (error) => Effect.fail(budgetUnavailable(storeKey, call.operation)(error)))
           ),
           () =>
@@ -139,14 +171,24 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
             ),
           (ticket) => ticket.done
         )
-        yield* gate.observe(readQuotaHeaders(headers))
-        if (status === 401) {
+        yield* callGate.observe(readQuotaHeaders(headers))
+        if (status === 401 && token !== undefined) {
           yield* tokens.invalidate(token)
           return { _tag: "Unauthorized" } as const
         }
-        if (status === 403) {
-          yield* Effect.logWarning(`store ${storeKey}: Etsy refused ${call.operation}: ${errorMessage(status, body)}`)
-          return yield* new StoreAuthError({ storeKey, operation: call.operation, status })
+        if (status === 401 || status === 403) {
+          const said = errorMessage(status, body)
+          if (status === 403 && call.refusalOn403 === true && !refusesCredentials(said)) {
+            return { _tag: "Done", answer: { _tag: "Refused", status, message: said } } as const
+          }
+          yield* Effect.logWarning(`store ${storeKey}: Etsy refused ${call.operation}: ${said}`)
+          return yield* new StoreAuthError({
+            storeKey,
+            operation: call.operation,
+            status,
+            detail:
+              `Etsy said: ${said}; check the app's keystring and shared secret, and that the seller granted transactions_r and transactions_w`
+          })
         }
         if (status === 429) {
           return {
@@ -201,7 +243,7 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
           )
         }
         return reportThrottle({ said: result.said, waitMs: wait }).pipe(
-          Effect.zipRight(gate.pause(wait)),
+          Effect.zipRight(gateOf(call).pause(wait)),
           Effect.zipRight(runOnce(call, throttled + 1, reauthorized))
         )
       })
@@ -219,5 +261,5 @@ export const makeEtsyHttp = (config: EtsyConnectorConfig): Effect.Effect<EtsyHtt
           )
         )
 
-    return { run, gate, tokens }
+    return { run, gate, appGate, tokens }
   })

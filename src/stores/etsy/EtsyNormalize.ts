@@ -4,10 +4,11 @@
  * status; the pipeline decides what to produce.
  *
  * - Text is HTML-decoded (Etsy encodes it; see HtmlEntities.ts).
- * - A withheld address (every field null, as for buyers in regions without a
- *   partnership) is `shipTo: null`; a partly withheld one keeps what is there
- *   and leaves the rest absent (name "" when the name is withheld), so the
- *   pipeline holds the order naming the missing field.
+ * - A withheld address (every line null, as for buyers in regions without a
+ *   partnership; Etsy still sends the name) keeps the name and is recorded in
+ *   `withheld`, so the pipeline holds the order saying Etsy withheld it; a
+ *   partly missing one keeps what is there and leaves the rest absent (name ""
+ *   when there is none), so the pipeline holds the order naming the field.
  * - Lines are transactions: `lineId` = transaction_id, `variantId` =
  *   product_id (the listing's inventory product, i.e. the variant),
  *   `productId` = listing_id; variations (including the Personalization
@@ -18,7 +19,7 @@
 import type { OrderNormalizer } from "../ConnectorAssembly.js"
 import { DateTime, Either, Option } from "effect"
 import * as Money from "../../domain/Money.js"
-import type { Attribute, FinancialStatus, NormalizedLine, NormalizedOrder, ShipTo } from "../../domain/NormalizedOrder.js"
+import type { Attribute, FinancialStatus, NormalizedLine, NormalizedOrder, ShipTo, WithheldData } from "../../domain/NormalizedOrder.js"
 import type { EtsyMoney, EtsyReceipt, EtsyTransaction } from "./EtsySchemas.js"
 import { updatedSecondsOf } from "./EtsySchemas.js"
 import { decodeHtmlEntities } from "./HtmlEntities.js"
@@ -75,6 +76,19 @@ export const moneyOf = (value: EtsyMoney): Either.Either<Money.Money, string> =>
   if (!/^[A-Z]{3}$/.test(currency_code)) return Either.left(`currency_code "${currency_code}" is not an ISO 4217 code`)
   return Either.right(Money.fromNanos(currency_code, BigInt(amount) * (Money.NANOS_PER_UNIT / BigInt(divisor))))
 }
+
+/** The address lines Etsy withholds in regions without a partnership (ShopReceipt's nullable ones). */
+const WITHHELD_LINES = ["first_line", "city", "zip", "country_iso"] as const
+
+/** What Etsy withheld of the buyer's address: every line null (as it answers without a partnership). */
+export const withheldAddress = (receipt: EtsyReceipt): ReadonlyArray<WithheldData> =>
+  WITHHELD_LINES.every((key) => receipt[key] == null)
+    ? [{
+      fields: ["shipTo.line1", "shipTo.city", "shipTo.postalCode", "shipTo.countryCode"],
+      reason: "Etsy withholds this buyer's shipping address (it shares addresses only in regions where it has a partnership); " +
+        "copy the address from the order in Etsy's Shop Manager and draft it at the POD service by hand"
+    }]
+    : []
 
 export const normalizeAddress = (receipt: EtsyReceipt): ShipTo | null => {
   const fields = defined({
@@ -140,6 +154,7 @@ export const normalizeEtsyReceipt: OrderNormalizer<EtsyReceipt> = (storeKey, rec
     const attributes: Array<Attribute> = receipt.is_gift === true
       ? [{ key: "is_gift", value: "true" }, ...(giftMessage ? [{ key: "gift_message", value: giftMessage }] : [])]
       : []
+    const withheld = withheldAddress(receipt)
     const normalized: NormalizedOrder = {
       storeKey,
       platform: "etsy",
@@ -158,6 +173,7 @@ export const normalizeEtsyReceipt: OrderNormalizer<EtsyReceipt> = (storeKey, rec
       attributes,
       total,
       raw,
+      ...(withheld.length > 0 ? { withheld } : {}),
       ...defined({
         email: present(receipt.buyer_email),
         shippingMethod: shippingMethod === undefined ? undefined : { title: shippingMethod },

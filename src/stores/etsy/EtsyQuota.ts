@@ -1,18 +1,18 @@
 /**
- * Pacing inside Etsy's per-application quotas (store-apis.md §3.4): queries
- * per second and per rolling day, learned from the headers of every answer
- * (`x-limit-per-second`, `x-remaining-this-second`, `x-limit-per-day`,
- * `x-remaining-today`); until the first answer, the classic 10 per second.
+ * Pacing inside Etsy's quotas (store-apis.md §3.4), which count a shop's private calls per OAuth
+ * access token and the app's public calls per API key (§0): one gate per shop, and one for the app's
+ * public calls. Queries per second and per rolling day, learned from the headers of every answer
+ * (`x-limit-per-second`, `x-remaining-this-second`, `x-limit-per-day`, `x-remaining-today`); until
+ * the first answer, the classic 10 per second.
  *
- * - Per second, across replicas: requests of the application leave evenly
- *   spaced, about one per 1/limit second, from a bucket of one token refilled
- *   `limit` times a second less a headroom for latency jitter
- *   (domain/StoreBucket.ts), shared by every replica using the same
- *   application. Spacing, rather than a bucket of `limit` tokens: such a
- *   bucket lets `limit` saved-up requests go and `limit` more as it refills,
- *   twice the limit within one second, which Etsy's sliding second refuses.
- *   An answer saying nothing is left this second pauses the bucket for a
- *   second (another client of the same app may be using it).
+ * - Per second, across replicas: requests leave evenly spaced, about one per 1/limit second, from a
+ *   bucket of one token refilled `limit` times a second less a headroom for latency jitter
+ *   (domain/StoreBucket.ts), shared by every replica using the same shop (or, for public calls, the
+ *   same application). Spacing, rather than a bucket of `limit` tokens: such a bucket lets `limit`
+ *   saved-up requests go and `limit` more as it refills, twice the limit within one second, which
+ *   Etsy's sliding second refuses. An answer saying nothing is left this second pauses the bucket for
+ *   a second (another client of the same grant may be using it). One shop throttled does not slow
+ *   another.
  * - Per second, in this process: a request also holds its slot from the
  *   moment it is sent until one second after its answer came back, so however
  *   latency shifts arrivals, Etsy never sees more than the limit within any
@@ -100,8 +100,16 @@ interface GateState {
   readonly nextId: number
 }
 
-/** The shared bucket's name: the application (its keystring, hashed) at its API's address. */
-export const etsyCredential = (config: Pick<EtsyConnectorConfig, "keystring" | "baseUrl">): string =>
+/**
+ * The shared bucket of a shop's private calls: Etsy counts them per OAuth access token (store-apis.md
+ * §0), one seller's grant each, so each shop of an app has its own (the app's keystring and the shop,
+ * hashed, at the API's address); tokens renewed for the shop keep it.
+ */
+export const etsyCredential = (config: Pick<EtsyConnectorConfig, "keystring" | "baseUrl" | "shopId">): string =>
+  storeCredentialId("etsy", [baseUrlOf(config), config.keystring, `shop:${config.shopId}`])
+
+/** The shared bucket of the app's public calls (getShop, getShippingCarriers): per API key, every shop's. */
+export const etsyAppCredential = (config: Pick<EtsyConnectorConfig, "keystring" | "baseUrl">): string =>
   storeCredentialId("etsy", [baseUrlOf(config), config.keystring])
 
 /**
@@ -135,12 +143,12 @@ export interface QuotaTicket {
 export interface QuotaGate {
   readonly acquire: (lane: Lane) => Effect.Effect<QuotaTicket, QuotaRefusedError | StoreBucketError>
   readonly observe: (reading: QuotaReading) => Effect.Effect<void>
-  /** A 429: pause everyone (every replica of the application) for `retryAfterMillis`. */
+  /** A 429: pause everyone sharing the bucket (every replica of the shop) for `retryAfterMillis`. */
   readonly pause: (millis: number) => Effect.Effect<void>
   readonly snapshot: Effect.Effect<{ readonly perSecond: number; readonly remainingToday: number | undefined }>
 }
 
-/** `bucket`: the application's shared bucket, opened with `spacingShape(DEFAULT_PER_SECOND)`. */
+/** `bucket`: the shared bucket (a shop's, or the app's for public calls), opened with `spacingShape(DEFAULT_PER_SECOND)`. */
 export const makeQuotaGate = (storeKey: string, dailyReserve: number, bucket: StoreBucket): Effect.Effect<QuotaGate> =>
   Effect.gen(function*() {
     const state = yield* Ref.make<GateState>({ slots: [], perSecond: DEFAULT_PER_SECOND, day: null, nextId: 1 })

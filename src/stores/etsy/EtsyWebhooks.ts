@@ -9,11 +9,19 @@
  *   a rotation); one match under the current or previous secret is enough,
  *   every comparison in constant time.
  *
- * The payload is thin (`{event_type, resource_url, shop_id}`): the receipt is
- * re-read from the API. The dedup key is the `webhook-id`, which Etsy keeps
- * for every retry of a message. The timestamp is signed, so `triggeredAt` can
- * be trusted; rejecting stale deliveries needs a clock, which this pure check
- * does not have: the connector's `admitWebhook` compares `triggeredAt` with now.
+ * The payload names one receipt, which is re-read from the API (the daemon
+ * reads that one receipt, not the whole shop). Two forms are read:
+ * - the envelope Etsy's webhook page publishes (store-apis.md §0):
+ *   `{event_type: "ORDER_PAID", event_id, created_at, data: {…}}`, the receipt
+ *   in `data` (`receipt_id`, a `resource_url`, or a `receipt` object) and the
+ *   shop in `data.shop_id`;
+ * - the flat form deliveries were seen in: `{event_type: "order.paid",
+ *   resource_url, shop_id}`.
+ * The dedup key is the `webhook-id`, which Etsy keeps for every retry of a
+ * message; the envelope's `event_id` is kept as the event id. The timestamp is
+ * signed, so `triggeredAt` can be trusted; rejecting stale deliveries needs a
+ * clock, which this pure check does not have: the connector's `admitWebhook`
+ * compares `triggeredAt` with now.
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Redacted } from "effect"
@@ -55,6 +63,20 @@ const signatureMatches = (offered: ReadonlyArray<string>, content: Buffer, keys:
   return matched
 }
 
+/** A payload's field that is an object, or undefined. */
+const objectField = (payload: unknown, name: string): unknown => {
+  const value = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[name] : undefined
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined
+}
+
+/** The receipt a payload (or its `data`) names: `receipt_id`, a receipt object's id, or a `resource_url` ending in it. */
+const receiptOf = (part: unknown): string | undefined => {
+  const named = payloadText(part, "receipt_id") ?? payloadText(objectField(part, "receipt"), "receipt_id")
+  if (named !== undefined) return /^\d{1,19}$/.test(named) ? named : undefined
+  const resourceUrl = payloadText(part, "resource_url")
+  return resourceUrl === undefined ? undefined : /\/receipts\/(\d+)(?:[/?#]|$)/.exec(resourceUrl)?.[1]
+}
+
 export const verifyEtsyWebhook: WebhookVerifier<EtsyWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const configured = [secrets.webhookSecret, secrets.previousWebhookSecret].filter((s) => s !== undefined)
@@ -78,12 +100,13 @@ export const verifyEtsyWebhook: WebhookVerifier<EtsyWebhookSecrets> = (secrets, 
   const payload = parsed.right
   const topic = payloadText(payload, "event_type")
   if (topic === undefined) return reject("malformed_body", "the payload has no event_type")
-  const shopId = payloadText(payload, "shop_id")
+  const data = objectField(payload, "data")
+  const shopId = payloadText(data, "shop_id") ?? payloadText(payload, "shop_id")
   if (shopId !== undefined && shopId !== secrets.shopId) {
     return reject("wrong_shop", `delivery is for shop ${shopId}, this store is shop ${secrets.shopId}`)
   }
-  const resourceUrl = payloadText(payload, "resource_url")
-  const storeOrderId = resourceUrl === undefined ? undefined : /\/receipts\/(\d+)(?:[/?#]|$)/.exec(resourceUrl)?.[1]
+  const storeOrderId = receiptOf(data) ?? receiptOf(payload)
+  const eventId = payloadText(payload, "event_id")
 
   return Either.right({
     storeKey: secrets.storeKey,
@@ -92,6 +115,7 @@ export const verifyEtsyWebhook: WebhookVerifier<EtsyWebhookSecrets> = (secrets, 
     deliveryId: id,
     triggeredAt: isoOfSeconds(Number(timestamp)),
     payload,
+    ...(eventId === undefined ? {} : { eventId }),
     ...(storeOrderId === undefined ? {} : { storeOrderId })
   })
 }

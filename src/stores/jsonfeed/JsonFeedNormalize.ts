@@ -20,9 +20,9 @@ import type { Attribute, NormalizedLine, NormalizedOrder, ShipTo } from "../../d
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
 import type { JsonFeedAddress, JsonFeedAttribute, JsonFeedLine, JsonFeedOrder } from "./JsonFeedSchemas.js"
 
-/** The statuses the feed may send: the domain's but "unknown", which is what any other becomes. */
+/** The statuses the feed may send: the domain's but "unknown", which is what any other becomes (and Shopify's "not_required"). */
 const financialStatuses = FinancialStatus.literals.filter((status) => status !== "unknown")
-const fulfillmentStatuses = FulfillmentStatus.literals.filter((status) => status !== "unknown")
+const fulfillmentStatuses = FulfillmentStatus.literals.filter((status) => status !== "unknown" && status !== "not_required")
 
 const lookup = <A extends string>(allowed: ReadonlyArray<A>, text: string): A | undefined =>
   allowed.find((value) => value === text.trim().toLowerCase())

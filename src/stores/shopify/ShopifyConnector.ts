@@ -8,16 +8,16 @@ import { pullSettingsOf } from "../ConnectorConfig.js"
 import { walkOrders } from "../OverlapWalk.js"
 import type { StoreCapabilities, StoreConnector } from "../StoreConnector.js"
 import { acceptEvery } from "../WebhookAdmission.js"
+import { makeShopifyAccess } from "./ShopifyAccess.js"
 import { makeShopifyAnnotations } from "./ShopifyAnnotations.js"
 import { SHOPIFY_PULL_LIMITS, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
 import { makeShopifyFulfillment } from "./ShopifyFulfillment.js"
 import { makeShopifyFulfillmentBatch } from "./ShopifyFulfillmentBatch.js"
 import { makeShopifyGraphql } from "./ShopifyGraphql.js"
-import { normalizeShopifyOrder } from "./ShopifyNormalize.js"
-import { makeShopifyOrderReader, rawOrder } from "./ShopifyOrders.js"
+import { normalizeReadOrder } from "./ShopifyNormalize.js"
+import { makeShopifyOrderReader, rawOrder, type ReadOrder } from "./ShopifyOrders.js"
 import { shopifyWalk } from "./ShopifyPull.js"
 import { isLegacyOrderId } from "./ShopifyQueries.js"
-import type { ShopifyOrder } from "./ShopifySchemas.js"
 import { verifyShopifyWebhook } from "./ShopifyWebhooks.js"
 
 export const shopifyCapabilities: StoreCapabilities = {
@@ -38,11 +38,14 @@ export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (con
     const { storeKey } = config
     const graphql = yield* makeShopifyGraphql(config)
     const reader = makeShopifyOrderReader(storeKey, graphql)
-    const fulfillment = makeShopifyFulfillment({ storeKey, notifyCustomer: config.notifyCustomer }, graphql)
+    const access = makeShopifyAccess(graphql)
+    const fulfillment = makeShopifyFulfillment(
+      { storeKey, notifyCustomer: config.notifyCustomer, unknownOrderHint: access.unknownOrderHint },
+      graphql
+    )
     const annotations = makeShopifyAnnotations(storeKey, graphql)
     const walk = shopifyWalk(pullSettingsOf(config, SHOPIFY_PULL_LIMITS), reader)
-    const normalizeFetched = (order: ShopifyOrder) =>
-      readBackOrder(storeKey, "order", rawOrder(order), normalizeShopifyOrder(storeKey, order, rawOrder(order)))
+    const normalizeFetched = (read: ReadOrder) => readBackOrder(storeKey, "order", rawOrder(read.order), normalizeReadOrder(storeKey, read))
 
     const getOrder: StoreConnector["getOrder"] = (storeOrderId) =>
       isLegacyOrderId(storeOrderId)
@@ -63,6 +66,7 @@ export const makeShopifyConnector: ConnectorMaker<ShopifyConnectorConfig> = (con
       pushFulfillments: makeShopifyFulfillmentBatch(storeKey, graphql, fulfillment),
       annotate: annotations.annotate,
       annotateMany: annotations.annotateMany,
+      checkAccess: access.checkAccess,
       verifyWebhook: (delivery) => verifyShopifyWebhook(config, delivery),
       admitWebhook: acceptEvery
     }

@@ -10,7 +10,7 @@
  * `ShopifyFulfillmentBatch` does the same for many orders in fewer requests,
  * from the same pieces (`completeState`, `created`, `outcomeOf`).
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { FulfillmentLine, FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
 import {
@@ -27,6 +27,7 @@ import {
   FULFILLMENT_CREATE,
   FULFILLMENT_LINE_ITEMS,
   FULFILLMENT_ORDER_LINE_ITEMS,
+  FULFILLMENT_ORDERS_STATE,
   FULFILLMENT_STATE,
   FULFILLMENT_TRACKING_INFO_UPDATE,
   isLegacyOrderId,
@@ -38,10 +39,17 @@ import {
   FulfillmentLineItemsData,
   type FulfillmentOrderLine,
   FulfillmentOrderLineItemsData,
+  FulfillmentOrdersStateData,
+  type FulfillmentOrderState,
   type FulfillmentState,
   FulfillmentStateData,
   FulfillmentTrackingInfoUpdateData
 } from "./ShopifySchemas.js"
+
+/** An order's fulfilment state as read, with every fulfillment order it has (all pages). */
+export type ReadFulfillmentState = Omit<FulfillmentState, "fulfillmentOrders"> & {
+  readonly fulfillmentOrders: { readonly nodes: ReadonlyArray<FulfillmentOrderState> }
+}
 
 /** Fulfilment statuses that mean the fulfilment stands (not cancelled, not failed). */
 const STANDING = new Set(["SUCCESS", "OPEN", "PENDING"])
@@ -49,6 +57,8 @@ const STANDING = new Set(["SUCCESS", "OPEN", "PENDING"])
 export interface FulfillmentSettings {
   readonly storeKey: string
   readonly notifyCustomer: boolean
+  /** Why Shopify may not know an order podsync knows (read_all_orders), when there is a reason to say. */
+  readonly unknownOrderHint?: Effect.Effect<Option.Option<string>>
 }
 
 export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: ShopifyGraphql) => {
@@ -103,7 +113,27 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
    * The plan's input from an order as read (alone or in a batch): the fulfillment order lines beyond the
    * first page, and the lines of each standing fulfilment that carries the push's tracking number.
    */
-  const completeState = (order: FulfillmentState, push: FulfillmentPush): Effect.Effect<OrderFulfillmentState, StoreError> =>
+  /** The order's fulfillment orders after `after` (an order moved or split many times has more than a page). */
+  const moreFulfillmentOrders = (orderId: string, after: string): Effect.Effect<Array<FulfillmentOrderState>, StoreError> =>
+    Effect.flatMap(
+      graphql.run({
+        name: "fulfillmentOrdersState",
+        document: FULFILLMENT_ORDERS_STATE,
+        variables: { id: orderId, after },
+        data: FulfillmentOrdersStateData,
+        mutation: false,
+        estimatedCost: 273
+      }),
+      ({ order }) => {
+        const page = order?.fulfillmentOrders
+        if (page === undefined) return Effect.succeed([])
+        return page.pageInfo.hasNextPage && page.pageInfo.endCursor !== null
+          ? Effect.map(moreFulfillmentOrders(orderId, page.pageInfo.endCursor), (more) => [...page.nodes, ...more])
+          : Effect.succeed([...page.nodes])
+      }
+    )
+
+  const completeState = (order: ReadFulfillmentState, push: FulfillmentPush): Effect.Effect<OrderFulfillmentState, StoreError> =>
     Effect.gen(function*() {
       const fulfillmentOrders = yield* Effect.forEach(order.fulfillmentOrders.nodes, (fo) =>
         Effect.map(
@@ -113,6 +143,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
           (more) => ({
             id: fo.id,
             status: fo.status,
+            fulfillAt: fo.fulfillAt,
             holds: fo.fulfillmentHolds,
             lines: [...fo.lineItems.nodes, ...more].map(
               (l): FulfillmentOrderLineState => ({ id: l.id, lineItemId: l.lineItem.id, remainingQuantity: l.remainingQuantity })
@@ -143,7 +174,14 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
         mutation: false,
         estimatedCost: 275
       }),
-      ({ order }) => (order === null ? Effect.succeed(null) : completeState(order, push))
+      ({ order }) => {
+        if (order === null) return Effect.succeed(null)
+        const { pageInfo, nodes } = order.fulfillmentOrders
+        return Effect.flatMap(
+          pageInfo.hasNextPage && pageInfo.endCursor !== null ? moreFulfillmentOrders(order.id, pageInfo.endCursor) : Effect.succeed([]),
+          (more) => completeState({ ...order, fulfillmentOrders: { nodes: [...nodes, ...more] } }, push)
+        )
+      }
     )
 
   /** What one `fulfillmentCreate` answered: the fulfilment made, Shopify's refusal, or neither (we cannot tell). */
@@ -227,7 +265,7 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
     Effect.gen(function*() {
       if (!isLegacyOrderId(push.storeOrderId)) return notAnOrderId(push)
       const state = yield* readState(push)
-      if (state === null) return unknownOrder(push)
+      if (state === null) return yield* unknownOrderOutcome(push)
       const plan = planFulfillment(state, push)
       if (plan._tag === "Decided") return plan.outcome
       if (plan._tag === "AddTracking") return yield* addTracking(plan, push)
@@ -243,7 +281,11 @@ export const makeShopifyFulfillment = (settings: FulfillmentSettings, graphql: S
 
   const notifies = (push: FulfillmentPush): boolean => push.notifyCustomer ?? settings.notifyCustomer
 
-  return { pushFulfillment, readState, completeState, created, outcomeOf, notifies, addTracking }
+  /** The order Shopify does not know, with why it may not (an app without read_all_orders sees 60 days). */
+  const unknownOrderOutcome = (push: FulfillmentPush): Effect.Effect<FulfillmentOutcome> =>
+    Effect.map(settings.unknownOrderHint ?? Effect.succeedNone, (hint) => unknownOrder(push, Option.getOrUndefined(hint)))
+
+  return { pushFulfillment, readState, completeState, created, outcomeOf, notifies, addTracking, unknownOrderOutcome }
 }
 
 export type ShopifyFulfillment = ReturnType<typeof makeShopifyFulfillment>
@@ -260,10 +302,10 @@ export const notAnOrderId = (push: FulfillmentPush): FulfillmentOutcome => ({
   messages: [`"${push.storeOrderId}" is not a Shopify order id`]
 })
 
-export const unknownOrder = (push: FulfillmentPush): FulfillmentOutcome => ({
+export const unknownOrder = (push: FulfillmentPush, hint?: string): FulfillmentOutcome => ({
   _tag: "Rejected",
   reason: "unknown_order",
-  messages: [`order ${push.storeOrderId} does not exist`]
+  messages: [`order ${push.storeOrderId} does not exist${hint === undefined ? "" : ` for podsync: ${hint}`}`]
 })
 
 /** `fulfillmentCreate`'s input for one creation: its fulfillment order lines, the package's tracking. */

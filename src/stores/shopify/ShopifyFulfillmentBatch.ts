@@ -13,19 +13,14 @@
  *
  * An error of a whole request (timeout, 5xx, throttled for too long) is the
  * error of every push in it, ambiguous for the mutation as for a single push.
+ * A read Shopify refuses as too costly (`MAX_COST_EXCEEDED`: it may charge
+ * plain lists by their `first`) is split in halves until each half fits.
  */
 import { Effect, Either, Schema } from "effect"
 import type { FulfillmentOutcome, FulfillmentPush } from "../../domain/StoreTypes.js"
 import { keepBody, type StoreError, StoreResponseError } from "../StoreErrors.js"
 import { chunksOf, type Indexed, roundsByKey } from "./ShopifyBatches.js"
-import {
-  type CreateAnswer,
-  fulfillmentInput,
-  notAnOrderId,
-  notifiesAt,
-  type ShopifyFulfillment,
-  unknownOrder
-} from "./ShopifyFulfillment.js"
+import { type CreateAnswer, fulfillmentInput, notAnOrderId, notifiesAt, type ShopifyFulfillment } from "./ShopifyFulfillment.js"
 import { type FulfillmentCreation, type FulfillmentPlan, planFulfillment } from "./ShopifyFulfillmentPlan.js"
 import type { ShopifyGraphql } from "./ShopifyGraphql.js"
 import {
@@ -50,6 +45,10 @@ interface PlannedPush {
   readonly creations: ReadonlyArray<FulfillmentCreation>
   readonly notify: boolean
 }
+
+/** Shopify refused the query as asking for more than its cost cap: nothing ran, a smaller one may pass. */
+export const tooCostly = (error: StoreError): boolean =>
+  error._tag === "StoreApiError" && error.codes?.includes("MAX_COST_EXCEEDED") === true
 
 /** Whether the batched answer may be missing something the single read would have seen. */
 export const mayBeCutShort = (order: BatchedFulfillmentState): boolean =>
@@ -107,7 +106,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
   /** One push's plan from its node in the batched answer (null: Shopify does not know the order). */
   const planFromNode = (push: FulfillmentPush, node: unknown) =>
     Effect.gen(function*() {
-      if (node === null) return { _tag: "Decided", outcome: unknownOrder(push) } as const
+      if (node === null) return { _tag: "Decided", outcome: yield* fulfillment.unknownOrderOutcome(push) } as const
       const decoded = decodeOrder(node)
       if (Either.isLeft(decoded)) return yield* unreadable(node, decoded.left.message)
       const order = decoded.right
@@ -115,24 +114,47 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
         return yield* unreadable(node, `asked for ${orderGid(push.storeOrderId)}, got ${order.id}`)
       }
       const state = mayBeCutShort(order) ? yield* fulfillment.readState(push) : yield* fulfillment.completeState(order, push)
-      return state === null ? ({ _tag: "Decided", outcome: unknownOrder(push) } as const) : planFulfillment(state, push)
+      return state === null
+        ? ({ _tag: "Decided", outcome: yield* fulfillment.unknownOrderOutcome(push) } as const)
+        : planFulfillment(state, push)
     })
+
+  /**
+   * Orders per batched read: FULFILLMENT_STATES_PER_QUERY until Shopify refuses one as too costly,
+   * then at most half the refused size, so later claims do not spend a refused request each.
+   */
+  let perQuery = FULFILLMENT_STATES_PER_QUERY
+
+  /** One batched read of `ids`; refused as too costly, the two halves are read instead (each split again as needed). */
+  const readStates = (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<unknown>, StoreError> =>
+    graphql.run({
+      name: "fulfillmentStates",
+      document: FULFILLMENT_STATES,
+      variables: { ids },
+      data: FulfillmentStatesData,
+      mutation: false,
+      estimatedCost: FULFILLMENT_STATES_COST_PER_ORDER * ids.length
+    }).pipe(
+      Effect.map(({ nodes }) => nodes),
+      Effect.catchIf(
+        (error) => ids.length > 1 && tooCostly(error),
+        () => {
+          const half = Math.ceil(ids.length / 2)
+          perQuery = Math.min(perQuery, half)
+          return Effect.map(
+            Effect.all([readStates(ids.slice(0, half)), readStates(ids.slice(half))]),
+            ([first, second]) => [...first, ...second]
+          )
+        }
+      )
+    )
 
   /** Reads and plans the pushes of one chunk (each a different order); the decided ones are answered. */
   const planChunk = (chunk: ReadonlyArray<Indexed<FulfillmentPush>>, results: Array<PushResult>) =>
     Effect.gen(function*() {
       const ids = chunk.map(({ item }) => orderGid(item.storeOrderId))
-      const read = yield* Effect.either(
-        graphql.run({
-          name: "fulfillmentStates",
-          document: FULFILLMENT_STATES,
-          variables: { ids },
-          data: FulfillmentStatesData,
-          mutation: false,
-          estimatedCost: FULFILLMENT_STATES_COST_PER_ORDER * ids.length
-        })
-      )
-      const nodes = Either.flatMap(read, ({ nodes }) =>
+      const read = yield* Effect.either(readStates(ids))
+      const nodes = Either.flatMap(read, (nodes) =>
         nodes.length === ids.length
           ? Either.right(nodes)
           : Either.left(unreadable(nodes, `asked for ${ids.length} orders, got ${nodes.length} answers`)))
@@ -196,7 +218,7 @@ export const makeShopifyFulfillmentBatch = (storeKey: string, graphql: ShopifyGr
       })
       for (const round of roundsByKey(shopifyIds, (push) => push.storeOrderId)) {
         const planned: Array<PlannedPush> = []
-        for (const chunk of chunksOf(round, FULFILLMENT_STATES_PER_QUERY)) planned.push(...(yield* planChunk(chunk, results)))
+        for (const chunk of chunksOf(round, perQuery)) planned.push(...(yield* planChunk(chunk, results)))
         for (const group of mutationGroups(planned, FULFILLMENT_CREATES_PER_MUTATION)) yield* createGroup(group, results)
       }
       return results

@@ -24,6 +24,8 @@ export interface FulfillmentOrderLineState {
 export interface FulfillmentOrderState {
   readonly id: string
   readonly status: string
+  /** When a SCHEDULED one opens (ISO-8601), when Shopify says. */
+  readonly fulfillAt?: string | null
   readonly holds: ReadonlyArray<{ readonly reason: string; readonly reasonNotes: string | null }>
   readonly lines: ReadonlyArray<FulfillmentOrderLineState>
 }
@@ -116,6 +118,21 @@ export const planFulfillment = (state: OrderFulfillmentState, push: FulfillmentP
         }))
     )
     return { _tag: "Decided", outcome: { _tag: "OnHold", holds } }
+  }
+
+  // The same for a package whose units wait in a fulfillment order scheduled for later (a pre-order, a
+  // "fulfil at" date): it waits until Shopify opens it, and the order's story says until when.
+  const scheduled = state.fulfillmentOrders.filter(
+    (fo) => fo.status === "SCHEDULED" && fo.lines.some((l) => l.remainingQuantity > 0 && wanted.some((w) => w.lineId === l.lineItemId))
+  )
+  if (scheduled.length > 0) {
+    return {
+      _tag: "Decided",
+      outcome: {
+        _tag: "Scheduled",
+        scheduled: scheduled.map((fo) => ({ heldId: fo.id, ...(fo.fulfillAt ? { fulfillAt: fo.fulfillAt } : {}) }))
+      }
+    }
   }
 
   const creations: Array<FulfillmentCreation> = []

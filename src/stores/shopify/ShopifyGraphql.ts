@@ -12,6 +12,15 @@
  * - Reads are retried on transport failures, timeouts and 5xx. Writes are
  *   never retried here: such a failure is `ambiguous`, and the caller reads
  *   back before writing again.
+ * - The token is the app's current one (ShopifyAppToken.ts): a 401 with a client-credentials
+ *   app's token renews it and sends the request once more (a 401 did not run the request).
+ * - A frozen (402) or locked (423) shop is unavailable, with Shopify's reason:
+ *   an outage of the store, not an unreadable answer.
+ * - An operation marked `partial` keeps the allowed data of an answer whose
+ *   only errors are `ACCESS_DENIED` (`runPartial` answers the denied fields
+ *   beside it); any other error entry fails the whole answer, as before.
+ *   `MAX_COST_EXCEEDED` is a `StoreApiError` with that code (nothing ran,
+ *   nothing was charged), for the caller to ask for less.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -20,6 +29,8 @@ import { keepBody, StoreApiError, StoreAuthError, StoreResponseError, unavailabl
 import type { StoreError } from "../StoreErrors.js"
 import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
+import { codeOf, decodeEnvelope, type DeniedField, type GraphqlError, hasCode, partialAnswer, unavailableShop } from "./ShopifyAnswers.js"
+import { makeShopifyAppToken } from "./ShopifyAppToken.js"
 import { DEFAULT_REQUEST_TIMEOUT, graphqlUrl, type ShopifyConnectorConfig } from "./ShopifyConfig.js"
 import { millisAfterThrottled, readingOf, shopifyCredential, throttledSaid } from "./ShopifyThrottle.js"
 
@@ -34,45 +45,34 @@ export interface GraphqlOperation<A, I> {
   readonly mutation: boolean
   /** Expected requested cost before Shopify has told us (the gate learns the real one per name). */
   readonly estimatedCost: number
+  /** Fields Shopify withholds (`ACCESS_DENIED`) are null in `data` and answered beside it, not a failure. */
+  readonly partial?: boolean
+}
+
+/** An answer with the fields Shopify withheld from it (none unless the operation is `partial`). */
+export interface Answered<A> {
+  readonly data: A
+  readonly denied: ReadonlyArray<DeniedField>
 }
 
 export interface ShopifyGraphql {
   readonly run: <A, I>(operation: GraphqlOperation<A, I>) => Effect.Effect<A, StoreError>
+  readonly runPartial: <A, I>(operation: GraphqlOperation<A, I>) => Effect.Effect<Answered<A>, StoreError>
   readonly gate: BucketGate
 }
 
 const MAX_THROTTLED_RETRIES = 20
 const readRetries = Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
-const ThrottleStatusSchema = Schema.Struct({
-  maximumAvailable: Schema.Number,
-  currentlyAvailable: Schema.Number,
-  restoreRate: Schema.Number
-})
-
-const Envelope = Schema.Struct({
-  data: Schema.optional(Schema.Unknown),
-  errors: Schema.optional(
-    Schema.Array(
-      Schema.Struct({
-        message: Schema.String,
-        extensions: Schema.optional(Schema.Struct({ code: Schema.optional(Schema.String) }))
-      })
-    )
-  ),
-  extensions: Schema.optional(
-    Schema.Struct({
-      cost: Schema.optional(
-        Schema.Struct({
-          requestedQueryCost: Schema.optional(Schema.NullOr(Schema.Number)),
-          actualQueryCost: Schema.optional(Schema.NullOr(Schema.Number)),
-          throttleStatus: ThrottleStatusSchema
-        })
-      )
-    })
-  )
-})
-const decodeEnvelope = Schema.decodeUnknownEither(Schema.parseJson(Envelope))
+/** The fields an answer's errors withhold, when the operation keeps a partial answer and they are all denials. */
+const withheldBy = (
+  partial: boolean,
+  data: unknown,
+  errors: ReadonlyArray<GraphqlError> | undefined
+): ReadonlyArray<DeniedField> | undefined => {
+  if (errors === undefined || errors.length === 0) return []
+  return partial ? partialAnswer(data, errors) : undefined
+}
 
 /** The transport's own words (e.g. "ECONNRESET"), never the request (which carries the token). */
 const causeText = (cause: unknown): string => {
@@ -90,7 +90,7 @@ const retryAfterMillis = (header: string | undefined): number => {
 
 /** What one attempt produced, before retry decisions. */
 type Attempt<A> =
-  | { readonly _tag: "Done"; readonly value: A }
+  | { readonly _tag: "Done"; readonly value: Answered<A> }
   | {
     readonly _tag: "Throttled"
     readonly waitMillis: number
@@ -98,6 +98,8 @@ type Attempt<A> =
     /** A 429 says nothing of the bucket: every caller of the credential waits instead. */
     readonly pauseAll: boolean
   }
+  /** Shopify refused the app's token (401) and a new one has been asked for: send again. */
+  | { readonly _tag: "TokenRenewed" }
 
 /**
  * The bucket assumed until Shopify's first answer tells the real one: the smallest published
@@ -123,16 +125,18 @@ export const makeShopifyGraphql = (
     const learnedCost = new Map<string, number>()
     const storeKey = config.storeKey
     const reportThrottle = config.onThrottled ?? (() => Effect.void)
+    const appToken = yield* makeShopifyAppToken(config)
 
-    const attempt = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Attempt<A>, StoreError> =>
+    const attempt = <A, I>(op: GraphqlOperation<A, I>, mayRenew: boolean): Effect.Effect<Attempt<A>, StoreError> =>
       Effect.gen(function*() {
         const unavailable = unavailableFor(storeKey, op.name, op.mutation)
         const taking = learnedCost.get(costKey(op)) ?? op.estimatedCost
         const ticket = yield* gate.acquire(taking).pipe(
           Effect.mapError(budgetUnavailable(storeKey, op.name))
         )
+        const token = yield* appToken.current
         const request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeader("X-Shopify-Access-Token", Redacted.value(config.accessToken)),
+          HttpClientRequest.setHeader("X-Shopify-Access-Token", Redacted.value(token)),
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyUnsafeJson({ query: op.document, variables: op.variables })
         )
@@ -150,9 +154,12 @@ export const makeShopifyGraphql = (
             onTimeout: () => unavailable(`no answer within ${Duration.format(timeout)}`)
           })
         )
+        if (status === 401 && mayRenew && (yield* appToken.refused(token))) return { _tag: "TokenRenewed" } as const
         if (status === 401 || status === 403) {
           return yield* new StoreAuthError({ storeKey, operation: op.name, status })
         }
+        const shopDown = unavailableShop(status, body)
+        if (shopDown !== undefined) return yield* unavailable(shopDown, status)
         const unreadable = (detail: string) =>
           new StoreResponseError({ storeKey, operation: op.name, ambiguous: op.mutation, status, body: keepBody(body), detail })
         /** A 429 said so over HTTP, not in a GraphQL answer: every request waits its Retry-After. */
@@ -170,12 +177,14 @@ export const makeShopifyGraphql = (
         }
         const { data, errors, extensions } = envelope.right
         const cost = extensions?.cost
-        const throttled = errors?.some((e) => e.extensions?.code === "THROTTLED") === true
+        const throttled = hasCode(errors, "THROTTLED")
+        // Refused before it ran: charged nothing, and its cost is not this operation's (the caller asks for less).
+        const tooCostly = hasCode(errors, "MAX_COST_EXCEEDED")
         if (cost !== undefined) {
           // A refused query is charged nothing; an answered one its actual cost (the requested one until it is known).
-          const charged = throttled ? 0 : cost.actualQueryCost ?? cost.requestedQueryCost ?? taking
+          const charged = throttled || tooCostly ? 0 : cost.actualQueryCost ?? cost.requestedQueryCost ?? taking
           yield* recordInBucket(storeKey, gate.bucket.observe(readingOf(cost.throttleStatus), { ticket, credit: taking - charged }))
-          if (typeof cost.requestedQueryCost === "number") learnedCost.set(costKey(op), cost.requestedQueryCost)
+          if (typeof cost.requestedQueryCost === "number" && !tooCostly) learnedCost.set(costKey(op), cost.requestedQueryCost)
         }
         if (throttled) {
           const requested = cost?.requestedQueryCost ?? learnedCost.get(costKey(op)) ?? op.estimatedCost
@@ -188,11 +197,19 @@ export const makeShopifyGraphql = (
         }
         if (status === 429) return http429
         // Shopify answers its own failures with 200 and this code: whether a write ran is unknown.
-        if (status >= 500 || errors?.some((e) => e.extensions?.code === "INTERNAL_SERVER_ERROR")) {
+        if (status >= 500 || hasCode(errors, "INTERNAL_SERVER_ERROR")) {
           return yield* unavailable(errors?.map((e) => e.message).join("; ") ?? "server error", status)
         }
-        if (errors !== undefined && errors.length > 0) {
-          return yield* new StoreApiError({ storeKey, operation: op.name, messages: errors.map((e) => e.message) })
+        const denied = withheldBy(op.partial === true, data, errors)
+        if (denied === undefined) {
+          const all = errors ?? []
+          const codes = all.flatMap((e) => codeOf(e) ?? [])
+          return yield* new StoreApiError({
+            storeKey,
+            operation: op.name,
+            messages: all.map((e) => e.message),
+            ...(codes.length > 0 ? { codes } : {})
+          })
         }
         if (status < 200 || status >= 300) {
           return yield* new StoreApiError({ storeKey, operation: op.name, messages: [`HTTP ${status}: ${keepBody(body)}`] })
@@ -201,12 +218,18 @@ export const makeShopifyGraphql = (
         if (Either.isLeft(decoded)) {
           return yield* unreadable(decoded.left.message)
         }
-        return { _tag: "Done", value: decoded.right } as const
+        return { _tag: "Done", value: { data: decoded.right, denied } } as const
       })
 
-    const runOnce = <A, I>(op: GraphqlOperation<A, I>, throttledSoFar: number): Effect.Effect<A, StoreError> =>
-      Effect.flatMap(attempt(op), (result) => {
+    const runOnce = <A, I>(
+      op: GraphqlOperation<A, I>,
+      throttledSoFar: number,
+      mayRenew = true
+    ): Effect.Effect<Answered<A>, StoreError> =>
+      Effect.flatMap(attempt(op, mayRenew), (result) => {
         if (result._tag === "Done") return Effect.succeed(result.value)
+        // Once per request: a token refused twice in a row is a revoked app, for the caller to report.
+        if (result._tag === "TokenRenewed") return runOnce(op, throttledSoFar, false)
         if (throttledSoFar >= MAX_THROTTLED_RETRIES) {
           return Effect.zipRight(
             reportThrottle({ said: result.said, waitMs: 0 }),
@@ -217,19 +240,22 @@ export const makeShopifyGraphql = (
         return reportThrottle({ said: result.said, waitMs: result.waitMillis }).pipe(
           Effect.zipRight(result.pauseAll ? recordInBucket(storeKey, gate.bucket.pause(result.waitMillis)) : Effect.void),
           Effect.zipRight(Effect.sleep(result.waitMillis)),
-          Effect.zipRight(runOnce(op, throttledSoFar + 1))
+          Effect.zipRight(runOnce(op, throttledSoFar + 1, mayRenew))
         )
       })
 
-    const run = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<A, StoreError> =>
+    const runPartial = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<Answered<A>, StoreError> =>
       op.mutation
         ? runOnce(op, 0)
         : runOnce(op, 0).pipe(
           Effect.retry({
             schedule: readRetries,
-            while: (error) => error._tag === "StoreUnavailableError"
+            // A frozen or locked shop stays so until its owner acts: the pipeline's backoff and probe wait for it, not this call.
+            while: (error) => error._tag === "StoreUnavailableError" && error.status !== 402 && error.status !== 423
           })
         )
 
-    return { run, gate }
+    const run = <A, I>(op: GraphqlOperation<A, I>): Effect.Effect<A, StoreError> => Effect.map(runPartial(op), (answer) => answer.data)
+
+    return { run, runPartial, gate }
   })

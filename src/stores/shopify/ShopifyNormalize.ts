@@ -23,6 +23,7 @@ import type {
   ShipTo
 } from "../../domain/NormalizedOrder.js"
 import { canonicalTimestamp } from "../../domain/StoreTypes.js"
+import { type ReadOrder, rawOrder } from "./ShopifyOrders.js"
 import type { ShopifyAttribute, ShopifyLineItem, ShopifyMailingAddress, ShopifyOrder } from "./ShopifySchemas.js"
 
 const financialStatuses: Record<string, FinancialStatus> = {
@@ -46,7 +47,9 @@ const fulfillmentStatuses: Record<string, FulfillmentStatus> = {
   IN_PROGRESS: "in_progress",
   ON_HOLD: "on_hold",
   SCHEDULED: "scheduled",
-  RESTOCKED: "restocked"
+  RESTOCKED: "restocked",
+  // Nothing in the order needs shipping (digital items, services).
+  FULFILLMENT_NOT_REQUIRED: "not_required"
 }
 
 export const financialStatusOf = (display: string | null): FinancialStatus =>
@@ -170,3 +173,12 @@ export const normalizeShopifyOrder: OrderNormalizer<ShopifyOrder> = (storeKey, o
     }
     return normalized
   })
+
+/** An order as read, with what Shopify withheld from it (the order is normalized as it came, nulls and all). */
+export const normalizeReadOrder = (storeKey: string, read: ReadOrder): Either.Either<NormalizedOrder, string> => {
+  const raw = rawOrder(read.order)
+  return Either.map(
+    normalizeShopifyOrder(storeKey, read.order, raw),
+    (order) => (read.withheld.length === 0 ? order : { ...order, withheld: read.withheld })
+  )
+}

@@ -10,29 +10,34 @@ import { identityFields, nothingToHandOut, readOrderVersion, unreadableVersion }
 import type { PullSettings, ReadVersion, WalkDriver } from "../OverlapWalk.js"
 import type { StoreError } from "../StoreErrors.js"
 import { afterPage, ordersQuery, startWalk, type WalkPosition } from "./ShopifyCursor.js"
-import { normalizeShopifyOrder } from "./ShopifyNormalize.js"
-import { decodeShopifyOrder, type OrdersPage, rawOrder, type ShopifyOrderReader } from "./ShopifyOrders.js"
+import { normalizeReadOrder } from "./ShopifyNormalize.js"
+import { decodeShopifyOrder, type OrdersPage, type PageNode, rawOrder, type ShopifyOrderReader } from "./ShopifyOrders.js"
 
 /** Best-effort identity of a node, so a node we could not decode is reported once per version. */
-const identityOf = identityFields("legacyResourceId", "updatedAt", canonicalTimestamp)
+const identityOfNode = identityFields("legacyResourceId", "updatedAt", canonicalTimestamp)
+const identityOf = (item: PageNode) => identityOfNode(item.node)
 
-const readNode = (settings: PullSettings, reader: ShopifyOrderReader, node: unknown): Effect.Effect<ReadVersion, StoreError> => {
-  const decoded = decodeShopifyOrder(node)
-  if (Either.isLeft(decoded)) return Effect.succeed(unreadableVersion(identityOf(node), node, decoded.left.message))
-  return Effect.map(reader.complete(decoded.right), (completed) =>
+const readNode = (settings: PullSettings, reader: ShopifyOrderReader, item: PageNode): Effect.Effect<ReadVersion, StoreError> => {
+  const decoded = decodeShopifyOrder(item.node)
+  if (Either.isLeft(decoded)) return Effect.succeed(unreadableVersion(identityOf(item), item.node, decoded.left.message))
+  return Effect.map(reader.complete(decoded.right, item.denied), (completed) =>
     Option.match(completed, {
       // Deleted while we read it: nothing to hand out.
       onNone: () => nothingToHandOut,
-      onSome: (order) =>
-        Either.match(normalizeShopifyOrder(settings.storeKey, order, rawOrder(order)), {
+      onSome: (read) =>
+        Either.match(normalizeReadOrder(settings.storeKey, read), {
           onLeft: (problem) =>
-            unreadableVersion({ id: order.legacyResourceId, updatedAt: canonicalTimestamp(order.updatedAt) }, rawOrder(order), problem),
+            unreadableVersion(
+              { id: read.order.legacyResourceId, updatedAt: canonicalTimestamp(read.order.updatedAt) },
+              rawOrder(read.order),
+              problem
+            ),
           onRight: readOrderVersion
         })
     }))
 }
 
-export const shopifyWalk = (settings: PullSettings, reader: ShopifyOrderReader): WalkDriver<WalkPosition, unknown, OrdersPage> => ({
+export const shopifyWalk = (settings: PullSettings, reader: ShopifyOrderReader): WalkDriver<WalkPosition, PageNode, OrdersPage> => ({
   start: (cursor, since, now) => startWalk(cursor, since, settings.overlapSeconds, new Date(now).toISOString()),
   list: (position) =>
     Effect.map(

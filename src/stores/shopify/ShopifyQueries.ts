@@ -9,6 +9,16 @@
 
 export const LINE_ITEMS_PER_ORDER_PAGE = 10
 export const LINE_ITEMS_PER_FOLLOW_UP = 100
+/**
+ * Fulfillment orders are asked `displayable: true` (without it Shopify also lists those closed after a
+ * move or a merge, which can push an open or held one off the page) and paged when there are more.
+ */
+export const FULFILLMENT_ORDERS_PER_ORDER_PAGE = 5
+export const FULFILLMENT_ORDERS_PER_FOLLOW_UP = 25
+
+/** What a pull reads of a fulfillment order: whether it is held (and why) or scheduled (and until when). */
+const ORDER_FULFILLMENT_ORDER_FIELDS = /* GraphQL */ `
+fragment PodsyncOrderFulfillmentOrder on FulfillmentOrder { id status fulfillAt fulfillmentHolds { reason reasonNotes } }`
 
 const LINE_ITEM_FIELDS = /* GraphQL */ `
 fragment PodsyncLineItem on LineItem {
@@ -28,10 +38,13 @@ fragment PodsyncOrder on Order {
     name firstName lastName company address1 address2 city province provinceCode zip country countryCodeV2 phone
   }
   shippingLines(first: 1) { nodes { title code } }
-  fulfillmentOrders(first: 5) { nodes { id status fulfillmentHolds { reason reasonNotes } } }
+  fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_ORDER_PAGE}, displayable: true) {
+    pageInfo { hasNextPage endCursor } nodes { ...PodsyncOrderFulfillmentOrder }
+  }
   lineItems(first: ${LINE_ITEMS_PER_ORDER_PAGE}) { pageInfo { hasNextPage endCursor } nodes { ...PodsyncLineItem } }
 }
-${LINE_ITEM_FIELDS}`
+${LINE_ITEM_FIELDS}
+${ORDER_FULFILLMENT_ORDER_FIELDS}`
 
 export const ORDERS_PAGE = /* GraphQL */ `
 query PodsyncOrdersPage($first: Int!, $after: String, $query: String) {
@@ -48,6 +61,17 @@ query PodsyncOrder($id: ID!) {
 }
 ${ORDER_FIELDS}`
 
+export const ORDER_FULFILLMENT_ORDERS = /* GraphQL */ `
+query PodsyncOrderFulfillmentOrders($id: ID!, $after: String!) {
+  order(id: $id) {
+    updatedAt
+    fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_FOLLOW_UP}, after: $after, displayable: true) {
+      pageInfo { hasNextPage endCursor } nodes { ...PodsyncOrderFulfillmentOrder }
+    }
+  }
+}
+${ORDER_FULFILLMENT_ORDER_FIELDS}`
+
 export const ORDER_LINE_ITEMS = /* GraphQL */ `
 query PodsyncOrderLineItems($id: ID!, $after: String!) {
   order(id: $id) {
@@ -57,26 +81,46 @@ query PodsyncOrderLineItems($id: ID!, $after: String!) {
 }
 ${LINE_ITEM_FIELDS}`
 
+/** A fulfillment order as a push reads it: its status, holds, date, and the lines with what is left. */
+const FULFILLMENT_ORDER_STATE = /* GraphQL */ `
+fragment PodsyncFulfillmentOrderState on FulfillmentOrder {
+  id status fulfillAt fulfillmentHolds { reason reasonNotes }
+  lineItems(first: 25) { pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } } }
+}`
+
+export const FULFILLMENT_ORDERS_PER_STATE_PAGE = 5
+
 /** What a push needs to decide: fulfilments made (with tracking) and fulfilment orders with what is left. */
 export const FULFILLMENT_STATE = /* GraphQL */ `
 query PodsyncFulfillmentState($id: ID!) {
   order(id: $id) {
     id cancelledAt
     fulfillments(first: 50) { id status trackingInfo(first: 5) { company number url } }
-    fulfillmentOrders(first: 5) {
-      nodes {
-        id status fulfillmentHolds { reason reasonNotes }
-        lineItems(first: 25) { pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } } }
-      }
+    fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_STATE_PAGE}, displayable: true) {
+      pageInfo { hasNextPage endCursor } nodes { ...PodsyncFulfillmentOrderState }
     }
   }
-}`
+}
+${FULFILLMENT_ORDER_STATE}`
+
+/** The fulfillment orders of an order beyond the first page of a push's read. */
+export const FULFILLMENT_ORDERS_STATE = /* GraphQL */ `
+query PodsyncFulfillmentOrdersState($id: ID!, $after: String!) {
+  order(id: $id) {
+    fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_STATE_PAGE}, after: $after, displayable: true) {
+      pageInfo { hasNextPage endCursor } nodes { ...PodsyncFulfillmentOrderState }
+    }
+  }
+}
+${FULFILLMENT_ORDER_STATE}`
 
 /**
  * Batched fulfilment reads: `nodes(ids:)` is charged per id (33 points an order with these sizes:
  * 1 + fulfillments 2 + fulfillmentOrders 2 + 2 × (2 + lineItems 2 + 5 × 2)), so a fulfil claim of
- * 25 orders is one read of 825 points, under the 1,000-point cap even if Shopify charged the
- * `fulfillments` list by its `first` (1,000). The sizes are smaller than the single read's, for the
+ * 25 orders is one read of 825 points, under the 1,000-point cap. If Shopify charges the plain
+ * lists `fulfillments` and `trackingInfo` by their `first` (the published table does not say), an
+ * order is 91 points and 25 are refused (`MAX_COST_EXCEEDED`): the batch then splits in halves
+ * until each read fits (ShopifyFulfillmentBatch). The sizes are smaller than the single read's, for the
  * common order (one fulfillment order of a few POD lines): an answer that may be cut short (as many
  * fulfilments as asked for, more fulfillment orders) is read again by the single read, more line
  * items are paged. Sized so, a push costs less than half the points (it was 77 an order, 10 a
@@ -94,10 +138,10 @@ query PodsyncFulfillmentStates($ids: [ID!]!) {
     ... on Order {
       id cancelledAt
       fulfillments(first: ${BATCHED_FULFILLMENTS}) { id status trackingInfo(first: 5) { company number url } }
-      fulfillmentOrders(first: ${BATCHED_FULFILLMENT_ORDERS}) {
+      fulfillmentOrders(first: ${BATCHED_FULFILLMENT_ORDERS}, displayable: true) {
         pageInfo { hasNextPage }
         nodes {
-          id status fulfillmentHolds { reason reasonNotes }
+          id status fulfillAt fulfillmentHolds { reason reasonNotes }
           lineItems(first: ${BATCHED_FULFILLMENT_ORDER_LINES}) {
             pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } }
           }
@@ -200,3 +244,17 @@ export const orderGid = (storeOrderId: string): string => `gid://shopify/Order/$
 
 /** Whether the text is a Shopify numeric order id (`legacyResourceId`). */
 export const isLegacyOrderId = (storeOrderId: string): boolean => /^\d{1,20}$/.test(storeOrderId)
+
+/** What the app was granted (`podsync check`, and an unknown order's explanation). */
+export const ACCESS_SCOPES = /* GraphQL */ `
+query PodsyncAccessScopes {
+  currentAppInstallation { accessScopes { handle } }
+}`
+
+/** The newest order's buyer details, to see whether Shopify gives them (Level 2 protected customer data). */
+export const RECENT_ORDER_BUYER = /* GraphQL */ `
+query PodsyncRecentOrderBuyer {
+  orders(first: 1, sortKey: CREATED_AT, reverse: true) {
+    nodes { name email shippingAddress { name address1 zip phone } }
+  }
+}`

@@ -60,6 +60,19 @@ export type ShopifyMailingAddress = typeof ShopifyMailingAddress.Type
 
 const FulfillmentHold = Schema.Struct({ reason: Schema.String, reasonNotes: Schema.NullOr(Schema.String) })
 
+/** A fulfillment order as a pull reads it (`fulfillAt` is optional so that versions stored before it was read decode). */
+const OrderFulfillmentOrder = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  fulfillAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  fulfillmentHolds: Schema.Array(FulfillmentHold)
+})
+export type OrderFulfillmentOrder = typeof OrderFulfillmentOrder.Type
+const OrderFulfillmentOrderPage = Schema.Struct({
+  pageInfo: Schema.optionalWith(PageInfo, { default: () => ({ hasNextPage: false, endCursor: null }) }),
+  nodes: Schema.Array(OrderFulfillmentOrder)
+})
+
 export const ShopifyOrder = Schema.Struct({
   id: Schema.String,
   legacyResourceId: NumericText,
@@ -81,11 +94,7 @@ export const ShopifyOrder = Schema.Struct({
   shippingLines: Schema.Struct({
     nodes: Schema.Array(Schema.Struct({ title: Schema.String, code: Schema.NullOr(Schema.String) }))
   }),
-  fulfillmentOrders: Schema.Struct({
-    nodes: Schema.Array(
-      Schema.Struct({ id: Schema.String, status: Schema.String, fulfillmentHolds: Schema.Array(FulfillmentHold) })
-    )
-  }),
+  fulfillmentOrders: OrderFulfillmentOrderPage,
   lineItems: LineItemPage
 })
 export type ShopifyOrder = typeof ShopifyOrder.Type
@@ -96,6 +105,10 @@ export const OrdersPageData = Schema.Struct({
 })
 
 export const OrderData = Schema.Struct({ order: Schema.NullOr(Schema.Unknown) })
+
+export const OrderFulfillmentOrdersData = Schema.Struct({
+  order: Schema.NullOr(Schema.Struct({ updatedAt: Schema.String, fulfillmentOrders: OrderFulfillmentOrderPage }))
+})
 
 export const OrderLineItemsData = Schema.Struct({
   order: Schema.NullOr(Schema.Struct({ updatedAt: Schema.String, lineItems: LineItemPage }))
@@ -123,14 +136,19 @@ const FulfillmentStateFields = {
 const FulfillmentOrderState = Schema.Struct({
   id: Schema.String,
   status: Schema.String,
+  fulfillAt: Schema.NullOr(Schema.String),
   fulfillmentHolds: Schema.Array(FulfillmentHold),
   lineItems: FulfillmentOrderLinePage
 })
+export type FulfillmentOrderState = typeof FulfillmentOrderState.Type
+const FulfillmentOrderStatePage = Schema.Struct({ pageInfo: PageInfo, nodes: Schema.Array(FulfillmentOrderState) })
 
 export const FulfillmentStateData = Schema.Struct({
-  order: Schema.NullOr(
-    Schema.Struct({ ...FulfillmentStateFields, fulfillmentOrders: Schema.Struct({ nodes: Schema.Array(FulfillmentOrderState) }) })
-  )
+  order: Schema.NullOr(Schema.Struct({ ...FulfillmentStateFields, fulfillmentOrders: FulfillmentOrderStatePage }))
+})
+
+export const FulfillmentOrdersStateData = Schema.Struct({
+  order: Schema.NullOr(Schema.Struct({ fulfillmentOrders: FulfillmentOrderStatePage }))
 })
 export type FulfillmentState = NonNullable<typeof FulfillmentStateData.Type["order"]>
 
@@ -189,3 +207,11 @@ export const AnnotateData = Schema.Struct({ ...MetafieldsSetData.fields, ...Tags
 /** The `data` of a document of aliased fields (or root fields): the same payload under each key. */
 export const aliasedData = <A, I>(keys: ReadonlyArray<string>, payload: Schema.Schema<A, I>) =>
   Schema.Struct(Object.fromEntries(keys.map((key) => [key, payload])) as Record<string, Schema.Schema<A, I>>)
+
+export const AccessScopesData = Schema.Struct({
+  currentAppInstallation: Schema.Struct({ accessScopes: Schema.Array(Schema.Struct({ handle: Schema.String })) })
+})
+
+export const RecentOrderBuyerData = Schema.Struct({
+  orders: Schema.Struct({ nodes: Schema.Array(Schema.Struct({ name: Schema.String })) })
+})

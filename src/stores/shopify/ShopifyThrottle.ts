@@ -18,8 +18,12 @@ export interface ThrottleStatus {
 }
 
 /** The bucket's name: the app and shop pair, as the shop and its access token (hashed). */
-export const shopifyCredential = (config: Pick<ShopifyConnectorConfig, "shop" | "accessToken">): string =>
-  storeCredentialId("shopify", [config.shop, config.accessToken])
+export const shopifyCredential = (config: Pick<ShopifyConnectorConfig, "shop" | "accessToken" | "clientId">): string =>
+  // Shopify's bucket is the app's on the shop: a client-credentials app keeps it across its tokens.
+  storeCredentialId(
+    "shopify",
+    config.accessToken !== undefined ? [config.shop, config.accessToken] : [config.shop, "app", config.clientId ?? ""]
+  )
 
 /** An answer's throttleStatus as the bucket's reading. */
 export const readingOf = (status: ThrottleStatus): BucketReading => ({

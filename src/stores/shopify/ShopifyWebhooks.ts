@@ -20,12 +20,20 @@ export interface ShopifyWebhookSecrets extends WebhookSecrets {
   readonly shop: string
 }
 
+/**
+ * A signature that fails under the configured secret is most often a webhook the seller created by
+ * hand in the Shopify admin: those are signed with the key that admin page shows, not the app's.
+ */
+export const BAD_SIGNATURE = "X-Shopify-Hmac-Sha256 does not match the body under the configured webhook secret. Webhooks created " +
+  "by hand in the Shopify admin (Settings › Notifications › Webhooks) are signed with the key shown on that page, not with the " +
+  "app's client secret: set the store's webhookSecret to that key, or have the app's own webhook subscriptions send them"
+
 export const verifyShopifyWebhook: WebhookVerifier<ShopifyWebhookSecrets> = (secrets, delivery) => {
   const reject = rejecter(secrets.storeKey)
   const signature = headerValue(delivery, "X-Shopify-Hmac-Sha256")
   if (signature === undefined) return reject("missing_signature", "no X-Shopify-Hmac-Sha256 header")
   if (!base64HmacMatches(signature, delivery.rawBody, configuredSecrets(secrets))) {
-    return reject("bad_signature", "X-Shopify-Hmac-Sha256 does not match the body under the webhook secret")
+    return reject("bad_signature", BAD_SIGNATURE)
   }
 
   const shop = headerValue(delivery, "X-Shopify-Shop-Domain")

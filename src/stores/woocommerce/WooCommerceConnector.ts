@@ -1,7 +1,8 @@
 /**
  * The WooCommerce adapter of the store port, on REST API v3 (`/wp-json/wc/v3`) with the consumer key
- * as HTTP Basic credentials, plus the Shipment Tracking extension when the store has it. Built once
- * per configured WooCommerce store.
+ * as HTTP Basic credentials (or in the query string, on hosts that strip the header: WooHttp.ts), plus
+ * the Shipment Tracking extension when the store has it (else the buyer's tracking goes in a customer
+ * note: WooTracking.ts). Built once per configured WooCommerce store.
  */
 import { Effect, Option, Schema } from "effect"
 import type { Annotation } from "../../domain/StoreTypes.js"

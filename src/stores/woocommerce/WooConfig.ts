@@ -6,17 +6,35 @@ import type { ConnectorTuning, PullLimits, StoreBudgetConfig, WebhookSecretsConf
 
 export { DEFAULT_REQUEST_TIMEOUT } from "../ConnectorConfig.js"
 
+/**
+ * Where the consumer key and secret travel (store-apis.md §0, WooCommerce's authentication docs):
+ * - `header`: HTTP Basic in the `Authorization` header;
+ * - `query`: `consumer_key` / `consumer_secret` in the query string, over HTTPS (for hosts that strip
+ *   the header: Apache with CGI/FastCGI);
+ * - `auto` (default): the header, until the store answers 401 "Consumer key is missing" (or refuses as
+ *   if no key was sent) to a request that carried it: from then on, the query string.
+ */
+export type WooAuthentication = "auto" | "header" | "query"
+
 /** `webhookSecret` is the one secret set on all the store's order webhooks. */
 export interface WooCommerceConnectorConfig extends ConnectorTuning, WebhookSecretsConfig, StoreBudgetConfig {
   /** The site URL (`https://shop.example.com`); the REST API is at `<url>/wp-json`. */
   readonly url: string
+  /**
+   * The site's home URL (WordPress's `home_url('/')`), which webhooks name as their source
+   * (`X-WC-Webhook-Source`), when it differs from `url` (WordPress in a folder, the API on another
+   * host). Default: `url`, compared by host only.
+   */
+  readonly homeUrl?: string
   readonly consumerKey: Redacted.Redacted<string>
   readonly consumerSecret: Redacted.Redacted<string>
+  readonly authentication?: WooAuthentication
   /** Least time between two requests to the store (default 1000 ms: about one request a second). */
   readonly minRequestIntervalMs?: number
   /**
-   * How tracking is pushed: through the Shipment Tracking extension, as an order note plus meta, or
-   * (default) the extension when the store answers its route, else the note.
+   * How tracking reaches the buyer: a Shipment Tracking item (the extension), a customer note (emailed
+   * to the buyer: carrier, number, link), or (default) the extension when the store answers its
+   * routes, else the customer note.
    */
   readonly trackingMode?: "auto" | "shipment-tracking" | "note"
 }

@@ -3,7 +3,7 @@
  *
  * WooCommerce fulfils whole orders: `completed` means shipped, and completing an order emails the
  * buyer (the "Completed order" email, which lists Shipment Tracking items). So a push
- *   1. records the package's tracking (a Shipment Tracking item, or a private order note) unless a
+ *   1. records the package's tracking (a Shipment Tracking item, or a customer note) unless a
  *      record with this tracking number already exists (read back: the push is idempotent on it);
  *   2. adds the package to podsync's own list in the order meta `_podsync_shipments` (which lines,
  *      how many units), unless it is there;
@@ -22,7 +22,7 @@ export interface WooFulfillmentState {
   readonly status: string
   /** Every line of the order with the units the buyer still has (after refunds). */
   readonly lines: ReadonlyArray<{ readonly lineId: string; readonly currentQuantity: number }>
-  /** Tracking records on the order (Shipment Tracking items, or podsync's notes): id and number. */
+  /** Tracking records on the order (Shipment Tracking items, or podsync's tracking notes): id and number. */
   readonly trackingRecords: ReadonlyArray<{ readonly id: string; readonly number: string }>
   readonly packages: ReadonlyArray<PodsyncPackage>
 }

@@ -1,9 +1,14 @@
 /**
  * The one way this connector talks to a WooCommerce store: a request to `<url>/wp-json/…` with the
- * consumer key as HTTP Basic credentials, paced by the store's polite bucket (WooPacing.ts), turned into
- * an answer or a typed `StoreError`.
+ * consumer key as HTTP Basic credentials (or in the query string: `authentication`, WooConfig.ts),
+ * paced by the store's polite bucket (WooPacing.ts), turned into an answer or a typed `StoreError`.
  *
- * - 401/403: `StoreAuthError` (nothing is retried until the key is fixed).
+ * - 401 "Consumer key is missing" (or a refusal as if no key was sent) to a request whose key was in
+ *   the `Authorization` header: the host stripped the header. With `authentication: auto` the request
+ *   goes again at once with the key in the query string, and so does every later one (logged once);
+ *   with `header`, it is a `StoreAuthError` saying so. A request with the key in the query string is
+ *   never traced (the span would hold the URL) and its URL is never logged.
+ * - 401/403: `StoreAuthError` with WooCommerce's words (nothing is retried until the key is fixed).
  * - 429: the store did not act; the bucket holds every request (of every replica sharing it) for
  *   Retry-After (or a backoff), then the request goes again, reads and writes alike. Each refusal is
  *   reported to `onThrottled`.
@@ -15,15 +20,17 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Clock, Duration, Effect, Either, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Redacted, Ref, Schema } from "effect"
 import { keepBody, StoreApiError, StoreAuthError, type StoreError, StoreResponseError, StoreUnavailableError } from "../StoreErrors.js"
 import {
   DEFAULT_MIN_REQUEST_INTERVAL_MS,
   DEFAULT_REQUEST_TIMEOUT,
   restRoot,
   urlProblem,
+  type WooAuthentication,
   type WooCommerceConnectorConfig
 } from "./WooConfig.js"
+import type { CredentialRefusal } from "../StoreConnector.js"
 import { type BucketGate, budgetUnavailable, makeBucketGate, recordInBucket } from "../BucketGate.js"
 import { inMemoryStoreBuckets } from "../InMemoryStoreBucket.js"
 import { backoffMillis, politeShape, retryAfterMillis, wooCredential } from "./WooPacing.js"
@@ -50,6 +57,8 @@ export interface WooAnswer {
 export interface WooHttp {
   readonly send: (request: WooRequest) => Effect.Effect<WooAnswer, StoreError>
   readonly gate: BucketGate
+  /** Where the key travels now: `query` once the host was found to strip the header (or so configured). */
+  readonly credentialsIn: Effect.Effect<"header" | "query">
 }
 
 /** Transport failures and 5xx other than 503, per request, before a read gives up. */
@@ -68,6 +77,28 @@ export const wooErrorOf = (answer: WooAnswer): { readonly code: string; readonly
   Either.getOrUndefined(Schema.decodeUnknownEither(WooErrorBody)(answer.body))
 
 const retryAfterText = (header: string | undefined): string => (header === undefined ? "" : `, Retry-After: ${header}`)
+
+/**
+ * Whether a 401 says the store saw no key at all: "Consumer key is missing" (store-apis.md §0), or the
+ * permission check's refusal of an anonymous request (`woocommerce_rest_cannot_*` is answered 401 only
+ * to a request that is not logged in). To a request that sent the key in the `Authorization` header,
+ * either means the host stripped the header.
+ */
+export const sawNoKey = (answer: WooAnswer): boolean => {
+  if (answer.status !== 401) return false
+  const error = wooErrorOf(answer)
+  return error !== undefined && (/consumer key is missing/i.test(error.message) || error.code.startsWith("woocommerce_rest_cannot_"))
+}
+
+/**
+ * For the daemon's health: a 401 that says the store saw no key does not refuse the key when the
+ * connector may move it to the query string (`auto`): it does so and sends the request again.
+ */
+export const wooCredentialRefusal = (authentication: WooAuthentication): CredentialRefusal => (answer) =>
+  !(authentication === "auto" && sawNoKey({ status: answer.status, headers: {}, body: answer.body }))
+
+/** Query parameters that carry the key: never logged, never traced. */
+const KEY_PARAMS = ["consumer_key", "consumer_secret"]
 
 /** The transport's own words (e.g. "ECONNRESET"), never the request (which carries the key). */
 const causeText = (cause: unknown): string => {
@@ -114,7 +145,13 @@ export const decodeAnswer = <A, I>(
 
 export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<WooHttp, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
+    // A request carrying the key in its query string is not traced: a span keeps the full URL.
+    const client = HttpClient.withTracerDisabledWhen(
+      yield* HttpClient.HttpClient,
+      (request) => request.urlParams.some(([name]) => KEY_PARAMS.includes(name))
+    )
+    const authentication = config.authentication ?? "auto"
+    const viaQuery = yield* Ref.make(authentication === "query")
     const gate = yield* makeBucketGate(
       (config.buckets ?? inMemoryStoreBuckets).open(
         wooCredential(config),
@@ -127,19 +164,24 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
     const refused = urlProblem(config.url)
     const storeKey = config.storeKey
 
-    const build = (request: WooRequest) => {
+    const build = (request: WooRequest, inQuery: boolean) => {
       const base = HttpClientRequest.make(request.method)(`${root}${request.path}`).pipe(
-        HttpClientRequest.basicAuth(config.consumerKey, config.consumerSecret),
         HttpClientRequest.acceptJson,
-        HttpClientRequest.setUrlParams(request.query ?? [])
+        HttpClientRequest.setUrlParams(request.query ?? []),
+        inQuery
+          ? HttpClientRequest.appendUrlParams([
+            ["consumer_key", Redacted.value(config.consumerKey)],
+            ["consumer_secret", Redacted.value(config.consumerSecret)]
+          ])
+          : HttpClientRequest.basicAuth(config.consumerKey, config.consumerSecret)
       )
       return request.body === undefined ? base : HttpClientRequest.bodyUnsafeJson(base, request.body)
     }
 
-    const once = (request: WooRequest): Effect.Effect<WooAnswer, StoreUnavailableError> => {
+    const once = (request: WooRequest, inQuery: boolean): Effect.Effect<WooAnswer, StoreUnavailableError> => {
       const unavailable = (detail: string) =>
         new StoreUnavailableError({ storeKey, operation: request.name, ambiguous: request.write, detail })
-      const sent = client.execute(build(request)).pipe(
+      const sent = client.execute(build(request, inQuery)).pipe(
         Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, headers: response.headers, body }))),
         Effect.mapError((error) => unavailable(`${error.reason} error: ${error.description ?? causeText(error.cause)}`))
       )
@@ -150,9 +192,34 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
       )
     }
 
+    /** The host stripped the header: the key goes in the query string from now on (said once). */
+    const switchToQuery = Effect.flatMap(Ref.getAndSet(viaQuery, true), (before) =>
+      before
+        ? Effect.void
+        : Effect.logWarning(
+          `store ${storeKey}: the host strips the Authorization header (WooCommerce answered 401 as if no key was sent); ` +
+            "podsync now sends the consumer key in the query string over HTTPS. Set woocommerce.authentication: query " +
+            "to skip the first try, or let the header through (for Apache: CGIPassAuth On)"
+        ))
+
+    const refusedKey = (request: WooRequest, answer: WooAnswer, inQuery: boolean) => {
+      const said = wooErrorOf(answer)
+      return new StoreAuthError({
+        storeKey,
+        operation: request.name,
+        status: answer.status,
+        detail: !inQuery && sawNoKey(answer)
+          ? "the host strips the Authorization header, so WooCommerce never sees the key: set woocommerce.authentication: auto " +
+            "or query (the key then goes in the query string over HTTPS), or let the header through (for Apache: CGIPassAuth On)"
+          : `WooCommerce said: ${said?.message ?? `HTTP ${answer.status}`}; check consumerKey and consumerSecret ` +
+            "and the key's permissions (read/write) under WooCommerce › Settings › Advanced › REST API"
+      })
+    }
+
     const attempt = (request: WooRequest, failures: number, refusals: number): Effect.Effect<WooAnswer, StoreError> =>
       Effect.gen(function*() {
-        const result = yield* Effect.either(once(request))
+        const inQuery = yield* Ref.get(viaQuery)
+        const result = yield* Effect.either(once(request, inQuery))
         if (Either.isLeft(result)) {
           if (request.write || failures >= MAX_READ_RETRIES) return yield* result.left
           yield* Effect.sleep(backoffMillis(failures + 1))
@@ -160,9 +227,12 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
         }
         const answer = result.right
         const { status } = answer
-        if (status === 401 || status === 403) {
-          return yield* new StoreAuthError({ storeKey, operation: request.name, status })
+        if (status === 401 && !inQuery && authentication === "auto" && sawNoKey(answer)) {
+          // WordPress refused before running anything: sending again is safe, writes included.
+          yield* switchToQuery
+          return yield* attempt(request, failures, refusals)
         }
+        if (status === 401 || status === 403) return yield* refusedKey(request, answer, inQuery)
         if (status === 429 || status === 503) {
           const wait = retryAfterMillis(answer.headers["retry-after"], yield* Clock.currentTimeMillis) ?? backoffMillis(refusals + 1)
           yield* reportThrottle({ said: `HTTP ${status}${retryAfterText(answer.headers["retry-after"])}`, waitMs: wait })
@@ -200,5 +270,5 @@ export const makeWooHttp = (config: WooCommerceConnectorConfig): Effect.Effect<W
         ? attempt(request, 0, 0)
         : Effect.fail(new StoreApiError({ storeKey, operation: request.name, messages: [refused] }))
 
-    return { send, gate }
+    return { send, gate, credentialsIn: Effect.map(Ref.get(viaQuery), (query) => (query ? "query" as const : "header" as const)) }
   })

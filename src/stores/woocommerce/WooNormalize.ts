@@ -18,8 +18,9 @@
  *   purchasable id the variant-matching table names); `currentQuantity` is quantity minus refunded
  *   units; nothing is left to fulfil once the order is completed, cancelled, refunded, failed or trashed.
  * - Attributes are the line's `meta_data` in store order (variation attributes and the personalisation
- *   a product add-ons plugin stores), values as text (objects as JSON); order-level attributes are the
- *   order meta whose key is not hidden (`_…`).
+ *   a product add-ons plugin stores), values as text (objects as JSON), without the hidden (`_…`) keys
+ *   WooCommerce and plugins keep there for themselves (`_reduced_stock`); order-level attributes are
+ *   likewise the order meta whose key is not hidden.
  * - `shipTo` is the shipping address, null when the order has none (no fallback to billing).
  */
 import { Either } from "effect"
@@ -63,7 +64,9 @@ export const metaText = (value: unknown): string => {
   return JSON.stringify(value)
 }
 
-const attributesOf = (meta: ReadonlyArray<WooMeta>): Array<Attribute> => meta.map((m) => ({ key: m.key, value: metaText(m.value) }))
+/** The meta a seller or buyer gave, as attributes: WordPress's hidden keys (`_…`) are the software's own. */
+const attributesOf = (meta: ReadonlyArray<WooMeta>): Array<Attribute> =>
+  meta.filter((m) => !m.key.startsWith("_")).map((m) => ({ key: m.key, value: metaText(m.value) }))
 
 export const financialStatusOf = (order: Pick<WooOrder, "status" | "date_paid_gmt" | "refunds">): FinancialStatus => {
   const paid = present(order.date_paid_gmt) !== undefined
@@ -195,7 +198,7 @@ export const normalizeWooOrder = (storeKey: string, order: WooOrder, raw: unknow
       shipTo: normalizeAddress(order.shipping, present(order.billing.phone)),
       lines: order.line_items.map((line) => normalizeLine(line, refunded.get(String(line.id)) ?? 0, closed)),
       tags: [],
-      attributes: attributesOf(order.meta_data.filter((m) => !m.key.startsWith("_"))),
+      attributes: attributesOf(order.meta_data),
       raw,
       ...defined({
         cancelReason: cancelled ? order.status : undefined,

@@ -111,7 +111,7 @@ export const WooTrackingItem = Schema.Struct({
 export type WooTrackingItem = typeof WooTrackingItem.Type
 export const WooTrackingItems = Schema.Array(WooTrackingItem)
 
-/** `/shipment-trackings/providers`: `{ "<country>": { "<provider name>": "<link template>" } }`. */
+/** `/orders/<id>/shipment-trackings/providers`: `{ "<country>": { "<provider name>": "<link template>" } }`. */
 export const WooProviders = Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: Schema.String }) })
 
 /** Our own record of pushed packages, kept in the order meta `_podsync_shipments`. */

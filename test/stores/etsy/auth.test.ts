@@ -4,11 +4,12 @@
  * rotation, and errors that never carry a secret.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Redacted, Ref, TestClock } from "effect"
+import { Effect, Option, Redacted, TestClock } from "effect"
+import { makeInMemoryStoreTokens } from "../../../src/stores/InMemoryStoreTokens.js"
 import { admin, connectTo, type SimReceipt, startSimulator, stats } from "./harness.js"
 
 describe("Etsy credentials", () => {
-  it.scoped("refreshes the access token a minute before it expires, without a 401", () =>
+  it.scoped("refreshes the access token at 80 % of its lifetime, without a 401", () =>
     Effect.gen(function*() {
       let simTime = Date.UTC(2026, 2, 1, 9, 0, 0)
       const sim = yield* startSimulator({ accessTokenTtlSeconds: 600, now: () => simTime })
@@ -18,12 +19,12 @@ describe("Etsy credentials", () => {
       expect(Option.isSome(yield* connector.getOrder(id))).toBe(true)
       expect((yield* stats(sim)).tokenGrants).toBe(1)
 
-      // 9 minutes later the token (10 minutes) is still used…
-      simTime += 539_000
-      yield* TestClock.adjust(539_000)
+      // 7 min 59 s later the token (10 minutes) is still used…
+      simTime += 479_000
+      yield* TestClock.adjust(479_000)
       yield* connector.getOrder(id)
       expect((yield* stats(sim)).tokenGrants).toBe(1)
-      // …and within its last minute it is replaced before use.
+      // …and past 80 % of its lifetime (8 minutes) it is replaced before use.
       simTime += 2_000
       yield* TestClock.adjust(2_000)
       yield* connector.getOrder(id)
@@ -52,30 +53,35 @@ describe("Etsy credentials", () => {
       expect(s.buyerEmailsByReceipt).toEqual({ [receipt.receipt_id]: 1 })
     }))
 
-  it.scopedLive("keeps the newest refresh token when Etsy rotates them, and reports it for persisting", () =>
+  it.scopedLive("keeps the newest refresh token in the token store, so a restart or a replica goes on with it", () =>
     Effect.gen(function*() {
       const sim = yield* startSimulator({ rotateRefreshTokens: true })
       const receipt = yield* admin<SimReceipt>(sim, "POST", "receipts", {})
-      const rotated = yield* Ref.make<Array<string>>([])
-      const connector = yield* connectTo(sim, {
-        onRefreshTokenRotated: (token) => Ref.update(rotated, (all) => [...all, Redacted.value(token)])
-      })
+      const id = String(receipt.receipt_id)
+      // The store a daemon keeps in its database.
+      const tokens = makeInMemoryStoreTokens()
+      const connector = yield* connectTo(sim, { tokens })
+      const seen: Array<string> = []
       for (let i = 0; i < 3; i++) {
         yield* admin(sim, "POST", "tokens/expire")
-        expect(Option.isSome(yield* connector.getOrder(String(receipt.receipt_id)))).toBe(true)
+        expect(Option.isSome(yield* connector.getOrder(id))).toBe(true)
+        const row = yield* tokens.open("acme-etsy").read
+        seen.push(Redacted.value(row!.refreshToken!))
       }
-      const tokens = yield* Ref.get(rotated)
-      expect(tokens).toHaveLength(3)
-      expect(new Set(tokens).size).toBe(3)
-      expect(tokens.every((t) => t.startsWith(`${sim.userId}.`) && t !== sim.refreshToken)).toBe(true)
+      expect(new Set(seen).size).toBe(3)
+      expect(seen.every((t) => t.startsWith(`${sim.userId}.`) && t !== sim.refreshToken)).toBe(true)
 
-      // The refresh token from the config has been used up: a new process with it must be re-authorised.
-      const stale = yield* connectTo(sim)
-      const error = yield* Effect.flip(stale.getOrder(String(receipt.receipt_id)))
+      // The refresh token from the config has been used up: a process without the store is refused…
+      const stale = yield* connectTo(sim, { tokens: makeInMemoryStoreTokens() })
+      const error = yield* Effect.flip(stale.getOrder(id))
       expect(error).toMatchObject({ _tag: "StoreAuthError", operation: "oauthToken", status: 400 })
-      // The newest one works.
-      const fresh = yield* connectTo(sim, { refreshToken: Redacted.make(tokens[2]!) })
-      expect(Option.isSome(yield* fresh.getOrder(String(receipt.receipt_id)))).toBe(true)
+      // …and one with it (the same config, restarted) presents the newest, and goes on rotating.
+      const restarted = yield* connectTo(sim, { tokens })
+      yield* admin(sim, "POST", "tokens/expire")
+      expect(Option.isSome(yield* restarted.getOrder(id))).toBe(true)
+      const newest = Redacted.value((yield* tokens.open("acme-etsy").read)!.refreshToken!)
+      expect(seen).not.toContain(newest)
+      expect((yield* stats(sim)).tokenGrants).toBe(4)
     }))
 
   it.scopedLive("fails with a typed auth error, free of secrets, when the key lacks its shared secret or is wrong", () =>

@@ -13,7 +13,7 @@ import { connectTo } from "./harness.js"
 
 const proxyPage = "<html><body><h1>502 Bad Gateway</h1>upstream timed out</body></html>"
 
-/** Answers the token endpoint and single-receipt reads properly, everything else 200 with an HTML page. */
+/** Answers the token endpoint, single-receipt reads and the public reads properly, everything else 200 with an HTML page. */
 const brokenProxy = (tokenBody: string) =>
   Effect.acquireRelease(
     Effect.promise(
@@ -25,6 +25,13 @@ const brokenProxy = (tokenBody: string) =>
               if (req.url?.startsWith("/v3/public/oauth/token")) res.writeHead(200, { "content-type": "application/json" }).end(tokenBody)
               else if (req.method === "GET" && /\/receipts\/\d+$/.test(req.url ?? "")) {
                 res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(realisticReceipt))
+              } else if (req.method === "GET" && /\/shops\/\d+$/.test(req.url ?? "")) {
+                res.writeHead(200, { "content-type": "application/json" }).end(
+                  JSON.stringify({ shop_id: 48213795, shipping_from_country_iso: "GB" })
+                )
+              } else if (req.method === "GET" && req.url?.startsWith("/v3/application/shipping-carriers")) {
+                const carriers = [{ shipping_carrier_id: 7, name: "Royal Mail", domestic_classes: [], international_classes: [] }]
+                res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ count: 1, results: carriers }))
               } else res.writeHead(200, { "content-type": "text/html" }).end(proxyPage)
             })
           })
@@ -45,6 +52,7 @@ const simLike = (url: string) => ({
   sharedSecret: "s",
   refreshToken: "1.refresh",
   webhookSecret: "whsec_AA==",
+  shops: [],
   close: () => Promise.resolve()
 })
 

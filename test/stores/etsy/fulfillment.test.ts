@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import type { FulfillmentPush } from "../../../src/domain/StoreTypes.js"
-import { etsyCarrierName } from "../../../src/stores/etsy/EtsyFulfillment.js"
 import type { RunningEtsySimulator } from "../../../src/simulator/etsy/index.js"
 import {
   annotatesNothing,
@@ -58,7 +57,8 @@ describe("Etsy tracking push", () => {
         {
           receipt_shipping_id: stored.shipments[0]!.receipt_shipping_id,
           shipment_notification_timestamp: expect.any(Number),
-          carrier_name: "usps",
+          // As getShippingCarriers names it (the shop ships from the US).
+          carrier_name: "USPS",
           tracking_code: "9400 1118 9956 2537 6834 12"
         }
       ])
@@ -82,7 +82,7 @@ describe("Etsy tracking push", () => {
     stored: (sim, receipt, number) =>
       Effect.map(
         read(sim, receipt.raw),
-        (stored) => expect(stored.shipments.map((s) => [s.carrier_name, s.tracking_code])).toEqual([["ups", number]])
+        (stored) => expect(stored.shipments.map((s) => [s.carrier_name, s.tracking_code])).toEqual([["UPS", number]])
       )
   })
   annotatesNothing(driver)
@@ -97,15 +97,15 @@ describe("Etsy tracking push", () => {
         push(receipt, "YT2412345678901234", "YunExpress", "https://www.yuntrack.com/track?id=YT2412345678901234")
       )
       expect(outcome._tag).toBe("Created")
-      expect((yield* read(sim, receipt)).shipments.map((s) => s.carrier_name)).toEqual(["other"])
-      expect(["USPS", "Royal Mail", "DHL Express", "fedex", "Canada-Post", "Acme Couriers"].map(etsyCarrierName)).toEqual([
-        "usps",
-        "royal-mail",
-        "dhl-express",
-        "fedex",
-        "canada-post",
-        "other"
-      ])
+      const stored = yield* read(sim, receipt)
+      expect(stored.shipments.map((s) => s.carrier_name)).toEqual(["other"])
+      // What the buyer reads: Etsy links nothing for "other"; the note carries carrier, number and link.
+      expect(stored.buyer_emails).toEqual([expect.objectContaining({
+        carrier_name: "other",
+        tracking_link: null,
+        note_to_buyer: "Shipped with YunExpress, tracking number YT2412345678901234. " +
+          "Track it here: https://www.yuntrack.com/track?id=YT2412345678901234"
+      })])
     }))
 
   it.scopedLive("adds a second package as a second shipment (a second email), never the same one twice", () =>

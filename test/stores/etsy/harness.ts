@@ -6,6 +6,8 @@ import { type Effect, Redacted, type Scope } from "effect"
 import { type EtsySimulatorOptions, type RunningEtsySimulator, startEtsySimulator } from "../../../src/simulator/etsy/index.js"
 import type { EtsyConnectorConfig } from "../../../src/stores/etsy/EtsyConfig.js"
 import { makeEtsyConnector } from "../../../src/stores/etsy/EtsyConnector.js"
+import type { StoreTokenStore } from "../../../src/domain/StoreToken.js"
+import { makeInMemoryStoreTokens } from "../../../src/stores/InMemoryStoreTokens.js"
 import { configFor, connectorFor, scopedSimulator, type SimStatsOf, simulatorAdmin, statsOf } from "../contract/SimulatorHarness.js"
 
 export { eventually } from "../contract/SimulatorHarness.js"
@@ -18,8 +20,23 @@ export const startSimulator = (options: EtsySimulatorOptions = {}): Effect.Effec
 
 export const admin = simulatorAdmin
 
+/**
+ * Etsy refuses a refresh token once it has been used (it answers each refresh with the next one):
+ * every connector of a test's simulator keeps its tokens in one store, as the daemon's replicas and
+ * restarts share them through the database. A test of a connector without them passes its own.
+ */
+const tokensOf = new WeakMap<RunningEtsySimulator, StoreTokenStore>()
+const sharedTokens = (sim: RunningEtsySimulator): StoreTokenStore => {
+  const known = tokensOf.get(sim)
+  if (known !== undefined) return known
+  const made = makeInMemoryStoreTokens()
+  tokensOf.set(sim, made)
+  return made
+}
+
 export const connectorConfig = configFor((sim: RunningEtsySimulator): EtsyConnectorConfig => ({
   storeKey: "acme-etsy",
+  tokens: sharedTokens(sim),
   shopId: String(sim.shopId),
   keystring: Redacted.make(sim.keystring),
   sharedSecret: Redacted.make(sim.sharedSecret),
@@ -50,4 +67,13 @@ export interface SimReceipt {
   readonly is_shipped: boolean
   readonly transactions: ReadonlyArray<{ readonly transaction_id: number; readonly quantity: number }>
   readonly shipments: ReadonlyArray<{ readonly receipt_shipping_id: number; readonly tracking_code: string; readonly carrier_name: string }>
+  /** The shipping emails Etsy sent the buyer: what they read. */
+  readonly buyer_emails: ReadonlyArray<
+    {
+      readonly carrier_name: string | null
+      readonly tracking_code: string | null
+      readonly tracking_link: string | null
+      readonly note_to_buyer: string | null
+    }
+  >
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import * as Money from "../../../src/domain/Money.js"
 import { NormalizedOrder } from "../../../src/domain/NormalizedOrder.js"
+import { planDraft } from "../../../src/mapping/DraftPlan.js"
+import { parseMappingCsv } from "../../../src/mapping/MappingCsv.js"
 import { normalizeEtsyReceipt } from "../../../src/stores/etsy/EtsyNormalize.js"
 import { decodeEtsyReceipt } from "../../../src/stores/etsy/EtsyReceipts.js"
 import { decodeHtmlEntities } from "../../../src/stores/etsy/HtmlEntities.js"
@@ -81,7 +83,41 @@ describe("Etsy receipt normalization", () => {
     expect(encoded.total).toEqual({ currency_code: "GBP", units: 73, nanos: 500_000_000 })
   })
 
-  it("gives a withheld address as null, and a partly withheld one with only what Etsy sent", () => {
+  it("records a withheld address as withheld (the name kept, as Etsy sends it), and a partly missing one with only what Etsy sent", () => {
+    const published = {
+      ...realisticReceipt,
+      name: "Jordan Avery",
+      first_line: null,
+      second_line: null,
+      city: null,
+      state: null,
+      zip: null,
+      country_iso: null,
+      formatted_address: null
+    }
+    const asPublished = normalizeOk(published)
+    expect(asPublished.shipTo).toEqual({ name: "Jordan Avery" })
+    expect(asPublished.withheld).toEqual([{
+      fields: ["shipTo.line1", "shipTo.city", "shipTo.postalCode", "shipTo.countryCode"],
+      reason: expect.stringContaining("Etsy withholds this buyer's shipping address")
+    }])
+    expect(normalizeOk(realisticReceipt).withheld).toBeUndefined()
+    // The plan holds it as withheld by the store, in Etsy's words, not as an address to fix.
+    const header =
+      "store_variant_id,store_sku,pod_variant_id,pod_legacy_id,print_front,print_back,print_pocket,print_left_sleeve,print_right_sleeve,print_whole,barcode_url,ignore"
+    const rows = asPublished.lines.map((line) => `${line.variantId ?? ""},,GM0002010011,,https://d.example.com/front.png,,,,,,,`)
+    const plan = planDraft(asPublished, parseMappingCsv([header, ...rows].join("\n")).table, undefined, {
+      storeKey: "acme-etsy",
+      platform: "etsy",
+      podStoreId: "store-acme",
+      shipping: { default: "METHOD_STANDARD", byTitle: {} },
+      eligibleFinancialStatuses: ["paid"]
+    })
+    expect(plan).toMatchObject({ _tag: "Held", code: "withheld_by_store" })
+    expect(plan._tag === "Held" && plan.message).toBe(
+      "the store withheld the buyer's address, postal code, country from podsync, so the order cannot be drafted: " +
+        asPublished.withheld![0]!.reason
+    )
     const withheld = {
       ...realisticReceipt,
       name: null,
@@ -94,6 +130,7 @@ describe("Etsy receipt normalization", () => {
       formatted_address: null
     }
     expect(normalizeOk(withheld).shipTo).toBeNull()
+    expect(normalizeOk(withheld).withheld?.length).toBe(1)
     const partial = { ...withheld, name: "Jordan Avery", country_iso: "US", state: "OR" }
     expect(normalizeOk(partial).shipTo).toEqual({ name: "Jordan Avery", region: "OR", regionCode: "OR", countryCode: "US" })
     const lineWithheld = { ...realisticReceipt, name: null, first_line: null }

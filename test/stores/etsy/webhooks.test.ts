@@ -78,6 +78,29 @@ describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
     expect(verdict(verifyEtsyWebhook({ storeKey: "acme-etsy", shopId: "48213795" }, delivery()))).toBe("bad_signature")
   })
 
+  it("reads the envelope Etsy's webhook page publishes: the receipt and shop in `data`, the event id kept", () => {
+    const envelope = (data: Record<string, unknown>) =>
+      JSON.stringify({ event_type: "ORDER_PAID", event_id: "evt_01J9Z4", created_at: 1772360999, data })
+    const verify = (raw: string) =>
+      verifyEtsyWebhook(secrets, delivery({ "webhook-signature": sign(key, "msg_2b7c1e0f8a", "1772361000", raw) }, raw))
+    const named = [
+      { shop_id: 48213795, receipt_id: 3401234567 },
+      { shop_id: "48213795", resource_url: "https://openapi.etsy.com/v3/application/shops/48213795/receipts/3401234567" },
+      { shop_id: 48213795, receipt: { receipt_id: 3401234567, status: "paid" } }
+    ]
+    for (const data of named) {
+      expect(Either.getOrThrow(verify(envelope(data)))).toMatchObject({
+        topic: "ORDER_PAID",
+        eventId: "evt_01J9Z4",
+        storeOrderId: "3401234567",
+        dedupKey: "acme-etsy:etsy-webhook:msg_2b7c1e0f8a"
+      })
+    }
+    expect(verdict(verify(envelope({ shop_id: 11111111, receipt_id: 3401234567 })))).toBe("wrong_shop")
+    // An event that names no receipt is still taken in; without a receipt the daemon pulls the shop.
+    expect(Either.getOrThrow(verify(envelope({ shop_id: 48213795 }))).storeOrderId).toBeUndefined()
+  })
+
   it("gives every retry of one message the same dedup key, and other messages other keys", () => {
     const keyOf = (id: string, timestamp: string) =>
       Either.getOrThrow(
@@ -93,7 +116,7 @@ describe("Etsy webhook verification (pure, Standard Webhooks)", () => {
 
 describe("Etsy webhook deliveries from the simulator", () => {
   verifiesSimulatorDeliveries({
-    title: "verifies real thin deliveries, rejects a forged one, recognises replays, and re-reads the receipt",
+    title: "verifies real deliveries (the published envelope), rejects a forged one, recognises replays, and re-reads the receipt",
     start: startSimulator,
     connect: connectTo,
     path: "/webhooks/acme-etsy",
@@ -114,7 +137,7 @@ describe("Etsy webhook deliveries from the simulator", () => {
       }),
     processed: (topics, _replays, connector) => {
       expect(connector.capabilities.webhookPayload).toBe("thin")
-      expect(topics).toEqual(["order.canceled", "order.paid"])
+      expect(topics).toEqual(["ORDER_CANCELED", "ORDER_PAID"])
     },
     forge: (received, receiptId) => ({
       headers: received[0]!.headers,

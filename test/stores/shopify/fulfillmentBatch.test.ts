@@ -151,9 +151,10 @@ describe("Shopify batched fulfilment pushes", () => {
 
       const before = yield* stats(batched)
       const results = yield* batchedConnector.pushFulfillments!(pushes)
+      // An order Shopify does not know asks which scopes the app holds, to say why it may not (read_all_orders).
       expect(delta(before, yield* stats(batched))).toEqual({
-        requests: 2,
-        operations: { PodsyncFulfillmentStates: 1, PodsyncFulfillmentCreateMany: 1 },
+        requests: 3,
+        operations: { PodsyncFulfillmentStates: 1, PodsyncAccessScopes: 1, PodsyncFulfillmentCreateMany: 1 },
         fulfillmentCreate: 6
       })
       const expected = yield* singly(singleConnector, pushes)
@@ -183,8 +184,8 @@ describe("Shopify batched fulfilment pushes", () => {
       const repeatDelta = delta(beforeRepeat, yield* stats(batched))
       // One read, then the lines of each fulfilment carrying the tracking number (as a single push reads them).
       expect(repeatDelta).toEqual({
-        requests: 1 + open.length,
-        operations: { PodsyncFulfillmentStates: 1, PodsyncFulfillmentLineItems: open.length },
+        requests: 2 + open.length,
+        operations: { PodsyncFulfillmentStates: 1, PodsyncAccessScopes: 1, PodsyncFulfillmentLineItems: open.length },
         fulfillmentCreate: 0
       })
       expect(repeated.slice(0, open.length).map((r) => Either.getOrThrow(r)._tag)).toEqual(open.map(() => "AlreadyPushed"))

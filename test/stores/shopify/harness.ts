@@ -35,7 +35,7 @@ export const connectTo = connectorFor(makeShopifyConnector, connectorConfig)
 
 export type SimStats =
   & SimStatsOf<
-    "requests" | "throttled" | "requestsWhileShort",
+    "requests" | "throttled" | "requestsWhileShort" | "tokenGrants" | "tokenRefusals" | "unauthorized",
     "fulfillmentsByOrder" | "notificationsByOrder" | "mutations"
   >
   & {

@@ -12,7 +12,15 @@ interface SimOrder {
   readonly line_items: ReadonlyArray<{ id: number; quantity: number }>
   readonly meta_data: ReadonlyArray<{ key: string; value: unknown }>
   readonly notes: ReadonlyArray<{ id: number; note: string; customer_note: boolean; seq: number }>
-  readonly emails: ReadonlyArray<{ type: string; seq: number; trackingNumbers: ReadonlyArray<string> }>
+  readonly emails: ReadonlyArray<
+    {
+      type: string
+      seq: number
+      trackingNumbers: ReadonlyArray<string>
+      tracking: ReadonlyArray<{ provider: string; number: string; link: string }>
+      note?: string
+    }
+  >
   readonly shipment_trackings: ReadonlyArray<
     { tracking_id: string; tracking_provider: string; tracking_number: string; tracking_link: string; date_shipped: string }
   >
@@ -40,7 +48,9 @@ const push = (
 
 const read = (sim: Sim, order: SimOrder) => admin<SimOrder>(sim, "GET", `orders/${order.id}`)
 const completedEmails = (order: SimOrder) => order.emails.filter((e) => e.type === "customer_completed_order")
-const podsyncNotes = (order: SimOrder) => order.notes.filter((n) => n.note.startsWith("Shipped by podsync:"))
+/** The notes podsync wrote for the buyer: one per package, carrier, number and link. */
+const podsyncNotes = (order: SimOrder) => order.notes.filter((n) => n.customer_note && n.note.includes("Tracking number:"))
+const noteEmails = (order: SimOrder) => order.emails.filter((e) => e.type === "customer_note")
 
 /** A simulator and a connector at T0 (so `date_shipped` is 2026-03-02), the extension on or off. */
 const setUp = (shipmentTracking: boolean) =>
@@ -216,18 +226,20 @@ describe("WooCommerce fulfilment push with the Shipment Tracking extension", () 
 })
 
 describe("WooCommerce fulfilment push without the extension", () => {
-  it.scoped("writes a private note and the package meta, then completes: one email, the note first", () =>
+  it.scoped("tells the buyer in a customer note (carrier, number, link), writes the package meta, then completes", () =>
     Effect.gen(function*() {
       const { sim, order, connector, request, first, stored } = yield* pushWhole(false, "1ZNOTE0000001")
       const [note] = podsyncNotes(stored)
-      expect(note).toMatchObject({
-        customer_note: false,
-        note: "Shipped by podsync: UPS tracking number 1ZNOTE0000001 (https://www.ups.com/track?tracknum=1ZNOTE0000001)"
-      })
+      const text = "Your order is on its way with UPS.\nTracking number: 1ZNOTE0000001\n" +
+        "Track your package: https://www.ups.com/track?tracknum=1ZNOTE0000001"
+      expect(note).toMatchObject({ customer_note: true, note: text })
+      // What the buyer reads: the note, emailed at once, before the Completed email (which has no tracking without the extension).
+      expect(noteEmails(stored)).toEqual([expect.objectContaining({ note: text })])
       expect(first).toMatchObject({ _tag: "Created", fulfillmentIds: [String(note!.id)], notifiedCustomer: true })
       expect(stored.status).toBe("completed")
       const [email] = completedEmails(stored)
       expect(note!.seq).toBeLessThan(email!.seq)
+      expect(email!.tracking).toEqual([])
       expect(stored.meta_data.find((m) => m.key === "_podsync_shipments")?.value).toMatchObject([{
         number: "1ZNOTE0000001",
         trackingRecordId: String(note!.id)
@@ -246,7 +258,7 @@ describe("WooCommerce fulfilment push without the extension", () => {
         yield* connector.pushFulfillment(request)
         const stored = yield* read(sim, order)
         expect(podsyncNotes(stored)).toHaveLength(1)
-        expect([stored.status, completedEmails(stored).length]).toEqual(["completed", 1])
+        expect([stored.status, completedEmails(stored).length, noteEmails(stored).length]).toEqual(["completed", 1, 1])
       }))
   }
 

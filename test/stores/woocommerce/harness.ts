@@ -46,7 +46,7 @@ export const connectTo = connectorFor(makeWooCommerceConnector, connectorConfig)
 
 export type SimStats =
   & SimStatsOf<
-    "requests" | "rateLimited",
+    "requests" | "rateLimited" | "authFailures",
     "requestsByOperation" | "trackingsByOrder" | "notesByOrder" | "buyerEmailsByOrder" | "completedEmailsByOrder" | "faultsInjected"
   >
   & {

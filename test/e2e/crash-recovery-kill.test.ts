@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import type pg from "pg"
+import { describe, expect, it } from "vitest"
+import { parseStat } from "../../src/db/DataDirLock.js"
+import { createOrders, daemonConfig, getJson, post, replicaSuite, sharedStack, type Stack, waitFor } from "../support/pipeline.js"
+import { freePort, startDaemon, stopDaemons, writeDaemonConfig } from "../support/pipeline.js"
+
+const DRAFT_ROUTE = "POST /api/v3/orders/draft"
+const RESTARTS = 20
+
+/**
+ * Starts `podsync start` as the child of a parent that never reaps it (a shell that backgrounds it
+ * then becomes `sleep`), as in a container whose init does not reap: killed with -9, it stays a
+ * zombie, which kill(pid, 0) still answers for.
+ */
+const startUnreaped = (config: string) =>
+  new Promise<{ pid: number; parent: ChildProcess; output: () => string }>((resolve, reject) => {
+    const parent = spawn("sh", ["-c", `"${process.execPath}" bin/podsync.js start --config "${config}" & echo "pid $!"; exec sleep 600`], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    parent.stderr!.on("data", (d) => (output += d))
+    parent.stdout!.on("data", (d) => {
+      output += d
+      const found = /^pid (\d+)$/m.exec(output)
+      if (found) resolve({ pid: Number(found[1]), parent, output: () => output })
+    })
+    parent.once("error", reject)
+  })
+
+/** The state letter of a process (Z: zombie), or undefined when it is gone. */
+const stateOf = (pid: number) => {
+  try {
+    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))?.state
+  } catch {
+    return undefined
+  }
+}
+
+/** Waits until the daemon on `port` is ready; fails at once when the process `pid` ends first (its start refused). */
+const readyOrRefused = async (port: number, daemon: { pid: number; output: () => string }, attempt: number) => {
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)
+    if (ready) return
+    const state = stateOf(daemon.pid)
+    if (state === undefined || state === "Z") throw new Error(`restart ${attempt} was refused: ${daemon.output()}`)
+    if (Date.now() > deadline) throw new Error(`restart ${attempt} not ready within 90 s: ${daemon.output()}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe.runIf(fs.existsSync("/proc/self/stat"))("the embedded database after kill -9", () => {
+  const stack = sharedStack()
+
+  it(`starts again at once every time, its killed predecessor a zombie nobody reaps (${RESTARTS} kills)`, async () => {
+    const { port, config } = await daemonConfig(stack)
+    const parents: Array<ChildProcess> = []
+    try {
+      let daemon = await startUnreaped(config)
+      parents.push(daemon.parent)
+      await readyOrRefused(port, daemon, 0)
+      for (let kill = 1; kill <= RESTARTS; kill++) {
+        process.kill(daemon.pid, "SIGKILL")
+        // Started at once: the killed process is still exiting, then a zombie, when its successor looks at the lock.
+        daemon = await startUnreaped(config)
+        parents.push(daemon.parent)
+        await readyOrRefused(port, daemon, kill)
+      }
+      process.kill(daemon.pid, "SIGTERM")
+      await waitFor(async () => stateOf(daemon.pid), (state) => state === undefined || state === "Z", 30_000)
+    } finally {
+      for (const parent of parents) parent.kill("SIGKILL")
+    }
+  }, 600_000)
+})
+
+const url = process.env.TEST_DATABASE_URL
+
+/** The orders (row ids) a replica holds now, known by the pid in its owner id. */
+const claimedBy = async (admin: pg.Client, schema: string, pid: number) =>
+  (await admin.query(
+    `select id from "${schema}".store_orders where lease_owner like $1 and state in ('ready', 'in_doubt') order by id`,
+    [`%:${pid}:%`]
+  )).rows.map((r: { id: number }) => r.id)
+
+const notDrafted = async (admin: pg.Client, schema: string, ids: ReadonlyArray<number>) =>
+  (await admin.query(`select id from "${schema}".store_orders where id = any($1) and state in ('pulled', 'ready', 'in_doubt')`, [ids]))
+    .rows.length
+
+/** Replica A alone, with draft creates held 3-4 s at the POD service, once it has claimed some of `count` new orders. */
+const replicaAWithClaims = async (stack: Stack, databaseUrl: string, admin: pg.Client, schema: string, count: number) => {
+  const port = await freePort()
+  const a = await startDaemon(writeDaemonConfig(stack, port, { databaseUrl, name: `a-${port}` }), port)
+  await post(`${stack.pod.url}/__sim/faults`, { route: DRAFT_ROUTE, kind: "latency", latencyMs: [3_000, 4_000], probability: 1 })
+  const ids = await createOrders(stack, count)
+  const claimed = await waitFor(() => claimedBy(admin, schema, a.pid!), (c) => c.length > 0, 60_000)
+  return { a, ids, claimed }
+}
+
+describe.runIf(url)("replicas on PostgreSQL after kill -9 and SIGSTOP", () => {
+  const suite = replicaSuite(url, "recovery")
+  const { admin, schema, databaseUrl } = suite
+
+  it("a replica killed with -9 has its claimed orders drafted by another within 10 s, each once", async () => {
+    const stack = suite.stack
+    const portB = await freePort()
+    const b = await startDaemon(writeDaemonConfig(stack, portB, { databaseUrl, name: "b-kill" }), portB)
+    const { a, ids, claimed } = await replicaAWithClaims(stack, databaseUrl, admin, schema, 30)
+    try {
+      a.kill("SIGKILL")
+      const killedAt = Date.now()
+      await fetch(`${stack.pod.url}/__sim/faults`, { method: "DELETE" })
+      await waitFor(() => notDrafted(admin, schema, claimed), (n) => n === 0, 30_000)
+      const seconds = (Date.now() - killedAt) / 1000
+      expect(seconds, `A's ${claimed.length} claimed orders drafted by B in ${seconds} s`).toBeLessThan(10)
+
+      await waitFor(() => getJson(`${stack.pod.url}/__sim/stats`), (s) => Object.keys(s.draftsByReferenceId).length >= ids.length, 60_000)
+      const pod = await getJson(`${stack.pod.url}/__sim/stats`)
+      expect(pod.duplicateReferenceIds).toEqual([])
+    } finally {
+      await stopDaemons(a, b)
+    }
+  }, 240_000)
+
+  it(
+    "a replica stopped with SIGSTOP past its lease keeps its claims: nobody drafts them twice, and it drafts them when it resumes",
+    async () => {
+      const stack = suite.stack
+      await fetch(`${stack.pod.url}/__sim/faults`, { method: "DELETE" })
+      const portB = await freePort()
+      const b = await startDaemon(writeDaemonConfig(stack, portB, { databaseUrl, name: "b-stop" }), portB)
+      const before = Object.keys((await getJson(`${stack.pod.url}/__sim/stats`)).draftsByReferenceId).length
+      const { a, ids, claimed } = await replicaAWithClaims(stack, databaseUrl, admin, schema, 30)
+      try {
+        a.kill("SIGSTOP")
+        await fetch(`${stack.pod.url}/__sim/faults`, { method: "DELETE" })
+        // Longer than a lease (60 s): B drafts every other order meanwhile, and none of A's.
+        await new Promise((r) => setTimeout(r, 70_000))
+        expect(await claimedBy(admin, schema, a.pid!)).toEqual(claimed)
+        const byB = await admin.query(
+          `select count(*)::int as n from "${schema}".order_events where order_id = any($1) and to_state = 'drafted' and actor not like $2`,
+          [claimed, `%:${a.pid}:%`]
+        )
+        expect(byB.rows[0].n).toBe(0)
+
+        a.kill("SIGCONT")
+        await waitFor(() => notDrafted(admin, schema, claimed), (n) => n === 0, 60_000)
+        const pod = await waitFor(
+          () => getJson(`${stack.pod.url}/__sim/stats`),
+          (s) => Object.keys(s.draftsByReferenceId).length >= before + ids.length,
+          60_000
+        )
+        expect(pod.duplicateReferenceIds).toEqual([])
+      } finally {
+        a.kill("SIGCONT")
+        await stopDaemons(a, b)
+      }
+    },
+    300_000
+  )
+})
