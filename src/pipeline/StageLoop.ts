@@ -122,7 +122,7 @@ const GATHER_LOOK_MS = 250
  * Waits while some but less than `batch` is `due`, at most `upTo`. A failing count (the database busy)
  * only ends the wait: the claim that follows meets the failure and reports it.
  */
-const gatherFor = (upTo: Duration.DurationInput, due: Effect.Effect<number, unknown>, batch: number) =>
+export const gatherFor = (upTo: Duration.DurationInput, due: Effect.Effect<number, unknown>, batch: number) =>
   Effect.gen(function*() {
     const until = (yield* Clock.currentTimeMillis) + Duration.toMillis(upTo)
     while ((yield* Clock.currentTimeMillis) < until) {
