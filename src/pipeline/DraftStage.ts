@@ -228,7 +228,11 @@ export const draftOrder = (
       const dryRun = yield* isDryRun
       const would = dryRun ? yield* wouldCreateDraft(draft).pipe(Effect.either) : undefined
       if (would?._tag === "Right") {
-        yield* repo.recordDryRun(stored.id, owner, { reason: wouldDraftReason(would.right), request: would.right, attempts: stored.attempts })
+        yield* repo.recordDryRun(stored.id, owner, {
+          reason: wouldDraftReason(would.right),
+          request: would.right,
+          attempts: stored.attempts
+        })
         return "dry_run" as const
       }
       // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means

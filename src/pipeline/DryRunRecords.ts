@@ -42,7 +42,9 @@ export const wouldUpdateDraftLines = (patch: typeof PatchDraftLineItemsInput.Typ
 
 /** A dry run's line in the order's story for a would-be draft: what it would have sent, in a seller's words. */
 export const wouldDraftReason = (request: WouldSend, shippingNote?: string): string => {
-  const body = request.kind === "draft" ? (request.body as { data?: { line_items?: ReadonlyArray<unknown>; shipping_method?: string } }).data : undefined
+  const body = request.kind === "draft"
+    ? (request.body as { data?: { line_items?: ReadonlyArray<unknown>; shipping_method?: string } }).data
+    : undefined
   const lines = body?.line_items?.length ?? 0
   return [
     `dry run: would create the POD draft (${lines} line${lines === 1 ? "" : "s"}${

@@ -296,7 +296,11 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
      * `attempts` (nothing was sent, so no attempt counts). Until the order changes, a dry-run daemon leaves it
      * alone (`claim`'s `unlessDryRunRecorded`); a daemon not in dry run sends it as usual.
      */
-    const recordDryRun = (id: number, owner: string, change: { readonly reason: string; readonly request: unknown; readonly attempts?: number }) =>
+    const recordDryRun = (
+      id: number,
+      owner: string,
+      change: { readonly reason: string; readonly request: unknown; readonly attempts?: number }
+    ) =>
       Effect.gen(function*() {
         const at = yield* now
         yield* db.use((k) =>

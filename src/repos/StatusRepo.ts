@@ -30,6 +30,13 @@ export interface HeldReasonCount {
   readonly oldestReferenceId: string
 }
 
+/** Orders of one store whose would-be request of one kind a dry run recorded. */
+export interface DryRunCount {
+  readonly storeKey: string
+  readonly kind: string
+  readonly count: number
+}
+
 /** Shipments a store refused: their tracking must be added in the store by hand. */
 export interface RefusedTrackingGroup {
   readonly storeKey: string
@@ -187,6 +194,23 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
       Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) })))
     )
 
-    return { ordersByStoreAndState, ordersPulledSince, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
+    /**
+     * What a dry run recorded it would have sent (OrdersRepo.recordDryRun), by store and kind (`draft`,
+     * `draft_update`, `tracking`): orders a daemon not in dry run will send it for.
+     */
+    const dryRunRecorded: Effect.Effect<ReadonlyArray<DryRunCount>, DbError> = db.use((k) =>
+      k.selectFrom("store_orders")
+        .where("dry_run_at", "is not", null)
+        .select((eb) => [
+          "store_key",
+          sql<string>`coalesce(dry_run_request ->> 'kind', 'draft')`.as("kind"),
+          eb.fn.countAll<number>().as("n")
+        ])
+        .groupBy(["store_key", sql`coalesce(dry_run_request ->> 'kind', 'draft')`])
+        .orderBy("store_key")
+        .execute()
+    ).pipe(Effect.map((rows) => rows.map((r) => ({ storeKey: r.store_key, kind: r.kind, count: Number(r.n) }))))
+
+    return { ordersByStoreAndState, ordersPulledSince, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls, dryRunRecorded }
   })
 }) {}
