@@ -312,7 +312,9 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 where id = ${id} returning id, state
               )
               insert into order_events (order_id, at, actor, from_state, to_state, reason, data)
-              select id, ${at}::timestamptz, ${owner}, state, state, ${change.reason}, ${JSON.stringify(change.request)}::jsonb
+              select id, ${at}::timestamptz, ${owner}, state, state, ${change.reason}, ${
+            JSON.stringify({ wouldSend: change.request })
+          }::jsonb
               from marked`.execute(k)
         )
       })
