@@ -31,7 +31,9 @@ const PLATFORMS: ReadonlyArray<Platform> = [
     setup: wooCommerceSetup,
     writes: (stats) =>
       Object.fromEntries(
-        Object.entries(stats.requestsByOperation as Record<string, number>).filter(([operation]) => !/\.(list|get|providers)$/.test(operation))
+        Object.entries(stats.requestsByOperation as Record<string, number>).filter(([operation]) =>
+          !/\.(list|get|providers)$/.test(operation)
+        )
       )
   }
 ]
@@ -76,7 +78,12 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
     const sim = await c.setup.start()
     const port = await freePort()
     // POD webhooks configured: a dry run must not register them (a write at the service); the real run does.
-    let config = writeStoreDaemonConfig(stack, port, { key, platform: c.platform, podStoreId: `store-${key}`, section: c.setup.section(sim) }, {
+    let config = writeStoreDaemonConfig(stack, port, {
+      key,
+      platform: c.platform,
+      podStoreId: `store-${key}`,
+      section: c.setup.section(sim)
+    }, {
       webhooks: { publicUrl: `http://127.0.0.1:${port}/webhooks/pod` }
     })
     let schema: string | undefined
@@ -141,7 +148,9 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
       expect(await getJson(`http://127.0.0.1:${run.port}/healthz`)).toEqual({ status: "ok", dryRun: true })
       expect((await getJson(`http://127.0.0.1:${run.port}/readyz`)).dryRun).toBe(true)
       const status = await podsync(["status", "--config", run.config])
-      expect(status.stdout).toContain(`DRY RUN: nothing is sent to the POD service or the stores; recorded instead: ${run.key} would-be drafts ${ORDERS}`)
+      expect(status.stdout).toContain(
+        `DRY RUN: nothing is sent to the POD service or the stores; recorded instead: ${run.key} would-be drafts ${ORDERS}`
+      )
       const overview = await (await fetch(`http://127.0.0.1:${run.port}/console`)).text()
       expect(overview).toContain("Dry run: nothing is sent")
       const page = await (await fetch(`http://127.0.0.1:${run.port}/console/dry-run`)).text()
