@@ -165,12 +165,14 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
      * Due orders per stage at `now`: what the stage's next claims will take. An order is due
      * from max(updated_at, next_attempt_at): when it reached its state, or when its retry came up.
      */
-    const dueByStage = (stages: ReadonlyArray<StageQueue>, now: Date) =>
+    const dueByStage = (stages: ReadonlyArray<StageQueue>, now: Date, unlessDryRunRecorded = false) =>
       Effect.forEach(stages, (stage) =>
         db.use((k) => {
           let query = k.selectFrom("store_orders")
             .where("state", "in", [...stage.states])
             .where("next_attempt_at", "<=", now)
+            // A dry run leaves an order alone once its would-be request is recorded: not waiting, not stalled.
+            .$if(unlessDryRunRecorded, (q) => q.where("dry_run_at", "is", null))
           if (stage.needsOpenShipment === true) {
             query = query.where((eb) =>
               eb.exists(

@@ -5,6 +5,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Schema, TestClock } from "effect"
 import { renderStatus } from "../../src/cli/status.js"
 import { withDryRun } from "../../src/cli/start.js"
+import { DryRun } from "../../src/config/DryRun.js"
 import { parseConfig } from "../../src/config/loadConfig.js"
 import { costEstimate } from "../../src/console/DryRunView.js"
 import * as Money from "../../src/domain/Money.js"
@@ -181,10 +182,17 @@ for (const database of testDatabases()) {
             "DRY RUN: nothing is sent to the POD service or the stores; recorded instead: acme-shopify would-be drafts 2 " +
               "(start without --dry-run, pipeline.dryRun: false, to send them)"
           )
-          // Not in dry run: the report says nothing of it.
+          // Not in dry run: the report says nothing of it, and the recorded orders wait in the draft queue.
           const normal = yield* readStatusReport({ storeKeys: ["acme-shopify"], budget: null, traffic: null })
           expect(normal.dryRun).toBeUndefined()
           expect(renderStatus(normal, "database")).not.toContain("DRY RUN")
+          const draftQueue = (r: StatusReport) => r.queues.find((q) => q.stage === "draft")?.due
+          expect(draftQueue(normal)).toBeGreaterThanOrEqual(2)
+          // In a dry run they wait for nothing: not counted as due (nor alerted on as a stalled queue).
+          const dry = yield* readStatusReport({ storeKeys: ["acme-shopify"], budget: null, traffic: null, dryRun: true }).pipe(
+            Effect.provide(DryRun.layer(true))
+          )
+          expect(draftQueue(dry)).toBe(draftQueue(normal)! - 2)
         }))
     }
   )
