@@ -9,8 +9,7 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { stringify } from "yaml"
-import { parse } from "yaml"
+import { parse, stringify } from "yaml"
 import { podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
 import { freePort, getJson, startDaemon, statusOf, stopDaemons, waitFor } from "../support/pipeline.js"
 import { type PlatformSetup, shopifySetup, wooCommerceSetup } from "../support/storePlatforms.js"
@@ -78,7 +77,7 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
     const sim = await c.setup.start()
     const port = await freePort()
     // POD webhooks configured: a dry run must not register them (a write at the service); the real run does.
-    let config = writeStoreDaemonConfig(stack, port, {
+    const config = writeStoreDaemonConfig(stack, port, {
       key,
       platform: c.platform,
       podStoreId: `store-${key}`,
