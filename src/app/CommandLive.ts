@@ -4,6 +4,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
+import { DryRun } from "../config/DryRun.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
@@ -47,7 +48,7 @@ export const PlanningLive = (config: AppConfig, options: { readonly reloadOnSigh
 
 /** A one-shot command's services, on the database the daemon made: what the daemon's stages use, without its loops. */
 export const CommandLive = (config: AppConfig) =>
-  Layer.mergeAll(PlanningLive(config, { reloadOnSighup: false }), ExternalApisLive(config)).pipe(
+  Layer.mergeAll(PlanningLive(config, { reloadOnSighup: false }), ExternalApisLive(config), DryRun.layer(config.pipeline.dryRun)).pipe(
     Layer.provideMerge(PipelineTriggersLive),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),

@@ -1,6 +1,7 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Clock, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, withSessionCookie } from "./ConsoleGuard.js"
 import { html, renderDocument, type Section } from "./Html.js"
@@ -23,12 +24,13 @@ export const query = (name: string) =>
   })
 
 export const chrome = (caller: Caller, title: string, section: Section) =>
-  Effect.map(ConsoleAuth, (auth) => ({
+  Effect.zipWith(ConsoleAuth, isDryRun, (auth, dryRun) => ({
     title,
     section,
     user: caller.session.user,
     csrfToken: caller.csrfToken,
-    loggedIn: auth.access._tag === "Login"
+    loggedIn: auth.access._tag === "Login",
+    ...(dryRun ? { dryRun } : {})
   }))
 
 /** What failed, in a line a seller can pass on: the error's kind and message, any credentials in an address cut out. */

@@ -14,6 +14,9 @@ import { ReportService } from "../reporting/ReportService.js"
 import { moneyByPeriod } from "../reports/MoneyByPeriod.js"
 import { AWAITING_STORE_PAYMENT, NEEDS_A_PERSON } from "../domain/OrderState.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { OrderListRepo } from "../repos/OrderListRepo.js"
+import { isDryRun } from "../config/DryRun.js"
+import { dryRunContent } from "./DryRunView.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
@@ -45,6 +48,8 @@ export interface AttentionSettings {
 }
 
 const QUEUE_LIMIT = 200
+/** The would-be drafts listed at once (the newest). */
+const DRY_RUN_LIMIT = 500
 
 // The order page shows the lines' design files as thumbnails: images (only) may come from the web.
 const ORDER_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", "img-src 'self' data: https:")
@@ -199,6 +204,16 @@ export const consoleRoutes = <R>(
         Effect.gen(function*() {
           const { extras, report } = yield* overviewData(yield* rangeParam)
           return htmlResponse(page(yield* chrome(caller, "Overview", "overview"), overviewContent(report, extras)))
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/console/dry-run",
+      getPage((caller) =>
+        Effect.gen(function*() {
+          const recorded = yield* Effect.flatMap(OrderListRepo, (repo) => repo.wouldSend(DRY_RUN_LIMIT))
+          const content = dryRunContent({ dryRun: yield* isDryRun, rows: recorded.orders, ...recorded, words })
+          return htmlResponse(page(yield* chrome(caller, "Would-be drafts", "dry-run"), content))
         })
       )
     ),

@@ -1,6 +1,7 @@
 import { html } from "htm/preact"
 import type { VNode } from "preact"
 import { render } from "preact-render-to-string"
+import { DRY_RUN_BANNER } from "../config/DryRun.js"
 
 /**
  * The console's pages are preact elements written with htm and rendered to a string on the
@@ -13,7 +14,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports"
+export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports" | "dry-run"
 
 export interface Chrome {
   readonly title: string
@@ -22,6 +23,8 @@ export interface Chrome {
   readonly csrfToken: string
   /** Whether a login is needed (a logout button makes sense). */
   readonly loggedIn: boolean
+  /** The daemon runs dry: every page says so, and links its would-be drafts. */
+  readonly dryRun?: boolean
 }
 
 // htmx reads its configuration here: no eval (the Content-Security-Policy forbids it anyway) and
@@ -36,6 +39,8 @@ const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; rea
   { section: "mappings", href: "/console/mappings", label: "Mappings" },
   { section: "reports", href: "/console/reports", label: "Reports" }
 ]
+
+const DRY_RUN_NAV = { section: "dry-run" as const, href: "/console/dry-run", label: "Would-be drafts" }
 
 export const page = (chrome: Chrome, content: Html) =>
   renderDocument(html`
@@ -53,7 +58,7 @@ export const page = (chrome: Chrome, content: Html) =>
         <span class="brand">podsync</span>
         <nav>
           ${
-    NAV.map((item) =>
+    (chrome.dryRun === true ? [...NAV, DRY_RUN_NAV] : NAV).map((item) =>
       html`<a href=${item.href} class=${item.section === chrome.section ? "current" : ""} aria-current=${
         item.section === chrome.section ? "page" : undefined
       }>${item.label}</a>`
@@ -66,6 +71,11 @@ export const page = (chrome: Chrome, content: Html) =>
           ${chrome.loggedIn ? html`<button type="submit">Log out</button>` : null}
         </form>
       </header>
+      ${
+    chrome.dryRun === true
+      ? html`<div class="dry-run-banner" role="status"><strong>${DRY_RUN_BANNER}</strong> to the POD service or the stores: podsync shows what it would send (<a href="/console/dry-run">would-be drafts</a>).</div>`
+      : null
+  }
       <main>${content}</main>
     </body>
   </html>`)

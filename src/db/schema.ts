@@ -42,6 +42,10 @@ export interface StoreOrdersTable {
   packages_followed_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   /** When the POD service was last asked for drafts and orders of this reference id before a first draft; null: never. */
   pod_looked_up_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** When a daemon in dry run recorded what it would have sent for this order (not recorded again until it changes); null: nothing. */
+  dry_run_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** What it would have sent (DryRun.ts `WouldSend`). */
+  dry_run_request: Json | null
 }
 
 export interface OrderEventsTable {

@@ -74,6 +74,8 @@ export const claimLoop = <R>(options: {
   readonly sendsRequests?: boolean
   /** Which ready orders are taken by their look-up at the POD service (see OrdersRepo.claim). */
   readonly lookedUp?: { readonly when: "recently" | "notRecently"; readonly withinMs: number }
+  /** A dry run: orders whose would-be request is recorded already are left alone until they change (OrdersRepo.recordDryRun). */
+  readonly unlessDryRunRecorded?: boolean
   /**
    * After a wait (less than a batch was due), while some but less than a batch is `due`, wait up to
    * `upTo` more before claiming, so that orders coming one by one are worked on together (one
@@ -97,7 +99,8 @@ export const claimLoop = <R>(options: {
           countsAttempt: options.countsAttempt ?? false,
           tiedToSession,
           takeOverAfterMs: options.sendsRequests === false ? 0 : takeOverAfterMs ?? 0,
-          ...(options.lookedUp === undefined ? {} : { lookedUp: options.lookedUp })
+          ...(options.lookedUp === undefined ? {} : { lookedUp: options.lookedUp }),
+          ...(options.unlessDryRunRecorded === true ? { unlessDryRunRecorded: true } : {})
         })
       ).pipe(Effect.either)
       if (claim._tag === "Left") {
