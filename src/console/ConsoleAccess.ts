@@ -1,7 +1,8 @@
 import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { BlockList, isIP, isIPv6 } from "node:net"
 import { Effect, Redacted } from "effect"
-import type { ConsoleConfig } from "../config/ConsoleConfig.js"
+import type { ConsoleConfig, ConsoleRole } from "../config/ConsoleConfig.js"
+import { defaultProxyRole, groupsOf, proxyRoleOf } from "./ConsoleRoles.js"
 
 /**
  * Who may reach the console, decided once from the configuration (pure), and the cryptography
@@ -36,7 +37,7 @@ const blockListOf = (from: ReadonlyArray<string>): BlockList => {
  * addresses; anyone else's header is ignored, so it cannot be forged past the proxy.
  */
 export const proxyUserOf = (
-  proxy: ProxyTrust | undefined,
+  proxy: Pick<ProxyTrust, "userHeader" | "from"> | undefined,
   remoteAddress: string | undefined,
   headers: Readonly<Record<string, string | undefined>>
 ): string | undefined => {
@@ -48,10 +49,23 @@ export const proxyUserOf = (
 export const isLoopbackHost = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
+/** The groups a trusted proxy says the person is in (on a request `proxyUserOf` accepts). */
+export const proxyGroupsOf = (proxy: ProxyTrust, headers: Readonly<Record<string, string | undefined>>) =>
+  groupsOf(headers[proxy.groupsHeader])
+
+/** One person of the team (console.auth.users). */
+export interface TeamMember {
+  readonly name: string
+  readonly role: ConsoleRole
+  readonly passwordHash: Redacted.Redacted<string>
+}
+
 export interface LoginAuth {
+  /** Who logs in with passwordHash or token: an admin. */
   readonly user: string
   readonly passwordHash: Redacted.Redacted<string> | undefined
   readonly token: Redacted.Redacted<string> | undefined
+  readonly users?: ReadonlyArray<TeamMember> | undefined
   readonly sessionHours: number
 }
 
@@ -59,7 +73,10 @@ export interface LoginAuth {
 export interface ProxyTrust {
   /** Lower-case, as Node gives request headers. */
   readonly userHeader: string
+  readonly groupsHeader: string
   readonly from: ReadonlyArray<string>
+  readonly roles: Readonly<Record<string, ConsoleRole>>
+  readonly defaultRole: ConsoleRole
 }
 
 export type ConsoleAccess =
@@ -76,14 +93,24 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
   // A proxy with no address trusts nobody: as if there were none.
   const proxy = config.proxy === undefined || config.proxy.from.length === 0
     ? undefined
-    : { userHeader: config.proxy.userHeader.toLowerCase(), from: config.proxy.from.map(addressOf) }
-  if ((auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) || proxy !== undefined) {
+    : {
+      userHeader: config.proxy.userHeader.toLowerCase(),
+      groupsHeader: (config.proxy.groupsHeader ?? "X-Forwarded-Groups").toLowerCase(),
+      from: config.proxy.from.map(addressOf),
+      roles: config.proxy.roles ?? {},
+      defaultRole: defaultProxyRole(config.proxy.roles, config.proxy.defaultRole)
+    }
+  const users = auth?.users ?? []
+  if (
+    (auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined || users.length > 0)) || proxy !== undefined
+  ) {
     return {
       _tag: "Login",
       auth: {
         user: auth?.user ?? "seller",
         passwordHash: auth?.passwordHash,
         token: auth?.token,
+        users,
         sessionHours: auth?.sessionHours ?? 12
       },
       proxy
@@ -92,9 +119,24 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
   if (isLoopbackHost(serverHost)) return { _tag: "Local" }
   return {
     _tag: "Off",
-    why: `server.host ${serverHost} is not a loopback address and console.auth has no passwordHash or token: ` +
+    why: `server.host ${serverHost} is not a loopback address and console.auth has no passwordHash, token or users: ` +
       'set one (README, "Console") to serve the console'
   }
+}
+
+/**
+ * The role of the person a session is for, decided at each request from the configuration (a changed
+ * role holds at the next click): on this machine without auth, admin; `console.auth.user` (password
+ * or token), admin; a team member, their role; a person the trusted proxy names, by `proxy.roles`
+ * (their name, or `groups` the proxy sends now), else its default role. Nobody else: viewer.
+ */
+export const roleOfPerson = (access: ConsoleAccess, user: string, groups: ReadonlyArray<string>): ConsoleRole => {
+  if (access._tag !== "Login") return "admin"
+  const auth = access.auth
+  if (user === auth.user && (auth.passwordHash !== undefined || auth.token !== undefined)) return "admin"
+  const member = (auth.users ?? []).find((u) => u.name === user)
+  if (member !== undefined) return member.role
+  return access.proxy === undefined ? "viewer" : proxyRoleOf(access.proxy, user, groups)
 }
 
 /** `scrypt:<N>:<r>:<p>:<salt>:<hash>` of `password`, as README "Console" makes it. */

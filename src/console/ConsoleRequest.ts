@@ -28,7 +28,8 @@ export const chrome = (caller: Caller, title: string, section: Section) =>
     section,
     user: caller.session.user,
     csrfToken: caller.csrfToken,
-    loggedIn: auth.access._tag === "Login"
+    loggedIn: auth.access._tag === "Login",
+    role: caller.role
   }))
 
 /** What failed, in a line a seller can pass on: the error's kind and message, any credentials in an address cut out. */
