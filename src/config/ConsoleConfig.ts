@@ -21,11 +21,14 @@ const UserName = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._@-]{1,64}$/, {
   message: () => "expected a user name of letters, digits and . _ @ - (at most 64)"
 }))
 
-/** One person of the team who logs in with a password of their own. */
+/**
+ * One person of the team, who logs in with a password of their own. Without passwordHash (its
+ * variable unset) they cannot log in here; their role still holds when the trusted proxy names them.
+ */
 const ConsoleUser = Schema.Struct({
   name: UserName,
   role: ConsoleRole,
-  passwordHash: PasswordHash
+  passwordHash: optionalWith(PasswordHash)
 })
 
 /**

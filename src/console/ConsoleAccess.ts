@@ -57,7 +57,8 @@ export const proxyGroupsOf = (proxy: ProxyTrust, headers: Readonly<Record<string
 export interface TeamMember {
   readonly name: string
   readonly role: ConsoleRole
-  readonly passwordHash: Redacted.Redacted<string>
+  /** Absent: not a login here; the role of the person the proxy names so. */
+  readonly passwordHash?: Redacted.Redacted<string> | undefined
 }
 
 export interface LoginAuth {
@@ -102,7 +103,8 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
     }
   const users = auth?.users ?? []
   if (
-    (auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined || users.length > 0)) || proxy !== undefined
+    (auth !== undefined &&
+      (auth.passwordHash !== undefined || auth.token !== undefined || users.some((u) => u.passwordHash !== undefined))) || proxy !== undefined
   ) {
     return {
       _tag: "Login",

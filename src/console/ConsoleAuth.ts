@@ -70,7 +70,7 @@ export class ConsoleAuth extends Effect.Service<ConsoleAuth>()("podsync/ConsoleA
           const byPassword = !byToken && auth.passwordHash !== undefined && user === auth.user && password !== "" &&
             (yield* passwordMatches(password, Redacted.value(auth.passwordHash)))
           const member = byToken || byPassword ? undefined : (auth.users ?? []).find((u) => u.name === user)
-          const byMember = member !== undefined && password !== "" &&
+          const byMember = member?.passwordHash !== undefined && password !== "" &&
             (yield* passwordMatches(password, Redacted.value(member.passwordHash)))
           if (byToken || byPassword || byMember) {
             yield* Ref.update(failures, (all) => {
