@@ -151,7 +151,8 @@ export const admit = (options: { readonly post: boolean; readonly form?: Readonl
 /** What a refused person tried, for the audit page: the form's action, and its order or store when it names one. */
 const refusedSummary = (path: string, needed: ConsoleRole, form: ReadonlyArray<readonly [string, string]>) => {
   const field = (name: string) => form.find(([k]) => k === name)?.[1]
-  const action = field("one")?.split("|")[0] ?? field("bulk")
+  // The queue's forms name their action in `one` (a row's button) or `bulk`.
+  const action = path === "/console/queue/act" ? field("one")?.split("|")[0] ?? field("bulk") : undefined
   const store = field("store")
   const what = [
     POST_ROUTES[path]?.what ?? `send ${path}`,
