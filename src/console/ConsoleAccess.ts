@@ -104,7 +104,8 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
   const users = auth?.users ?? []
   if (
     (auth !== undefined &&
-      (auth.passwordHash !== undefined || auth.token !== undefined || users.some((u) => u.passwordHash !== undefined))) || proxy !== undefined
+      (auth.passwordHash !== undefined || auth.token !== undefined || users.some((u) => u.passwordHash !== undefined))) ||
+    proxy !== undefined
   ) {
     return {
       _tag: "Login",

@@ -1,6 +1,8 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
+import { seenOrderOf } from "../pipeline/PersonActions.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import type { Session } from "./ConsoleAccess.js"
 import { isLoopbackHost, proxyGroupsOf, proxyUserOf, roleOfPerson } from "./ConsoleAccess.js"
@@ -134,19 +136,34 @@ export const admit = (options: { readonly post: boolean; readonly form?: Readonl
         yield* Effect.logWarning("console: action refused to the person's role").pipe(
           Effect.annotateLogs({ user: session.user, role, needed, path })
         )
+        const summary = refusedSummary(path, needed, options.form ?? [])
+        // A refused action on orders names each order it was for, as a done one does.
+        const references = yield* referencesOf(path, options.form ?? [])
         yield* Effect.flatMap(ConsoleActionsRepo, (repo) =>
-          repo.record([{
-            actor: session.user,
-            role,
-            kind: "refused",
-            outcome: "refused",
-            summary: refusedSummary(path, needed, options.form ?? [])
-          }]))
+          repo.record(
+            (references.length === 0 ? [null] : references).map((referenceId) => ({
+              actor: session.user,
+              role,
+              kind: "refused",
+              outcome: "refused" as const,
+              summary,
+              referenceId
+            }))
+          ))
         return turned(htmlResponse(roleRefusalPage({ user: session.user, role, needed, path }), 403))
       }
     }
     return { _tag: "Admitted", caller: { session, csrfToken: auth.csrfToken(session), fresh, role } } satisfies Admission
   })
+
+/** The orders a queue form names (a row's button in `one`, the ticked rows in `sel`), by reference; at most 200. */
+const referencesOf = (path: string, form: ReadonlyArray<readonly [string, string]>) => {
+  if (path !== "/console/queue/act") return Effect.succeed([])
+  const one = form.find(([k]) => k === "one")?.[1]
+  const values = one !== undefined ? [one.split("|").slice(1).join("|")] : form.filter(([k]) => k === "sel").map(([, v]) => v)
+  const ids = values.map(seenOrderOf).filter((s) => s !== undefined).map((s) => s.id).slice(0, 200)
+  return Effect.map(Effect.flatMap(AttentionRepo, (repo) => repo.byIds(ids)), (orders) => orders.map((o) => o.referenceId))
+}
 
 /** What a refused person tried, for the audit page: the form's action, and its order or store when it names one. */
 const refusedSummary = (path: string, needed: ConsoleRole, form: ReadonlyArray<readonly [string, string]>) => {

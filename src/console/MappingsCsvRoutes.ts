@@ -224,7 +224,9 @@ const merge = postAction((caller, form) =>
     const before = yield* readText(file)
     const draft = yield* suggestDraftFrom(store, file, cachedCatalog)
     const merged = mergeSuggestions(before, draft.additions)
-    if (merged.text === before) return yield* recordedNotice("mapping_merge", caller, store, true, `nothing to add: ${file} maps every line the draft has`)
+    if (merged.text === before) {
+      return yield* recordedNotice("mapping_merge", caller, store, true, `nothing to add: ${file} maps every line the draft has`)
+    }
     return yield* rewriteMappingFile(file, before, merged.text, "add the suggestions").pipe(
       Effect.flatMap((backup) =>
         Effect.gen(function*() {

@@ -245,8 +245,7 @@ export const mappingsRoutes = mappingsCsvRoutes.pipe(
               }
             }))
         )
-      })
-    )
+      }))
   ),
   HttpRouter.post(
     "/console/mappings/edit",
@@ -279,7 +278,6 @@ export const mappingsRoutes = mappingsCsvRoutes.pipe(
               Effect.as({ flash: refusedWrite(error), reopen: { prefill: {}, edit: lineNumber, typed } } satisfies WriteAnswer)
             ))
         )
-      })
-    )
+      }))
   )
 )

@@ -43,19 +43,21 @@ export class ConsoleActionsRepo extends Effect.Service<ConsoleActionsRepo>()("po
 
     /** Records actions taken at one moment (a bulk action: one entry per order). */
     const record = (entries: ReadonlyArray<ConsoleActionEntry>) =>
-      entries.length === 0 ? Effect.void : Effect.flatMap(now, (at) =>
-        db.use((k) =>
-          k.insertInto("console_actions").values(entries.map((e) => ({
-            at,
-            actor: e.actor,
-            role: e.role,
-            kind: e.kind,
-            outcome: e.outcome,
-            summary: e.summary.slice(0, SUMMARY_MAX),
-            reference_id: e.referenceId ?? null,
-            store_key: e.storeKey ?? null
-          }))).execute()
-        ).pipe(Effect.asVoid))
+      entries.length === 0 ?
+        Effect.void :
+        Effect.flatMap(now, (at) =>
+          db.use((k) =>
+            k.insertInto("console_actions").values(entries.map((e) => ({
+              at,
+              actor: e.actor,
+              role: e.role,
+              kind: e.kind,
+              outcome: e.outcome,
+              summary: e.summary.slice(0, SUMMARY_MAX),
+              reference_id: e.referenceId ?? null,
+              store_key: e.storeKey ?? null
+            }))).execute()
+          ).pipe(Effect.asVoid))
 
     /** The actions before id `before` (all, without it), newest first, `limit` of them. */
     const page = (options: { readonly before?: number | undefined; readonly limit: number }) =>

@@ -58,7 +58,10 @@ describe("what each role may do", () => {
   })
 
   it("a proxy's person gets the highest role of their name and groups, else the default (admin until roles name anyone)", () => {
-    const proxy = { roles: { "maria@acme.example": "operator", "group:owners": "admin", "group:support": "viewer" }, defaultRole: "viewer" } as const
+    const proxy = {
+      roles: { "maria@acme.example": "operator", "group:owners": "admin", "group:support": "viewer" },
+      defaultRole: "viewer"
+    } as const
     expect(proxyRoleOf(proxy, "maria@acme.example", [])).toBe("operator")
     expect(proxyRoleOf(proxy, "maria@acme.example", ["owners"])).toBe("admin")
     expect(proxyRoleOf(proxy, "sam", ["support"])).toBe("viewer")
@@ -150,7 +153,10 @@ describe("what each role may do", () => {
       `      - { name: otto, role: viewer, passwordHash: "${HASH}" }`,
       `      - { name: otto, role: admin, passwordHash: "${HASH}" }`
     ].join("\n"))
-    expect(Either.isLeft(twice) && twice.left.issues).toEqual([{ path: "console.auth.users[1].name", message: 'duplicate user name "otto"' }])
+    expect(Either.isLeft(twice) && twice.left.issues).toEqual([{
+      path: "console.auth.users[1].name",
+      message: 'duplicate user name "otto"'
+    }])
     const clash = configWith([
       "console:",
       "  auth:",
@@ -235,7 +241,9 @@ describe("every POST route of the console is guarded", () => {
               const response = await vera.post(path)
               expect(response.status, path).toBe(403)
               const body = await response.text()
-              expect(body, path).toContain(`You are vera, a viewer: this needs ${POST_ROUTES[path]!.role === "admin" ? "an admin" : "an operator"}`)
+              expect(body, path).toContain(
+                `You are vera, a viewer: this needs ${POST_ROUTES[path]!.role === "admin" ? "an admin" : "an operator"}`
+              )
             }
             const otto = await loggedIn("otto")
             for (const path of Object.keys(POST_ROUTES).filter((p) => POST_ROUTES[p]!.role === "admin")) {

@@ -125,6 +125,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("a team in the console", () => {
           expect(first).toContain(failed)
           expect(second).toContain("vera.lindqvist")
           expect(second).toContain("tried to act on orders (retry): refused, needs operator")
+          expect(second).toContain(failed)
           expect(await rows.nth(0).getAttribute("data-outcome")).toBe("done")
           expect(await rows.nth(1).getAttribute("data-outcome")).toBe("refused")
           expect(await rows.nth(0).locator("td").first().textContent()).toMatch(/\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}/)
