@@ -1,8 +1,10 @@
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { BlockList, isIP, isIPv6 } from "node:net"
-import { Effect, Redacted } from "effect"
+import { Redacted } from "effect"
 import type { ConsoleConfig, ConsoleRole } from "../config/ConsoleConfig.js"
 import { defaultProxyRole, groupsOf, proxyRoleOf } from "./ConsoleRoles.js"
+
+export { hashPassword, passwordMatches } from "../config/PasswordHash.js"
 
 /**
  * Who may reach the console, decided once from the configuration (pure), and the cryptography
@@ -141,29 +143,6 @@ export const roleOfPerson = (access: ConsoleAccess, user: string, groups: Readon
   if (member !== undefined) return member.role
   return access.proxy === undefined ? "viewer" : proxyRoleOf(access.proxy, user, groups)
 }
-
-/** `scrypt:<N>:<r>:<p>:<salt>:<hash>` of `password`, as README "Console" makes it. */
-export const hashPassword = (password: string, cost = 16384) =>
-  Effect.async<string>((resume) => {
-    const salt = randomBytes(16)
-    scrypt(password, salt, 32, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (error, key) => {
-      resume(error ? Effect.die(error) : Effect.succeed(`scrypt:${cost}:8:1:${salt.toString("base64")}:${key.toString("base64")}`))
-    })
-  })
-
-/** Whether `password` is the one `stored` (a `hashPassword` answer) was made from. A malformed hash matches nothing. */
-export const passwordMatches = (password: string, stored: string) =>
-  Effect.async<boolean>((resume) => {
-    const [scheme, n, r, p, salt, hash] = stored.split(":")
-    const N = Number(n), R = Number(r), P = Number(p)
-    if (scheme !== "scrypt" || salt === undefined || hash === undefined || ![N, R, P].every(Number.isSafeInteger)) {
-      return resume(Effect.succeed(false))
-    }
-    const expected = Buffer.from(hash, "base64")
-    scrypt(password, Buffer.from(salt, "base64"), expected.length, { N, r: R, p: P, maxmem: 256 * N * R }, (error, key) => {
-      resume(Effect.succeed(error === null && key.length === expected.length && timingSafeEqual(key, expected)))
-    })
-  })
 
 const digest = (value: string) => createHash("sha256").update(value).digest()
 
