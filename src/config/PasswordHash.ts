@@ -28,4 +28,3 @@ export const passwordMatches = (password: string, stored: string) =>
       resume(Effect.succeed(error === null && key.length === expected.length && timingSafeEqual(key, expected)))
     })
   })
-

@@ -125,7 +125,7 @@ export const roleRefusalPage = (refused: {
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Not allowed · podsync</title>
+      <title>Not allowed \u00b7 podsync</title>
       <link rel="stylesheet" href="/console/assets/console.css" />
     </head>
     <body>
@@ -138,7 +138,7 @@ export const roleRefusalPage = (refused: {
         <p>${capitalized(aRole(refused.role))} ${ROLE_WORDS[refused.role]}; ${aRole(refused.needed)} ${
     ROLE_WORDS[refused.needed]
   }. Whoever runs podsync sets the roles (console.auth.users, console.proxy.roles). The attempt is on the audit page.</p>
-        <p><a href="/console">Back to the overview</a> · <a href="/console/audit">Audit</a></p>
+        <p><a href="/console">Back to the overview</a> \u00b7 <a href="/console/audit">Audit</a></p>
       </main>
     </body>
   </html>`)

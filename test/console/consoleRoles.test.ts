@@ -1,10 +1,12 @@
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Logger, LogLevel } from "effect"
 import { describe } from "vitest"
 import { DaemonLive } from "../../src/app/DaemonLive.js"
 import { loadConfig, parseConfig } from "../../src/config/loadConfig.js"
-import { consoleAccessOf, hashPassword, roleOfPerson } from "../../src/console/ConsoleAccess.js"
+import { PASSWORD_HASH_FORMAT } from "../../src/config/ConsoleConfig.js"
+import { consoleAccessOf, hashPassword, passwordMatches, roleOfPerson } from "../../src/console/ConsoleAccess.js"
 import { consoleRoutes } from "../../src/console/ConsoleRoutes.js"
 import {
   defaultProxyRole,
@@ -167,6 +169,27 @@ describe("what each role may do", () => {
     ].join("\n"))
     expect(Either.isLeft(clash) && clash.left.issues.map((i) => i.path)).toEqual(["console.auth.users[0].name"])
   })
+})
+
+describe("podsync console hash-password", () => {
+  const run = (input: string) =>
+    spawnSync(process.execPath, ["bin/podsync.js", "console", "hash-password"], { input, encoding: "utf8", timeout: 60_000 })
+
+  it.effect("prints, from a piped password, a hash the console's login accepts; a short password is refused", () =>
+    Effect.gen(function*() {
+      const made = run("a team member's own password\n")
+      expect(made.status).toBe(0)
+      const hash = made.stdout.trim()
+      expect(hash).toMatch(PASSWORD_HASH_FORMAT)
+      expect(made.stdout + made.stderr).not.toContain("own password")
+      expect(yield* passwordMatches("a team member's own password", hash)).toBe(true)
+      expect(yield* passwordMatches("a team member's own passwort", hash)).toBe(false)
+      const short = run("hunter2\n")
+      expect(short.status).toBe(1)
+      expect(short.stdout).toBe("")
+      expect(short.stderr).toContain("the password has 7 characters: give at least 10")
+      expect(short.stderr).not.toContain("hunter2")
+    }), 120_000)
 })
 
 describe("every POST route of the console is guarded", () => {
