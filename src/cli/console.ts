@@ -31,9 +31,7 @@ const hashPasswordCommand = Command.make("hash-password", {}, () =>
     }
     yield* Console.log(yield* hashPassword(password))
   })).pipe(
-    Command.withDescription(
-      "Print the hash of a password (typed, or piped in) for console.auth.passwordHash or console.auth.users[].passwordHash"
-    )
+    Command.withDescription("Print the hash of a password (typed, or piped in) for the console's passwordHash")
   )
 
 /** `podsync console hash-password`. */
