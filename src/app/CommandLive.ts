@@ -12,6 +12,7 @@ import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { AlertsRepo } from "../repos/AlertsRepo.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrderListRepo } from "../repos/OrderListRepo.js"
@@ -34,7 +35,8 @@ export const ReposLive = Layer.mergeAll(
   MappingsRepo.Default,
   AlertsRepo.Default,
   AttentionRepo.Default,
-  OrderListRepo.Default
+  OrderListRepo.Default,
+  ConsoleActionsRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */

@@ -2,6 +2,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Clock, Effect } from "effect"
 import { isDryRun } from "../config/DryRun.js"
+import { type ConsoleActionEntry, ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, withSessionCookie } from "./ConsoleGuard.js"
 import { html, renderDocument, type Section } from "./Html.js"
@@ -30,8 +31,16 @@ export const chrome = (caller: Caller, title: string, section: Section) =>
     user: caller.session.user,
     csrfToken: caller.csrfToken,
     loggedIn: auth.access._tag === "Login",
-    ...(dryRun ? { dryRun } : {})
+    ...(dryRun ? { dryRun } : {}),
+    role: caller.role
   }))
+
+/** Records what the caller did for the audit page (console_actions): who and with which role, what, when. */
+export const recordActions = (caller: Caller, entries: ReadonlyArray<Omit<ConsoleActionEntry, "actor" | "role">>) =>
+  Effect.flatMap(
+    ConsoleActionsRepo,
+    (repo) => repo.record(entries.map((entry) => ({ ...entry, actor: caller.session.user, role: caller.role })))
+  )
 
 /** What failed, in a line a seller can pass on: the error's kind and message, any credentials in an address cut out. */
 export const failureInWords = (cause: Cause.Cause<unknown>): string => {

@@ -228,6 +228,19 @@ export interface AlertChannelsTable {
   last_sent_at: Timestamp | null
 }
 
+/** What people did in the console (migrations/2026-12-02T00-00-01_console_actions.ts, repos/ConsoleActionsRepo.ts). */
+export interface ConsoleActionsTable {
+  id: Generated<number | string>
+  at: Timestamp
+  actor: string
+  role: string
+  kind: string
+  outcome: string
+  summary: string
+  reference_id: string | null
+  store_key: string | null
+}
+
 export interface Database {
   store_orders: StoreOrdersTable
   order_events: OrderEventsTable
@@ -245,4 +258,5 @@ export interface Database {
   alert_deliveries: AlertDeliveriesTable
   alert_conditions: AlertConditionsTable
   alert_channels: AlertChannelsTable
+  console_actions: ConsoleActionsTable
 }

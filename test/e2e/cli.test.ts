@@ -413,6 +413,7 @@ describe("--help", () => {
         "explain",
         "report",
         "db",
+        "console",
         "demo"
       ]
     ) {
@@ -448,7 +449,8 @@ describe("--help", () => {
       ["report"],
       ["demo"],
       ["alerts", "test"],
-      ["db", "move"]
+      ["db", "move"],
+      ["console", "hash-password"]
     ]
     // Asked all at once: each is a process of its own.
     const helps = await Promise.all(commands.map((command) => podsync([...command, "--help"])))
