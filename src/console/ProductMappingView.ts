@@ -75,7 +75,7 @@ const storeProductList = (input: ProductPageInput): Html =>
   input.storeProducts.length === 0
     ? html`<p class="muted">No held order waits on a mapping row for ${input.storeKey ?? "this store"}.</p>`
     : html`<div class="table-wrap"><table data-testid="store-products">
-      <thead><tr><th>store product</th><th class="num">variants</th><th class="num">held orders</th><th></th></tr></thead>
+      <thead><tr><th>store product</th><th class="num">variants</th><th class="num">held order lines</th><th></th></tr></thead>
       <tbody>${
       input.storeProducts.map((p) =>
         html`<tr class=${p.key === input.chosen?.key ? "chosen" : undefined}><td>${p.title}</td><td class="num">${p.variants.length}</td>
