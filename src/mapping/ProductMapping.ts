@@ -148,6 +148,28 @@ export const normalizeSize = (size: string): string => {
   return times === 1 ? `x${unit}` : `${times}x${unit}`
 }
 
+const LETTER_SIZE = /^(m|(\d+x|x)?[sl]|onesize)$/
+
+/**
+ * Words with the sizes among them as one spelling each: ["black", "extra", "large"] is
+ * ["black", "xl"], so that "Extra Large" never reads as "Large". Other words are left as they are.
+ */
+export const sizeTokens = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let i = 0; i < words.length; i++) {
+    const first = words[i] ?? ""
+    // A size of two or three words ("extra large", "double extra large"), unless its first word is a size itself ("S M").
+    const span = LETTER_SIZE.test(normalizeSize(first))
+      ? undefined
+      : [3, 2].find((n) => i + n <= words.length && LETTER_SIZE.test(normalizeSize(words.slice(i, i + n).join(""))))
+    if (span !== undefined) {
+      out.push(normalizeSize(words.slice(i, i + span).join("")))
+      i += span - 1
+    } else out.push(LETTER_SIZE.test(normalizeSize(first)) ? normalizeSize(first) : first)
+  }
+  return out
+}
+
 /** A colour as one spelling: its words in lower case, "Gray" as "grey". */
 export const normalizeColour = (colour: string): string => words(colour).map((w) => (w === "gray" ? "grey" : w)).join(" ")
 

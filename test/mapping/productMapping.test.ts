@@ -10,6 +10,7 @@ import {
   podProductsOf,
   type PodVariantView,
   proposeVariant,
+  sizeTokens,
   searchPodProducts,
   storeProductsOf,
   type StoreVariantLine,
@@ -181,5 +182,16 @@ describe("mapping by product", () => {
       { id: 3, lines: [{ sku: "TEE-FOREST-XL" }, { sku: "HOODIE-NAVY-M" }] },
       { id: 4, lines: [] }
     ])).toEqual([1, 2])
+  })
+})
+
+describe("sizes among words", () => {
+  it("reads a size of several words as one, so that Extra Large is never Large", () => {
+    expect(sizeTokens(["black", "extra", "large"])).toEqual(["black", "xl"])
+    expect(sizeTokens(["forest", "green", "double", "extra", "large"])).toEqual(["forest", "green", "2xl"])
+    expect(sizeTokens(["sport", "grey", "x", "large"])).toEqual(["sport", "grey", "xl"])
+    expect(sizeTokens(["navy", "xxl"])).toEqual(["navy", "2xl"])
+    expect(sizeTokens(["s", "m"])).toEqual(["s", "m"])
+    expect(sizeTokens(["ceramic", "mug", "11oz"])).toEqual(["ceramic", "mug", "11oz"])
   })
 })
