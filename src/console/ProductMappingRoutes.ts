@@ -110,7 +110,9 @@ const productPage = (caller: Caller, request: PageRequest, flash: Notice | undef
       foundTotal: found.length,
       catalogCached: chosen === undefined || products.length > 0,
       pod,
-      review: chosen === undefined || pod === undefined ? [] : chosen.variants.map((line) => ({ line, proposal: proposeVariant(line, pod) })),
+      review: chosen === undefined || pod === undefined
+        ? []
+        : chosen.variants.map((line) => ({ line, proposal: proposeVariant(line, pod) })),
       front: request.front ?? attribute("front"),
       back: request.back ?? attribute("back"),
       flash
@@ -144,10 +146,14 @@ const apply = postAction((caller, form) =>
     const back = { product: param(form, "product"), q: param(form, "q"), pod: param(form, "pod") }
     const designs = { front: param(form, "front") ?? "", back: param(form, "back") ?? "" }
     // "Show the designs": the same page with the typed designs, nothing written.
-    if (param(form, "preview") !== undefined) return HttpServerResponse.redirect(pageUrl({ store, ...back, ...designs }, "review"), { status: 303, headers: SECURITY_HEADERS })
+    if (param(form, "preview") !== undefined) {
+      return HttpServerResponse.redirect(pageUrl({ store, ...back, ...designs }, "review"), { status: 303, headers: SECURITY_HEADERS })
+    }
     const mappings = yield* MappingStore
     const file = mappings.fileOf(store)
-    if (file === undefined) return yield* redirectWithFlash("/console/mappings/products", { ok: false, text: fitText(`no store ${store}`) })
+    if (file === undefined) {
+      return yield* redirectWithFlash("/console/mappings/products", { ok: false, text: fitText(`no store ${store}`) })
+    }
     const rows = rowsOfForm(form)
     if (rows.length === 0) {
       return yield* refused(store, "nothing was written: choose a POD variant for at least one store variant, or tick ignore", {

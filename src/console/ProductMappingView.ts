@@ -51,7 +51,8 @@ const url = (params: Record<string, string | undefined>, anchor = "") =>
 /** A colour swatch as an inline SVG image: the CSP forbids inline styles, images from data: are allowed. */
 const swatch = (name: string, hex: string | undefined): Html => {
   const fill = hex !== undefined && /^#?[0-9a-f]{3,8}$/i.test(hex) ? (hex.startsWith("#") ? hex : `#${hex}`) : "#ffffff"
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" rx="3" fill="${fill}" stroke="#8793a8"/></svg>`
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" rx="3" fill="${fill}" stroke="#8793a8"/></svg>`
   return html`<img class="swatch" src=${`data:image/svg+xml,${encodeURIComponent(svg)}`} alt=${name} title=${
     hex === undefined ? name : `${name} (${hex})`
   } width="16" height="16" />`
@@ -68,7 +69,11 @@ const prices = (amounts: ReadonlyArray<Money.Money>) =>
   amounts.length === 0 ? "no price" : `from ${amounts.map((m) => Money.format(m)).join(" · ")}`
 
 const podVariantText = (v: PodVariantView) =>
-  [[v.color, v.size].filter((p) => p !== undefined).join(" / ") || v.variantId, v.price === undefined ? undefined : Money.format(v.price), stockWords(v.stockLabel)]
+  [
+    [v.color, v.size].filter((p) => p !== undefined).join(" / ") || v.variantId,
+    v.price === undefined ? undefined : Money.format(v.price),
+    stockWords(v.stockLabel)
+  ]
     .filter((p) => p !== undefined).join(" — ")
 
 const storeProductList = (input: ProductPageInput): Html =>
@@ -79,7 +84,9 @@ const storeProductList = (input: ProductPageInput): Html =>
       <tbody>${
       input.storeProducts.map((p) =>
         html`<tr class=${p.key === input.chosen?.key ? "chosen" : undefined}><td>${p.title}</td><td class="num">${p.variants.length}</td>
-          <td class="num">${p.orders}</td><td><a href=${url({ store: input.storeKey, product: p.key }, "pick")}>map this product</a></td></tr>`
+          <td class="num">${p.orders}</td><td><a href=${
+          url({ store: input.storeKey, product: p.key }, "pick")
+        }>map this product</a></td></tr>`
       )
     }</tbody></table></div>`
 
@@ -130,7 +137,9 @@ const designField = (name: "front" | "back", value: string, attributeNames: Read
     ? html`<span class="muted">none: ${name === "front" ? "a front or a back design is needed" : "nothing printed on the back"}</span>`
     : attribute !== undefined
     ? html`<span class="muted">taken from each order line's <code>${attribute}</code> attribute${
-      attributeNames.includes(attribute) ? " (the held orders' lines carry it)" : ", which the held orders' lines do not carry: check its name"
+      attributeNames.includes(attribute)
+        ? " (the held orders' lines carry it)"
+        : ", which the held orders' lines do not carry: check its name"
     }</span>`
     : isHttps(value)
     ? html`<a href=${value.trim()} target="_blank" rel="noopener noreferrer"><img class="design-thumb" src=${value.trim()} alt=${`${name} design`} referrerpolicy="no-referrer" /></a>`
@@ -178,15 +187,21 @@ const reviewForm = (input: ProductPageInput, chosen: StoreProduct, pod: PodProdu
       <p class="muted">The designs apply to every row of this product. "Show the designs" writes nothing: it shows them again with the proposal. A row left for later is not written; an ignored one tells podsync the item is not printed.</p>
       <button type="submit" data-testid="apply">Write these rows and release the held orders</button>
     </form>
-    <p class="muted">The rows are added to ${input.file ?? "the mapping file"} in one write (the previous version kept as .bak), after the same check as podsync check; the held orders they unblock are re-planned at once.</p>`
+    <p class="muted">The rows are added to ${
+    input.file ?? "the mapping file"
+  } in one write (the previous version kept as .bak), after the same check as podsync check; the held orders they unblock are re-planned at once.</p>`
 
 export const productMappingContent = (input: ProductPageInput): Html =>
   html`<h1>Map a product</h1>
-    <p><a href=${`/console/mappings${input.storeKey === undefined ? "" : `?store=${encodeURIComponent(input.storeKey)}`}`}>← Mappings</a></p>
+    <p><a href=${`/console/mappings${
+    input.storeKey === undefined ? "" : `?store=${encodeURIComponent(input.storeKey)}`
+  }`}>← Mappings</a></p>
     ${
-    input.flash === undefined ? null : html`<div class=${input.flash.ok ? "flash" : "flash refused"} role=${
-      input.flash.ok ? "status" : "alert"
-    } data-testid="outcome">${input.flash.text}</div>`
+    input.flash === undefined ?
+      null :
+      html`<div class=${input.flash.ok ? "flash" : "flash refused"} role=${
+        input.flash.ok ? "status" : "alert"
+      } data-testid="outcome">${input.flash.text}</div>`
   }
     <form method="get" action="/console/mappings/products" class="filters">
       <label>Store <select name="store">

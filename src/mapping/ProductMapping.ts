@@ -124,7 +124,12 @@ const words = (text: string | undefined) => (text ?? "").toLowerCase().split(/[^
 export const searchPodProducts = (products: ReadonlyArray<PodProduct>, search: string): ReadonlyArray<PodProduct> => {
   const wanted = words(search)
   return products.filter((p) => {
-    const haystack = new Set([...words(p.name), ...p.colours.flatMap((c) => words(c.name)), ...p.sizes.flatMap(words), ...words(p.productId)])
+    const haystack = new Set([
+      ...words(p.name),
+      ...p.colours.flatMap((c) => words(c.name)),
+      ...p.sizes.flatMap(words),
+      ...words(p.productId)
+    ])
     return wanted.every((w) => haystack.has(w))
   })
 }
@@ -236,6 +241,8 @@ export const designAttribute = (attributeNames: ReadonlyArray<string>, side: "fr
 /** The held orders `table` now answers every line of (by variant id or SKU, as the planner looks): the orders a change unblocks. */
 export const unblockedBy = (
   table: MappingTable,
-  orders: ReadonlyArray<{ readonly id: number; readonly lines: ReadonlyArray<{ readonly sku?: string | undefined; readonly variantId?: string | undefined }> }>
+  orders: ReadonlyArray<
+    { readonly id: number; readonly lines: ReadonlyArray<{ readonly sku?: string | undefined; readonly variantId?: string | undefined }> }
+  >
 ): ReadonlyArray<number> =>
   orders.filter((o) => o.lines.length > 0 && o.lines.every((line) => findRow(table, line) !== undefined)).map((o) => o.id)

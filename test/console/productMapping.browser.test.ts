@@ -48,7 +48,10 @@ describe.runIf(fs.existsSync(CHROMIUM))("mappings in the console", () => {
               [[podsyncTee("UTS01-FOREST-S", "Forest Green / S"), podsyncTee("UTS01-FOREST-M", "Forest Green / M")], "USD"],
               [[sunsetWave("SW-BLK-XL", "Black / Extra Large", "4798123009901")], "EUR"],
               [[sunsetWave("SW-CHA-XXL", "charcoal / XXL", "4798123009902")], "USD"],
-              [[sunsetWave("SW-BLK-XL", "Black / Extra Large", "4798123009901"), sunsetWave("SW-CHA-XXL", "charcoal / XXL", "4798123009902")], "EUR"]
+              [[
+                sunsetWave("SW-BLK-XL", "Black / Extra Large", "4798123009901"),
+                sunsetWave("SW-CHA-XXL", "charcoal / XXL", "4798123009902")
+              ], "EUR"]
             ] as const
           ) {
             const order = await post(`${stack.shopify.url}/__sim/orders`, { financialStatus: "PAID", currencyCode, lineItems })
@@ -63,7 +66,8 @@ describe.runIf(fs.existsSync(CHROMIUM))("mappings in the console", () => {
               Effect.provide(daemon.db)
             )
           ).then((o) => o?.state)
-        const past = (states: ReadonlyArray<string | undefined>) => states.every((s) => s !== undefined && !["pulled", "held", "ready"].includes(s))
+        const past = (states: ReadonlyArray<string | undefined>) =>
+          states.every((s) => s !== undefined && !["pulled", "held", "ready"].includes(s))
         yield* until("the four orders held", async () => (await Promise.all(references.map(stateOf))).every((s) => s === "held"), 60_000)
         yield* until("the catalog cached", async () => daemon.lines.some((l) => l.includes("POD catalog refreshed")), 60_000)
 

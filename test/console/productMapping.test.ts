@@ -79,7 +79,7 @@ const consoleClient = (base: string) => {
       await fetch(`${base}${url}`, {
         method: "POST",
         headers: { cookie: cookie(), "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams(fields).toString(),
+        body: new URLSearchParams(fields.map(([k, v]) => [k, v])).toString(),
         redirect: "manual"
       })
     )
@@ -90,96 +90,100 @@ const consoleClient = (base: string) => {
 }
 
 describe.each(testDatabases())("mapping by product on $name", (database) => {
-  it.live("proposes a row per store variant by size and colour, writes them in one step and releases the held orders", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const stack = yield* scopedStack()
-      const daemon = yield* daemonInProcess(stack, database.layer, { logLevel: LogLevel.Info })
-      const base = `http://127.0.0.1:${daemon.port}`
-      const ids = yield* Effect.promise(async () => {
-        const made: Array<string> = []
-        for (
-          const [lineItems, currencyCode] of [
-            [[BLACK_XL], "USD"],
-            [[CHARCOAL_XXL], "EUR"],
-            [[BLACK_XL, CHARCOAL_XXL], "EUR"],
-            [[MUG], "USD"]
-          ] as const
-        ) {
-          const order = await post(`${stack.shopify.url}/__sim/orders`, { financialStatus: "PAID", currencyCode, lineItems })
-          made.push(`demo-shopify:${String(order.legacyResourceId)}`)
-        }
-        return made
-      })
-      const stateOf = (reference: string) =>
-        Effect.runPromise(
-          Effect.flatMap(OrdersRepo, (repo) => repo.byReference(reference)).pipe(
-            Effect.provide(OrdersRepo.Default),
-            Effect.provide(daemon.db)
-          )
-        ).then((o) => o?.state)
-      yield* until("the four orders held", async () => (await Promise.all(ids.map(stateOf))).every((s) => s === "held"), 60_000)
-      // The whole catalog is cached (the check and the planner read it once the refresh is complete).
-      yield* until("the catalog cached", async () => daemon.lines.some((l) => l.includes("POD catalog refreshed")), 60_000)
+  it.live(
+    "proposes a row per store variant by size and colour, writes them in one step and releases the held orders",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const stack = yield* scopedStack()
+        const daemon = yield* daemonInProcess(stack, database.layer, { logLevel: LogLevel.Info })
+        const base = `http://127.0.0.1:${daemon.port}`
+        const ids = yield* Effect.promise(async () => {
+          const made: Array<string> = []
+          for (
+            const [lineItems, currencyCode] of [
+              [[BLACK_XL], "USD"],
+              [[CHARCOAL_XXL], "EUR"],
+              [[BLACK_XL, CHARCOAL_XXL], "EUR"],
+              [[MUG], "USD"]
+            ] as const
+          ) {
+            const order = await post(`${stack.shopify.url}/__sim/orders`, { financialStatus: "PAID", currencyCode, lineItems })
+            made.push(`demo-shopify:${String(order.legacyResourceId)}`)
+          }
+          return made
+        })
+        const stateOf = (reference: string) =>
+          Effect.runPromise(
+            Effect.flatMap(OrdersRepo, (repo) => repo.byReference(reference)).pipe(
+              Effect.provide(OrdersRepo.Default),
+              Effect.provide(daemon.db)
+            )
+          ).then((o) => o?.state)
+        yield* until("the four orders held", async () => (await Promise.all(ids.map(stateOf))).every((s) => s === "held"), 60_000)
+        // The whole catalog is cached (the check and the planner read it once the refresh is complete).
+        yield* until("the catalog cached", async () => daemon.lines.some((l) => l.includes("POD catalog refreshed")), 60_000)
 
-      const client = consoleClient(base)
-      // The store products held orders wait on, the one with the most orders first.
-      const list = yield* Effect.promise(() => client.get("/console/mappings/products?store=demo-shopify"))
-      expect(list.status).toBe(200)
-      expect(list.text).toContain("Sunset Wave — Organic Heavyweight T-Shirt")
-      expect(list.text).toContain("Coffee First Mug")
-      // The picker: a search of the cached catalog shows each product with its image, swatches, sizes, prices and stock.
-      const picked = yield* Effect.promise(() =>
-        client.get(`/console/mappings/products?store=demo-shopify&product=${PRODUCT}&q=${encodeURIComponent("bella 3001 jersey")}`)
-      )
-      expect(picked.text).toContain("Bella+Canvas 3001 Unisex Jersey Tee")
-      expect(picked.text).toMatch(/<img class="swatch" src="data:image\/svg\+xml,/)
-      expect(picked.text).toContain('src="https://cdn.pod-sim.test/products/uts02/avatar.png"')
-      expect(picked.text).toMatch(/Sizes: S, M, L, XL, 2XL, 3XL, 4XL, 5XL/)
-      expect(picked.text).toMatch(/from \$\d+\.\d\d/)
-      // Images load in the browser from their https address; scripts and styles stay the daemon's own.
-      expect(picked.csp).toContain("img-src 'self' data: https:")
-      expect(picked.csp).toContain("script-src 'self'")
-      const pod = /pod=([0-9a-f-]{36})#review/.exec(picked.text)?.[1]
-      expect(pod).toBeDefined()
+        const client = consoleClient(base)
+        // The store products held orders wait on, the one with the most orders first.
+        const list = yield* Effect.promise(() => client.get("/console/mappings/products?store=demo-shopify"))
+        expect(list.status).toBe(200)
+        expect(list.text).toContain("Sunset Wave — Organic Heavyweight T-Shirt")
+        expect(list.text).toContain("Coffee First Mug")
+        // The picker: a search of the cached catalog shows each product with its image, swatches, sizes, prices and stock.
+        const picked = yield* Effect.promise(() =>
+          client.get(`/console/mappings/products?store=demo-shopify&product=${PRODUCT}&q=${encodeURIComponent("bella 3001 jersey")}`)
+        )
+        expect(picked.text).toContain("Bella+Canvas 3001 Unisex Jersey Tee")
+        expect(picked.text).toMatch(/<img class="swatch" src="data:image\/svg\+xml,/)
+        expect(picked.text).toContain('src="https://cdn.pod-sim.test/products/uts02/avatar.png"')
+        expect(picked.text).toMatch(/Sizes: S, M, L, XL, 2XL, 3XL, 4XL, 5XL/)
+        expect(picked.text).toMatch(/from \$\d+\.\d\d/)
+        // Images load in the browser from their https address; scripts and styles stay the daemon's own.
+        expect(picked.csp).toContain("img-src 'self' data: https:")
+        expect(picked.csp).toContain("script-src 'self'")
+        const pod = /pod=([0-9a-f-]{36})#review/.exec(picked.text)?.[1]
+        expect(pod).toBeDefined()
 
-      const review = yield* Effect.promise(() =>
-        client.get(`/console/mappings/products?store=demo-shopify&product=${PRODUCT}&q=bella&pod=${pod}`)
-      )
-      const fields = formFields(review.text, "review")
-      const chosen = (name: string) => fields.find(([k]) => k === name)?.[1]
-      // Black / Extra Large → Black / XL; charcoal / XXL → Charcoal / 2XL; the design from the lines' design_front attribute.
-      const optionText = (variantId: string | undefined) =>
-        new RegExp(`<option value="${variantId}"[^>]*>([^<]*)</option>`).exec(review.text)?.[1] ?? ""
-      const rows = [0, 1].map((i) => [chosen(`sku_${i}`), optionText(chosen(`pod_${i}`))])
-      expect(rows).toEqual(
-        expect.arrayContaining([
-          ["SW-BLK-XL", expect.stringMatching(/^Black \/ XL — /)],
-          ["SW-CHA-XXL", expect.stringMatching(/^Charcoal \/ 2XL — /)]
-        ])
-      )
-      expect(chosen("front")).toBe("{{attr design_front}}")
-      expect(review.text).toContain("taken from each order line's <code>design_front</code> attribute (the held orders' lines carry it)")
+        const review = yield* Effect.promise(() =>
+          client.get(`/console/mappings/products?store=demo-shopify&product=${PRODUCT}&q=bella&pod=${pod}`)
+        )
+        const fields = formFields(review.text, "review")
+        const chosen = (name: string) => fields.find(([k]) => k === name)?.[1]
+        // Black / Extra Large → Black / XL; charcoal / XXL → Charcoal / 2XL; the design from the lines' design_front attribute.
+        const optionText = (variantId: string | undefined) =>
+          new RegExp(`<option value="${variantId}"[^>]*>([^<]*)</option>`).exec(review.text)?.[1] ?? ""
+        const rows = [0, 1].map((i) => [chosen(`sku_${i}`), optionText(chosen(`pod_${i}`))])
+        expect(rows).toEqual(
+          expect.arrayContaining([
+            ["SW-BLK-XL", expect.stringMatching(/^Black \/ XL — /)],
+            ["SW-CHA-XXL", expect.stringMatching(/^Charcoal \/ 2XL — /)]
+          ])
+        )
+        expect(chosen("front")).toBe("{{attr design_front}}")
+        expect(review.text).toContain("taken from each order line's <code>design_front</code> attribute (the held orders' lines carry it)")
 
-      const before = fs.readFileSync(stack.mappingFile, "utf8")
-      const done = yield* Effect.promise(() => client.postForm("/console/mappings/products/apply", fields))
-      expect(done.text).toMatch(/2 row\(s\) written to .*mappings\.csv/)
-      expect(done.text).toContain("3 held order(s) released")
-      // The rows are at the end of the file, the previous text kept beside it.
-      const after = fs.readFileSync(stack.mappingFile, "utf8")
-      expect(after.startsWith(before)).toBe(true)
-      expect(after.slice(before.length)).toMatch(/^4798123009901,SW-BLK-XL,GM\d{10},,\{\{attr design_front\}\},/m)
-      expect(fs.readFileSync(`${stack.mappingFile}.bak`, "utf8")).toBe(before)
-      // The three orders of the product leave held and are drafted; the mug's order still waits on a row.
-      yield* until(
-        "the product's orders drafted",
-        async () => (await Promise.all(ids.slice(0, 3).map(stateOf))).every((s) => s !== "held" && s !== "pulled" && s !== "ready"),
-        60_000
-      )
-      expect(yield* Effect.promise(() => stateOf(ids[3]!))).toBe("held")
-      const left = yield* Effect.promise(() => client.get("/console/mappings/products?store=demo-shopify"))
-      expect(left.text).not.toContain("Sunset Wave")
-      expect(left.text).toContain("Coffee First Mug")
-    })), 120_000)
+        const before = fs.readFileSync(stack.mappingFile, "utf8")
+        const done = yield* Effect.promise(() => client.postForm("/console/mappings/products/apply", fields))
+        expect(done.text).toMatch(/2 row\(s\) written to .*mappings\.csv/)
+        expect(done.text).toContain("3 held order(s) released")
+        // The rows are at the end of the file, the previous text kept beside it.
+        const after = fs.readFileSync(stack.mappingFile, "utf8")
+        expect(after.startsWith(before)).toBe(true)
+        expect(after.slice(before.length)).toMatch(/^4798123009901,SW-BLK-XL,GM\d{10},,\{\{attr design_front\}\},/m)
+        expect(fs.readFileSync(`${stack.mappingFile}.bak`, "utf8")).toBe(before)
+        // The three orders of the product leave held and are drafted; the mug's order still waits on a row.
+        yield* until(
+          "the product's orders drafted",
+          async () => (await Promise.all(ids.slice(0, 3).map(stateOf))).every((s) => s !== "held" && s !== "pulled" && s !== "ready"),
+          60_000
+        )
+        expect(yield* Effect.promise(() => stateOf(ids[3]!))).toBe("held")
+        const left = yield* Effect.promise(() => client.get("/console/mappings/products?store=demo-shopify"))
+        expect(left.text).not.toContain("Sunset Wave")
+        expect(left.text).toContain("Coffee First Mug")
+      })),
+    120_000
+  )
 
   it.live("refuses rows the check refuses, and writes nothing", () =>
     Effect.scoped(Effect.gen(function*() {

@@ -173,7 +173,9 @@ describe("sizes in a seller's words", () => {
       variant("UTS02-BLACK-XL", "Bella+Canvas 3001 Unisex Jersey Tee", "Black", "XL"),
       variant("UTS02-BLACK-2XL", "Bella+Canvas 3001 Unisex Jersey Tee", "Black", "2XL")
     ]
-    expect(matchLine({ storeSku: "SW-BLK-XL", variantTitle: "Black / Extra Large" }, tees)).toMatchObject({ variant: { sku: "UTS02-BLACK-XL" } })
+    expect(matchLine({ storeSku: "SW-BLK-XL", variantTitle: "Black / Extra Large" }, tees)).toMatchObject({
+      variant: { sku: "UTS02-BLACK-XL" }
+    })
     expect(matchLine({ storeSku: "SW-BLK-2XL", variantTitle: "Black / XXL" }, tees)).toMatchObject({ variant: { sku: "UTS02-BLACK-2XL" } })
     expect(matchLine({ storeSku: "SW-BLK-L", variantTitle: "Black / Large" }, tees)).toMatchObject({ variant: { sku: "UTS02-BLACK-L" } })
   })
