@@ -195,7 +195,7 @@ export const productMappingContent = (input: ProductPageInput): Html =>
   html`<h1>Map a product</h1>
     <p><a href=${`/console/mappings${
     input.storeKey === undefined ? "" : `?store=${encodeURIComponent(input.storeKey)}`
-  }`}>← Mappings</a></p>
+  }`}>${"\u2190 Mappings"}</a></p>
     ${
     input.flash === undefined ?
       null :

@@ -180,7 +180,7 @@ export const normalizeColour = (colour: string): string => words(colour).map((w)
 
 /** The options a store variant title names: "Forest Green / XL", "Forest Green - XL", "XL, Forest Green". */
 export const optionsOf = (variantTitle: string | null): ReadonlyArray<string> =>
-  (variantTitle ?? "").split(/\s+[/|–-]\s+|\s*[/,|]\s*/).map((o) => o.trim()).filter((o) => o !== "")
+  (variantTitle ?? "").split(/\s+[/|\u2013-]\s+|\s*[/,|]\s*/).map((o) => o.trim()).filter((o) => o !== "")
 
 export type Proposal =
   | { readonly _tag: "Proposed"; readonly variant: PodVariantView; readonly note: string }
