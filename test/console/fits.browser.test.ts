@@ -20,7 +20,13 @@ import { queueContent } from "../../src/console/QueueView.js"
 import { reportsContent } from "../../src/console/ReportsView.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
 import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
-import { podProductsOf, type PodVariantView, proposeVariant, storeProductsOf, type StoreVariantLine } from "../../src/mapping/ProductMapping.js"
+import {
+  podProductsOf,
+  type PodVariantView,
+  proposeVariant,
+  storeProductsOf,
+  type StoreVariantLine
+} from "../../src/mapping/ProductMapping.js"
 import * as Money from "../../src/domain/Money.js"
 import type { StatusReport } from "../../src/observability/StatusReport.js"
 import type { WaitingOrder } from "../../src/repos/AttentionRepo.js"
@@ -55,18 +61,19 @@ const waiting = (
 
 /** The Map a product page with a long store product, a POD product of many colours priced in two currencies, and its review. */
 const productPageInput = () => {
-  const lines: ReadonlyArray<StoreVariantLine> = ["Forest Green / Extra Large", "Heather Military Green / Double Extra Large", "Black / S"].map((
-    variantTitle,
-    i
-  ) => ({
-    sku: `SUNSET-WAVE-ORGANIC-HEAVYWEIGHT-${i}-${variantTitle.replace(/\W+/g, "-").toUpperCase()}`,
-    variantId: String(48213377009912345 + i),
-    productId: "7981230099",
-    title: "Sunset Wave — Organic Heavyweight T-Shirt, Limited Autumn Edition Printed in Portugal (Unisex, Relaxed Fit)",
-    variantTitle,
-    orders: 3 - i,
-    attributeNames: ["design_front", "_personalization"]
-  }))
+  const lines: ReadonlyArray<StoreVariantLine> = ["Forest Green / Extra Large", "Heather Military Green / Double Extra Large", "Black / S"]
+    .map((
+      variantTitle,
+      i
+    ) => ({
+      sku: `SUNSET-WAVE-ORGANIC-HEAVYWEIGHT-${i}-${variantTitle.replace(/\W+/g, "-").toUpperCase()}`,
+      variantId: String(48213377009912345 + i),
+      productId: "7981230099",
+      title: "Sunset Wave — Organic Heavyweight T-Shirt, Limited Autumn Edition Printed in Portugal (Unisex, Relaxed Fit)",
+      variantTitle,
+      orders: 3 - i,
+      attributeNames: ["design_front", "_personalization"]
+    }))
   const colours = [["Forest Green", "#273B33"], ["Heather Military Green", "#5E7461"], ["Black", "#000000"], ["Cardinal Red", "#8A1538"]]
   const variants: ReadonlyArray<PodVariantView> = colours.flatMap(([color, hex], c) =>
     ["S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL"].map((size, i) => ({
@@ -98,7 +105,10 @@ const productPageInput = () => {
     review: pod === undefined ? [] : lines.map((line) => ({ line, proposal: proposeVariant(line, pod) })),
     front: "{{attr design_front}}",
     back: "https://cdn.example.com/designs/2026/sunset-wave-back-very-long-file-name-v12-final-FINAL.png",
-    flash: { ok: true, text: "3 row(s) written to /etc/podsync/mappings/acme-shopify-us-with-a-long-file-name.csv; 5 held order(s) released" }
+    flash: {
+      ok: true,
+      text: "3 row(s) written to /etc/podsync/mappings/acme-shopify-us-with-a-long-file-name.csv; 5 held order(s) released"
+    }
   }
 }
 
