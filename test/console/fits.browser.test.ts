@@ -67,7 +67,7 @@ const productPageInput = () => {
       i
     ) => ({
       sku: `SUNSET-WAVE-ORGANIC-HEAVYWEIGHT-${i}-${variantTitle.replace(/\W+/g, "-").toUpperCase()}`,
-      variantId: String(48213377009912345 + i),
+      variantId: `4821337700991234${i}`,
       productId: "7981230099",
       title: "Sunset Wave — Organic Heavyweight T-Shirt, Limited Autumn Edition Printed in Portugal (Unisex, Relaxed Fit)",
       variantTitle,
