@@ -41,7 +41,11 @@ interface PageRequest {
   readonly pod: string | undefined
   readonly front: string | undefined
   readonly back: string | undefined
+  /** The choices made before "Show the designs", by store variant: a POD variant id, "" (later) or "ignore". */
+  readonly picks: ReadonlyMap<string, string>
 }
+
+const storeVariantKey = (line: { readonly variantId: string; readonly sku: string }) => line.variantId || line.sku
 
 const pageUrl = (params: Record<string, string | undefined>, anchor = "") =>
   `/console/mappings/products?${new URLSearchParams(Object.entries(params).flatMap(([k, v]) => (v ? [[k, v]] : []))).toString()}${
@@ -110,9 +114,15 @@ const productPage = (caller: Caller, request: PageRequest, flash: Notice | undef
       foundTotal: found.length,
       catalogCached: chosen === undefined || products.length > 0,
       pod,
-      review: chosen === undefined || pod === undefined
-        ? []
-        : chosen.variants.map((line) => ({ line, proposal: proposeVariant(line, pod) })),
+      review: chosen === undefined || pod === undefined ? [] : chosen.variants.map((line) => {
+        const pick = request.picks.get(storeVariantKey(line))
+        return {
+          line,
+          proposal: proposeVariant(line, pod),
+          chosen: pick === undefined || pick === "ignore" ? undefined : pick,
+          ignored: pick === "ignore"
+        }
+      }),
       front: request.front ?? attribute("front"),
       back: request.back ?? attribute("back"),
       flash
@@ -147,7 +157,15 @@ const apply = postAction((caller, form) =>
     const designs = { front: param(form, "front") ?? "", back: param(form, "back") ?? "" }
     // "Show the designs": the same page with the typed designs, nothing written.
     if (param(form, "preview") !== undefined) {
-      return HttpServerResponse.redirect(pageUrl({ store, ...back, ...designs }, "review"), { status: 303, headers: SECURITY_HEADERS })
+      const count = Math.min(MAX_ROWS, Math.max(0, Number(param(form, "rows") ?? 0) || 0))
+      const picks = new URLSearchParams(Array.from({ length: count }, (_, i): [string, string] => [
+        storeVariantKey({ variantId: param(form, `variant_${i}`) ?? "", sku: param(form, `sku_${i}`) ?? "" }),
+        param(form, `ignore_${i}`) === "true" ? "ignore" : param(form, `pod_${i}`) ?? ""
+      ])).toString()
+      return HttpServerResponse.redirect(pageUrl({ store, ...back, ...designs, picks }, "review"), {
+        status: 303,
+        headers: SECURITY_HEADERS
+      })
     }
     const mappings = yield* MappingStore
     const file = mappings.fileOf(store)
@@ -213,7 +231,8 @@ export const productMappingRoutes = HttpRouter.empty.pipe(
           search: (yield* query("q")) ?? "",
           pod: yield* query("pod"),
           front: yield* query("front"),
-          back: yield* query("back")
+          back: yield* query("back"),
+          picks: new Map(new URLSearchParams((yield* query("picks")) ?? ""))
         }
         return yield* withFlash(Notice, (flash) => productPage(caller, request, Option.getOrUndefined(flash)))
       })

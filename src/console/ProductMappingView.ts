@@ -20,7 +20,13 @@ import type { Notice } from "./ConsoleFlash.js"
 export interface ReviewRow {
   readonly line: StoreVariantLine
   readonly proposal: Proposal
+  /** What the seller chose before "Show the designs" (a POD variant id, "" for later), kept over the proposal. */
+  readonly chosen?: string | undefined
+  readonly ignored?: boolean | undefined
 }
+
+const isChosen = (r: ReviewRow, variantId: string) =>
+  r.chosen !== undefined ? r.chosen === variantId : r.proposal._tag === "Proposed" && r.proposal.variant.variantId === variantId
 
 export interface ProductPageInput {
   readonly storeKeys: ReadonlyArray<string>
@@ -166,17 +172,11 @@ const reviewForm = (input: ProductPageInput, chosen: StoreProduct, pod: PodProdu
         <td>${r.line.variantTitle ?? ""}<br /><span class="muted">${r.line.sku || r.line.variantId}</span>
           <input type="hidden" name=${`sku_${i}`} value=${r.line.sku} /><input type="hidden" name=${`variant_${i}`} value=${r.line.variantId} /></td>
         <td><select name=${`pod_${i}`}>
-          <option value="" selected=${r.proposal._tag === "None"}>leave for later</option>
-          ${
-        pod.variants.map((v) =>
-          html`<option value=${v.variantId} selected=${r.proposal._tag === "Proposed" && r.proposal.variant.variantId === v.variantId}>${
-            podVariantText(v)
-          }</option>`
-        )
-      }
+          <option value="" selected=${r.chosen !== undefined ? r.chosen === "" : r.proposal._tag === "None"}>leave for later</option>
+          ${pod.variants.map((v) => html`<option value=${v.variantId} selected=${isChosen(r, v.variantId)}>${podVariantText(v)}</option>`)}
         </select></td>
         <td class=${r.proposal._tag === "None" ? "bad" : "muted"}>${r.proposal.note}</td>
-        <td><label><input type="checkbox" name=${`ignore_${i}`} value="true" /> ignore</label></td></tr>`
+        <td><label><input type="checkbox" name=${`ignore_${i}`} value="true" checked=${r.ignored === true} /> ignore</label></td></tr>`
     )
   }</tbody></table></div>
       <div class="filters designs-form">

@@ -114,9 +114,14 @@ describe.runIf(fs.existsSync(CHROMIUM))("mappings in the console", () => {
           expect(await page.locator("select[name=pod_0] option:checked").textContent()).toMatch(/^Black \/ XL — \$\d+\.\d\d — in stock$/)
           expect(await page.locator("select[name=pod_1] option:checked").textContent()).toMatch(/^Charcoal \/ 2XL — /)
           expect(await page.textContent("[data-testid=design-front]")).toContain("taken from each order line's design_front attribute")
-          // A back design by its address: shown as a thumbnail before anything is written.
+          // A back design by its address: shown as a thumbnail before anything is written, the choices made kept.
+          const proposed = await page.inputValue("select[name=pod_0]")
+          const changed = await page.locator("select[name=pod_0] option", { hasText: /^Black \/ 2XL/ }).getAttribute("value")
+          await page.selectOption("select[name=pod_0]", changed!)
           await page.fill("input[name=back]", "https://cdn.podsync.test/designs/sunset-wave/back.png")
           await page.click("button[name=preview]")
+          expect(await page.inputValue("select[name=pod_0]")).toBe(changed)
+          await page.selectOption("select[name=pod_0]", proposed)
           expect(await page.getAttribute("[data-testid=design-back] img", "src")).toBe(
             "https://cdn.podsync.test/designs/sunset-wave/back.png"
           )
