@@ -19,7 +19,7 @@ import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
-import { type Caller, htmlResponse, SECURITY_HEADERS, WEB_IMAGES_CSP, withSessionCookie } from "./ConsoleGuard.js"
+import { type Caller, CONTENT_SECURITY_POLICY, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
 import { chrome, formOf, getPage, param, postAction, query } from "./ConsoleRequest.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment } from "./Html.js"
@@ -47,7 +47,7 @@ export interface AttentionSettings {
 const QUEUE_LIMIT = 200
 
 // The order page shows the lines' design files as thumbnails: images (only) may come from the web.
-const ORDER_PAGE_CSP = WEB_IMAGES_CSP
+const ORDER_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", "img-src 'self' data: https:")
 
 // htmx is served from the daemon's own node_modules: no CDN, works offline.
 const HTMX = fs.readFileSync(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"))
