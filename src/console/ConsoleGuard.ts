@@ -29,6 +29,12 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'"
 ].join("; ")
 
+/**
+ * Pages that show design files and catalog images as thumbnails (the order page, Map a product):
+ * images (only) may come from the web, loaded by the browser; the daemon fetches none of them.
+ */
+export const WEB_IMAGES_CSP = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", "img-src 'self' data: https:")
+
 export const SECURITY_HEADERS = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-frame-options": "DENY",

@@ -71,5 +71,10 @@ body.login label { display: flex; flex-direction: column; gap: .2rem; }
 .scroll { overflow-x: auto; max-width: 100%; } .scroll table { min-width: 40rem; } td.wrap { overflow-wrap: anywhere; min-width: 8rem; }
 .pager { display: flex; gap: 1rem; margin: .8rem 0; flex-wrap: wrap; }
 .filters input[type=search] { width: 18rem; max-width: 100%; } .filters label { max-width: 100%; }
+.pod-products { grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); } .pod-product { display: flex; flex-direction: column; gap: .25rem; }
+.pod-product.chosen, tr.chosen td { border-color: var(--accent); background: #eef3fc; } .swatches { display: flex; gap: 3px; flex-wrap: wrap; }
+img.product { width: 100%; max-height: 140px; object-fit: contain; background: #eef1f5; border-radius: 4px; } span.product { display: block; }
+img.design-thumb { width: 72px; height: 72px; object-fit: contain; background: #eef1f5; border: 1px solid var(--line); border-radius: 4px; }
+.designs-form { margin-top: 1rem; } .designs-form input { width: 26rem; max-width: 100%; } .designs-form .design { align-self: center; max-width: 22rem; }
 @media (max-width: 640px) { main { padding: .6rem; } th, td { padding: .35rem .4rem; } .hide-narrow { display: none; } }
 `

@@ -28,7 +28,7 @@ import { MAX_UPLOAD_BYTES, uploadContent } from "./MappingsCsvView.js"
  * their held orders.
  */
 
-const readText = (file: string) =>
+export const readText = (file: string) =>
   Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
     Effect.catchAll((error) => ((error.error as { code?: string }).code === "ENOENT" ? Effect.succeed("") : Effect.fail(error)))
   )
@@ -58,7 +58,7 @@ const recordedNotice = (kind: "mapping_upload" | "mapping_merge", caller: Caller
   )
 
 /** Every store whose mapping file `file` is: a shared file is reloaded for each. */
-const reloadFile = (file: string) =>
+export const reloadFile = (file: string) =>
   Effect.gen(function*() {
     const mappings = yield* MappingStore
     const stores = mappings.storeKeys.filter((key) => mappings.fileOf(key) === file)

@@ -16,6 +16,7 @@ import { page } from "./Html.js"
 import { mappingsCsvRoutes } from "./MappingsCsvRoutes.js"
 import { fileSection } from "./MappingsCsvView.js"
 import { MappingUploads } from "./MappingUploads.js"
+import { productMappingRoutes } from "./ProductMappingRoutes.js"
 import { cachedCatalog, suggestDraftFrom } from "../pipeline/SuggestDraft.js"
 import { type Flash, type MappingsInput, mappingsContent, type Prefill } from "./MappingsView.js"
 
@@ -182,6 +183,7 @@ const writeAction = <E, R>(
   )
 
 export const mappingsRoutes = mappingsCsvRoutes.pipe(
+  HttpRouter.concat(productMappingRoutes),
   HttpRouter.get(
     "/console/mappings",
     getPage((caller) =>

@@ -125,6 +125,13 @@ export const mappingsContent = (input: MappingsInput): Html => {
     input.storeKey === undefined ? null : html`
     <h2>Waiting on a row <span class="pill warn">${input.waiting.reduce((n, w) => n + w.orders, 0)} orders</span></h2>
     ${waitingTable(input)}
+    ${
+      input.waiting.length === 0
+        ? null
+        : html`<p><a href=${`/console/mappings/products?store=${
+          encodeURIComponent(input.storeKey ?? "")
+        }`} data-testid="by-product">Map a product's variants in one step</a> <span class="muted">(a POD product picked from the catalog, its variants matched by size and colour)</span></p>`
+    }
     ${input.editing === undefined ? null : editForm(input, input.editing)}
     <h2 id="add">Add a row to ${input.file ?? "the mapping file"}</h2>
     <form method="post" action="/console/mappings/add" class="filters" data-testid="add-row">

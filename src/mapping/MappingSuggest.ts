@@ -1,6 +1,7 @@
 import { emptyCells, type MappingCells } from "../domain/MappingCells.js"
 import { normalizeVariantId, PRINT_COLUMNS, type PrintColumn } from "../domain/MappingTable.js"
 import { problemsOfCells } from "./MappingCsv.js"
+import { sizeTokens } from "./ProductMapping.js"
 
 /**
  * `podsync mappings suggest`, pure: completes a store's mapping rows with
@@ -55,8 +56,9 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   xxxxl: "4xl",
   xxxxxl: "5xl"
 }
+// Sizes read as one spelling first ("Extra Large" is "xl", never "large"), as mapping by product reads them.
 const tokens = (text: string | undefined): ReadonlyArray<string> =>
-  (text ?? "").toLowerCase().split(/[^a-z0-9]+/).filter((t) => t !== "").map((t) => SYNONYMS[t] ?? t)
+  sizeTokens((text ?? "").toLowerCase().split(/[^a-z0-9]+/).filter((t) => t !== "")).map((t) => SYNONYMS[t] ?? t)
 
 const containsPhrase = (haystack: ReadonlyArray<string>, phrase: ReadonlyArray<string>) =>
   phrase.length > 0 && haystack.some((_, start) => phrase.every((word, i) => haystack[start + i] === word))

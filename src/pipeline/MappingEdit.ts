@@ -119,6 +119,17 @@ export const rewriteMappingFile = (file: string, before: string, text: string, w
     return yield* writeOver(file, before, text, "", { where: `make the change ${what} made` })
   })
 
+/**
+ * `before` with `rows` added at its end, each in the file's own column order (the text
+ * `rewriteMappingFile` then writes); `missing` names the columns a row fills that the file lacks.
+ */
+export const withRowsAppended = (before: string, rows: ReadonlyArray<Partial<MappingCells>>) => {
+  const header = headerOf(before)
+  const lines = rows.map((cells) => mappingLine(header, cells))
+  const missing = [...new Set(rows.flatMap((cells) => missingColumns(header, cells)))]
+  return { text: `${before === "" || before.endsWith("\n") ? before : `${before}\n`}${lines.join("")}`, lines, missing }
+}
+
 export const appendMappingRow = (file: string, cells: Partial<MappingCells>) =>
   Effect.gen(function*() {
     const before = yield* readText(file)

@@ -224,10 +224,22 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
     /** The lines of a store's orders held for a missing mapping row, by SKU and variant id, with how many orders wait on each. */
     const unmatchedLines = (storeKey: string, limit = 100) =>
       db.use((k) =>
-        sql<{ sku: string; variant_id: string; title: string | null; variant_title: string | null; n: number | string }>`
+        sql<
+          {
+            sku: string
+            variant_id: string
+            product_id: string | null
+            title: string | null
+            variant_title: string | null
+            attribute_names: string | null
+            n: number | string
+          }
+        >`
           select coalesce(line->>'sku', '') as sku, coalesce(line->>'variantId', '') as variant_id,
-            min(line->>'title') as title, min(line->>'variantTitle') as variant_title, count(distinct o.id) as n
+            min(line->>'productId') as product_id, min(line->>'title') as title, min(line->>'variantTitle') as variant_title,
+            string_agg(distinct attr->>'key', chr(10)) as attribute_names, count(distinct o.id) as n
           from store_orders as o cross join lateral jsonb_array_elements(o.normalized->'lines') as line
+            left join lateral jsonb_array_elements(coalesce(line->'attributes', '[]'::jsonb)) as attr on true
           where o.state = 'held' and o.held_reason = 'unmatched' and o.store_key = ${storeKey}
           group by 1, 2 order by n desc, sku limit ${limit}`.execute(k)
       ).pipe(Effect.map((r) =>
@@ -237,10 +249,28 @@ export class AttentionRepo extends Effect.Service<AttentionRepo>()("podsync/Atte
           title: row.title,
           // The colour and size a suggestion matches on ("Forest Green / L").
           variantTitle: row.variant_title,
+          productId: row.product_id,
+          // Where a design can come from: the attributes its line items carry ("design_front").
+          attributeNames: (row.attribute_names ?? "").split("\n").filter((name) => name !== ""),
           orders: Number(row.n)
         }))
       ))
 
-    return { waiting, applyMoves, byIds, unmatchedLines }
+    /** A store's orders held for a missing mapping row, each with its lines' SKUs and variant ids (what a row answers). */
+    const heldUnmatched = (storeKey: string) =>
+      db.use((k) =>
+        sql<{ id: number | string; lines: Array<{ sku?: string; variantId?: string }> | null }>`
+          select o.id, (select jsonb_agg(jsonb_build_object('sku', line->>'sku', 'variantId', line->>'variantId'))
+            from jsonb_array_elements(o.normalized->'lines') as line) as lines
+          from store_orders as o
+          where o.state = 'held' and o.held_reason = 'unmatched' and o.store_key = ${storeKey}`.execute(k)
+      ).pipe(Effect.map((r) =>
+        r.rows.map((row) => ({
+          id: Number(row.id),
+          lines: (row.lines ?? []).map((line) => ({ sku: line.sku ?? undefined, variantId: line.variantId ?? undefined }))
+        }))
+      ))
+
+    return { waiting, applyMoves, byIds, unmatchedLines, heldUnmatched }
   })
 }) {}

@@ -1,7 +1,7 @@
 import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { sql } from "kysely"
 import { Db, type DbError } from "../db/Db.js"
-import { MoneyFromWire } from "../domain/Money.js"
+import { type Money, MoneyFromWire } from "../domain/Money.js"
 import type { CatalogEntry, CatalogLookup } from "../domain/MappingTable.js"
 import { CatalogVariant, variantSku } from "../pod/schemas/Catalog.js"
 
@@ -13,6 +13,10 @@ export interface CatalogRecord extends CatalogEntry {
   readonly color: string | undefined
   readonly size: string | undefined
   readonly sku: string | undefined
+  /** The colour's swatch (`hex_color_code`), the price and the product's image, for the console's product picker. */
+  readonly hexColor: string | undefined
+  readonly price: Money | undefined
+  readonly imageUrl: string | undefined
 }
 
 export interface CatalogUpsert {
@@ -26,9 +30,14 @@ const encodeVariant = Schema.encodeSync(CatalogVariant)
 const encodeMoney = Schema.encodeSync(MoneyFromWire)
 const RawSku = Schema.Struct({
   sku: Schema.optionalWith(Schema.String, { nullable: true }),
-  variant_sku: Schema.optionalWith(Schema.String, { nullable: true })
+  variant_sku: Schema.optionalWith(Schema.String, { nullable: true }),
+  product: Schema.optionalWith(
+    Schema.Struct({ product_avatar_url: Schema.optionalWith(Schema.String, { nullable: true }) }),
+    { nullable: true }
+  )
 })
 const decodeRawSku = Schema.decodeUnknownOption(RawSku)
+const decodePrice = Schema.decodeUnknownOption(MoneyFromWire)
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as object
 
 // Other replicas refresh the cache too: look for their writes this often.
@@ -109,7 +118,19 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("podsync/CatalogR
 
     const entries: Effect.Effect<ReadonlyArray<CatalogRecord>, DbError> = db.use((k) =>
       k.selectFrom("catalog_variants")
-        .select(["variant_id", "legacy_variant_id", "product_id", "product_name", "name", "color", "size", "stock_label", "raw"])
+        .select([
+          "variant_id",
+          "legacy_variant_id",
+          "product_id",
+          "product_name",
+          "name",
+          "color",
+          "size",
+          "hex_color_code",
+          "price",
+          "stock_label",
+          "raw"
+        ])
         .orderBy("variant_id").execute()
     ).pipe(Effect.map((rows) =>
       rows.map((r): CatalogRecord => {
@@ -124,7 +145,10 @@ export class CatalogRepo extends Effect.Service<CatalogRepo>()("podsync/CatalogR
           variantName: r.name ?? undefined,
           color: r.color ?? undefined,
           size: r.size ?? undefined,
-          sku: Option.getOrUndefined(Option.flatMap(raw, (v) => Option.fromNullable(variantSku(v))))
+          sku: Option.getOrUndefined(Option.flatMap(raw, (v) => Option.fromNullable(variantSku(v)))),
+          hexColor: r.hex_color_code ?? undefined,
+          price: r.price === null ? undefined : Option.getOrUndefined(decodePrice(r.price)),
+          imageUrl: Option.getOrUndefined(Option.flatMap(raw, (v) => Option.fromNullable(v.product?.product_avatar_url)))
         }
       })
     ))

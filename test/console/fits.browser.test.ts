@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Browser, chromium } from "playwright-core"
 import { CHROMIUM } from "../../bench/report-screenshot.js"
@@ -15,11 +16,20 @@ import { CONSOLE_CSS } from "../../src/console/ConsoleStyle.js"
 import { page, type Section } from "../../src/console/Html.js"
 import { mappingsContent } from "../../src/console/MappingsView.js"
 import { overviewContent } from "../../src/console/OverviewView.js"
+import { productMappingContent } from "../../src/console/ProductMappingView.js"
 import { queueContent } from "../../src/console/QueueView.js"
 import { reportsContent } from "../../src/console/ReportsView.js"
 import { sellerWordsOf } from "../../src/console/SellerWords.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
 import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
+import {
+  podProductsOf,
+  type PodVariantView,
+  proposeVariant,
+  storeProductsOf,
+  type StoreVariantLine
+} from "../../src/mapping/ProductMapping.js"
+import * as Money from "../../src/domain/Money.js"
 import type { StatusReport } from "../../src/observability/StatusReport.js"
 import type { WaitingOrder } from "../../src/repos/AttentionRepo.js"
 import { moneyByPeriod } from "../../src/reports/MoneyByPeriod.js"
@@ -50,6 +60,59 @@ const waiting = (
   waitingSince: new Date(NOW - id * 7_200_000),
   ...extra
 })
+
+/** The Map a product page with a long store product, a POD product of many colours priced in two currencies, and its review. */
+const productPageInput = () => {
+  const lines: ReadonlyArray<StoreVariantLine> = ["Forest Green / Extra Large", "Heather Military Green / Double Extra Large", "Black / S"]
+    .map((
+      variantTitle,
+      i
+    ) => ({
+      sku: `SUNSET-WAVE-ORGANIC-HEAVYWEIGHT-${i}-${variantTitle.replace(/\W+/g, "-").toUpperCase()}`,
+      variantId: `4821337700991234${i}`,
+      productId: "7981230099",
+      title: "Sunset Wave — Organic Heavyweight T-Shirt, Limited Autumn Edition Printed in Portugal (Unisex, Relaxed Fit)",
+      variantTitle,
+      orders: 3 - i,
+      attributeNames: ["design_front", "_personalization"]
+    }))
+  const colours = [["Forest Green", "#273B33"], ["Heather Military Green", "#5E7461"], ["Black", "#000000"], ["Cardinal Red", "#8A1538"]]
+  const variants: ReadonlyArray<PodVariantView> = colours.flatMap(([color, hex], c) =>
+    ["S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL"].map((size, i) => ({
+      variantId: `GM00020${String(10011 + c * 8 + i)}`,
+      productId: "f23948d9-80be-431e-a08e-8e3dc2b854b0",
+      productName: "Bella+Canvas 3001 Unisex Jersey Tee — Airlume Combed and Ring-Spun Cotton, Retail Fit",
+      color,
+      hexColor: hex,
+      size,
+      price: Either.getOrThrow(Money.fromDecimalString(i % 2 === 0 ? "USD" : "EUR", (9.45 + i).toFixed(2))),
+      stockLabel: `VENDOR_CATALOG_VARIANT_STOCK_LABEL_${i === 7 ? "OUT_OF_STOCK_5D" : "IN_STOCK"}`,
+      imageUrl: undefined
+    }))
+  )
+  const [pod] = podProductsOf(variants)
+  const storeProducts = storeProductsOf(lines)
+  return {
+    storeKeys: ["acme-shopify-us", "acme-woocommerce-eu"],
+    storeKey: "acme-shopify-us",
+    file: "/etc/podsync/mappings/acme-shopify-us-with-a-long-file-name.csv",
+    csrfToken: "t",
+    storeProducts,
+    chosen: storeProducts[0],
+    search: "bella jersey",
+    found: pod === undefined ? [] : [pod],
+    foundTotal: 1,
+    catalogCached: true,
+    pod,
+    review: pod === undefined ? [] : lines.map((line) => ({ line, proposal: proposeVariant(line, pod) })),
+    front: "{{attr design_front}}",
+    back: "https://cdn.example.com/designs/2026/sunset-wave-back-very-long-file-name-v12-final-FINAL.png",
+    flash: {
+      ok: true,
+      text: "3 row(s) written to /etc/podsync/mappings/acme-shopify-us-with-a-long-file-name.csv; 5 held order(s) released"
+    }
+  }
+}
 
 const queueOrders: ReadonlyArray<WaitingOrder> = [
   waiting(1, "held", {
@@ -186,6 +249,7 @@ const PAGES: Record<string, string> = {
       }
     })
   ),
+  "/console/mappings/products": page(chrome("Map a product", "mappings"), productMappingContent(productPageInput())),
   "/console/reports": page(
     chrome("Reports", "reports"),
     reportsContent({
@@ -263,7 +327,8 @@ const measure = () => {
   const spilled: Array<string> = []
   for (const element of Array.from(document.querySelectorAll("body *"))) {
     const style = getComputedStyle(element)
-    if (["auto", "scroll", "hidden"].includes(style.overflowX) || style.display === "inline") continue
+    // Clipped content stays in its box (Chromium clips an input's text: a long URL scrolls inside it).
+    if (["auto", "scroll", "hidden", "clip"].includes(style.overflowX) || style.display === "inline") continue
     if (element.scrollWidth > element.clientWidth + 1) {
       spilled.push(
         `${element.tagName.toLowerCase()}.${element.className}: ${element.scrollWidth} > ${element.clientWidth} "${

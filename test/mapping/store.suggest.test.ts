@@ -165,3 +165,18 @@ describe("mapping suggestions", () => {
     }])
   })
 })
+
+describe("sizes in a seller's words", () => {
+  it("suggests Extra Large as XL, never as L", () => {
+    const tees = [
+      variant("UTS02-BLACK-L", "Bella+Canvas 3001 Unisex Jersey Tee", "Black", "L"),
+      variant("UTS02-BLACK-XL", "Bella+Canvas 3001 Unisex Jersey Tee", "Black", "XL"),
+      variant("UTS02-BLACK-2XL", "Bella+Canvas 3001 Unisex Jersey Tee", "Black", "2XL")
+    ]
+    expect(matchLine({ storeSku: "SW-BLK-XL", variantTitle: "Black / Extra Large" }, tees)).toMatchObject({
+      variant: { sku: "UTS02-BLACK-XL" }
+    })
+    expect(matchLine({ storeSku: "SW-BLK-2XL", variantTitle: "Black / XXL" }, tees)).toMatchObject({ variant: { sku: "UTS02-BLACK-2XL" } })
+    expect(matchLine({ storeSku: "SW-BLK-L", variantTitle: "Black / Large" }, tees)).toMatchObject({ variant: { sku: "UTS02-BLACK-L" } })
+  })
+})

@@ -79,6 +79,11 @@ for (const database of testDatabases()) {
         const entry = (yield* repo.entries).find((e) => e.variantId === discontinued!.variant_id)
         expect(entry).toMatchObject({ sku: discontinued!.variant_sku, color: discontinued!.color, size: discontinued!.size })
         expect(entry?.sku).toMatch(/^[A-Z]{3}\d{2}-/)
+        // What the console's product picker shows: the colour's swatch, the price, the product's image.
+        expect(entry?.hexColor).toBe(discontinued!.hex_color_code)
+        expect(entry?.price).toEqual(discontinued!.price)
+        expect(entry?.imageUrl).toBe(discontinued!.product?.product_avatar_url)
+        expect(entry?.imageUrl).toMatch(/^https:\/\//)
         const db = yield* Db
         const stored = yield* db.use((k) =>
           k.selectFrom("catalog_variants").select(["price", "hex_color_code"]).where("variant_id", "=", discontinued!.variant_id)
