@@ -26,6 +26,8 @@ export const POST_ROUTES: Readonly<Record<string, { readonly role: ConsoleRole; 
   // One row of a mapping file at a time, each checked as it is written.
   "/console/mappings/add": { role: "operator", what: "add a mapping row" },
   "/console/mappings/edit": { role: "operator", what: "change a mapping row" },
+  // A store product's variants mapped in one step, checked as the rows are written.
+  "/console/mappings/products/apply": { role: "operator", what: "map a product's variants" },
   // A whole mapping file at once.
   "/console/mappings/upload": { role: "admin", what: "upload a mapping file" },
   "/console/mappings/upload/apply": { role: "admin", what: "write an uploaded mapping file" },

@@ -18,7 +18,7 @@ import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { fitText, Notice, redirectWithFlash, withFlash } from "./ConsoleFlash.js"
 import { type Caller, htmlResponse, SECURITY_HEADERS, WEB_IMAGES_CSP } from "./ConsoleGuard.js"
-import { chrome, type Form, getPage, param, postAction, query } from "./ConsoleRequest.js"
+import { chrome, type Form, getPage, param, postAction, query, recordActions } from "./ConsoleRequest.js"
 import { page } from "./Html.js"
 import { checkUpload, readText, reloadFile } from "./MappingsCsvRoutes.js"
 import { productMappingContent, type ProductPageInput, SHOWN_PRODUCTS } from "./ProductMappingView.js"
@@ -205,6 +205,13 @@ const apply = postAction((caller, form) =>
             Effect.annotateLogs({ user: caller.session.user, store, file, rows: rows.length, released: released.length })
           )
           const ignored = rows.filter((r) => r.ignore === "true").length
+          yield* recordActions(caller, [{
+            kind: "mapping_product",
+            outcome: "done",
+            summary: `Product mapped: ${rows.length} row(s) written to ${file}${ignored === 0 ? "" : ` (${ignored} ignored)`}, ` +
+              `${released.length} held order(s) released`,
+            storeKey: store
+          }])
           return yield* redirectWithFlash(pageUrl({ store }), {
             ok: true,
             text: fitText(
