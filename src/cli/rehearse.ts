@@ -57,7 +57,7 @@ const askDaemon = (app: AppConfig, store: string, days: number) =>
  * mapping file and the mappings and catalog the daemon cached, and its POD and store calls go
  * through the budgets shared in the database (so a daemon on PostgreSQL is never overrun).
  */
-const rehearseHere = (app: AppConfig, store: string, days: number) =>
+export const rehearseHere = (app: AppConfig, store: string, days: number) =>
   Effect.zipRight(migrateToLatest, reportRehearsal(rehearseStore({ storeKey: store, days, budget: app.pod.rateLimit }), rehearsalSettingsOf(app)))
     .pipe(
       Effect.map(rehearsalSummary),
