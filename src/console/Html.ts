@@ -13,7 +13,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports"
+export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports" | "rehearse"
 
 export interface Chrome {
   readonly title: string
@@ -34,7 +34,8 @@ const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; rea
   { section: "orders", href: "/console/orders", label: "All orders" },
   { section: "pay", href: "/console/pay", label: "What to pay" },
   { section: "mappings", href: "/console/mappings", label: "Mappings" },
-  { section: "reports", href: "/console/reports", label: "Reports" }
+  { section: "reports", href: "/console/reports", label: "Reports" },
+  { section: "rehearse", href: "/console/rehearse", label: "Rehearse" }
 ]
 
 export const page = (chrome: Chrome, content: Html) =>

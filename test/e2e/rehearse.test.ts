@@ -99,6 +99,28 @@ describe("podsync rehearse", () => {
       yield* until("the pipeline to settle every order", () => statusOf(port).then(settled), 60_000)
       const counts = yield* Effect.promise(() => statusOf(port))
       expect(counts).toEqual(Object.fromEntries(Object.entries(report.states).filter(([, n]) => n > 0)))
+
+      // The daemon rehearses too: for the command (POST /rehearse) and from the console, in the background.
+      const drafts = (yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))).drafts
+      const asked = yield* Effect.promise(() => post(`http://127.0.0.1:${port}/rehearse?store=demo-shopify&days=30`))
+      expect(asked.summary.counts).toEqual(summary.counts)
+      const page = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/console/rehearse`))
+      const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(yield* Effect.promise(() => page.text()))?.[1] ?? ""
+      const send = (form: Record<string, string>) =>
+        fetch(`http://127.0.0.1:${port}/console/rehearse/run`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: `http://127.0.0.1:${port}` },
+          body: new URLSearchParams(form).toString()
+        })
+      expect((yield* Effect.promise(() => send({ store: "demo-shopify", days: "30" }))).status).toBe(403)
+      expect((yield* Effect.promise(() => send({ _csrf: csrf, store: "demo-shopify", days: "30" }))).status).toBe(303)
+      yield* until("the console's rehearsal to finish", async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/console/rehearse`, { headers: { cookie } })).text()
+        return text.includes("open the report") && text.includes("UNMAPPED-HOODIE-L")
+      }, 30_000)
+      expect((yield* Effect.promise(() => getJson(`${stack.pod.url}/__sim/stats`))).drafts).toBe(drafts)
     })))
 
     // Each draft's total is the quote the rehearsal got for its order.
