@@ -58,7 +58,10 @@ const askDaemon = (app: AppConfig, store: string, days: number) =>
  * through the budgets shared in the database (so a daemon on PostgreSQL is never overrun).
  */
 export const rehearseHere = (app: AppConfig, store: string, days: number) =>
-  Effect.zipRight(migrateToLatest, reportRehearsal(rehearseStore({ storeKey: store, days, budget: app.pod.rateLimit }), rehearsalSettingsOf(app)))
+  Effect.zipRight(
+    migrateToLatest,
+    reportRehearsal(rehearseStore({ storeKey: store, days, budget: app.pod.rateLimit }), rehearsalSettingsOf(app))
+  )
     .pipe(
       Effect.map(rehearsalSummary),
       Effect.provide(

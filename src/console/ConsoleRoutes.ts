@@ -287,7 +287,9 @@ export const consoleRoutes = <R>(
             : (yield* runs.value.start(store, days))
             ? { ok: true, text: `rehearsing ${words.store(store)} over the last ${days} day(s): reload this page to see the report` }
             : { ok: false, text: `a rehearsal of ${words.store(store)} is already running` }
-          yield* Effect.logInfo("console: rehearsal").pipe(Effect.annotateLogs({ user: caller.session.user, store, days: daysText, ok: notice.ok }))
+          yield* Effect.logInfo("console: rehearsal").pipe(
+            Effect.annotateLogs({ user: caller.session.user, store, days: daysText, ok: notice.ok })
+          )
           return yield* redirectWithFlash("/console/rehearse", { ok: notice.ok, text: fitText(notice.text) } satisfies Notice)
         })
       )

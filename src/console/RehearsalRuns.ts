@@ -1,10 +1,10 @@
 import { Cause, Clock, Effect, FiberSet, Option, Ref } from "effect"
-import { PlanningInputs } from "../pipeline/PlanningInputs.js"
+import { type PlanningInputs } from "../pipeline/PlanningInputs.js"
 import { rehearseStore } from "../pipeline/Rehearse.js"
-import { PodClient } from "../pod/PodClient.js"
+import { type PodClient } from "../pod/PodClient.js"
 import { type RehearsalReportSettings, type RehearsalResult, reportRehearsal } from "../reporting/RehearsalReports.js"
-import { CatalogRepo } from "../repos/CatalogRepo.js"
-import { StoreConnectors } from "../stores/StoreConnector.js"
+import { type CatalogRepo } from "../repos/CatalogRepo.js"
+import { type StoreConnectors } from "../stores/StoreConnector.js"
 
 /**
  * The daemon's rehearsals (issue 37): run now for `podsync rehearse` (POST /rehearse, while the
@@ -22,7 +22,13 @@ export interface RehearsalRunSettings {
 /** The latest rehearsal of a store, as the console shows it. */
 export type LatestRehearsal =
   | { readonly _tag: "Running"; readonly storeKey: string; readonly days: number; readonly startedAt: number }
-  | { readonly _tag: "Done"; readonly storeKey: string; readonly days: number; readonly startedAt: number; readonly result: RehearsalResult }
+  | {
+    readonly _tag: "Done"
+    readonly storeKey: string
+    readonly days: number
+    readonly startedAt: number
+    readonly result: RehearsalResult
+  }
   | { readonly _tag: "Failed"; readonly storeKey: string; readonly days: number; readonly startedAt: number; readonly error: string }
 
 export class RehearsalRuns extends Effect.Service<RehearsalRuns>()("podsync/RehearsalRuns", {
@@ -44,9 +50,10 @@ export class RehearsalRuns extends Effect.Service<RehearsalRuns>()("podsync/Rehe
           yield* set({ _tag: "Running", storeKey, days, startedAt })
           return yield* rehearse(storeKey, days).pipe(
             Effect.tap((result) => set({ _tag: "Done", storeKey, days, startedAt, result })),
-            Effect.tapErrorCause((cause) =>
-              set({ _tag: "Failed", storeKey, days, startedAt, error: Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : Cause.pretty(cause) })
-            )
+            Effect.tapErrorCause((cause) => {
+              const error = Cause.squash(cause)
+              return set({ _tag: "Failed", storeKey, days, startedAt, error: error instanceof Error ? error.message : Cause.pretty(cause) })
+            })
           )
         })
 
@@ -57,7 +64,10 @@ export class RehearsalRuns extends Effect.Service<RehearsalRuns>()("podsync/Rehe
           if (now?._tag === "Running") return false
           yield* FiberSet.run(
             background,
-            run(storeKey, days).pipe(Effect.catchAllCause((cause) => Effect.logWarning("rehearsal failed", cause)), Effect.annotateLogs({ store: storeKey }))
+            run(storeKey, days).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning("rehearsal failed", cause)),
+              Effect.annotateLogs({ store: storeKey })
+            )
           )
           return true
         })

@@ -43,14 +43,16 @@ const latestOf = (entry: LatestRehearsal, words: SellerWords): Html => {
           </tr></tbody>
         </table></div>
         ${
-        r.held.length === 0 ? html`<p>No order would be held.</p>` : html`<h3>Held: what to do first</h3><ul>${
-          r.held.map((g) => html`<li><b>${g.reason}</b> (${g.orders}): ${g.example}</li>`)
-        }</ul>`
+        r.held.length === 0 ?
+          html`<p>No order would be held.</p>` :
+          html`<h3>Held: what to do first</h3><ul>${r.held.map((g) => html`<li><b>${g.reason}</b> (${g.orders}): ${g.example}</li>`)}</ul>`
       }
         ${
-        r.toMap.length === 0 ? null : html`<h3>SKUs to map</h3><ul>${
-          r.toMap.map((m) => html`<li><code>${m.sku}</code> (${m.orders} order(s)): ${m.suggestion}</li>`)
-        }</ul>`
+        r.toMap.length === 0 ?
+          null :
+          html`<h3>SKUs to map</h3><ul>${
+            r.toMap.map((m) => html`<li><code>${m.sku}</code> (${m.orders} order(s)): ${m.suggestion}</li>`)
+          }</ul>`
       }
         ${r.skipped.length === 0 ? null : html`<p>Skipped: ${r.skipped.map((g) => `${g.reason} ${g.orders}`).join(", ")}.</p>`}
         ${r.economyAsStandard.length === 0 ? null : html`<p>${r.economyAsStandard.length} Economy order(s) would be sent as Standard.</p>`}

@@ -69,8 +69,9 @@ export interface RehearsalApiUse {
   readonly storePages: number
   readonly coverageCalls: number
   readonly quoteCalls: number
-  /** How long the run took. */
+  /** How long the run took, and the part of it spent reading the store. */
   readonly elapsedMs: number
+  readonly storeReadMs: number
   /** The least time the POD calls take under the budget (`pod.rateLimit` with its headroom), in seconds. */
   readonly budgetSeconds: number
   /** The budget the figure assumes: requests allowed per window of windowSeconds. */

@@ -85,7 +85,9 @@ export const ReportRoutes = HttpRouter.empty.pipe(
       }
       const known = [...(yield* Effect.serviceOption(StoreConnectors)).pipe(Option.map((m) => [...m.keys()]), Option.getOrElse(() => []))]
       if (!known.includes(store)) {
-        return HttpServerResponse.unsafeJson({ error: `no store "${store}" in the daemon's configuration (its stores: ${known.join(", ")})` }, {
+        return HttpServerResponse.unsafeJson({
+          error: `no store "${store}" in the daemon's configuration (its stores: ${known.join(", ")})`
+        }, {
           status: 404
         })
       }

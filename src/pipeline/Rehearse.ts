@@ -92,13 +92,16 @@ export const rehearseStore = (options: RehearseOptions) =>
     const started = yield* Clock.currentTimeMillis
     const since = new Date(started - options.days * DAY_MS).toISOString()
     const read = yield* readWindow(storeKey, since)
+    const storeReadMs = (yield* Clock.currentTimeMillis) - started
     const table = yield* inputs.tableFor(storeKey)
     const catalog = yield* inputs.catalog
     const planned = read.orders.map((order) => ({ order, plan: planDraft(order, table, catalog, settings) }))
 
     // Economy coverage, batched as the draft stage batches it (up to 100 ZIPs a call).
     const zips = [
-      ...new Set(planned.flatMap(({ plan }) => (plan._tag === "Ready" ? [economyZipOfDraft(plan.draft)].filter((z) => z !== undefined) : [])))
+      ...new Set(
+        planned.flatMap(({ plan }) => (plan._tag === "Ready" ? [economyZipOfDraft(plan.draft)].filter((z) => z !== undefined) : []))
+      )
     ]
     const coverage = zips.length === 0 ? new Map() : yield* lookUpCoverage(zips, storeKey, "background")
     const coverageCalls = Math.ceil(zips.length / MAX_COVERAGE_ZIPS)
@@ -153,7 +156,10 @@ export const rehearseStore = (options: RehearseOptions) =>
           // What the service refuses to price it refuses to draft: held, as the draft stage would hold it.
           return failure._tag === "Held"
             ? { ...drafted, outcome: "held", reason: "rejected_by_pod", state: "held", message: failure.message } satisfies RehearsedOrder
-            : { ...drafted, quoteProblem: `the POD service did not answer the quote: ${describeError(quoted.left)}` } satisfies RehearsedOrder
+            : {
+              ...drafted,
+              quoteProblem: `the POD service did not answer the quote: ${describeError(quoted.left)}`
+            } satisfies RehearsedOrder
         }
         const quote = quoted.right
         return {
@@ -180,6 +186,7 @@ export const rehearseStore = (options: RehearseOptions) =>
         coverageCalls,
         quoteCalls,
         elapsedMs,
+        storeReadMs,
         budgetSeconds: secondsUnderBudget(coverageCalls + quoteCalls, allowed, options.budget.windowSeconds),
         budget: { requests: allowed, windowSeconds: options.budget.windowSeconds }
       }

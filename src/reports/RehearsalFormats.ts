@@ -152,7 +152,9 @@ export const rehearsalSections = (report: RehearsalReport): string => {
     "<h2>Per day</h2>",
     table(
       ["Day", "Orders", "Drafted", "Held", "Skipped", "POD cost", "Buyers paid (drafted)"],
-      report.perDay.map((d) => [e(d.day), String(d.orders), String(d.drafted), String(d.held), String(d.skipped), money(d.podCost), money(d.paid)]),
+      report.perDay.map((
+        d
+      ) => [e(d.day), String(d.orders), String(d.drafted), String(d.held), String(d.skipped), money(d.podCost), money(d.paid)]),
       "No orders in the window."
     ),
     "<h2>Per SKU</h2>",

@@ -179,7 +179,11 @@ export const buildRehearsalReport = (run: RehearsalRun, generatedAt: string, rat
       podCost: totalsByCurrency(s.costs)
     })),
     shipping: [...methods].map(([method, n]) => ({ method, orders: n })).sort((a, b) => b.orders - a.orders),
-    economyAsStandard: drafted.filter((o) => o.economyAsStandard).map((o) => ({ name: o.name, referenceId: o.referenceId, message: o.message })),
+    economyAsStandard: drafted.filter((o) => o.economyAsStandard).map((o) => ({
+      name: o.name,
+      referenceId: o.referenceId,
+      message: o.message
+    })),
     warnings: drafted.flatMap((o) => o.warnings.map((warning) => ({ name: o.name, referenceId: o.referenceId, warning }))),
     api: run.api,
     orders,

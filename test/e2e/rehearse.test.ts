@@ -10,14 +10,31 @@ import { loadConfig } from "../../src/config/loadConfig.js"
 import type { RehearsalReport } from "../../src/reports/RehearsalReport.js"
 import { daemonInProcess, until } from "../support/daemonInProcess.js"
 import { pgliteDatabase } from "../support/database.js"
-import { freePort, getJson, MAPPED_SKUS, podHeaders, post, sharedStack, type Stack, statusOf, writeDaemonConfig } from "../support/pipeline.js"
+import {
+  freePort,
+  getJson,
+  MAPPED_SKUS,
+  podHeaders,
+  post,
+  sharedStack,
+  type Stack,
+  statusOf,
+  writeDaemonConfig
+} from "../support/pipeline.js"
 
 const DAY = 86_400_000
 const ORDERS = 24
 
 const address = (i: number) =>
   i % 5 === 0
-    ? { firstName: "Lena", lastName: "Schäfer-Oberhausen", address1: "Kastanienallee 12", city: "Berlin", zip: "10435", countryCodeV2: "DE" }
+    ? {
+      firstName: "Lena",
+      lastName: "Schäfer-Oberhausen",
+      address1: "Kastanienallee 12",
+      city: "Berlin",
+      zip: "10435",
+      countryCodeV2: "DE"
+    }
     : {
       firstName: "Ada",
       lastName: "Lovelace",
@@ -51,7 +68,9 @@ const putIn = async (stack: Stack, i: number, now: number) => {
   return String(order.legacyResourceId)
 }
 
-const units = (m: { units?: string | number; nanos?: number } | undefined) => (m === undefined ? 0 : Number(m.units ?? 0) + (m.nanos ?? 0) / 1e9)
+const units = (
+  m: { units?: string | number; nanos?: number } | undefined
+) => (m === undefined ? 0 : Number(m.units ?? 0) + (m.nanos ?? 0) / 1e9)
 
 describe("podsync rehearse", () => {
   const stack = sharedStack()
@@ -130,7 +149,8 @@ describe("podsync rehearse", () => {
         { headers: podHeaders }
       )).json() as any
       expect(listed.data).toHaveLength(1)
-      const draft = await (await fetch(`${stack.pod.url}/api/v3/orders/draft/${listed.data[0].order_id}`, { headers: podHeaders })).json() as any
+      const draft = await (await fetch(`${stack.pod.url}/api/v3/orders/draft/${listed.data[0].order_id}`, { headers: podHeaders }))
+        .json() as any
       const quoted = order.podCost as unknown as { currency: string; amount: string }
       expect(units(draft.data.order_total)).toBeCloseTo(Number(quoted.amount), 6)
     }

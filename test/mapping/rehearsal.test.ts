@@ -30,7 +30,12 @@ const settings: StoreSettings = {
 
 const catalog: CatalogLookup = (key) =>
   "legacyId" in key && key.legacyId === "12345"
-    ? { variantId: "GM0002030044", legacyId: 12345, name: "Hoodie, Heather Grey / L", stockLabel: "VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK" }
+    ? {
+      variantId: "GM0002030044",
+      legacyId: 12345,
+      name: "Hoodie, Heather Grey / L",
+      stockLabel: "VENDOR_CATALOG_VARIANT_STOCK_LABEL_IN_STOCK"
+    }
     : "variantId" in key && key.variantId === "GM0002010011"
     ? { variantId: "GM0002010011", legacyId: 11, name: "Tee, Black / M", stockLabel: "VENDOR_STOCK_LABEL_AT_RISK" }
     : undefined
@@ -137,12 +142,12 @@ describe("the rehearsal report", () => {
       rehearsed({ storeOrderId: "5550002", name: "#1002", createdAt: "2026-11-21T09:00:00Z", paid: eur("30.00"), podCost: usd("20.00") }),
       rehearsed({
         storeOrderId: "5550003",
-        name: "=HYPERLINK(\"http://evil.example\")",
+        name: '=HYPERLINK("http://evil.example")',
         createdAt: "2026-11-21T11:00:00Z",
         outcome: "held",
         reason: "unmatched",
         state: "held",
-        message: "no mapping row for \"Mug\"",
+        message: 'no mapping row for "Mug"',
         shippingMethod: null,
         podCost: null,
         lines: [],
@@ -151,14 +156,22 @@ describe("the rehearsal report", () => {
     ],
     toMap: [{ sku: "MUG-WHT-11OZ", title: "Mug / White", orders: 1, suggestion: "GM0003000011 = MUG-11 (Mug, White / 11oz)" }],
     unreadable: [],
-    api: { storePages: 1, coverageCalls: 0, quoteCalls: 2, elapsedMs: 1200, budgetSeconds: 0, budget: { requests: 95, windowSeconds: 10 } }
+    api: {
+      storePages: 1,
+      coverageCalls: 0,
+      quoteCalls: 2,
+      elapsedMs: 1200,
+      storeReadMs: 300,
+      budgetSeconds: 0,
+      budget: { requests: 95, windowSeconds: 10 }
+    }
   }
 
   it("counts, groups and adds up per day and SKU, with margins in one currency or through the exchange rates", () => {
     const report = buildRehearsalReport(run, "2026-11-29T12:00:05.000Z", { base: "USD", rates: { EUR: "1.08" } })
     expect(report.counts).toEqual({ orders: 3, drafted: 2, held: 1, skipped: 0 })
     expect(report.states).toEqual({ drafted: 2, held: 1, cancelled: 0, not_pod: 0 })
-    expect(report.held).toEqual([{ reason: "unmatched", orders: 1, example: "no mapping row for \"Mug\"", names: [run.orders[2]!.name] }])
+    expect(report.held).toEqual([{ reason: "unmatched", orders: 1, example: 'no mapping row for "Mug"', names: [run.orders[2]!.name] }])
     expect(report.money.podCost.map(String)).toEqual(["41.37 USD"])
     expect(report.money.paid.map(String)).toEqual(["48 USD", "30 EUR"])
     expect(report.orders[0]!.margin?.toString()).toBe("26.63 USD")
@@ -181,7 +194,7 @@ describe("the rehearsal report", () => {
     expect(csv).toContain('to_map,acme-shopify,,,,,,,,,,,,,,,MUG-WHT-11OZ,Mug / White,,1,"GM0003000011 = MUG-11 (Mug, White / 11oz)",')
     const html = rehearsalHtml(report)
     expect(html).toContain("=HYPERLINK(&quot;http://evil.example&quot;)")
-    expect(html).not.toContain("<a href=\"http://evil")
+    expect(html).not.toContain('<a href="http://evil')
     expect(html).toContain("MUG-WHT-11OZ")
   })
 })
