@@ -128,4 +128,4 @@ export const rehearseCommand = Command.make(
         const summary = Option.isSome(fromDaemon) ? fromDaemon.value : yield* rehearseHere(app, store, days)
         yield* Console.log(renderRehearsal(summary, Option.isSome(fromDaemon) ? "run by the running daemon" : "run here"))
       }))
-).pipe(Command.withDescription("Rehearse going live: a store's recent orders through today's mapping and the POD prices, writing nothing"))
+).pipe(Command.withDescription("Rehearse going live on a store's recent orders, writing nothing"))

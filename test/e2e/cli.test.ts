@@ -412,6 +412,7 @@ describe("--help", () => {
         "reconcile",
         "explain",
         "report",
+        "rehearse",
         "db",
         "demo"
       ]
@@ -446,6 +447,7 @@ describe("--help", () => {
       ["reconcile"],
       ["explain"],
       ["report"],
+      ["rehearse"],
       ["demo"],
       ["alerts", "test"],
       ["db", "move"]
