@@ -4,11 +4,10 @@
  * it. Every store simulator takes it at `POST /__sim/orders` (and in a bulk template).
  */
 
-/** The time an order was placed, in ms (whole seconds, as the stores keep it): `placedAt` when given and readable, else now. */
+/** The time an order was placed, in ms: `placedAt` when given and readable (in whole seconds, as stores keep it), else `nowMs` as it is. */
 export const placedAtMs = (placedAt: unknown, nowMs: number): number => {
   const parsed = typeof placedAt === "string" ? Date.parse(placedAt) : Number.NaN
-  const ms = Number.isNaN(parsed) || parsed > nowMs ? nowMs : parsed
-  return Math.floor(ms / 1000) * 1000
+  return Number.isNaN(parsed) || parsed > nowMs ? nowMs : Math.floor(parsed / 1000) * 1000
 }
 
 /** Whether `placedAt`, when given, is a time this simulator takes: an ISO-8601 time not in the future. */
