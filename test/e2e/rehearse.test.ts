@@ -2,7 +2,9 @@
 // simulator with the days they were placed, rehearsed over real HTTP (nothing created at the POD
 // service, nothing written at the store), then run for real by the daemon: the same counts per
 // state, and each draft's total equal to the quote the rehearsal got for it.
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
+import pg from "pg"
 import { Effect, Logger, LogLevel } from "effect"
 import { describe, expect, it } from "vitest"
 import { rehearseHere } from "../../src/cli/rehearse.js"
@@ -155,4 +157,35 @@ describe("podsync rehearse", () => {
       expect(units(draft.data.order_total)).toBeCloseTo(Number(quoted.amount), 6)
     }
   }, 120_000)
+
+  // The same rehearsal on PostgreSQL (the command beside a daemon that shares the database): the
+  // same counts, and nothing in the pipeline's tables, only the budget's slot log.
+  // Only where the real server is (CI sets TEST_DATABASE_URL), as testDatabases() runs PostgreSQL.
+  for (const url of process.env.TEST_DATABASE_URL === undefined ? [] : [process.env.TEST_DATABASE_URL]) {
+    it("writes nothing into the pipeline's tables on PostgreSQL", async () => {
+      const schema = `rehearse_${randomUUID().replaceAll("-", "").slice(0, 12)}`
+      const admin = new pg.Client({ connectionString: url })
+      await admin.connect()
+      try {
+        await admin.query(`create schema "${schema}"`)
+        const file = writeDaemonConfig(stack, await freePort(), {
+          name: "rehearse-pg",
+          databaseUrl: `${url}?options=-c%20search_path%3D${schema}`
+        })
+        const config = await Effect.runPromise(loadConfig(file, {}))
+        const summary = await Effect.runPromise(
+          rehearseHere(config, "demo-shopify", 30).pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+        )
+        expect(summary.counts).toEqual({ orders: ORDERS, drafted: 12, held: 3, skipped: 9 })
+        const rows = async (table: string) => Number((await admin.query(`select count(*) as n from "${schema}".${table}`)).rows[0].n)
+        for (const table of ["store_orders", "order_events", "variant_mappings", "store_cursors", "alert_outbox"]) {
+          expect(await rows(table), table).toBe(0)
+        }
+        expect(await rows("rate_budget_slots")).toBeGreaterThan(0)
+      } finally {
+        await admin.query(`drop schema if exists "${schema}" cascade`)
+        await admin.end()
+      }
+    }, 120_000)
+  }
 })
