@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
-const BENCHMARKS = ["budget", "console", "outage", "pipeline", "recovery", "webhook-ingest"] as const
+const BENCHMARKS = ["budget", "console", "outage", "pipeline", "recovery", "rehearse", "webhook-ingest"] as const
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)

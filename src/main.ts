@@ -16,6 +16,7 @@ import { demoCommand } from "./cli/demo.js"
 import { explainCommand } from "./cli/explain.js"
 import { pullCommand, reconcileCommand } from "./cli/pull.js"
 import { reportCommand } from "./cli/report.js"
+import { rehearseCommand } from "./cli/rehearse.js"
 import { mappingsCommand } from "./cli/mappings.js"
 import { migrateCommand } from "./cli/migrate.js"
 import { simulateCommand } from "./cli/simulate.js"
@@ -35,6 +36,7 @@ const subcommands = [
   reconcileCommand,
   explainCommand,
   reportCommand,
+  rehearseCommand,
   alertsCommand,
   dbCommand,
   consoleCommand,

@@ -20,6 +20,8 @@ import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
 import { ReportService, reportServiceConfigOf } from "../reporting/ReportService.js"
 import { ExternalApisLive, PlanningLive, ReposLive } from "./CommandLive.js"
 import { dbLayer } from "./DatabaseLive.js"
+import { RehearsalRuns } from "../console/RehearsalRuns.js"
+import { rehearsalSettingsOf } from "./RehearsalSettings.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { AlertConditions } from "../alerts/AlertConditions.js"
 import { AlertsLive } from "./AlertsLive.js"
@@ -75,6 +77,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours
       })),
+      RehearsalRuns.Default({ report: rehearsalSettingsOf(config), budget: config.pod.rateLimit }),
       PodWebhookSubscriptions.Default(webhooks && { publicUrl: webhooks.publicUrl, topics: webhooks.topics, version: webhooks.version })
     )),
     Layer.provideMerge(PlanningLive(config)),

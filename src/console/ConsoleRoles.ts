@@ -23,6 +23,8 @@ export const POST_ROUTES: Readonly<Record<string, { readonly role: ConsoleRole; 
   // Acting on orders: retry, release / re-plan, not a POD order, mark handled.
   "/console/queue/act": { role: "operator", what: "act on orders" },
   "/console/reports/run": { role: "operator", what: "run a report" },
+  // Reads the store and asks price quotes: nothing is written, but it spends the budgets' background lane.
+  "/console/rehearse/run": { role: "operator", what: "rehearse a store" },
   // One row of a mapping file at a time, each checked as it is written.
   "/console/mappings/add": { role: "operator", what: "add a mapping row" },
   "/console/mappings/edit": { role: "operator", what: "change a mapping row" },

@@ -34,6 +34,8 @@ import { fitItems, fitText, Notice, redirectWithFlash, withFlash } from "./Conso
 import { mappingsRoutes } from "./MappingsRoutes.js"
 import { orderListRoutes } from "./OrderListRoutes.js"
 import { reportsContent } from "./ReportsView.js"
+import { RehearsalRuns } from "./RehearsalRuns.js"
+import { rehearseContent } from "./RehearseView.js"
 import { designsOf, podFactsOf } from "./OrderFacts.js"
 import { type SellerWords, sellerWordsOf } from "./SellerWords.js"
 import { storyContent } from "./StoryView.js"
@@ -291,6 +293,42 @@ export const consoleRoutes = <R>(
       getPage((caller) => withFlash(Notice, (flash) => reportsPage(caller, Option.getOrUndefined(flash))))
     ),
     HttpRouter.get(
+      "/console/rehearse",
+      getPage((caller) => withFlash(Notice, (flash) => rehearsePage(caller, Option.getOrUndefined(flash))))
+    ),
+    HttpRouter.post(
+      "/console/rehearse/run",
+      postAction((caller, form) =>
+        Effect.gen(function*() {
+          const runs = yield* Effect.serviceOption(RehearsalRuns)
+          const store = param(form, "store") ?? ""
+          const daysText = param(form, "days") || "30"
+          const days = /^\d{1,3}$/.test(daysText) ? Number(daysText) : Number.NaN
+          const stores = yield* Effect.serviceOption(StoreConnectors)
+          const known = Option.match(stores, { onNone: () => [] as Array<string>, onSome: (m) => [...m.keys()] })
+          const notice: Notice = Option.isNone(runs)
+            ? { ok: false, text: "rehearsals are not run by this process" }
+            : !known.includes(store)
+            ? { ok: false, text: `no store "${store}": choose one of ${known.join(", ")}` }
+            : !(days >= 1 && days <= 365)
+            ? { ok: false, text: `days must be a whole number from 1 to 365, not "${daysText}"` }
+            : (yield* runs.value.start(store, days))
+            ? { ok: true, text: `rehearsing ${words.store(store)} over the last ${days} day(s): reload this page to see the report` }
+            : { ok: false, text: `a rehearsal of ${words.store(store)} is already running` }
+          yield* Effect.logInfo("console: rehearsal").pipe(
+            Effect.annotateLogs({ user: caller.session.user, store, days: daysText, ok: notice.ok })
+          )
+          yield* recordActions(caller, [{
+            kind: "rehearsal_run",
+            outcome: notice.ok ? "done" : "refused",
+            summary: `Rehearsal ${notice.ok ? "started" : "refused"}: ${notice.text}`,
+            ...(known.includes(store) ? { storeKey: store } : {})
+          }])
+          return yield* redirectWithFlash("/console/rehearse", { ok: notice.ok, text: fitText(notice.text) } satisfies Notice)
+        })
+      )
+    ),
+    HttpRouter.get(
       "/console/reports/file/:name",
       getPage(() =>
         Effect.gen(function*() {
@@ -391,6 +429,22 @@ export const consoleRoutes = <R>(
         words
       })
       return htmlResponse(page(yield* chrome(caller, "Reports", "reports"), content))
+    })
+  }
+
+  function rehearsePage(caller: Caller, flash: Notice | undefined) {
+    return Effect.gen(function*() {
+      const runs = yield* Effect.serviceOption(RehearsalRuns)
+      const latest = Option.isNone(runs) ? [] : yield* runs.value.latest
+      const stores = yield* Effect.serviceOption(StoreConnectors)
+      const content = rehearseContent({
+        csrfToken: caller.csrfToken,
+        storeKeys: Option.match(stores, { onNone: () => [], onSome: (m) => [...m.keys()] }),
+        latest,
+        flash,
+        words
+      })
+      return htmlResponse(page(yield* chrome(caller, "Rehearse", "rehearse"), content))
     })
   }
 

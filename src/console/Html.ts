@@ -15,7 +15,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports" | "audit" | "dry-run"
+export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports" | "audit" | "dry-run" | "rehearse"
 
 export interface Chrome {
   readonly title: string
@@ -41,6 +41,7 @@ const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; rea
   { section: "pay", href: "/console/pay", label: "What to pay" },
   { section: "mappings", href: "/console/mappings", label: "Mappings" },
   { section: "reports", href: "/console/reports", label: "Reports" },
+  { section: "rehearse", href: "/console/rehearse", label: "Rehearse" },
   { section: "audit", href: "/console/audit", label: "Audit" }
 ]
 

@@ -1,7 +1,10 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
+import { RehearsalRuns } from "../console/RehearsalRuns.js"
+import { rehearsalSummary } from "../reporting/RehearsalReports.js"
 import { ReportService } from "../reporting/ReportService.js"
+import { StoreConnectors } from "../stores/StoreConnector.js"
 import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
 
 /**
@@ -9,7 +12,8 @@ import { fromLoopback, loopbackOnly, stringParam } from "./Loopback.js"
  * with their files), GET /reports/<file> serves one file as written under
  * reports.dir, POST /reports/run[?from=&to=&store=] writes one now and
  * answers its summary (for `podsync report` while this daemon holds the
- * embedded database). Loopback callers only: reports carry revenue and order
+ * embedded database); POST /rehearse?store=KEY[&days=N] runs a go-live
+ * rehearsal and answers its summary (for `podsync rehearse`). Loopback callers only: reports carry revenue and order
  * ids, and the same server may face the internet for webhooks.
  */
 
@@ -62,6 +66,35 @@ export const ReportRoutes = HttpRouter.empty.pipe(
         Effect.catchTags({
           ReportPeriodError: (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 400 })),
           UnknownReportStoreError: (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 404 })),
+          ReportFilesError: (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 500 }))
+        })
+      )
+    })
+  ),
+  HttpRouter.post(
+    "/rehearse",
+    Effect.gen(function*() {
+      if (!(yield* fromLoopback)) return forbidden
+      const runs = yield* Effect.serviceOption(RehearsalRuns)
+      if (Option.isNone(runs)) return HttpServerResponse.unsafeJson({ error: "this process does not rehearse" }, { status: 404 })
+      const store = (yield* stringParam("store")) ?? ""
+      const daysText = (yield* stringParam("days")) ?? "30"
+      const days = /^\d{1,3}$/.test(daysText) ? Number(daysText) : Number.NaN
+      if (!(days >= 1 && days <= 365)) {
+        return HttpServerResponse.unsafeJson({ error: `days must be a whole number from 1 to 365, got "${daysText}"` }, { status: 400 })
+      }
+      const known = [...(yield* Effect.serviceOption(StoreConnectors)).pipe(Option.map((m) => [...m.keys()]), Option.getOrElse(() => []))]
+      if (!known.includes(store)) {
+        return HttpServerResponse.unsafeJson({
+          error: `no store "${store}" in the daemon's configuration (its stores: ${known.join(", ")})`
+        }, {
+          status: 404
+        })
+      }
+      return yield* runs.value.run(store, days).pipe(
+        Effect.map((result) => HttpServerResponse.unsafeJson({ summary: rehearsalSummary(result) })),
+        Effect.catchTags({
+          RehearsalStoreError: (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 502 })),
           ReportFilesError: (error) => Effect.succeed(HttpServerResponse.unsafeJson({ error: error.message }, { status: 500 }))
         })
       )

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { economyZipFor } from "../mapping/DraftPlan.js"
 import { coverageByZip, type ZipCoverage } from "../mapping/EconomyShipping.js"
+import type { PodLane } from "../domain/PodLane.js"
 import { PodClient } from "../pod/PodClient.js"
 import type { PodError } from "../pod/PodErrors.js"
 import { MAX_COVERAGE_ZIPS } from "../pod/schemas/Coverage.js"
@@ -16,16 +17,16 @@ const describe = (error: PodError) =>
 /**
  * Asks the service whether its Economy carrier serves these ZIPs, at most 100 a call. A call that
  * fails leaves its ZIPs `Unchecked` (decideEconomyShipping says what that means per store); it is
- * logged, never taken for "covered".
+ * logged, never taken for "covered". The draft stage asks on the `normal` lane; a rehearsal on `background`.
  */
-export const lookUpCoverage = (zips: ReadonlyArray<string>, storeKey?: string) =>
+export const lookUpCoverage = (zips: ReadonlyArray<string>, storeKey?: string, lane: PodLane = "normal") =>
   Effect.gen(function*() {
     const client = yield* PodClient
     const book = new Map<string, ZipCoverage>()
     const unique = [...new Set(zips)]
     for (let i = 0; i < unique.length; i += MAX_COVERAGE_ZIPS) {
       const chunk = unique.slice(i, i + MAX_COVERAGE_ZIPS)
-      const answer = yield* client.checkEconomyCoverage(chunk, { lane: "normal", ...(storeKey === undefined ? {} : { storeKey }) }).pipe(
+      const answer = yield* client.checkEconomyCoverage(chunk, { lane, ...(storeKey === undefined ? {} : { storeKey }) }).pipe(
         Effect.either
       )
       if (answer._tag === "Left") {

@@ -8,6 +8,8 @@ import * as path from "node:path"
 import { Data, Effect, Option } from "effect"
 import { reportCsv } from "../reports/ReportCsv.js"
 import { reportHtml } from "../reports/ReportHtml.js"
+import { rehearsalCsv, rehearsalHtml } from "../reports/RehearsalFormats.js"
+import { type RehearsalReport, rehearsalStem } from "../reports/RehearsalReport.js"
 import type { ReconciliationReport, ReportFormat, WrittenFile } from "../reports/ReportOutput.js"
 
 export class ReportFilesError extends Data.TaggedError("ReportFilesError")<{ readonly dir: string; readonly cause: unknown }> {
@@ -40,6 +42,25 @@ export const renderReport = (report: ReconciliationReport, format: ReportFormat)
 const ORDER: ReadonlyArray<ReportFormat> = ["html", "csv", "json"]
 
 export const writeReportFiles = (dir: string, stem: string, report: ReconciliationReport, formats: ReadonlyArray<ReportFormat>) =>
+  writeRenderedFiles(dir, stem, (format) => renderReport(report, format), formats)
+
+export const renderRehearsal = (report: RehearsalReport, format: ReportFormat): string => {
+  switch (format) {
+    case "html":
+      return rehearsalHtml(report)
+    case "csv":
+      return rehearsalCsv(report)
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`
+  }
+}
+
+/** A rehearsal's report files, next to the reconciliation reports (served and listed like them). */
+export const writeRehearsalFiles = (dir: string, report: RehearsalReport, formats: ReadonlyArray<ReportFormat>) =>
+  writeRenderedFiles(dir, rehearsalStem(report.storeKey, report.generatedAt), (format) => renderRehearsal(report, format), formats)
+
+/** Writes one file per format, each atomically (a temporary file renamed into place). */
+const writeRenderedFiles = (dir: string, stem: string, render: (format: ReportFormat) => string, formats: ReadonlyArray<ReportFormat>) =>
   Effect.tryPromise({
     try: async () => {
       await fs.mkdir(dir, { recursive: true })
@@ -48,7 +69,7 @@ export const writeReportFiles = (dir: string, stem: string, report: Reconciliati
         const name = `${stem}.${format}`
         const target = path.join(dir, name)
         const temporary = path.join(dir, `.${name}.${process.pid}.tmp`)
-        await fs.writeFile(temporary, renderReport(report, format), "utf8")
+        await fs.writeFile(temporary, render(format), "utf8")
         await fs.rename(temporary, target)
         written.push({ format, name, path: path.resolve(target) })
       }

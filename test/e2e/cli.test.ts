@@ -412,6 +412,7 @@ describe("--help", () => {
         "reconcile",
         "explain",
         "report",
+        "rehearse",
         "db",
         "console",
         "demo"
@@ -447,6 +448,7 @@ describe("--help", () => {
       ["reconcile"],
       ["explain"],
       ["report"],
+      ["rehearse"],
       ["demo"],
       ["alerts", "test"],
       ["db", "move"],

@@ -10,8 +10,8 @@ import type { demoLine } from "./stores.js"
 export interface PlatformSetup<Sim> {
   readonly start: () => Promise<Sim>
   readonly section: (sim: Sim) => Record<string, string | number>
-  /** Puts in an order whose one line is `line`; answers its store order id. */
-  readonly createOrder: (sim: Sim, line: ReturnType<typeof demoLine>) => Promise<string>
+  /** Puts in an order whose one line is `line` (`extra`: more of the simulator's order fields, e.g. `placedAt`); answers its store order id. */
+  readonly createOrder: (sim: Sim, line: ReturnType<typeof demoLine>, extra?: Record<string, unknown>) => Promise<string>
 }
 
 export const shopifySetup: PlatformSetup<RunningShopifySimulator> = {
@@ -23,9 +23,10 @@ export const shopifySetup: PlatformSetup<RunningShopifySimulator> = {
     webhookSecret: "shopify-sim-webhook-secret",
     baseUrl: sim.url
   }),
-  createOrder: async (sim, line) =>
+  createOrder: async (sim, line, extra = {}) =>
     String(
       (await post(`${sim.url}/__sim/orders`, {
+        ...extra,
         financialStatus: "PAID",
         lineItems: [{
           sku: line.sku,
@@ -48,9 +49,10 @@ export const wooCommerceSetup: PlatformSetup<RunningWooCommerceSimulator> = {
     // Politeness tuned for a local site; the default (1 s between requests) would stretch the run to minutes.
     minRequestIntervalMs: 50
   }),
-  createOrder: async (woo, line) => {
+  createOrder: async (woo, line, extra = {}) => {
     // A product add-ons plugin keeps the buyer's design in the line item meta, next to the variation attributes.
     const order = await post(`${woo.url}/__sim/orders`, {
+      ...extra,
       status: "processing",
       lineItems: [{
         sku: line.sku,
@@ -76,8 +78,9 @@ export const etsySetup: PlatformSetup<RunningEtsySimulator> = {
     refreshToken: etsy.refreshToken,
     baseUrl: etsy.url
   }),
-  createOrder: async (etsy, line) => {
+  createOrder: async (etsy, line, extra = {}) => {
     const receipt = await post(`${etsy.url}/__sim/receipts`, {
+      ...extra,
       status: "paid",
       transactions: [{
         title: "Podsync Tee",
@@ -96,8 +99,9 @@ export const jsonFeedSetup: PlatformSetup<RunningJsonFeedSimulator> = {
   start: () => startJsonFeedSimulator(),
   // Paced at half the storefront's 20 requests a second (the default, 5, is for a shared production host).
   section: (feed) => ({ baseUrl: feed.baseUrl, token: feed.token, webhookSecret: feed.webhookSecret, requestsPerSecond: 10 }),
-  createOrder: async (feed, line) => {
+  createOrder: async (feed, line, extra = {}) => {
     const order = await post(`${feed.url}/__sim/orders`, {
+      ...extra,
       financialStatus: "paid",
       lines: [{
         sku: line.sku,

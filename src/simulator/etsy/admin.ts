@@ -1,3 +1,4 @@
+import { placedAtProblem } from "../kit/history.js"
 import type { EtsyAuth } from "./auth.js"
 import {
   adminPathParts,
@@ -56,6 +57,8 @@ export const adminReceipt = (r: StoredReceipt) => ({
 })
 
 const invalidSpec = (b: Record<string, unknown>): string | null => {
+  const placed = placedAtProblem(b.placedAt, Date.now() + 86_400_000)
+  if (placed !== null) return placed
   if (b.status !== undefined && !receiptStatuses.includes(b.status as never)) return `status must be one of ${receiptStatuses.join(", ")}`
   if (b.country_iso !== undefined && b.country_iso !== null && !/^[A-Z]{2}$/.test(String(b.country_iso))) {
     return "country_iso must be two upper-case letters or null"

@@ -145,6 +145,8 @@ export interface TransactionSpec {
 }
 
 export interface ReceiptSpec extends Partial<AddressFields> {
+  /** When it was placed (ISO-8601, in the past): a store's history. Default now. */
+  placedAt?: string
   status?: ReceiptStatus
   currency?: string
   /** Every address field but the name null, as Etsy sends for buyers in regions without a partnership. */

@@ -1,3 +1,4 @@
+import { placedAtMs } from "../kit/history.js"
 import { bump, StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateBuyer, generateNote, generateTransaction, seededRandom, type Random, type ReceiptSpec } from "./fixtures.js"
 import { trackingLinkFor } from "./carriers.js"
@@ -114,7 +115,7 @@ export class EtsyShop {
 
   createReceipt(spec: ReceiptSpec = {}): StoredReceipt {
     const buyer = generateBuyer(this.random)
-    const now = this.nowSeconds()
+    const now = Math.floor(placedAtMs(spec.placedAt, this.nowSeconds() * 1000) / 1000)
     const status = spec.status ?? "paid"
     const paid = !["open", "payment processing"].includes(status)
     const withheld = spec.address_withheld === true

@@ -161,6 +161,8 @@ export interface LineSpec {
 
 /** What `POST /__sim/orders` accepts; everything else comes from the seed. */
 export interface OrderSpec {
+  /** When it was placed (ISO-8601, in the past): a store's history. Default now. */
+  readonly placedAt?: string
   readonly currency?: string
   readonly financialStatus?: string
   readonly email?: string | null

@@ -1,3 +1,4 @@
+import { placedAtMs } from "../kit/history.js"
 /**
  * The simulated storefront's state: orders, their fulfilments, the clock, and
  * the seller-side operations (create, edit, cancel, hold) that bump
@@ -109,7 +110,7 @@ export class FeedState {
     const generated = generateOrder(this.random)
     const seq = this.nextNumber("order", 1001)
     const id = `ord_${seq}`
-    const now = this.now()
+    const now = placedAtMs(spec.placedAt, this.now())
     const lines: Array<StoredLine> = (spec.lines ?? generated.lines).map((l, index) => {
       const base = generated.lines[index % generated.lines.length]!
       const quantity = l.quantity ?? base.quantity

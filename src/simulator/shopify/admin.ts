@@ -1,3 +1,4 @@
+import { placedAtProblem } from "../kit/history.js"
 import type { CostBucket } from "./cost.js"
 import { asObject, attempt, bad, bulkCreate, churnRoute, isRecordPath, ok, recordRoute, webhookStats } from "../kit/admin.js"
 import { routeAdmin, storeAdminParts, type AdminAnswer, type RecordRoutes } from "../kit/admin.js"
@@ -83,6 +84,8 @@ const stats = (ctx: AdminContext) => {
 
 /** Values the GraphQL enums could not serialise are refused here, with the allowed list. */
 const invalidOrderFields = (b: Record<string, unknown>): string | null => {
+  const placed = placedAtProblem(b.placedAt, Date.now() + 86_400_000)
+  if (placed !== null) return placed
   const address = asObject(b.shippingAddress)
   const checks: Array<[string, unknown, ReadonlyArray<string>]> = [
     ["financialStatus", b.financialStatus, financialStatuses],

@@ -217,6 +217,8 @@ export interface LineItemSpec {
 }
 
 export interface OrderSpec {
+  /** When it was placed (ISO-8601, in the past): a store's history. Default now. */
+  placedAt?: string
   email?: string | null
   phone?: string | null
   currencyCode?: string

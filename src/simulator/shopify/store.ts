@@ -1,3 +1,4 @@
+import { placedAtMs } from "../kit/history.js"
 import { StoreEvents, type RequestStats, type StoreListener } from "../kit/stats.js"
 import type { ShopPlan } from "./access.js"
 import { generateOrder, seededRandom, type OrderSpec, type Random } from "./fixtures.js"
@@ -151,7 +152,7 @@ export class ShopState {
     const generated = generateOrder(this.random)
     const id = this.nextId("Order")
     const number = this.nextOrderNumber++
-    const createdAt = this.nowSeconds()
+    const createdAt = placedAtMs(spec.placedAt, this.nowSeconds())
     const address: Address | null = spec.shippingAddress === null ? null : { ...generated.shippingAddress, ...spec.shippingAddress }
     const lineItems = (spec.lineItems ?? generated.lineItems).map((l, index) => {
       const base = generated.lineItems[index % generated.lineItems.length]!

@@ -83,6 +83,8 @@ export interface LineItemSpec {
 }
 
 export interface OrderSpec {
+  /** When it was placed (ISO-8601, in the past): a store's history. Default now. */
+  placedAt?: string
   status?: string
   number?: string
   currency?: string

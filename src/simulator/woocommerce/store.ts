@@ -1,3 +1,4 @@
+import { placedAtMs } from "../kit/history.js"
 import { StoreEvents, type OperationStats, type StoreListener } from "../kit/stats.js"
 import { generateOrder, paymentMethods, randomHex, seededRandom } from "./fixtures.js"
 import type { LineItemSpec, OrderSpec, Random } from "./fixtures.js"
@@ -136,7 +137,7 @@ export class WooState {
     const generated = generateOrder(this.random)
     const id = this.nextPostId
     this.nextPostId += 1 + Math.floor(this.random() * 3) // posts of other types take ids in between
-    const createdAt = this.nowSeconds()
+    const createdAt = placedAtMs(spec.placedAt, this.nowSeconds())
     const specs: LineItemSpec[] = spec.lineItems ?? generated.lineItems.map(() => ({}))
     const lineItems = specs.map((l, index) => {
       const base = generated.lineItems[index % generated.lineItems.length]!
