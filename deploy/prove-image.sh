@@ -74,8 +74,9 @@ events_logger = "file"
 runtime = "runc"
 EOF
 export CONTAINERS_CONF="$STATE/containers.conf"
+# Every podman call at the lowest CPU priority: the machine is shared.
 pm() {
-  podman --root "$STATE/storage" --runroot "$STATE/run" --storage-driver vfs --runtime runc --cgroup-manager cgroupfs "$@"
+  nice -n 19 podman --root "$STATE/storage" --runroot "$STATE/run" --storage-driver vfs --runtime runc --cgroup-manager cgroupfs "$@"
 }
 
 # --- 1. the Node base image ------------------------------------------------------------------
@@ -108,7 +109,7 @@ else
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$layer/usr/local/bin/npx"
   [ "$("$layer/usr/local/bin/node" --version)" = "v$NODE_VERSION" ] || fail "the node binary is not v$NODE_VERSION"
   tar -C "$rootfs" -c . | tar -C "$layer" -x --skip-old-files
-  tar -C "$layer" -c . | nice -n 19 pm import \
+  tar -C "$layer" -c . | pm import \
     --change 'ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'CMD=["node"]' - "$BASE_IMAGE" >/dev/null
   rm -rf "$layer"
@@ -116,7 +117,7 @@ else
 fi
 
 # --- 2. the podsync image ---------------------------------------------------------------------
-nice -n 19 pm build --network host --layers \
+pm build --network host --layers \
   -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
   --build-arg "NODE_IMAGE=$BASE_IMAGE" -t "$IMAGE" . >"$STATE/build.log" 2>&1 ||
   { tail -30 "$STATE/build.log"; fail "podman build failed: $STATE/build.log"; }
