@@ -117,7 +117,14 @@ else
 fi
 
 # --- 2. the podsync image ---------------------------------------------------------------------
-pm build --network host --layers \
+# The build stage's `npm ci` reaches the registry through this machine's network, whose TLS is
+# signed by the authorities this machine trusts: its CA bundle and an npmrc naming it are mounted
+# for the build's RUN steps only (podman build -v), so neither ends up in the image.
+printf 'cafile=/etc/ssl/certs/ca-certificates.crt\n' >"$STATE/npmrc"
+ca_mounts=()
+[ -f /etc/ssl/certs/ca-certificates.crt ] &&
+  ca_mounts=(-v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro -v "$STATE/npmrc:/usr/local/etc/npmrc:ro")
+pm build --network host --layers "${ca_mounts[@]}" \
   -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
   --build-arg "NODE_IMAGE=$BASE_IMAGE" -t "$IMAGE" . >"$STATE/build.log" 2>&1 ||
   { tail -30 "$STATE/build.log"; fail "podman build failed: $STATE/build.log"; }
