@@ -117,6 +117,7 @@ else
 fi
 
 # --- 2. the podsync image ---------------------------------------------------------------------
+# --format docker: the OCI format has no HEALTHCHECK (podman drops it, with a warning).
 # The build stage's `npm ci` reaches the registry through this machine's network, whose TLS is
 # signed by the authorities this machine trusts: its CA bundle and an npmrc naming it are mounted
 # for the build's RUN steps only (podman build -v), so neither ends up in the image.
@@ -124,7 +125,7 @@ printf 'cafile=/etc/ssl/certs/ca-certificates.crt\n' >"$STATE/npmrc"
 ca_mounts=()
 [ -f /etc/ssl/certs/ca-certificates.crt ] &&
   ca_mounts=(-v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro -v "$STATE/npmrc:/usr/local/etc/npmrc:ro")
-pm build --network host --layers "${ca_mounts[@]}" \
+pm build --format docker --network host --layers "${ca_mounts[@]}" \
   -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
   --build-arg "NODE_IMAGE=$BASE_IMAGE" -t "$IMAGE" . >"$STATE/build.log" 2>&1 ||
   { tail -30 "$STATE/build.log"; fail "podman build failed: $STATE/build.log"; }
@@ -218,7 +219,7 @@ expected=$(find migrations -name '*.ts' ! -name index.ts | wc -l)
 step "podsync migrate: $applied migrations applied to $database"
 
 out=$(pm run --rm "${compose_like[@]}" "$IMAGE" check 2>&1) || { echo "$out" | tail -30; fail "podsync check"; }
-echo "$out" | grep -qi "unverified" && { echo "$out"; fail "podsync check left something unverified"; }
+echo "$out" | grep -qiE "unverified|not verified" && { echo "$out"; fail "podsync check left something unverified"; }
 for store in acme-shopify acme-woo acme-etsy acme-feed; do echo "$out" | grep -q "$store" || { echo "$out"; fail "check said nothing of $store"; }; done
 step "podsync check (no --unverified-ok): config/podsync.example.yaml, mappings, POD and 4 store credentials verified"
 echo "$out" | sed 's/^/    | /' | head -20

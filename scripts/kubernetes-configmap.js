@@ -13,8 +13,7 @@ import * as path from "node:path"
 const root = path.resolve(import.meta.dirname, "..")
 const MAPPINGS = /^\s*mappings:\s*\$\{PODSYNC_MAPPINGS_DIR:-\.\/config\/mappings\}\/([A-Za-z0-9._-]+\.csv)\b/gm
 
-const block = (text) =>
-  text.split("\n").map((line) => (line === "" ? "" : `    ${line}`)).join("\n").replace(/\n+$/, "")
+const block = (text) => text.split("\n").map((line) => (line === "" ? "" : `    ${line}`)).join("\n").replace(/\n+$/, "")
 
 /** The ConfigMaps' text for a configuration file's text and the mapping files in `mappingsDir`. */
 export const configMapText = (configText, mappingsDir, source) => {

@@ -179,16 +179,20 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
 
     /** Keeps a report's files; writing the same name again replaces it. */
     const saveFiles = (files: ReadonlyArray<{ readonly format: ReportFormat; readonly name: string; readonly body: string }>) =>
-      Effect.forEach(files, (file) =>
-        db.use((k) =>
-          k.insertInto("report_files").values({ name: file.name, format: file.format, body: file.body }).onConflict((oc) =>
-            oc.column("name").doUpdateSet((eb) => ({
-              format: eb.ref("excluded.format"),
-              body: eb.ref("excluded.body"),
-              written_at: eb.ref("excluded.written_at")
-            }))
-          ).execute()
-        ), { discard: true })
+      Effect.forEach(
+        files,
+        (file) =>
+          db.use((k) =>
+            k.insertInto("report_files").values({ name: file.name, format: file.format, body: file.body }).onConflict((oc) =>
+              oc.column("name").doUpdateSet((eb) => ({
+                format: eb.ref("excluded.format"),
+                body: eb.ref("excluded.body"),
+                written_at: eb.ref("excluded.written_at")
+              }))
+            ).execute()
+          ),
+        { discard: true }
+      )
 
     /** A kept report file by name. */
     const file = (name: string) =>

@@ -99,7 +99,7 @@ describe("configuration", () => {
   })
 
   it("leaves a list item that is only an unset ${NAME:-} out of its list, and takes it when NAME is set", () => {
-    const text = minimal("console:\n  proxy:\n    userHeader: X-Forwarded-User\n    from: [\"${PROXY_FROM:-}\"]")
+    const text = minimal('console:\n  proxy:\n    userHeader: X-Forwarded-User\n    from: ["${PROXY_FROM:-}"]')
     const unset = Either.getOrThrow(parseConfig(text, "t.yaml", { POD_CLIENT_KEY: "k" }))
     expect(unset.console.proxy?.from).toEqual([])
     const set = Either.getOrThrow(parseConfig(text, "t.yaml", { POD_CLIENT_KEY: "k", PROXY_FROM: "172.30.80.10" }))

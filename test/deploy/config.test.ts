@@ -73,7 +73,10 @@ describe("config/podsync.example.yaml as every deployment runs it", () => {
 
   it("holds no secret in the text: every credential key is a ${NAME}", () => {
     const credentialLines = deployConfigText().split("\n")
-      .filter((line) => /^\s*(clientKey|clientSecret|signingKey|accessToken|webhookSecret|previousWebhookSecret|consumerKey|consumerSecret|sharedSecret|refreshToken|token|password|passwordHash|sessionSecret):/.test(line))
+      .filter((line) =>
+        /^\s*(clientKey|clientSecret|signingKey|accessToken|webhookSecret|previousWebhookSecret|consumerKey|consumerSecret|sharedSecret|refreshToken|token|password|passwordHash|sessionSecret):/
+          .test(line)
+      )
     expect(credentialLines.length).toBeGreaterThanOrEqual(12)
     for (const line of credentialLines) expect(line, line).toMatch(/:\s*"?\$\{[A-Z_]+(:-)?\}"?\s*(#.*)?$/)
   })

@@ -47,7 +47,7 @@ export const deployConfigText = () => fs.readFileSync(exampleConfigPath, "utf8")
 export const filledSecrets = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => {
   const keys = Object.keys(kubernetesObject("secret.example.yaml", "Secret").stringData ?? {})
   const value = (name: string) => {
-    if (name === "DATABASE_URL") return "postgres://podsync:secret-db-password@127.0.0.1:5432/podsync"
+    if (name === "DATABASE_URL") return "postgres://podsync:secret-db-password@127.0.0.1:9/podsync"
     if (name === "POD_WEBHOOK_URL") return "https://podsync.acme-shirts.test/webhooks/pod"
     if (name === "PODSYNC_PUBLIC_URL") return "https://podsync.acme-shirts.test"
     if (name === "ACME_ETSY_SHOP_ID") return "48213795"
@@ -86,7 +86,13 @@ export interface ComposeService {
   readonly env_file?: ReadonlyArray<string>
   readonly environment?: Record<string, string>
   readonly volumes?: ReadonlyArray<
-    string | { readonly type: string; readonly source: string; readonly target: string; readonly read_only?: boolean; readonly bind?: unknown }
+    string | {
+      readonly type: string
+      readonly source: string
+      readonly target: string
+      readonly read_only?: boolean
+      readonly bind?: unknown
+    }
   >
   readonly networks?: ReadonlyArray<string> | Record<string, { readonly ipv4_address?: string }>
   readonly ports?: ReadonlyArray<string>
