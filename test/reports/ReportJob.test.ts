@@ -174,62 +174,58 @@ describe("the report job against the simulators", () => {
     90_000
   )
 
-  it.effect(
-    "lists and serves the reports at GET /reports (from the database, whichever replica wrote them), and writes one at POST /reports/run",
-    () =>
-      Effect.gen(function*() {
-        const day = yield* seedDay
-        yield* TestClock.setTime(day.reportAt)
-        const server = yield* Layer.build(HttpRouter.empty.pipe(
-          HttpRouter.concat(ReportRoutes),
-          HttpServer.serve(),
-          HttpServer.withLogAddress,
-          Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 }))
-        ))
-        const address = server.unsafeMap.get(HttpServer.HttpServer.key) as HttpServer.HttpServer
-        const base = address.address._tag === "TcpAddress" ? `http://127.0.0.1:${address.address.port}` : ""
-        const fetchJson = (path: string, init?: RequestInit) =>
-          Effect.promise(async () => {
-            const response = await fetch(`${base}${path}`, init)
-            return {
-              status: response.status,
-              type: response.headers.get("content-type"),
-              csp: response.headers.get("content-security-policy"),
-              body: await response.text()
-            }
-          })
+  it.effect("lists and serves the reports at GET /reports, and writes one at POST /reports/run", () =>
+    Effect.gen(function*() {
+      const day = yield* seedDay
+      yield* TestClock.setTime(day.reportAt)
+      const server = yield* Layer.build(HttpRouter.empty.pipe(
+        HttpRouter.concat(ReportRoutes),
+        HttpServer.serve(),
+        HttpServer.withLogAddress,
+        Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 }))
+      ))
+      const address = server.unsafeMap.get(HttpServer.HttpServer.key) as HttpServer.HttpServer
+      const base = address.address._tag === "TcpAddress" ? `http://127.0.0.1:${address.address.port}` : ""
+      const fetchJson = (path: string, init?: RequestInit) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${base}${path}`, init)
+          return {
+            status: response.status,
+            type: response.headers.get("content-type"),
+            csp: response.headers.get("content-security-policy"),
+            body: await response.text()
+          }
+        })
 
-        const run = yield* fetchJson(`/reports/run?from=${iso(day.from)}&to=${iso(day.to)}`, { method: "POST" })
-        expect(run.status).toBe(200)
-        const { summary } = JSON.parse(run.body)
-        expect(summary).toMatchObject({ pulled: 6, needsAPerson: 2, findings: 4, driftComplete: true })
+      const run = yield* fetchJson(`/reports/run?from=${iso(day.from)}&to=${iso(day.to)}`, { method: "POST" })
+      expect(run.status).toBe(200)
+      const { summary } = JSON.parse(run.body)
+      expect(summary).toMatchObject({ pulled: 6, needsAPerson: 2, findings: 4, driftComplete: true })
 
-        const listed = JSON.parse((yield* fetchJson("/reports")).body)
-        expect(listed.reports).toHaveLength(1)
-        expect(listed.reports[0].files.map((f: { url: string }) => f.url)).toEqual(
-          summary.files.map((f: { name: string }) => `/reports/${f.name}`)
-        )
+      const listed = JSON.parse((yield* fetchJson("/reports")).body)
+      expect(listed.reports).toHaveLength(1)
+      expect(listed.reports[0].files.map((f: { url: string }) => f.url)).toEqual(
+        summary.files.map((f: { name: string }) => `/reports/${f.name}`)
+      )
 
-        const html = yield* fetchJson(listed.reports[0].files[0].url)
-        expect(html).toMatchObject({ status: 200, type: "text/html; charset=utf-8" })
-        expect(html.csp).toContain("default-src 'none'")
-        expect(html.body).toContain('<svg class="chart"')
-        // Another replica has its own, empty reports.dir: it serves the same files from the database.
-        const scene = yield* SceneTag
-        for (const name of fs.readdirSync(scene.dir)) fs.rmSync(`${scene.dir}/${name}`)
-        for (const file of listed.reports[0].files as ReadonlyArray<{ url: string; format: string }>) {
-          const served = yield* fetchJson(file.url)
-          expect(served.status, file.url).toBe(200)
-          if (file.format === "html") expect(served.body).toBe(html.body)
-          if (file.format === "json") expect(JSON.parse(served.body).overall.flow.pulled).toBe(6)
-        }
-        expect((yield* fetchJson("/reports/..%2F..%2Fetc%2Fpasswd")).status).toBe(404)
-        expect((yield* fetchJson("/reports/report-1999-01-01.json")).status).toBe(404)
-        const refused = yield* fetchJson("/reports/run?from=yesterday", { method: "POST" })
-        expect(refused.status).toBe(400)
-        expect(JSON.parse(refused.body).error).toContain("expected a date")
-        expect((yield* fetchJson("/reports/run?store=nope", { method: "POST" })).status).toBe(404)
-      }).pipe(Effect.scoped, Effect.provide(ReportStackLive)),
-    40_000
-  )
+      const html = yield* fetchJson(listed.reports[0].files[0].url)
+      expect(html).toMatchObject({ status: 200, type: "text/html; charset=utf-8" })
+      expect(html.csp).toContain("default-src 'none'")
+      expect(html.body).toContain('<svg class="chart"')
+      // Another replica has its own, empty reports.dir: it serves the same files from the database.
+      const scene = yield* SceneTag
+      for (const name of fs.readdirSync(scene.dir)) fs.rmSync(`${scene.dir}/${name}`)
+      for (const file of listed.reports[0].files as ReadonlyArray<{ url: string; format: string }>) {
+        const served = yield* fetchJson(file.url)
+        expect(served.status, file.url).toBe(200)
+        if (file.format === "html") expect(served.body).toBe(html.body)
+        if (file.format === "json") expect(JSON.parse(served.body).overall.flow.pulled).toBe(6)
+      }
+      expect((yield* fetchJson("/reports/..%2F..%2Fetc%2Fpasswd")).status).toBe(404)
+      expect((yield* fetchJson("/reports/report-1999-01-01.json")).status).toBe(404)
+      const refused = yield* fetchJson("/reports/run?from=yesterday", { method: "POST" })
+      expect(refused.status).toBe(400)
+      expect(JSON.parse(refused.body).error).toContain("expected a date")
+      expect((yield* fetchJson("/reports/run?store=nope", { method: "POST" })).status).toBe(404)
+    }).pipe(Effect.scoped, Effect.provide(ReportStackLive)), 40_000)
 })
