@@ -9,17 +9,17 @@
 #  3. the image runs as compose runs it (read-only root, no capabilities, no new privileges,
 #     init, tmpfs /tmp, the data and reports volumes, config/podsync.example.yaml and
 #     config/mappings mounted read-only), against the POD and store simulators (run from the
-#     same image) and a new PostgreSQL database on the local server (compose's postgres):
+#     same image) and PostgreSQL in a container of its own (Debian's postgresql-15 on the same base), as
+#     compose's postgres service:
 #     `migrate`; `check` (credentials verified, no --unverified-ok); two replicas started at
 #     once, each answering its HEALTHCHECK and /readyz; a report written by one and served by
 #     the other (reports are kept in the database); the console; SIGTERM stops each with exit 0.
 #
 #   deploy/prove-image.sh                  # as root; installs podman, runc, catatonit and debootstrap if missing
 #   PODSYNC_IMAGE_STATE=/var/cache/podsync-image   # where the base image's parts and podman's storage are kept
-#   PODSYNC_IMAGE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres   # the server the database is made on
 #
 # Idempotent: the base image is built once and reused; the podsync image is rebuilt with
-# podman's layer cache; containers, volumes and the database are removed at the end, pass or fail.
+# podman's layer cache; containers and volumes are removed at the end, pass or fail.
 # podman runs with --runtime runc, cgroupfs, host networking and the overlay storage driver (vfs
 # where overlay is not to be had), which is what works inside this kind of machine (no systemd,
 # no bridge networking).
@@ -30,9 +30,9 @@ NODE_VERSION="${PODSYNC_IMAGE_NODE_VERSION:-24.22.3}"
 NPM_VERSION="${PODSYNC_IMAGE_NPM_VERSION:-11.19.1}"
 DEBIAN_SUITE=bookworm
 STATE="${PODSYNC_IMAGE_STATE:-/var/cache/podsync-image}"
-ADMIN_URL="${PODSYNC_IMAGE_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 BASE_IMAGE="localhost/podsync-node:${NODE_VERSION}-${DEBIAN_SUITE}-npm${NPM_VERSION}"
 IMAGE="localhost/podsync:proof"
+POSTGRES_IMAGE="localhost/podsync-postgres:15-$DEBIAN_SUITE"
 RUN_ID="proof-$$"
 
 started=$(date +%s)
@@ -51,12 +51,12 @@ fail() {
 
 # --- prerequisites ------------------------------------------------------------------------
 missing=()
-for tool in podman:podman runc:runc catatonit:/usr/libexec/podman/catatonit debootstrap:debootstrap psql:psql; do
+for tool in podman:podman runc:runc catatonit:/usr/libexec/podman/catatonit debootstrap:debootstrap; do
   command -v "${tool#*:}" >/dev/null 2>&1 || missing+=("${tool%%:*}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" = 0 ] || fail "needs root (podman's storage, debootstrap), and the Debian packages: ${missing[*]}"
-  packages=("${missing[@]/psql/postgresql-client}")
+  packages=("${missing[@]}")
   say "installing ${packages[*]} (Debian packages)"
   apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null 2>&1 ||
     { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null; } ||
@@ -145,11 +145,27 @@ user=$(pm image inspect "$IMAGE" --format '{{.Config.User}}')
 healthcheck=$(pm image inspect "$IMAGE" --format '{{json .Config.Healthcheck}}')
 echo "$healthcheck" | grep -q '/healthz' || fail "the image has no HEALTHCHECK on /healthz: $healthcheck"
 
+# compose's postgres service: PostgreSQL 15 from Debian on the same base (no registry of images here).
+if pm image exists "$POSTGRES_IMAGE"; then
+  step "PostgreSQL image $POSTGRES_IMAGE: already built"
+else
+  cat >"$STATE/Containerfile.postgres" <<'CONTAINERFILE'
+ARG BASE
+FROM ${BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql-15 && rm -rf /var/lib/apt/lists/*
+ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin
+USER postgres
+CONTAINERFILE
+  pm build --format docker --network host --build-arg "BASE=$BASE_IMAGE" -f "$STATE/Containerfile.postgres" \
+    -t "$POSTGRES_IMAGE" "$STATE" >"$STATE/build-postgres.log" 2>&1 || fail "podman build of PostgreSQL: $STATE/build-postgres.log"
+  step "PostgreSQL image $POSTGRES_IMAGE built (Debian's postgresql-15)"
+fi
+
 # --- 3. run it as compose does ----------------------------------------------------------------
 free_ports() { node -e 'const net=require("net");const n=+process.argv[1];const out=[];const next=()=>{const s=net.createServer();s.listen(0,"127.0.0.1",()=>{out.push(s.address().port);s.close(()=>out.length<n?next():console.log(out.join(" ")))})};next()' "$1"; }
-read -r POD_PORT SHOPIFY_PORT WOO_PORT ETSY_PORT FEED_PORT PORT_A PORT_B < <(free_ports 7)
-database="podsync_${RUN_ID//-/_}"
-database_url="${ADMIN_URL%/*}/$database"
+read -r POD_PORT SHOPIFY_PORT WOO_PORT ETSY_PORT FEED_PORT PORT_A PORT_B PG_PORT < <(free_ports 8)
+postgres_password="proof-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+database_url="postgres://podsync:$postgres_password@127.0.0.1:$PG_PORT/podsync"
 envfile="$STATE/$RUN_ID.env"
 containers=()
 volumes=()
@@ -157,12 +173,31 @@ volumes=()
 cleanup() {
   for c in "${containers[@]}"; do pm rm -f -v -t 5 "$c" >/dev/null 2>&1 || true; done
   for v in "${volumes[@]}"; do pm volume rm -f "$v" >/dev/null 2>&1 || true; done
-  psql -q "$ADMIN_URL" -c "drop database if exists $database" >/dev/null 2>&1 || true
   rm -f "$envfile"
 }
 trap cleanup EXIT
 
-psql -q "$ADMIN_URL" -c "create database $database" >/dev/null || fail "cannot create database $database through $ADMIN_URL"
+# PostgreSQL as compose runs it: user and database podsync, a password, data in a named volume,
+# healthy once pg_isready answers.
+containers+=("$RUN_ID-postgres")
+volumes+=("$RUN_ID-postgres")
+pm run -d --name "$RUN_ID-postgres" --network host --tmpfs /tmp -e "POSTGRES_PASSWORD=$postgres_password" \
+  -v "$RUN_ID-postgres:/var/lib/postgresql" \
+  --health-cmd "pg_isready -h 127.0.0.1 -p $PG_PORT -U podsync -d podsync" "$POSTGRES_IMAGE" sh -c '
+    echo "$POSTGRES_PASSWORD" > /tmp/pw &&
+    initdb -D /var/lib/postgresql/data -U podsync --auth-local=trust --auth-host=scram-sha-256 --pwfile=/tmp/pw >/dev/null &&
+    rm /tmp/pw &&
+    pg_ctl -D /var/lib/postgresql/data -o "-c listen_addresses= -p '"$PG_PORT"' -k /tmp" -w start >/dev/null &&
+    createdb -h /tmp -p '"$PG_PORT"' -U podsync podsync &&
+    pg_ctl -D /var/lib/postgresql/data -m fast stop >/dev/null &&
+    exec postgres -D /var/lib/postgresql/data -c listen_addresses=127.0.0.1 -p '"$PG_PORT"' -k /tmp' >/dev/null
+pg_ready=""
+for _ in $(seq 1 90); do
+  if pm healthcheck run "$RUN_ID-postgres" >/dev/null 2>&1; then pg_ready=yes && break; fi
+  sleep 1
+done
+[ -n "$pg_ready" ] || { pm logs "$RUN_ID-postgres" 2>&1 | tail -20; fail "PostgreSQL never became healthy"; }
+step "PostgreSQL 15 in its container on 127.0.0.1:$PG_PORT: healthy (pg_isready), database podsync"
 # The secrets compose takes from deploy/.env: here the simulators' credentials and addresses.
 cat >"$envfile" <<EOF
 DATABASE_URL=$database_url
@@ -212,7 +247,7 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 (echo >"/dev/tcp/127.0.0.1/$FEED_PORT") 2>/dev/null || { pm logs "$RUN_ID-simulators" | tail -20; fail "the simulators did not start"; }
-step "simulators (podsync simulate, same image) on 127.0.0.1:$POD_PORT-$FEED_PORT; database $database on the local PostgreSQL"
+step "simulators (podsync simulate, same image) on 127.0.0.1:$POD_PORT-$FEED_PORT"
 
 # As docker-compose.yml runs the podsync service.
 volumes+=("$RUN_ID-data" "$RUN_ID-reports")
@@ -223,10 +258,10 @@ compose_like=(--network host --env-file "$envfile" --read-only --tmpfs /tmp --ca
   -v "$RUN_ID-data:/var/lib/podsync/data" -v "$RUN_ID-reports:/var/lib/podsync/reports")
 
 out=$(pm run --rm "${compose_like[@]}" "$IMAGE" migrate 2>&1) || { echo "$out" | tail -20; fail "podsync migrate"; }
-applied=$(psql -qtA "$database_url" -c "select count(*) from kysely_migration")
+applied=$(pm exec "$RUN_ID-postgres" psql -h /tmp -p "$PG_PORT" -U podsync -d podsync -qtAc "select count(*) from kysely_migration")
 expected=$(find migrations -name '*.ts' ! -name index.ts | wc -l)
 [ "$applied" = "$expected" ] || fail "migrate applied $applied migrations, the repository has $expected"
-step "podsync migrate: $applied migrations applied to $database"
+step "podsync migrate: $applied migrations applied to the podsync database"
 
 out=$(pm run --rm "${compose_like[@]}" "$IMAGE" check 2>&1) || { echo "$out" | tail -30; fail "podsync check"; }
 echo "$out" | grep -qiE "unverified|not verified" && { echo "$out"; fail "podsync check left something unverified"; }
@@ -276,7 +311,7 @@ for port in "$PORT_A" "$PORT_B"; do
   logs=$(pm logs "$RUN_ID-$port" 2>&1)
   [ "$code" = 0 ] || { echo "$logs" | tail -20; fail "replica :$port exited $code after SIGTERM"; }
   echo "$logs" | grep -q "podsync stopped" || fail "replica :$port did not log 'podsync stopped'"
-  for secret in sim-client-secret smtp-password-of-the-proof tickets-secret-of-the-proof etsysimsharedsecret; do
+  for secret in sim-client-secret smtp-password-of-the-proof tickets-secret-of-the-proof etsysimsharedsecret "$postgres_password"; do
     echo "$logs" | grep -q "$secret" && fail "replica :$port logged a secret"
   done
 done
