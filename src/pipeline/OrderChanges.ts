@@ -1,4 +1,5 @@
 import { Array as Arr, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
@@ -7,6 +8,7 @@ import { planDraft } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { changeMatters, decideChangeAfterDraft } from "./ChangeDecision.js"
+import { wouldUpdateDraftLines } from "./DryRunRecords.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
 /**
@@ -122,11 +124,19 @@ export const patchDraftLines = (stored: StoredOrder, actor: string) =>
         `the store now has ${plan.draft.line_items.length} POD line(s) where the draft has ${draftLines.length}: lines cannot be added or removed through the API, fix the POD draft by hand`
       )
     }
-    yield* client.patchDraftLineItems({
+    const patch = {
       order_id: stored.podDraftId,
       // Same length, and every draft line has its id: checked above.
       line_items: Arr.zipWith(plan.draft.line_items, lineItemIds, (item, line_item_id) => ({ ...item, line_item_id }))
-    }, call)
+    }
+    if (yield* isDryRun) {
+      yield* repo.recordDryRun(stored.id, actor, {
+        reason: "dry run: the store edited the lines before checkout; the draft's lines would be updated to match (not sent)",
+        request: wouldUpdateDraftLines(patch)
+      })
+      return "dry_run" as const
+    }
+    yield* client.patchDraftLineItems(patch, call)
     yield* repo.transition(stored.id, "drafted", "drafted", {
       actor,
       reason: "the store edited the lines before checkout: the draft's lines were updated to match",

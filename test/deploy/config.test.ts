@@ -39,7 +39,7 @@ describe("config/podsync.example.yaml as every deployment runs it", () => {
     expect(config.stores.map((s) => [s.key, s.mappings])).toEqual(
       ["acme-shopify", "acme-woo", "acme-etsy", "acme-feed"].map((key) => [key, `/etc/podsync/mappings/${key}.csv`])
     )
-    expect(config.console.proxy).toEqual({ userHeader: "X-Forwarded-User", from: ["172.30.80.10"] })
+    expect(config.console.proxy).toMatchObject({ userHeader: "X-Forwarded-User", from: ["172.30.80.10"] })
     expect(config.alerts?.channels.map((c) => c.name)).toEqual(["ops", "owner", "tickets"])
     expect(config.alerts?.linkBaseUrl).toBe("https://podsync.acme-shirts.test")
     expect(config.pod.webhooks?.publicUrl).toBe("https://podsync.acme-shirts.test/webhooks/pod")
