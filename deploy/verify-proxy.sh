@@ -97,21 +97,35 @@ check_proxy() { # name base-url
 # --- Caddy -----------------------------------------------------------------
 "$CADDY" version | head -1
 export XDG_DATA_HOME="$work/caddy-data" XDG_CONFIG_HOME="$work/caddy-config"
-PODSYNC_DOMAIN="localhost:$CADDY_PORT" PODSYNC_UPSTREAM="127.0.0.1:$UPSTREAM_PORT" \
-  "$CADDY" validate --config deploy/proxy/Caddyfile --adapter caddyfile >/dev/null 2>&1 || fail "caddy validate"
-pass "caddy validate"
+# The Caddyfile imports console.caddy, which needs the console's login.
+PODSYNC_CONSOLE_USER=anna PODSYNC_CONSOLE_PASSWORD_HASH=$("$CADDY" hash-password --plaintext "console-password-of-the-check")
+export PODSYNC_CONSOLE_USER PODSYNC_CONSOLE_PASSWORD_HASH
+caddy_version=$("$CADDY" version | sed -E 's/^v?([0-9]+)\.([0-9]+).*/\1 \2/')
+read -r caddy_major caddy_minor <<< "$caddy_version"
 # The admin API on a loopback port of its own; no trust-store installation.
 printf '{\n\tadmin 127.0.0.1:12019\n\tskip_install_trust\n}\n' > "$work/Caddyfile"
 cat deploy/proxy/Caddyfile >> "$work/Caddyfile"
+# basic_auth is named basicauth before Caddy 2.8 (Debian 12 has 2.6).
+if [ "$caddy_major" -eq 2 ] && [ "$caddy_minor" -lt 8 ]; then
+  sed 's/\bbasic_auth\b/basicauth/' deploy/proxy/console.caddy > "$work/console.caddy"
+else
+  cp deploy/proxy/console.caddy "$work/console.caddy"
+fi
+PODSYNC_DOMAIN="localhost:$CADDY_PORT" PODSYNC_UPSTREAM="127.0.0.1:$UPSTREAM_PORT" \
+  "$CADDY" validate --config "$work/Caddyfile" --adapter caddyfile >/dev/null 2>&1 || fail "caddy validate"
+pass "caddy validate"
 PODSYNC_DOMAIN="localhost:$CADDY_PORT" PODSYNC_UPSTREAM="127.0.0.1:$UPSTREAM_PORT" \
   "$CADDY" run --config "$work/Caddyfile" --adapter caddyfile > "$work/caddy.log" 2>&1 &
 pids+=($!)
 wait_port "$UPSTREAM_PORT"
 wait_port "$CADDY_PORT"
-caddy_version=$("$CADDY" version | sed -E 's/^v?([0-9]+)\.([0-9]+).*/\1 \2/')
-read -r caddy_major caddy_minor <<< "$caddy_version"
 if [ "$caddy_major" -eq 2 ] && [ "$caddy_minor" -lt 7 ]; then caddy_age=old-caddy; else caddy_age=current; fi
 check_proxy caddy "https://localhost:$CADDY_PORT" "$caddy_age"
+console_status=$(curl -sk -o /dev/null -w '%{http_code}' "https://localhost:$CADDY_PORT/console")
+[ "$console_status" = 401 ] || fail "caddy: /console without a login answered $console_status, expected 401"
+console_status=$(curl -sk -o /dev/null -w '%{http_code}' -u anna:console-password-of-the-check "https://localhost:$CADDY_PORT/console")
+[ "$console_status" != 401 ] && [ "$console_status" != 404 ] || fail "caddy: /console with the login answered $console_status"
+pass "caddy: /console asks for Caddy's login, and is forwarded with it"
 
 # --- nginx -----------------------------------------------------------------
 "$NGINX" -v 2>&1

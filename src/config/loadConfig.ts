@@ -36,7 +36,8 @@ const ONLY_PLACEHOLDER = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/
  * Replaces `${NAME}` with the environment variable NAME, `${NAME:-default}`
  * with the default when NAME is unset or empty. An unset NAME without a
  * default is an issue naming it. A value that was only a placeholder and came
- * out empty is dropped, so an optional key reads as absent.
+ * out empty is dropped, so an optional key reads as absent and an optional list
+ * item (`from: ["${PROXY:-}"]`) is left out of its list.
  */
 export const interpolateEnv = (
   value: unknown,
@@ -53,7 +54,12 @@ export const interpolateEnv = (
       return ""
     })
   }
-  if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, issues, [...path, i]))
+  if (Array.isArray(value)) {
+    return value.flatMap((item, i) => {
+      const replaced = interpolateEnv(item, env, issues, [...path, i])
+      return replaced === "" && typeof item === "string" && ONLY_PLACEHOLDER.test(item) ? [] : [replaced]
+    })
+  }
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {

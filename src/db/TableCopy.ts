@@ -26,6 +26,7 @@ export const PODSYNC_TABLES = [
   "job_runs",
   "job_leases",
   "reports",
+  "report_files",
   "rate_budget_credentials",
   "rate_budget_slots",
   "rate_budget_waiters",

@@ -158,6 +158,14 @@ export interface ReportsTable {
   summary: Json
 }
 
+/** A report file, kept so that any replica serves it (migrations/2026-12-05T00-00-01_report_files.ts). */
+export interface ReportFilesTable {
+  name: string
+  format: "html" | "csv" | "json"
+  body: string
+  written_at: ColumnType<Date, Date | string | undefined, Date | string>
+}
+
 /** A store credential's API budget (migrations/2026-11-25T00-00-02_store_budgets.ts, repos/SqlStoreBucket.ts). */
 export interface StoreBudgetsTable {
   credential: string
@@ -252,6 +260,7 @@ export interface Database {
   job_runs: JobRunsTable
   job_leases: JobLeasesTable
   reports: ReportsTable
+  report_files: ReportFilesTable
   store_budgets: StoreBudgetsTable
   store_tokens: StoreTokensTable
   alert_outbox: AlertOutboxTable

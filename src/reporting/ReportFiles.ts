@@ -2,6 +2,9 @@
  * Report files under `reports.dir`: rendered in each configured format and
  * written atomically (a temporary file renamed into place), so a reader never
  * sees half a report and writing the same period again simply replaces it.
+ * The database keeps the same files (ReportsRepo.saveFiles), which is where
+ * GET /reports/<name> and the console read them first: any replica serves any
+ * report, whichever wrote it, with no volume shared between them.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -41,8 +44,20 @@ export const renderReport = (report: ReconciliationReport, format: ReportFormat)
 
 const ORDER: ReadonlyArray<ReportFormat> = ["html", "csv", "json"]
 
-export const writeReportFiles = (dir: string, stem: string, report: ReconciliationReport, formats: ReadonlyArray<ReportFormat>) =>
-  writeRenderedFiles(dir, stem, (format) => renderReport(report, format), formats)
+/** A report file rendered, before it is written: what the database keeps too (`report_files`). */
+export interface RenderedFile {
+  readonly format: ReportFormat
+  readonly name: string
+  readonly body: string
+}
+
+/** The report in each configured format, in the order html, csv, json. */
+export const renderReportFiles = (
+  stem: string,
+  report: ReconciliationReport,
+  formats: ReadonlyArray<ReportFormat>
+): ReadonlyArray<RenderedFile> =>
+  ORDER.filter((f) => formats.includes(f)).map((format) => ({ format, name: `${stem}.${format}`, body: renderReport(report, format) }))
 
 export const renderRehearsal = (report: RehearsalReport, format: ReportFormat): string => {
   switch (format) {
@@ -56,20 +71,24 @@ export const renderRehearsal = (report: RehearsalReport, format: ReportFormat): 
 }
 
 /** A rehearsal's report files, next to the reconciliation reports (served and listed like them). */
-export const writeRehearsalFiles = (dir: string, report: RehearsalReport, formats: ReadonlyArray<ReportFormat>) =>
-  writeRenderedFiles(dir, rehearsalStem(report.storeKey, report.generatedAt), (format) => renderRehearsal(report, format), formats)
+export const writeRehearsalFiles = (dir: string, report: RehearsalReport, formats: ReadonlyArray<ReportFormat>) => {
+  const stem = rehearsalStem(report.storeKey, report.generatedAt)
+  return writeRenderedFiles(
+    dir,
+    ORDER.filter((f) => formats.includes(f)).map((format) => ({ format, name: `${stem}.${format}`, body: renderRehearsal(report, format) }))
+  )
+}
 
 /** Writes one file per format, each atomically (a temporary file renamed into place). */
-const writeRenderedFiles = (dir: string, stem: string, render: (format: ReportFormat) => string, formats: ReadonlyArray<ReportFormat>) =>
+export const writeRenderedFiles = (dir: string, rendered: ReadonlyArray<RenderedFile>) =>
   Effect.tryPromise({
     try: async () => {
       await fs.mkdir(dir, { recursive: true })
       const written: Array<WrittenFile> = []
-      for (const format of ORDER.filter((f) => formats.includes(f))) {
-        const name = `${stem}.${format}`
+      for (const { format, name, body } of rendered) {
         const target = path.join(dir, name)
         const temporary = path.join(dir, `.${name}.${process.pid}.tmp`)
-        await fs.writeFile(temporary, render(format), "utf8")
+        await fs.writeFile(temporary, body, "utf8")
         await fs.rename(temporary, target)
         written.push({ format, name, path: path.resolve(target) })
       }
@@ -78,12 +97,20 @@ const writeRenderedFiles = (dir: string, stem: string, render: (format: ReportFo
     catch: (cause) => new ReportFilesError({ dir, cause })
   })
 
-/** A report file by name, if it is one and it exists. */
+export const writeReportFiles = (dir: string, stem: string, report: ReconciliationReport, formats: ReadonlyArray<ReportFormat>) =>
+  writeRenderedFiles(dir, renderReportFiles(stem, report, formats))
+
+/** The format of a report file's name, if it is a report file's name (a plain name, no folder). */
+export const reportFileFormat = (name: string): Option.Option<ReportFormat> => {
+  const match = REPORT_FILE_NAME.exec(name)
+  return match === null || path.basename(name) !== name ? Option.none() : Option.some(match[1] as ReportFormat)
+}
+
+/** A report file by name, if it is one and it exists under `dir`. */
 export const readReportFile = (dir: string, name: string) =>
   Effect.gen(function*() {
-    const match = REPORT_FILE_NAME.exec(name)
-    if (match === null || path.basename(name) !== name) return Option.none()
-    const format = match[1] as ReportFormat
+    const format = reportFileFormat(name)
+    if (Option.isNone(format)) return Option.none()
     const body = yield* Effect.tryPromise(() => fs.readFile(path.join(dir, name))).pipe(Effect.option)
-    return Option.map(body, (bytes) => ({ format, contentType: CONTENT_TYPES[format], bytes: new Uint8Array(bytes) }))
+    return Option.map(body, (bytes) => ({ format: format.value, contentType: CONTENT_TYPES[format.value], bytes: new Uint8Array(bytes) }))
   })

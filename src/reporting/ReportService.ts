@@ -1,6 +1,6 @@
 /**
- * The report job: gather → build → write the files → record the run → one
- * log line. Idempotent per period and store: the `reports` row is upserted and
+ * The report job: gather → build → write the files → record the run and keep
+ * the files in the database (any replica serves them) → one log line. Idempotent per period and store: the `reports` row is upserted and
  * the files are replaced. One report at a time per process, so the cron job
  * and a `podsync report` answered by the daemon never write the same files at
  * once; across replicas the scheduler runs each tick once.
@@ -14,7 +14,7 @@ import type { PodClient } from "../pod/PodClient.js"
 import { ReportsRepo } from "./ReportsRepo.js"
 import type { StoreConnectors } from "../stores/StoreConnector.js"
 import { buildReport } from "../reports/ReportBuilder.js"
-import { readReportFile, writeReportFiles } from "./ReportFiles.js"
+import { CONTENT_TYPES, readReportFile, renderReportFiles, reportFileFormat, writeRenderedFiles } from "./ReportFiles.js"
 import { type ReportFormat } from "../reports/ReportOutput.js"
 import { DEFAULT_REPORT_SETTINGS, type ReportPeriod, type ReportSettings, type ReportStore } from "../reports/ReportInput.js"
 import { periodFromFlags, previousDay, reportFileStem } from "../reports/ReportPeriod.js"
@@ -106,7 +106,8 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
           }
           const input = yield* gatherReportInput({ period, stores, store, configuredStoreKeys, settings: config.settings })
           const report = buildReport(input)
-          const files = yield* writeReportFiles(config.dir, reportFileStem(period, store), report, config.formats)
+          const rendered = renderReportFiles(reportFileStem(period, store), report, config.formats)
+          const files = yield* writeRenderedFiles(config.dir, rendered)
           const summary = summarize(report, files)
           // The day's report of every store (the cron job's, its catch-up at start, or `podsync report`
           // for yesterday) tells a person of its drift, in the transaction that records it: a crash
@@ -116,7 +117,10 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
             ? reportAlerts(report, summary, files, { dailySummary: config.dailySummary ?? false })
             : []
           yield* db.transaction(Effect.zipRight(
-            repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary }),
+            Effect.zipRight(
+              repo.save({ periodFrom: new Date(period.from), periodTo: new Date(period.to), storeKey: store ?? "", files, summary }),
+              repo.saveFiles(rendered)
+            ),
             alerts.recordOnce(announced)
           ))
           yield* Effect.logInfo(summaryLine(summary)).pipe(Effect.annotateLogs({
@@ -150,6 +154,21 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
 
       const written = (period: ReportPeriod, store: string | null) => repo.find(new Date(period.from), new Date(period.to), store ?? "")
 
+      /**
+       * A report file by name: as the database keeps it, so any replica serves any report;
+       * else under reports.dir (a report written before the database kept them).
+       */
+      const file = (name: string) =>
+        Effect.gen(function*() {
+          if (Option.isNone(reportFileFormat(name))) return Option.none()
+          const kept = yield* repo.file(name)
+          if (Option.isSome(kept)) {
+            const { format, body } = kept.value
+            return Option.some({ format, contentType: CONTENT_TYPES[format], bytes: new TextEncoder().encode(body) })
+          }
+          return yield* readReportFile(config.dir, name)
+        })
+
       return {
         run,
         runFor,
@@ -157,7 +176,7 @@ export class ReportService extends Effect.Service<ReportService>()("podsync/Repo
         previousDayPeriod,
         list,
         written,
-        file: (name: string) => readReportFile(config.dir, name),
+        file,
         config
       }
     }),

@@ -1,9 +1,10 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Db } from "../db/Db.js"
 import { jsonb } from "../db/Jsonb.js"
 import { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import type { ReportOrder } from "../reports/ReportInput.js"
+import type { ReportFormat } from "../reports/ReportOutput.js"
 import { toOrderRecord } from "../repos/OrderRows.js"
 
 /** Orders a report always looks at, whatever the period: they need a person, or are still on their way. */
@@ -176,6 +177,29 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("podsync/ReportsR
         ).executeTakeFirst()
       ).pipe(Effect.map((row) => (row === undefined ? undefined : toRecord(row))))
 
-    return { ordersFor, byReferences, save, list, find }
+    /** Keeps a report's files; writing the same name again replaces it. */
+    const saveFiles = (files: ReadonlyArray<{ readonly format: ReportFormat; readonly name: string; readonly body: string }>) =>
+      Effect.forEach(
+        files,
+        (file) =>
+          db.use((k) =>
+            k.insertInto("report_files").values({ name: file.name, format: file.format, body: file.body }).onConflict((oc) =>
+              oc.column("name").doUpdateSet((eb) => ({
+                format: eb.ref("excluded.format"),
+                body: eb.ref("excluded.body"),
+                written_at: eb.ref("excluded.written_at")
+              }))
+            ).execute()
+          ),
+        { discard: true }
+      )
+
+    /** A kept report file by name. */
+    const file = (name: string) =>
+      db.use((k) => k.selectFrom("report_files").select(["format", "body"]).where("name", "=", name).executeTakeFirst()).pipe(
+        Effect.map(Option.fromNullable)
+      )
+
+    return { ordersFor, byReferences, save, saveFiles, file, list, find }
   })
 }) {}

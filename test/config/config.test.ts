@@ -98,6 +98,14 @@ describe("configuration", () => {
     expect(config.server.port).toBe(9000)
   })
 
+  it("leaves a list item that is only an unset ${NAME:-} out of its list, and takes it when NAME is set", () => {
+    const text = minimal('console:\n  proxy:\n    userHeader: X-Forwarded-User\n    from: ["${PROXY_FROM:-}"]')
+    const unset = Either.getOrThrow(parseConfig(text, "t.yaml", { POD_CLIENT_KEY: "k" }))
+    expect(unset.console.proxy?.from).toEqual([])
+    const set = Either.getOrThrow(parseConfig(text, "t.yaml", { POD_CLIENT_KEY: "k", PROXY_FROM: "172.30.80.10" }))
+    expect(set.console.proxy?.from).toEqual(["172.30.80.10"])
+  })
+
   it("names every mistake by its path: wrong type, unknown platform, missing variable, bad cron", () => {
     const text = `
 server: { port: eighty }

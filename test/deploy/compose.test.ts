@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { compose, configPlaceholders, deployPath, dockerfile, envFile, repoRoot } from "./deployFiles.js"
+import { compose, configPlaceholders, deployConfigText, deployPath, dockerfile, envFile, readDeploy, repoRoot } from "./deployFiles.js"
 import { healthcheck } from "./dockerfile.js"
 import { runtimeMetadata } from "./imageLayout.js"
 
@@ -13,10 +13,17 @@ const postgres = file.services["postgres"]
 const caddy = file.services["caddy"]
 if (!podsync || !postgres || !caddy) throw new Error("docker-compose.yml needs the services podsync, postgres and caddy")
 
-/** "source:target[:mode]" of a short-syntax volume, found by its target. */
+/** A volume found by its target: "source:target[:mode]", or the long syntax (read_only as mode "ro"). */
 const mount = (target: string) => {
-  const found = (podsync.volumes ?? []).map((v) => v.split(":")).find((parts) => parts[1] === target)
-  return found === undefined ? undefined : { source: found[0] ?? "", mode: found[2] }
+  for (const volume of podsync.volumes ?? []) {
+    if (typeof volume === "string") {
+      const [source = "", at, mode] = volume.split(":")
+      if (at === target) return { source, mode }
+    } else if (volume.target === target) {
+      return { source: volume.source, mode: volume.read_only === true ? "ro" : undefined, bind: volume.bind }
+    }
+  }
+  return undefined
 }
 
 describe("deploy/docker-compose.yml", () => {
@@ -50,19 +57,27 @@ describe("deploy/docker-compose.yml", () => {
     expect(named).toEqual(expect.arrayContaining(["postgres-data", "podsync-data", "podsync-reports"]))
   })
 
-  it("mounts the config and the mappings read-only where PODSYNC_CONFIG and the config look", () => {
+  it("mounts the seller's copy of config/podsync.example.yaml and config/mappings read-only where the image looks", () => {
     expect(podsync.environment?.["PODSYNC_CONFIG"]).toBe("/etc/podsync/podsync.yaml")
     const config = mount("/etc/podsync/podsync.yaml")
     const mappings = mount("/etc/podsync/mappings")
-    expect(config?.mode).toBe("ro")
+    expect(config).toEqual({ source: "../config/podsync.yaml", mode: "ro", bind: { create_host_path: false } })
     expect(mappings?.mode).toBe("ro")
-    expect(fs.statSync(deployPath(config?.source ?? "")).isFile()).toBe(true)
-    expect(fs.readdirSync(deployPath(mappings?.source ?? ""))).toContain("acme-shopify.csv")
+    // The file a seller copies the example to (README), next to the example; compose refuses to start without it.
+    expect(path.resolve(deployPath(), config?.source ?? "")).toBe(path.join(repoRoot, "config", "podsync.yaml"))
+    expect(fs.existsSync(path.join(repoRoot, "config", "podsync.example.yaml"))).toBe(true)
+    expect(path.resolve(deployPath(), mappings?.source ?? "")).toBe(path.join(repoRoot, "config", "mappings"))
+    const named = [...deployConfigText().matchAll(/\/([a-z0-9-]+\.csv)/g)].map((m) => m[1])
+    expect(named).toEqual(["acme-shopify.csv", "acme-woo.csv", "acme-etsy.csv", "acme-feed.csv"])
+    for (const csv of named) expect(fs.readdirSync(path.resolve(deployPath(), mappings?.source ?? ""))).toContain(csv)
+    expect(fs.existsSync(deployPath("config"))).toBe(false)
   })
 
-  it("provides every secret the config requires, from .env", () => {
-    const provided = new Set([...Object.keys(envFile(".env.example")), ...Object.keys(podsync.environment ?? {})])
+  it("provides every secret the config requires, from .env, with no value filled in for the seller", () => {
+    const example = envFile(".env.example")
+    const provided = new Set([...Object.keys(example), ...Object.keys(podsync.environment ?? {})])
     for (const name of configPlaceholders().required) expect(provided, name).toContain(name)
+    expect(Object.entries(example).filter(([, value]) => value !== "")).toEqual([])
     expect(podsync.env_file).toEqual([".env"])
     expect(fs.readFileSync(deployPath(".gitignore"), "utf8").split("\n")).toContain(".env")
   })
@@ -95,7 +110,25 @@ describe("deploy/docker-compose.yml", () => {
     expect(fs.existsSync(deployPath("proxy", "Caddyfile"))).toBe(true)
   })
 
-  it("refuses to start Caddy with an empty PODSYNC_DOMAIN, saying why, and runs it with one", () => {
+  it("publishes the console through Caddy's login, podsync trusting the user header from Caddy's address alone", () => {
+    // The Caddyfile imports console.caddy from its own folder: compose mounts it there.
+    expect(caddy.volumes).toContain("./proxy/console.caddy:/etc/caddy/console.caddy:ro")
+    expect(readDeploy("proxy", "Caddyfile")).toContain("\timport console.caddy\n")
+    const address = (caddy.networks as Record<string, { ipv4_address?: string }> | undefined)?.["podsync"]?.ipv4_address
+    expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/)
+    expect(podsync.environment?.["PODSYNC_CONSOLE_PROXY_FROM"]).toBe(address)
+    // Caddy's address is fixed inside the network's own subnet, which every service joins.
+    const subnet = file.networks?.["podsync"]?.ipam?.config?.[0]?.subnet ?? ""
+    expect(`${address?.split(".").slice(0, 3).join(".")}.0/24`).toBe(subnet)
+    expect(podsync.networks).toEqual(["podsync"])
+    expect(postgres.networks).toEqual(["podsync"])
+    expect(caddy.environment).toMatchObject({
+      PODSYNC_CONSOLE_USER: "${PODSYNC_CONSOLE_USER:-}",
+      PODSYNC_CONSOLE_PASSWORD_HASH: "${PODSYNC_CONSOLE_PASSWORD_HASH:-}"
+    })
+  })
+
+  it("refuses to start Caddy with an empty PODSYNC_DOMAIN or console login, saying why, and runs it with both", () => {
     const [shell, flag, script] = caddy.entrypoint ?? []
     expect([shell, flag]).toEqual(["/bin/sh", "-c"])
     // Compose writes a literal $ as $$; the container's shell sees one.
@@ -104,12 +137,18 @@ describe("deploy/docker-compose.yml", () => {
       fs.writeFileSync(path.join(bin, "caddy"), '#!/bin/sh\necho "caddy $*"\n', { mode: 0o755 })
       return spawnSync("sh", ["-c", (script ?? "").replaceAll("$$", "$")], {
         encoding: "utf8",
-        env: { PATH: `${bin}:/usr/bin:/bin`, PODSYNC_DOMAIN: domain }
+        env: { PATH: `${bin}:/usr/bin:/bin`, PODSYNC_DOMAIN: domain, ...login }
       })
     }
+    let login: Record<string, string> = { PODSYNC_CONSOLE_USER: "anna", PODSYNC_CONSOLE_PASSWORD_HASH: "$2a$14$bcrypthashofthepassword" }
     const empty = run("")
     expect(empty.status).toBe(1)
     expect(empty.stderr).toContain("PODSYNC_DOMAIN is empty: set it in deploy/.env")
+    login = { PODSYNC_CONSOLE_USER: "anna" }
+    const noLogin = run("podsync.example.net")
+    expect(noLogin.status).toBe(1)
+    expect(noLogin.stderr).toContain("PODSYNC_CONSOLE_PASSWORD_HASH is empty")
+    login = { PODSYNC_CONSOLE_USER: "anna", PODSYNC_CONSOLE_PASSWORD_HASH: "$2a$14$bcrypthashofthepassword" }
     const named = run("podsync.example.net")
     expect(named.status).toBe(0)
     expect(named.stdout.trim()).toBe("caddy run --config /etc/caddy/Caddyfile --adapter caddyfile")

@@ -34,7 +34,31 @@ export const envFile = (...parts: ReadonlyArray<string>): Record<string, string>
   return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => e[1] !== undefined))
 }
 
-export const deployConfigText = () => readDeploy("config", "podsync.yaml")
+/** The one configuration of every deployment: config/podsync.example.yaml (a seller deploys their copy of it). */
+export const exampleConfigPath = path.join(repoRoot, "config", "podsync.example.yaml")
+export const exampleMappingsDir = path.join(repoRoot, "config", "mappings")
+export const deployConfigText = () => fs.readFileSync(exampleConfigPath, "utf8")
+
+/**
+ * A value for each key of the Kubernetes Secret example, as a seller would fill them in, each of its
+ * own so that a leak into the output is seen. Addresses are on this machine, on a port nothing
+ * listens on (a store or the POD service that does not answer does not keep podsync from starting).
+ */
+export const filledSecrets = (overrides: Readonly<Record<string, string>> = {}): Record<string, string> => {
+  const keys = Object.keys(kubernetesObject("secret.example.yaml", "Secret").stringData ?? {})
+  const value = (name: string) => {
+    if (name === "DATABASE_URL") return "postgres://podsync:secret-db-password@127.0.0.1:9/podsync"
+    if (name === "POD_WEBHOOK_URL") return "https://podsync.acme-shirts.test/webhooks/pod"
+    if (name === "PODSYNC_PUBLIC_URL") return "https://podsync.acme-shirts.test"
+    if (name === "ACME_ETSY_SHOP_ID") return "48213795"
+    if (name === "ALERTS_EMAIL_FROM") return "podsync <podsync@acme-shirts.test>"
+    if (name === "ALERTS_EMAIL_TO") return "owner@acme-shirts.test, ops@acme-shirts.test"
+    if (name === "ALERTS_SMTP_HOST") return "127.0.0.1"
+    if (name.endsWith("_URL")) return `http://127.0.0.1:9/${name.toLowerCase()}`
+    return `value-of-${name.toLowerCase()}`
+  }
+  return { ...Object.fromEntries(keys.map((name) => [name, value(name)])), ...overrides }
+}
 
 /** The ${NAME} placeholders of the deployment config, split by whether they have a default. */
 export const configPlaceholders = (text = deployConfigText()) => {
@@ -61,7 +85,16 @@ export interface ComposeService {
   readonly restart?: string
   readonly env_file?: ReadonlyArray<string>
   readonly environment?: Record<string, string>
-  readonly volumes?: ReadonlyArray<string>
+  readonly volumes?: ReadonlyArray<
+    string | {
+      readonly type: string
+      readonly source: string
+      readonly target: string
+      readonly read_only?: boolean
+      readonly bind?: unknown
+    }
+  >
+  readonly networks?: ReadonlyArray<string> | Record<string, { readonly ipv4_address?: string }>
   readonly ports?: ReadonlyArray<string>
   readonly healthcheck?: { readonly test: ReadonlyArray<string> }
   readonly read_only?: boolean
@@ -73,6 +106,7 @@ export interface ComposeService {
 export interface ComposeFile {
   readonly services: Record<string, ComposeService>
   readonly volumes: Record<string, unknown>
+  readonly networks?: Record<string, { readonly ipam?: { readonly config?: ReadonlyArray<{ readonly subnet: string }> } }>
 }
 
 export interface KubeObject {
@@ -101,6 +135,7 @@ export interface Container {
   readonly args?: ReadonlyArray<string>
   readonly ports?: ReadonlyArray<{ readonly name?: string; readonly containerPort: number }>
   readonly env?: ReadonlyArray<EnvVar>
+  readonly envFrom?: ReadonlyArray<{ readonly secretRef?: { readonly name: string } }>
   readonly resources?: {
     readonly requests?: Record<string, string>
     readonly limits?: Record<string, string>

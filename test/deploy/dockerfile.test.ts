@@ -107,10 +107,19 @@ describe("deploy/Dockerfile", () => {
     expect(env).toContain("PODSYNC_PORT=8080")
     const volumes = runtimeMetadata(file, "runtime").volumes.flatMap((v) => execForm(v) ?? [])
     expect(volumes.sort()).toEqual(["/var/lib/podsync/data", "/var/lib/podsync/reports"])
+    // config/podsync.example.yaml reads its paths, host and port from the image's ENV.
+    expect(runtimeMetadata(file, "runtime").env).toMatchObject({
+      PODSYNC_HOST: "0.0.0.0",
+      PODSYNC_DATA_DIR: "/var/lib/podsync/data",
+      PODSYNC_REPORTS_DIR: "/var/lib/podsync/reports",
+      PODSYNC_MAPPINGS_DIR: "/etc/podsync/mappings"
+    })
     const config = deployConfigText()
-    expect(config).toContain("dataDir: /var/lib/podsync/data")
-    expect(config).toContain("dir: /var/lib/podsync/reports")
+    expect(config).toContain("dataDir: ${PODSYNC_DATA_DIR:-./data}")
+    expect(config).toContain("dir: ${PODSYNC_REPORTS_DIR:-./reports}")
+    expect(config).toContain("host: ${PODSYNC_HOST:-127.0.0.1}")
     expect(config).toContain("port: ${PODSYNC_PORT:-8080}")
+    expect(config).toContain("mappings: ${PODSYNC_MAPPINGS_DIR:-./config/mappings}/acme-shopify.csv")
     expect(instructionsOf(runtime, "EXPOSE").map((i) => i.args)).toEqual(["8080"])
   })
 

@@ -14,9 +14,14 @@ describe("the going-live documents", () => {
   it("use one set of environment names: every variable deploy/ sets or reads is the example's", () => {
     const example = variables(read("config/podsync.example.yaml"))
     // Deploy-only: the compose and unit wiring around podsync, not podsync's configuration.
-    const deployOnly = new Set(["PODSYNC_HOST", "PODSYNC_PORT", "PODSYNC_DOMAIN", "POSTGRES_PASSWORD", "PODSYNC_UPSTREAM"])
+    const deployOnly = new Set([
+      "PODSYNC_DOMAIN",
+      "POSTGRES_PASSWORD",
+      "PODSYNC_UPSTREAM",
+      "PODSYNC_CONSOLE_USER",
+      "PODSYNC_CONSOLE_PASSWORD_HASH"
+    ])
     const deploy = [
-      ...variables(read("deploy/config/podsync.yaml")),
       ...variables(read("deploy/kubernetes/configmap.yaml")),
       ...assigned(read("deploy/.env.example")),
       ...assigned(read("deploy/systemd/podsync.env.example"))

@@ -6,7 +6,7 @@ import { promisify } from "node:util"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited, freePort, tempDir, waitForHttp } from "../support/cli.js"
-import { deployPath, dockerfile, kubernetesObject, repoRoot } from "./deployFiles.js"
+import { deployConfigText, dockerfile, exampleMappingsDir, filledSecrets, repoRoot } from "./deployFiles.js"
 import { inRootfs, replayStage, runtimeMetadata, type StageReplay } from "./imageLayout.js"
 import { complete, containerEnv, mountConfig, type RunOptions, runHealthcheck, runPodsync, startPodsync } from "./imageRun.js"
 
@@ -31,10 +31,7 @@ const options: RunOptions = {
   ...(asRoot ? { wrapper: ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--"] } : {})
 }
 const adminUrl = process.env.PODSYNC_VERIFY_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
-const secrets = Object.fromEntries(
-  Object.entries(kubernetesObject("secret.example.yaml", "Secret").stringData ?? {})
-    .map(([name, value]) => [name, value === "change-me" ? `value-of-${name.toLowerCase()}` : value])
-)
+const secrets = filledSecrets()
 if (metadata.healthcheck === undefined) throw new Error("deploy/Dockerfile: no HEALTHCHECK")
 const healthcheckInstruction = metadata.healthcheck
 
@@ -71,7 +68,7 @@ beforeAll(async () => {
         offline: true
       })
   )
-  mountConfig(image.rootfs, fs.readFileSync(deployPath("config", "podsync.yaml"), "utf8"), deployPath("config", "mappings"))
+  mountConfig(image.rootfs, deployConfigText(), exampleMappingsDir)
   // Stands in for the Dockerfile's `chown -R podsync:podsync /var/lib/podsync`; the rest stays root's.
   if (asRoot) await run("chown", ["-R", `${uid}:${gid}`, inRootfs(image.rootfs, "/var/lib/podsync")])
 })

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited, freePort, tempDir, waitForHttp } from "../support/cli.js"
-import { deployPath, dockerfile, kubernetesObject, repoRoot } from "./deployFiles.js"
+import { deployConfigText, dockerfile, exampleMappingsDir, filledSecrets, repoRoot } from "./deployFiles.js"
 import { inRootfs, replayStage, runtimeMetadata, type StageReplay } from "./imageLayout.js"
 import { containerEnv, mountConfig, runHealthcheck, runPodsync, startPodsync } from "./imageRun.js"
 
@@ -20,10 +20,7 @@ const file = dockerfile()
 const metadata = runtimeMetadata(file, "runtime")
 // The keys of the Kubernetes Secret example, each with a value of its own, so
 // that a leak into the output is seen.
-const secrets = Object.fromEntries(
-  Object.entries(kubernetesObject("secret.example.yaml", "Secret").stringData ?? {})
-    .map(([name, value]) => [name, value === "change-me" ? `value-of-${name.toLowerCase()}` : value])
-)
+const secrets = filledSecrets()
 
 let dir: string
 let image: StageReplay
@@ -40,7 +37,8 @@ beforeAll(async () => {
     stages: { build: buildStage },
     offline: true
   })
-  mountConfig(image.rootfs, fs.readFileSync(deployPath("config", "podsync.yaml"), "utf8"), deployPath("config", "mappings"))
+  // config/podsync.example.yaml, the one configuration of every deployment, and its mapping files.
+  mountConfig(image.rootfs, deployConfigText(), exampleMappingsDir)
 }, 300_000)
 
 afterAll(async () => {
@@ -85,7 +83,9 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
     expect(result.stderr).not.toMatch(/error|unexpected/i)
     expect(result.stdout).toContain("POD and stores: NOT VERIFIED: the database that holds the API budgets is not reachable")
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain("is valid. Stores: acme-shopify (shopify). Database: PostgreSQL.")
+    expect(result.stdout).toContain(
+      "is valid. Stores: acme-shopify (shopify), acme-woo (woocommerce), acme-etsy (etsy), acme-feed (jsonfeed). Database: PostgreSQL."
+    )
     // PODSYNC_CONFIG from the image's ENV points at the mounted file.
     expect(result.stdout).toContain(inRootfs(image.rootfs, "/etc/podsync/podsync.yaml"))
     for (const [name, value] of Object.entries(secrets)) {
@@ -98,12 +98,14 @@ describe("the runtime image, built by hand from deploy/Dockerfile", () => {
     expect(result.code).toBe(1)
     for (
       const name of [
+        "POD_BASE_URL",
         "POD_CLIENT_KEY",
         "POD_CLIENT_SECRET",
         "POD_WEBHOOK_URL",
         "ACME_POD_STORE_ID",
-        "ACME_SHOPIFY_CLIENT_ID",
-        "ACME_SHOPIFY_CLIENT_SECRET"
+        "ACME_WOO_URL",
+        "ALERTS_SLACK_URL",
+        "PODSYNC_PUBLIC_URL"
       ]
     ) {
       expect(result.stderr).toContain(`environment variable ${name} is not set`)

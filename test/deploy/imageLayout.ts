@@ -137,6 +137,8 @@ export const runtimeMetadata = (dockerfile: Dockerfile, stage: string) => {
     entrypoint: last("ENTRYPOINT")?.args,
     cmd: last("CMD")?.args,
     healthcheck: last("HEALTHCHECK"),
-    volumes: instructionsOf(s, "VOLUME").map((v) => v.args)
+    volumes: instructionsOf(s, "VOLUME").map((v) => v.args),
+    /** The stage's ENV, by name. */
+    env: Object.fromEntries(instructionsOf(s, "ENV").flatMap((e) => parseEnvInstruction(e.args))) as Readonly<Record<string, string>>
   }
 }

@@ -3,7 +3,7 @@ import { readDeploy } from "./deployFiles.js"
 
 /**
  * The reverse-proxy examples publish the webhooks over HTTPS. What podsync
- * relies on: only /webhooks/ is forwarded, the path reaches it unchanged (the
+ * relies on: only /webhooks/ (and /console behind the proxy's login) is forwarded, the path reaches it unchanged (the
  * POD signature covers the URL path), and bodies over 1 MiB stop at the proxy.
  */
 
@@ -23,6 +23,11 @@ describe("deploy/proxy/Caddyfile", () => {
 
   it("refuses bodies over 1 MiB", () => {
     expect(lines).toContain("max_size 1MiB")
+  })
+
+  it("publishes the console by importing console.caddy (Caddy's login) before everything else gets 404", () => {
+    expect(lines).toContain("import console.caddy")
+    expect(lines.indexOf("import console.caddy")).toBeLessThan(lines.indexOf("respond 404"))
   })
 })
 

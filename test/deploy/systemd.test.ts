@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { configPlaceholders, envFile, readDeploy } from "./deployFiles.js"
+import { configPlaceholders, deployConfigText, envFile, readDeploy } from "./deployFiles.js"
 import { environment, knownKeys, parseUnit, value, values } from "./systemdUnit.js"
 
 const unit = parseUnit(readDeploy("systemd", "podsync.service"))
@@ -55,20 +55,27 @@ describe("deploy/systemd/podsync.service", () => {
       PODSYNC_CONFIG: "/etc/podsync/podsync.yaml",
       PODSYNC_HOST: "127.0.0.1",
       PODSYNC_PORT: "8080",
+      PODSYNC_MAPPINGS_DIR: "/etc/podsync/mappings",
       NODE_ENV: "production"
     })
-    // The example environment file provides every secret the config requires.
+    // The example environment file names every secret the config requires, and fills in none for the seller.
     const example = envFile("systemd", "podsync.env.example")
     for (const name of configPlaceholders().required) expect(Object.keys(example), name).toContain(name)
+    expect(Object.entries(example).filter(([name, value]) => value !== "" && name !== "PODSYNC_CONSOLE_PROXY_FROM")).toEqual([])
     expect(readDeploy(".gitignore").split("\n")).toContain("systemd/podsync.env")
   })
 
   it("stops with SIGTERM and a timeout, and creates the state folders the config uses", () => {
     expectDirectives({ Service: { KillSignal: "SIGTERM", KillMode: "mixed", TimeoutStopSec: "30s" } })
     expect(value(unit, "Service", "StateDirectory")?.split(/\s+/)).toEqual(["podsync", "podsync/data", "podsync/reports"])
-    const config = readDeploy("config", "podsync.yaml")
-    expect(config).toContain("dataDir: /var/lib/podsync/data")
-    expect(config).toContain("dir: /var/lib/podsync/reports")
+    // config/podsync.example.yaml's dataDir and reports.dir, as the unit's environment sets them.
+    expect(environment(unit)).toMatchObject({
+      PODSYNC_DATA_DIR: "/var/lib/podsync/data",
+      PODSYNC_REPORTS_DIR: "/var/lib/podsync/reports"
+    })
+    const config = deployConfigText()
+    expect(config).toContain("dataDir: ${PODSYNC_DATA_DIR:-./data}")
+    expect(config).toContain("dir: ${PODSYNC_REPORTS_DIR:-./reports}")
   })
 
   it("is hardened, without MemoryDenyWriteExecute (V8's JIT needs it off)", () => {

@@ -212,6 +212,15 @@ describe("the report job against the simulators", () => {
       expect(html).toMatchObject({ status: 200, type: "text/html; charset=utf-8" })
       expect(html.csp).toContain("default-src 'none'")
       expect(html.body).toContain('<svg class="chart"')
+      // Another replica has its own, empty reports.dir: it serves the same files from the database.
+      const scene = yield* SceneTag
+      for (const name of fs.readdirSync(scene.dir)) fs.rmSync(`${scene.dir}/${name}`)
+      for (const file of listed.reports[0].files as ReadonlyArray<{ url: string; format: string }>) {
+        const served = yield* fetchJson(file.url)
+        expect(served.status, file.url).toBe(200)
+        if (file.format === "html") expect(served.body).toBe(html.body)
+        if (file.format === "json") expect(JSON.parse(served.body).overall.flow.pulled).toBe(6)
+      }
       expect((yield* fetchJson("/reports/..%2F..%2Fetc%2Fpasswd")).status).toBe(404)
       expect((yield* fetchJson("/reports/report-1999-01-01.json")).status).toBe(404)
       const refused = yield* fetchJson("/reports/run?from=yesterday", { method: "POST" })

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
@@ -14,6 +14,24 @@ for (const database of testDatabases()) {
   layer(Layer.provideMerge(Layer.mergeAll(ReportsRepo.Default, OrdersRepo.Default, ShipmentsRepo.Default), database.layer))(
     `ReportsRepo on ${database.name}`,
     (it) => {
+      it.effect("keeps report files by name, each format with its body, a second write replacing the first", () =>
+        Effect.gen(function*() {
+          const repo = yield* ReportsRepo
+          const html = `<!doctype html><html><body><h1>Acme Shirts — 20 Nov 2026</h1>${
+            "<tr><td>€1,234.50</td></tr>".repeat(2000)
+          }</body></html>`
+          yield* repo.saveFiles([
+            { format: "html", name: "report-2026-11-20.html", body: html },
+            { format: "csv", name: "report-2026-11-20.csv", body: "section,store,amount,currency\nmargin,acme-shopify,1234.50,EUR\n" },
+            { format: "json", name: "report-2026-11-20.json", body: '{"overall":{"margin":["12.00 USD"]}}\n' }
+          ])
+          expect(Option.getOrThrow(yield* repo.file("report-2026-11-20.html"))).toEqual({ format: "html", body: html })
+          expect(Option.getOrThrow(yield* repo.file("report-2026-11-20.csv")).body).toContain("1234.50,EUR")
+          yield* repo.saveFiles([{ format: "csv", name: "report-2026-11-20.csv", body: "section\nrewritten\n" }])
+          expect(Option.getOrThrow(yield* repo.file("report-2026-11-20.csv"))).toEqual({ format: "csv", body: "section\nrewritten\n" })
+          expect(Option.isNone(yield* repo.file("report-2026-11-21.csv"))).toBe(true)
+        }))
+
       it.effect("reads the period's orders and every still-open one, with their history, and nothing else", () =>
         Effect.gen(function*() {
           const orders = yield* OrdersRepo
