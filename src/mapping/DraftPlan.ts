@@ -6,6 +6,7 @@ import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } fro
 import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
 import { type CatalogLookup, findRow, type MappingRow, type MappingTable, skuTypedAsVariantId } from "../domain/MappingTable.js"
 import * as ReferenceId from "../domain/ReferenceId.js"
+import { type OrderFixes, variantFixOf } from "../domain/OrderFix.js"
 
 /**
  * The match stage, pure: what to do with one store order given its store's
@@ -188,7 +189,7 @@ const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "a
 const PHONE = /^\+?[\d\s().-]{4,50}$/
 
 /** What the store withheld of the buyer's details, and why (the connector's words). */
-const withheldBuyer = (order: NormalizedOrder): HoldProblem | undefined => {
+const withheldBuyer = (order: AddressSource): HoldProblem | undefined => {
   const entries = (order.withheld ?? []).filter((w) => w.fields.some((f) => f === "email" || f.startsWith("shipTo.")))
   if (entries.length === 0) return undefined
   const fields = entries.flatMap((w) => w.fields.filter((f) => f === "email" || f.startsWith("shipTo.")))
@@ -214,7 +215,10 @@ const WITHHELD_WORDS: Readonly<Record<string, string>> = {
   "shipTo.phone": "phone"
 }
 
-export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
+/** What of an order its draft address is made from. */
+type AddressSource = Pick<NormalizedOrder, "shipTo"> & Partial<Pick<NormalizedOrder, "email" | "withheld">>
+
+export const buildAddress = (order: AddressSource, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
   // What is missing because the store withheld it is said as such, not as an address to fix.
   const withheld = withheldBuyer(order)
   if (withheld !== undefined) {
@@ -281,7 +285,8 @@ const shippingMethodFor = (order: NormalizedOrder, settings: StoreSettings) => {
  * order (so a batch's ZIPs can be checked together before each is planned); undefined when its
  * shipping is not Economy or planning holds it anyway (no usable US ZIP).
  */
-export const economyZipFor = (order: NormalizedOrder, settings: StoreSettings): string | undefined => {
+export const economyZipFor = (storeOrder: NormalizedOrder, settings: StoreSettings, fixes?: OrderFixes): string | undefined => {
+  const order = withFixedAddress(storeOrder, fixes)
   if (shippingMethodFor(order, settings) !== ECONOMY || order.shipTo === null) return undefined
   const to = order.shipTo
   const destination = economyDestination({
@@ -308,12 +313,37 @@ const referenceProblem = (error: ReferenceId.ReferenceIdError): HoldProblem => (
     : `the order has no usable store order id (${error.message}): create it at the POD service by hand`
 })
 
+/**
+ * The order as its draft is planned: with the shipping address a person corrected in the console
+ * (what the store withheld of the address no longer holds it then). The store's copy is unchanged.
+ */
+export const withFixedAddress = (order: NormalizedOrder, fixes: OrderFixes | undefined): NormalizedOrder => {
+  if (fixes?.address === undefined) return order
+  const withheld = (order.withheld ?? [])
+    .map((w) => ({ ...w, fields: w.fields.filter((f) => !f.startsWith("shipTo.")) }))
+    .filter((w) => w.fields.length > 0)
+  return { ...order, shipTo: fixes.address.shipTo, ...(order.withheld === undefined ? {} : { withheld }) }
+}
+
+/**
+ * What keeps `shipTo` from being a draft's address under the pipeline's rules (the POD service's
+ * limits, a phone that is a phone), in a seller's words; empty when it would be drafted as it is.
+ */
+export const addressProblems = (shipTo: NormalizedOrder["shipTo"]): ReadonlyArray<string> => {
+  const problems: Array<HoldProblem> = []
+  buildAddress({ shipTo }, problems)
+  return problems.map((p) => p.message.replace(/; fix (?:the address )?(?:it )?in the store$/, ""))
+}
+
+/** `fixes`: what a person fixed of this order in the console (OrderFix.ts), applied over the store's copy. */
 export const planDraft = (
-  order: NormalizedOrder,
+  storeOrder: NormalizedOrder,
   table: MappingTable,
   catalog: CatalogLookup | undefined,
-  settings: StoreSettings
+  settings: StoreSettings,
+  fixes?: OrderFixes
 ): DraftPlan => {
+  const order = withFixedAddress(storeOrder, fixes)
   if (order.cancelled) return { _tag: "Cancelled" }
   const problems: Array<HoldProblem> = []
   const eligible = settings.eligibleFinancialStatuses.map((s) => s.toLowerCase())
@@ -352,7 +382,7 @@ export const planDraft = (
     if (row.pod === undefined) {
       throw new Error(`mapping line ${row.line} has no POD variant and is not ignore: the mapping parser refuses such a row`)
     }
-    const item = planLine(line, row, row.pod, catalog, problems)
+    const item = planLine(line, row, variantFixOf(fixes, line.lineId)?.pod ?? row.pod, catalog, problems)
     if (item !== undefined) {
       items.push(item)
       planned.push({ lineId: line.lineId, quantity: line.fulfillableQuantity, mappingLine: row.line })
