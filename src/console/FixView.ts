@@ -53,7 +53,9 @@ const addressForm = (input: FixInput, current: ShipTo | null) =>
 
 const variantForm = (input: FixInput) =>
   html`<details class="fix" data-testid="fix-variant">
-    <summary>${input.order.state === "drafted" ? "Change a line's POD variant in the draft" : "Choose another POD variant for a line"}</summary>
+    <summary>${
+    input.order.state === "drafted" ? "Change a line's POD variant in the draft" : "Choose another POD variant for a line"
+  }</summary>
     <form method="post" action="/console/order/fix-variant" class="fix-form">
       ${hidden(input)}
       <label>Line <select name="line">${
@@ -88,16 +90,25 @@ export const fixesPart = (input: FixInput): Html | null => {
     ${
     address === undefined && fixes.variants.length === 0 ? html`<p class="muted">Nothing fixed for this order.</p>` : html`<ul>
       ${
-      address === undefined ? null : html`<li data-testid="fixed-address"><strong>Shipping address</strong> corrected by ${
-        words.actor(address.by)
-      } (${words.time(address.at)}): <address>${
-        [address.shipTo.name, address.shipTo.company, address.shipTo.line1, address.shipTo.line2, [
-          address.shipTo.postalCode,
-          address.shipTo.city
-        ].filter(Boolean).join(" "), [address.shipTo.regionCode ?? address.shipTo.region, address.shipTo.countryCode].filter(Boolean).join(", ")]
-          .filter((l) => l !== undefined && l !== "")
-          .map((l) => html`${l}<br />`)
-      }</address>
+      address === undefined ?
+        null :
+        html`<li data-testid="fixed-address"><strong>Shipping address</strong> corrected by ${words.actor(address.by)} (${
+          words.time(address.at)
+        }): <address>${
+          [
+            address.shipTo.name,
+            address.shipTo.company,
+            address.shipTo.line1,
+            address.shipTo.line2,
+            [
+              address.shipTo.postalCode,
+              address.shipTo.city
+            ].filter(Boolean).join(" "),
+            [address.shipTo.regionCode ?? address.shipTo.region, address.shipTo.countryCode].filter(Boolean).join(", ")
+          ]
+            .filter((l) => l !== undefined && l !== "")
+            .map((l) => html`${l}<br />`)
+        }</address>
           <span class="muted">The POD draft uses this address. The store's copy is unchanged (shown under "Ships to").</span></li>`
     }
       ${

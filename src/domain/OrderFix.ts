@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ShipTo } from "./NormalizedOrder.js"
+import type { ShipTo } from "./NormalizedOrder.js"
 import { hasDraft, type OrderState } from "./OrderState.js"
 
 /**
@@ -72,7 +72,9 @@ export const addressFixRefusal = ({ podDraftId, state }: FixedOrder): string | u
     : state === "ready"
     ? "the order is about to be drafted: hold it first, then fix its address"
     : hasDraft(state) || podDraftId !== null
-    ? `the order already has a POD draft (${state.replaceAll("_", " ")}): the POD service's draft update cannot change an address, fix it at the POD service`
+    ? `the order already has a POD draft (${
+      state.replaceAll("_", " ")
+    }): the POD service's draft update cannot change an address, fix it at the POD service`
     : `the order is ${state.replaceAll("_", " ")}: there is no draft to fix the address for`
 
 /** Whether a line's POD variant can be chosen: before the draft (the plan uses it) or while the draft is not checked out (the draft update). */
@@ -82,5 +84,7 @@ export const variantFixRefusal = ({ podDraftId, state }: FixedOrder): string | u
     : state === "ready"
     ? "the order is about to be drafted: hold it first, then choose the variant"
     : hasDraft(state) || podDraftId !== null
-    ? `the order's draft is ${state.replaceAll("_", " ")}: a draft's lines change only until it is checked out, change it at the POD service`
+    ? `the order's draft is ${
+      state.replaceAll("_", " ")
+    }: a draft's lines change only until it is checked out, change it at the POD service`
     : `the order is ${state.replaceAll("_", " ")}: there is no draft to choose a variant for`

@@ -185,6 +185,9 @@ const ADDRESS_LABELS: Record<string, string> = {
   phone_no: "phone"
 }
 
+/** What a seller does about an address the POD service would refuse. */
+const FIX_ADDRESS = "fix the address in the store, or correct it for the POD draft on the order's page in the console"
+
 const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "all" })
 const PHONE = /^\+?[\d\s().-]{4,50}$/
 
@@ -258,7 +261,7 @@ export const buildAddress = (order: AddressSource, problems: Array<HoldProblem>)
         code: "address",
         message: `shipping address ${label} (${field}) does not meet the POD service's limit: ${
           issue.message.split(", actual")[0]
-        }${detail}; fix the address in the store`
+        }${detail}; ${FIX_ADDRESS}`
       })
     }
     return undefined
@@ -266,7 +269,7 @@ export const buildAddress = (order: AddressSource, problems: Array<HoldProblem>)
   if (decoded.right.phone_no !== undefined && !PHONE.test(decoded.right.phone_no)) {
     problems.push({
       code: "address",
-      message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; fix it in the store`
+      message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; ${FIX_ADDRESS}`
     })
     return undefined
   }
@@ -332,7 +335,7 @@ export const withFixedAddress = (order: NormalizedOrder, fixes: OrderFixes | und
 export const addressProblems = (shipTo: NormalizedOrder["shipTo"]): ReadonlyArray<string> => {
   const problems: Array<HoldProblem> = []
   buildAddress({ shipTo }, problems)
-  return problems.map((p) => p.message.replace(/; fix (?:the address )?(?:it )?in the store$/, ""))
+  return problems.map((p) => p.message.replace(`; ${FIX_ADDRESS}`, ""))
 }
 
 /** `fixes`: what a person fixed of this order in the console (OrderFix.ts), applied over the store's copy. */

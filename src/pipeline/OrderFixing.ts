@@ -1,12 +1,6 @@
 import { Effect } from "effect"
 import type { ShipTo } from "../domain/NormalizedOrder.js"
-import {
-  addressFixRefusal,
-  type OrderFixes,
-  type PodVariantChoice,
-  podVariantInWords,
-  variantFixRefusal
-} from "../domain/OrderFix.js"
+import { addressFixRefusal, type OrderFixes, type PodVariantChoice, podVariantInWords, variantFixRefusal } from "../domain/OrderFix.js"
 import { HELD_BY_PERSON } from "../domain/PersonAction.js"
 import { addressProblems } from "../mapping/DraftPlan.js"
 import type { PodError } from "../pod/PodErrors.js"
@@ -99,19 +93,30 @@ export const chooseVariant = Effect.fn("OrderFixing.chooseVariant")(function*(
   const what = `"${line.title}${line.variantTitle ? ` / ${line.variantTitle}` : ""}" is to be made as ${podVariantInWords(pod)}`
   if (stored.state === "drafted") {
     const current = yield* repo.fixes.forOrder(orderId)
-    const fixes: OrderFixes = { ...current, variants: [...current.variants.filter((v) => v.lineId !== lineId), { lineId, pod, by: actor, at: new Date(0) }] }
+    const fixes: OrderFixes = {
+      ...current,
+      variants: [...current.variants.filter((v) => v.lineId !== lineId), { lineId, pod, by: actor, at: new Date(0) }]
+    }
     const patch = yield* patchDraftToPlan(stored, fixes).pipe(
       Effect.catchAll((error) =>
         error._tag === "DbError" ? Effect.fail(error) : Effect.succeed({ _tag: "Failed" as const, why: podErrorInWords(error) })
       )
     )
     if (patch._tag === "Failed") {
-      return [outcome(stored, false, `variant not changed: the POD service did not take the draft update (${patch.why}); nothing is kept, try again or change it at the POD service`)]
+      return [
+        outcome(
+          stored,
+          false,
+          `variant not changed: the POD service did not take the draft update (${patch.why}); nothing is kept, try again or change it at the POD service`
+        )
+      ]
     }
     if (patch._tag === "Refused") {
       const r = patch.refusal
       const why = r._tag === "CheckedOut"
-        ? `the POD draft is ${r.status.replace("VENDOR_ORDER_DRAFT_STATUS_", "").toLowerCase().replaceAll("_", " ")}: its lines no longer change, change it at the POD service`
+        ? `the POD draft is ${
+          r.status.replace("VENDOR_ORDER_DRAFT_STATUS_", "").toLowerCase().replaceAll("_", " ")
+        }: its lines no longer change, change it at the POD service`
         : r._tag === "CannotPlan"
         ? `with it the order cannot be drafted (${r.why})`
         : r._tag === "LineCount"
@@ -121,7 +126,9 @@ export const chooseVariant = Effect.fn("OrderFixing.chooseVariant")(function*(
     }
     yield* repo.fixes.save(orderId, { kind: "variant", lineId, pod }, {
       actor,
-      reason: `${what}, chosen by ${person.user} in the console: the POD draft ${stored.podDraftId ?? ""} was updated through the POD service's draft update (not checked out yet)`,
+      reason: `${what}, chosen by ${person.user} in the console: the POD draft ${
+        stored.podDraftId ?? ""
+      } was updated through the POD service's draft update (not checked out yet)`,
       data: { draftUpdated: stored.podDraftId }
     })
     return [outcome(stored, true, `${what}: the POD draft was updated`)]

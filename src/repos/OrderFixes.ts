@@ -68,7 +68,14 @@ export const makeOrderFixes = (db: DbShape) => {
       const lineId = fix.kind === "address" ? "" : fix.lineId
       yield* db.use((k) =>
         k.insertInto("order_fixes")
-          .values({ order_id: orderId, kind: fix.kind, line_id: lineId, value: jsonb(value as object), fixed_by: story.actor, fixed_at: at })
+          .values({
+            order_id: orderId,
+            kind: fix.kind,
+            line_id: lineId,
+            value: jsonb(value as object),
+            fixed_by: story.actor,
+            fixed_at: at
+          })
           .onConflict((c) =>
             c.columns(["order_id", "kind", "line_id"]).doUpdateSet((eb) => ({
               value: eb.ref("excluded.value"),

@@ -119,9 +119,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("fixing in place in the console", () => 
         yield* until("the POD draft made", async () => (await draftsAtPod()).length === 1, 30_000, 300)
         const [draft] = yield* Effect.promise(() => draftsAtPod())
         expect(draft?.addresses?.[0]).toMatchObject({ street_1: "2300 Crystal Drive", zip_code: "22202", city: "Arlington" })
-        const shop = yield* Effect.promise(() =>
-          fetch(`${stack.shopify.url}/__sim/orders`).then((r) => r.text())
-        )
+        const shop = yield* Effect.promise(() => fetch(`${stack.shopify.url}/__sim/orders`).then((r) => r.text()))
         // The store's copy: never written by podsync.
         expect(shop).toContain("Hopper-Montgomery")
         expect(shop).not.toContain("2300 Crystal Drive")

@@ -51,8 +51,20 @@ const order = (id: string, shipTo: NormalizedOrder["shipTo"]): NormalizedOrder =
     currency: "USD",
     shipTo,
     lines: [
-      sampleLine({ lineId: `${id}-1`, sku: "UTS01-DARKHE-M", variantId: `v-${id}-1`, title: "Unisex Heavy Cotton Tee – Mountain Sunrise Over The Lake (limited run)" }),
-      sampleLine({ lineId: `${id}-2`, sku: "UTS01-FOREST-S", variantId: `v-${id}-2`, quantity: 1, currentQuantity: 1, fulfillableQuantity: 1 })
+      sampleLine({
+        lineId: `${id}-1`,
+        sku: "UTS01-DARKHE-M",
+        variantId: `v-${id}-1`,
+        title: "Unisex Heavy Cotton Tee – Mountain Sunrise Over The Lake (limited run)"
+      }),
+      sampleLine({
+        lineId: `${id}-2`,
+        sku: "UTS01-FOREST-S",
+        variantId: `v-${id}-2`,
+        quantity: 1,
+        currentQuantity: 1,
+        fulfillableQuantity: 1
+      })
     ]
   })
 
@@ -113,7 +125,10 @@ for (const database of testDatabases()) {
         const told = story.find((e) => e.actor === "console:anna" && e.reason?.startsWith("shipping address corrected"))
         expect(told?.reason).toContain("2300 Crystal Drive, Suite 1200")
         expect(told?.reason).toContain("the store's copy is unchanged")
-        expect((yield* repo.fixes.forOrder(id)).address).toMatchObject({ by: "console:anna", shipTo: { line1: "2300 Crystal Drive, Suite 1200" } })
+        expect((yield* repo.fixes.forOrder(id)).address).toMatchObject({
+          by: "console:anna",
+          shipTo: { line1: "2300 Crystal Drive, Suite 1200" }
+        })
 
         // The release made it due: the match stage plans it with the fix, the draft stage drafts it.
         yield* matchMany(yield* repo.claim(MATCH_STATES, 50, "match", 60), "match")
@@ -153,8 +168,14 @@ for (const database of testDatabases()) {
         expect(after.line_items?.map((l) => l.variant?.variant_id)).toEqual(["GM0002010035", "GM0002010011"])
         // Its designs and quantity stay the line's.
         expect(after.line_items?.[0]?.quantity).toBe(2)
-        expect(after.line_items?.[0]?.printing_options?.map((p) => p.print_location_code)).toEqual(before.line_items?.[0]?.printing_options?.map((p) => p.print_location_code))
-        expect((yield* repo.fixes.forOrder(id)).variants).toMatchObject([{ lineId: `${tag}v1-1`, pod: { variantId: "GM0002010035" }, by: "console:anna" }])
+        expect(after.line_items?.[0]?.printing_options?.map((p) => p.print_location_code)).toEqual(
+          before.line_items?.[0]?.printing_options?.map((p) => p.print_location_code)
+        )
+        expect((yield* repo.fixes.forOrder(id)).variants).toMatchObject([{
+          lineId: `${tag}v1-1`,
+          pod: { variantId: "GM0002010035" },
+          by: "console:anna"
+        }])
         expect((yield* repo.story(id)).some((e) => e.actor === "console:anna" && e.reason?.includes("draft update"))).toBe(true)
 
         // Checked out at the POD service: its lines no longer change; nothing is sent, nothing kept.

@@ -173,7 +173,9 @@ const UPDATE_FIELDS = ["order_id", "line_items"]
 const LINE_UPDATE_FIELDS = ["line_item_id", "variant_id", "legacy_id", "quantity", "printing_options", "barcode_url"]
 
 const unknownFields = (issues: Issues, value: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => {
-  for (const key of Object.keys(value)) if (!known.includes(key)) issues.add(path === "" ? key : `${path}.${key}`, "is not a field of this request")
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) issues.add(path === "" ? key : `${path}.${key}`, "is not a field of this request")
+  }
 }
 
 const given = (value: unknown) => value !== undefined && value !== null
@@ -219,11 +221,16 @@ const readLineUpdate = (
   } else if (variant !== line.variant) {
     const unprintable = line.printingOptions.filter((o) => !offered.includes(o.location.toLowerCase()))
     for (const option of unprintable) {
-      issues.add(`${path}.printing_options`, `the new variant's product cannot be printed at ${option.location.toLowerCase()}: send printing_options`)
+      issues.add(
+        `${path}.printing_options`,
+        `the new variant's product cannot be printed at ${option.location.toLowerCase()}: send printing_options`
+      )
     }
   }
   const barcode = item["barcode_url"]
-  if (given(barcode) && barcode !== "" && (typeof barcode !== "string" || !isHttpUrl(barcode))) issues.add(`${path}.barcode_url`, "must be a URL")
+  if (given(barcode) && barcode !== "" && (typeof barcode !== "string" || !isHttpUrl(barcode))) {
+    issues.add(`${path}.barcode_url`, "must be a URL")
+  }
   if (issues.list.length > before) return undefined
   return () => {
     line.variant = variant
