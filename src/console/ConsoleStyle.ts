@@ -68,5 +68,8 @@ body.login label { display: flex; flex-direction: column; gap: .2rem; }
 .scroll { overflow-x: auto; max-width: 100%; } .scroll table { min-width: 40rem; } td.wrap { overflow-wrap: anywhere; min-width: 8rem; }
 .pager { display: flex; gap: 1rem; margin: .8rem 0; flex-wrap: wrap; }
 .filters input[type=search] { width: 18rem; max-width: 100%; } .filters label { max-width: 100%; }
+.fixes { margin-top: 1rem; } .fix { margin-top: .6rem; } .fix-form { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .5rem .8rem; margin-top: .5rem; }
+.fix-form label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); min-width: 0; }
+.fix-form input, .fix-form select { width: 100%; max-width: 100%; box-sizing: border-box; } .fix-form p, .fix-form button { grid-column: 1 / -1; justify-self: start; }
 @media (max-width: 640px) { main { padding: .6rem; } th, td { padding: .35rem .4rem; } .hide-narrow { display: none; } }
 `

@@ -86,7 +86,7 @@ export const fixesPart = (input: FixInput): Html | null => {
     const line = order.order.lines.find((l) => l.lineId === lineId)
     return line === undefined ? lineId : `${line.title}${line.variantTitle ? ` / ${line.variantTitle}` : ""}`
   }
-  return html`<div class="card" data-testid="fixes"><h2>Fixed in podsync</h2>
+  return html`<div class="card fixes" data-testid="fixes"><h2>Fixed in podsync</h2>
     ${
     address === undefined && fixes.variants.length === 0 ? html`<p class="muted">Nothing fixed for this order.</p>` : html`<ul>
       ${

@@ -97,6 +97,13 @@ describe.runIf(fs.existsSync(CHROMIUM))("fixing in place in the console", () => 
         yield* Effect.promise(async () => {
           expect(await page.textContent("h1")).toContain("held")
           expect(await draftsAtPod()).toHaveLength(0)
+          // The forms fit a phone without sideways scrolling.
+          await page.setViewportSize({ width: 390, height: 844 })
+          await page.click("[data-testid=fix-address] summary")
+          await page.click("[data-testid=fix-variant] summary")
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+          await page.setViewportSize({ width: 1280, height: 900 })
+          await page.reload()
           // A street the POD service would refuse (over 50 characters): said, nothing kept.
           await page.click("[data-testid=fix-address] summary")
           await page.fill("[data-testid=fix-address] input[name=line1]", "x".repeat(60))
