@@ -16,12 +16,13 @@ const PASSWORD = "correct horse battery staple"
 interface SimDraft {
   readonly order_id: string
   readonly addresses?: ReadonlyArray<{ readonly street_1?: string; readonly zip_code?: string; readonly city?: string }>
+  readonly line_items?: ReadonlyArray<{ readonly quantity?: number; readonly variant?: { readonly variant_id?: string } }>
 }
 
 // Without Debian's Chromium on the machine this test is left out, as the console's others are.
 describe.runIf(fs.existsSync(CHROMIUM))("fixing in place in the console", () => {
   it.live(
-    "fix a held order's address on its page: the store's copy is unchanged and the POD draft carries the correction",
+    "fix a held order's address on its page: the store's copy is unchanged and the POD draft carries it; then change its line's variant in the draft",
     () =>
       Effect.scoped(Effect.gen(function*() {
         fs.mkdirSync(SHOTS, { recursive: true })
@@ -135,7 +136,17 @@ describe.runIf(fs.existsSync(CHROMIUM))("fixing in place in the console", () => 
           expect(await page.textContent("[data-testid=pod]")).toContain(draft!.order_id)
           // After the draft the address is no longer fixed here.
           expect(await page.locator("[data-testid=fix-address]").count()).toBe(0)
+          // A line's variant still changes, through the POD service's draft update, while it is not checked out.
+          await page.click("[data-testid=fix-variant] summary")
+          await page.fill("[data-testid=fix-variant] input[name=variant]", "GM0002010035")
+          await page.click("[data-testid=fix-variant] button[type=submit]")
+          expect(await page.textContent("[data-testid=done]")).toContain("the POD draft was updated")
+          expect(await page.textContent("[data-testid=fixed-variant]")).toContain("POD variant GM0002010035, chosen by anna")
         })
+        const [updated] = yield* Effect.promise(() => draftsAtPod())
+        expect(updated?.order_id).toBe(draft!.order_id)
+        expect(updated?.line_items?.map((l) => l.variant?.variant_id)).toEqual(["GM0002010035"])
+        expect(updated?.line_items?.[0]?.quantity).toBe(2)
       })),
     120_000
   )
