@@ -10,6 +10,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit } from "effect"
 import { alertsCommand } from "./cli/alerts.js"
 import { checkCommand } from "./cli/check.js"
+import { consoleCommand } from "./cli/console.js"
 import { dbCommand } from "./cli/db.js"
 import { demoCommand } from "./cli/demo.js"
 import { explainCommand } from "./cli/explain.js"
@@ -36,6 +37,7 @@ const subcommands = [
   reportCommand,
   alertsCommand,
   dbCommand,
+  consoleCommand,
   demoCommand
 ] as const
 

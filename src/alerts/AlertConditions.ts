@@ -8,6 +8,7 @@
  * no request waits for it. `ConditionWatchLive` looks at the rest every few seconds.
  */
 import { Clock, type Duration, Effect, Layer, Option, Queue, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { DependencyHealth, dependencyLabel, type Trouble } from "../observability/DependencyHealth.js"
 import { PIPELINE_QUEUES } from "../observability/PipelineFigures.js"
 import { logFailure } from "../observability/DependencyHealth.js"
@@ -221,7 +222,7 @@ export const ConditionWatchLive = (thresholds: WatchThresholds, every: Duration.
       const limit = thresholds.noProgressMinutes * 60_000
       const lastMove = yield* repo.lastOrderMoveAt
       const moved = lastMove !== null && now - lastMove.getTime() < limit
-      const depths = yield* status.dueByStage(PIPELINE_QUEUES, new Date(now))
+      const depths = yield* status.dueByStage(PIPELINE_QUEUES, new Date(now), yield* isDryRun)
       for (const depth of depths) {
         const key = `stalled:${depth.stage}`
         const stuck = !moved && depth.due > 0 && depth.oldestDueSince !== null && now - depth.oldestDueSince.getTime() >= limit

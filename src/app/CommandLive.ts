@@ -4,6 +4,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
+import { DryRun } from "../config/DryRun.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
@@ -11,6 +12,7 @@ import { PlanningInputsLive } from "../pipeline/PlanningInputs.js"
 import { AlertsRepo } from "../repos/AlertsRepo.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
+import { ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import { CursorsRepo } from "../repos/CursorsRepo.js"
 import { MappingsRepo } from "../repos/MappingsRepo.js"
 import { OrderListRepo } from "../repos/OrderListRepo.js"
@@ -33,7 +35,8 @@ export const ReposLive = Layer.mergeAll(
   MappingsRepo.Default,
   AlertsRepo.Default,
   AttentionRepo.Default,
-  OrderListRepo.Default
+  OrderListRepo.Default,
+  ConsoleActionsRepo.Default
 )
 
 /** The services outside: the POD client through the shared budget, and each store's connector (they need the `Db` and an HTTP client). */
@@ -47,7 +50,7 @@ export const PlanningLive = (config: AppConfig, options: { readonly reloadOnSigh
 
 /** A one-shot command's services, on the database the daemon made: what the daemon's stages use, without its loops. */
 export const CommandLive = (config: AppConfig) =>
-  Layer.mergeAll(PlanningLive(config, { reloadOnSighup: false }), ExternalApisLive(config)).pipe(
+  Layer.mergeAll(PlanningLive(config, { reloadOnSighup: false }), ExternalApisLive(config), DryRun.layer(config.pipeline.dryRun)).pipe(
     Layer.provideMerge(PipelineTriggersLive),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),

@@ -5,6 +5,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Cause, Effect, Exit, Layer } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
+import { DRY_RUN_BANNER, DryRun } from "../config/DryRun.js"
 import { migrateToLatest } from "../db/Migrator.js"
 import { BudgetMetricsLive, ObservabilityLive } from "../observability/ObservabilityLive.js"
 import { orderLinksOf } from "../console/OrderLinks.js"
@@ -30,7 +31,14 @@ const Lifecycle = (config: AppConfig) =>
     const readiness = yield* Readiness
     yield* Effect.addFinalizer(() => Effect.zipRight(readiness.markNotReady, Effect.logInfo("podsync stopping: finishing in-flight work")))
     yield* readiness.markReady
+    if (config.pipeline.dryRun) {
+      yield* Effect.logWarning(
+        `${DRY_RUN_BANNER}: orders are pulled, planned and looked up, but no draft is created and nothing is written to the POD service or a store` +
+          (config.pod.webhooks === undefined ? "" : "; POD webhooks are not registered, orders are followed by polling")
+      )
+    }
     yield* Effect.logInfo("podsync started").pipe(Effect.annotateLogs({
+      ...(config.pipeline.dryRun ? { dryRun: true } : {}),
       stores: config.stores.map((s) => s.key),
       database: config.database.url ? "postgres" : "embedded",
       address: `http://${config.server.host}:${config.server.port}`
@@ -42,7 +50,9 @@ const Lifecycle = (config: AppConfig) =>
  * test can run it on the database it also reads (PGlite in memory, or a schema of its own).
  */
 export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, configFile?: string) => {
-  const webhooks = config.pod.webhooks
+  const dryRun = config.pipeline.dryRun
+  // Registering a webhook is a write at the POD service: a dry run registers none and follows orders by polling.
+  const webhooks = dryRun ? undefined : config.pod.webhooks
   return Lifecycle(config).pipe(
     Layer.provideMerge(HttpServerLive({ ...config.server, configFile }, {
       config: config.console,
@@ -81,6 +91,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),
+    Layer.provideMerge(DryRun.layer(dryRun)),
     Layer.provideMerge(Layer.effectDiscard(migrateToLatest))
   )
 }

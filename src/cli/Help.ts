@@ -78,7 +78,8 @@ export const renderHelp = (usage: string, doc: HelpDoc): string => {
   // @effect/cli's own usage section names the command without "podsync": ours replaces it.
   const from = lines.findIndex((line) => line === "DESCRIPTION")
   // A long usage line continues under the first option.
-  const command = /^[^[<-]*/.exec(usage)?.[0].trimEnd() ?? ""
+  // The command's words (`console hash-password`), up to the first option or argument.
+  const command = /^(?:[a-z][\w-]*(?: |$))*/.exec(usage)?.[0].trimEnd() ?? ""
   const indent = " ".repeat(`usage: podsync ${command} `.length)
   const usageLines = (usage.slice(command.length).match(/\[[^\]]*\]|<.*>|\S+/g) ?? []).reduce<Array<string>>(
     (done, group) => {

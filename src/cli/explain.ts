@@ -23,7 +23,8 @@ const StoryBody = Schema.Struct({
       actor: Schema.String,
       from: Schema.NullOr(Schema.String),
       to: Schema.String,
-      reason: Schema.NullOr(Schema.String)
+      reason: Schema.NullOr(Schema.String),
+      wouldSend: Schema.optional(Schema.Unknown)
     })
   ),
   shipments: Schema.Array(Schema.Struct({ trackingNo: Schema.String, carrier: Schema.NullOr(Schema.String), pushState: Schema.String }))

@@ -1,11 +1,12 @@
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as net from "node:net"
 import { setFlagsFromString } from "node:v8"
 import { Effect, FiberRef, Layer } from "effect"
 import { daemonLayer } from "../app/DaemonLive.js"
 import type { AppConfig } from "../config/AppConfig.js"
 import { dataDirHolder } from "../db/DataDirLock.js"
-import { canonicalConfigPath, CliFailure, configCommand, currentConfigFile } from "./AppRuntime.js"
+import { canonicalConfigPath, CliFailure, configOption, currentConfigFile, withConfig } from "./AppRuntime.js"
 
 const cannotListen = (app: AppConfig, reason: string) =>
   new CliFailure({
@@ -43,8 +44,25 @@ const favourASmallerHeap = Effect.sync(() => {
   }
 })
 
-/** `podsync start`: the daemon. Runs until SIGINT/SIGTERM; a second signal forces exit. */
-export const startCommand = configCommand("start", (app) =>
+const dryRunOption = Options.boolean("dry-run").pipe(
+  Options.withDescription(
+    "run the whole pipeline on live orders but create no draft and write nothing to the POD service or a store: " +
+      "what would be sent is kept in each order's story (pipeline.dryRun in the config does the same)"
+  )
+)
+
+/** `--dry-run` wins over the config: it turns dry run on, never off. */
+export const withDryRun = (app: AppConfig, dryRun: boolean): AppConfig =>
+  dryRun && !app.pipeline.dryRun ? { ...app, pipeline: { ...app.pipeline, dryRun: true } } : app
+
+/** `podsync start [--dry-run]`: the daemon. Runs until SIGINT/SIGTERM; a second signal forces exit. */
+export const startCommand = Command.make(
+  "start",
+  { config: configOption, dryRun: dryRunOption },
+  ({ config, dryRun }) => withConfig(config, (app) => start(withDryRun(app, dryRun)))
+).pipe(Command.withDescription("Run the daemon (--dry-run: send nothing, show what would be sent)"))
+
+const start = (app: AppConfig) =>
   Effect.zipRight(
     // Another podsync on this embedded database is said as that (its pid), before its port.
     Effect.zipRight(alreadyRunning(app), portFree(app)).pipe(Effect.zipLeft(favourASmallerHeap)),
@@ -57,4 +75,4 @@ export const startCommand = configCommand("start", (app) =>
             Effect.fail(cannotListen(app, error.cause instanceof Error ? error.cause.message : String(error.cause)))
         )
       )
-  )).pipe(Command.withDescription("Run the daemon"))
+  )

@@ -13,7 +13,7 @@ import { existingDbLayer } from "../app/DatabaseLive.js"
 const fromDatabase = (config: AppConfig) =>
   Effect.gen(function*() {
     const budget = yield* budgetStatusFromLog(config.pod).pipe(Effect.orElseSucceed(() => null))
-    return yield* readStatusReport({ storeKeys: config.stores.map((s) => s.key), budget, traffic: null })
+    return yield* readStatusReport({ storeKeys: config.stores.map((s) => s.key), budget, traffic: null, dryRun: config.pipeline.dryRun })
   }).pipe(Effect.provide(Layer.merge(StatusRepo.Default, AlertsRepo.Default)), Effect.provide(existingDbLayer(config)))
 
 // A daemon on the embedded database holds it alone, and only a daemon knows its waiters and traffic: ask it first.
@@ -60,9 +60,26 @@ const alertLines = (alerts: NonNullable<StatusReport["alerts"]>) => [
   )
 ]
 
+/** What each kind of recorded request is, in a seller's words. */
+const DRY_RUN_KINDS: Readonly<Record<string, string>> = {
+  draft: "would-be drafts",
+  draft_update: "would-be draft updates",
+  tracking: "would-be tracking pushes"
+}
+
 /** The status report as tables for a person. Pure. */
 export const renderStatus = (status: StatusReport, source: string): string => {
   const lines = [`podsync status (${source}, ${status.generatedAt})`]
+  if (status.dryRun !== undefined) {
+    const recorded = status.dryRun.recorded
+    lines.push(
+      `DRY RUN: nothing is sent to the POD service or the stores; ${
+        recorded.length === 0
+          ? "nothing recorded yet"
+          : `recorded instead: ${recorded.map((r) => `${r.storeKey} ${DRY_RUN_KINDS[r.kind] ?? r.kind} ${r.count}`).join(", ")}`
+      } (start without --dry-run, pipeline.dryRun: false, to send them)`
+    )
+  }
   // What is broken comes first: it explains most of what follows.
   for (const r of status.refused ?? []) {
     const who = r.dependency === "pod" ? "the POD service" : dependencyLabel(r.dependency)

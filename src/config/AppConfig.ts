@@ -212,7 +212,13 @@ export const AppConfig = Schema.Struct({
       notCheckedOutAfterHours: 24
     })
   ),
-  alerts: Schema.optionalWith(AlertsConfig, { exact: true })
+  alerts: Schema.optionalWith(AlertsConfig, { exact: true }),
+  /**
+   * `dryRun`: the whole pipeline runs on live orders (pulls, planning, holds, look-ups: reads) but
+   * nothing is sent that changes anything at the POD service or a store: what would be sent is
+   * recorded in each order's story once (`podsync start --dry-run` turns it on too).
+   */
+  pipeline: withDefault(Schema.Struct({ dryRun: withDefault(Schema.Boolean, () => false) }), () => ({ dryRun: false }))
 }).pipe(
   Schema.filter((config) => {
     const duplicate = duplicateName(config.stores, (s) => s.key, ["stores"], "key", "store key")

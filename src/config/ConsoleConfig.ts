@@ -1,6 +1,6 @@
 import { isIP } from "node:net"
 import { Schema } from "effect"
-import { IntLike, optional as optionalWith, Secret, withDefault } from "./ConfigSchemas.js"
+import { duplicateName, IntLike, optional as optionalWith, Secret, withDefault } from "./ConfigSchemas.js"
 
 /** `console:` of the configuration file: the web console, who may log in, and a proxy that logs people in. */
 
@@ -12,19 +12,52 @@ const PasswordHash = Schema.Redacted(Schema.String.pipe(Schema.filter((s) =>
   'expected scrypt:<N>:<r>:<p>:<salt>:<hash> (README, "Console", prints one for a password); the value is not shown'
 )))
 
+/** What a person may do in the console (README "Console", "A team"): look, act on orders and mappings, or everything. */
+export const CONSOLE_ROLES = ["viewer", "operator", "admin"] as const
+export const ConsoleRole = Schema.Literal(...CONSOLE_ROLES)
+export type ConsoleRole = typeof ConsoleRole.Type
+
+const UserName = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._@-]{1,64}$/, {
+  message: () => "expected a user name of letters, digits and . _ @ - (at most 64)"
+}))
+
+/**
+ * One person of the team, who logs in with a password of their own. Without passwordHash (its
+ * variable unset) they cannot log in here; their role still holds when the trusted proxy names them.
+ */
+const ConsoleUser = Schema.Struct({
+  name: UserName,
+  role: ConsoleRole,
+  passwordHash: optionalWith(PasswordHash)
+})
+
 /**
  * Who may use the console and how long a login lasts. With neither passwordHash nor token (their
  * variables unset) nobody can log in: the console then counts as having no auth.
  */
 const ConsoleAuth = Schema.Struct({
   /** The name a login goes by: recorded as the actor of every action taken in the console. */
-  user: withDefault(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._@-]{1,64}$/)), () => "seller"),
+  user: withDefault(UserName, () => "seller"),
+  /** The password of `user`, who is an admin (the one login of a configuration before `users`). */
   passwordHash: optionalWith(PasswordHash),
+  /** Typed in the password field by anyone: logs in as `user`, an admin. */
   token: optionalWith(Secret),
+  /** The team: each person with a role and a password of their own. */
+  users: optionalWith(Schema.Array(ConsoleUser)),
   /** Signs the session cookies; absent: a random one per start (logins end when the daemon restarts). */
   sessionSecret: optionalWith(Secret),
   sessionHours: withDefault(IntLike.pipe(Schema.between(1, 720)), () => 12)
-})
+}).pipe(Schema.filter((auth) =>
+  duplicateName(auth.users ?? [], (u) => u.name, ["users"], "name", "user name") ??
+    // `user` logs in with passwordHash or token as an admin: a team member of that name would be two people.
+    (auth.passwordHash === undefined && auth.token === undefined ? undefined : (() => {
+      const index = (auth.users ?? []).findIndex((u) => u.name === auth.user)
+      return index < 0 ? undefined : {
+        path: ["users", index, "name"],
+        message: `"${auth.user}" is also console.auth.user (who logs in with passwordHash or token): give one of them another name`
+      }
+    })())
+))
 
 /** An IP address or a CIDR network (`10.0.0.2`, `172.16.0.0/12`, `::1`). */
 const ProxyAddress = Schema.NonEmptyTrimmedString.pipe(Schema.filter((entry) => {
@@ -57,7 +90,15 @@ export const ConsoleSection = Schema.Struct({
       () => "X-Forwarded-User"
     ),
     /** The proxy's addresses as podsync sees them, or networks (CIDR); a header from anywhere else is ignored. */
-    from: withDefault(Schema.Array(ProxyAddress), () => ["127.0.0.1", "::1"])
+    from: withDefault(Schema.Array(ProxyAddress), () => ["127.0.0.1", "::1"]),
+    /** A header with the person's groups, comma-separated (oauth2-proxy's X-Forwarded-Groups, Authelia's Remote-Groups); default X-Forwarded-Groups. */
+    groupsHeader: optionalWith(
+      Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,64}$/, { message: () => "expected a header name, e.g. X-Forwarded-Groups" }))
+    ),
+    /** The role of a user name, or of a group written `group:<name>`; a person with several gets the highest. */
+    roles: optionalWith(Schema.Record({ key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)), value: ConsoleRole })),
+    /** The role of anyone `roles` does not name. Absent: viewer when `roles` names anyone, else admin (as before roles). */
+    defaultRole: optionalWith(ConsoleRole)
   }))
 })
 export type ConsoleConfig = typeof ConsoleSection.Type

@@ -1,7 +1,10 @@
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { BlockList, isIP, isIPv6 } from "node:net"
-import { Effect, Redacted } from "effect"
-import type { ConsoleConfig } from "../config/ConsoleConfig.js"
+import { Redacted } from "effect"
+import type { ConsoleConfig, ConsoleRole } from "../config/ConsoleConfig.js"
+import { defaultProxyRole, groupsOf, proxyRoleOf } from "./ConsoleRoles.js"
+
+export { hashPassword, passwordMatches } from "../config/PasswordHash.js"
 
 /**
  * Who may reach the console, decided once from the configuration (pure), and the cryptography
@@ -36,7 +39,7 @@ const blockListOf = (from: ReadonlyArray<string>): BlockList => {
  * addresses; anyone else's header is ignored, so it cannot be forged past the proxy.
  */
 export const proxyUserOf = (
-  proxy: ProxyTrust | undefined,
+  proxy: Pick<ProxyTrust, "userHeader" | "from"> | undefined,
   remoteAddress: string | undefined,
   headers: Readonly<Record<string, string | undefined>>
 ): string | undefined => {
@@ -48,10 +51,24 @@ export const proxyUserOf = (
 export const isLoopbackHost = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
+/** The groups a trusted proxy says the person is in (on a request `proxyUserOf` accepts). */
+export const proxyGroupsOf = (proxy: ProxyTrust, headers: Readonly<Record<string, string | undefined>>) =>
+  groupsOf(headers[proxy.groupsHeader])
+
+/** One person of the team (console.auth.users). */
+export interface TeamMember {
+  readonly name: string
+  readonly role: ConsoleRole
+  /** Absent: not a login here; the role of the person the proxy names so. */
+  readonly passwordHash?: Redacted.Redacted<string> | undefined
+}
+
 export interface LoginAuth {
+  /** Who logs in with passwordHash or token: an admin. */
   readonly user: string
   readonly passwordHash: Redacted.Redacted<string> | undefined
   readonly token: Redacted.Redacted<string> | undefined
+  readonly users?: ReadonlyArray<TeamMember> | undefined
   readonly sessionHours: number
 }
 
@@ -59,7 +76,10 @@ export interface LoginAuth {
 export interface ProxyTrust {
   /** Lower-case, as Node gives request headers. */
   readonly userHeader: string
+  readonly groupsHeader: string
   readonly from: ReadonlyArray<string>
+  readonly roles: Readonly<Record<string, ConsoleRole>>
+  readonly defaultRole: ConsoleRole
 }
 
 export type ConsoleAccess =
@@ -76,14 +96,26 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
   // A proxy with no address trusts nobody: as if there were none.
   const proxy = config.proxy === undefined || config.proxy.from.length === 0
     ? undefined
-    : { userHeader: config.proxy.userHeader.toLowerCase(), from: config.proxy.from.map(addressOf) }
-  if ((auth !== undefined && (auth.passwordHash !== undefined || auth.token !== undefined)) || proxy !== undefined) {
+    : {
+      userHeader: config.proxy.userHeader.toLowerCase(),
+      groupsHeader: (config.proxy.groupsHeader ?? "X-Forwarded-Groups").toLowerCase(),
+      from: config.proxy.from.map(addressOf),
+      roles: config.proxy.roles ?? {},
+      defaultRole: defaultProxyRole(config.proxy.roles, config.proxy.defaultRole)
+    }
+  const users = auth?.users ?? []
+  if (
+    (auth !== undefined &&
+      (auth.passwordHash !== undefined || auth.token !== undefined || users.some((u) => u.passwordHash !== undefined))) ||
+    proxy !== undefined
+  ) {
     return {
       _tag: "Login",
       auth: {
         user: auth?.user ?? "seller",
         passwordHash: auth?.passwordHash,
         token: auth?.token,
+        users,
         sessionHours: auth?.sessionHours ?? 12
       },
       proxy
@@ -92,33 +124,25 @@ export const consoleAccessOf = (serverHost: string, config: ConsoleConfig): Cons
   if (isLoopbackHost(serverHost)) return { _tag: "Local" }
   return {
     _tag: "Off",
-    why: `server.host ${serverHost} is not a loopback address and console.auth has no passwordHash or token: ` +
+    why: `server.host ${serverHost} is not a loopback address and console.auth has no passwordHash, token or users: ` +
       'set one (README, "Console") to serve the console'
   }
 }
 
-/** `scrypt:<N>:<r>:<p>:<salt>:<hash>` of `password`, as README "Console" makes it. */
-export const hashPassword = (password: string, cost = 16384) =>
-  Effect.async<string>((resume) => {
-    const salt = randomBytes(16)
-    scrypt(password, salt, 32, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 }, (error, key) => {
-      resume(error ? Effect.die(error) : Effect.succeed(`scrypt:${cost}:8:1:${salt.toString("base64")}:${key.toString("base64")}`))
-    })
-  })
-
-/** Whether `password` is the one `stored` (a `hashPassword` answer) was made from. A malformed hash matches nothing. */
-export const passwordMatches = (password: string, stored: string) =>
-  Effect.async<boolean>((resume) => {
-    const [scheme, n, r, p, salt, hash] = stored.split(":")
-    const N = Number(n), R = Number(r), P = Number(p)
-    if (scheme !== "scrypt" || salt === undefined || hash === undefined || ![N, R, P].every(Number.isSafeInteger)) {
-      return resume(Effect.succeed(false))
-    }
-    const expected = Buffer.from(hash, "base64")
-    scrypt(password, Buffer.from(salt, "base64"), expected.length, { N, r: R, p: P, maxmem: 256 * N * R }, (error, key) => {
-      resume(Effect.succeed(error === null && key.length === expected.length && timingSafeEqual(key, expected)))
-    })
-  })
+/**
+ * The role of the person a session is for, decided at each request from the configuration (a changed
+ * role holds at the next click): on this machine without auth, admin; `console.auth.user` (password
+ * or token), admin; a team member, their role; a person the trusted proxy names, by `proxy.roles`
+ * (their name, or `groups` the proxy sends now), else its default role. Nobody else: viewer.
+ */
+export const roleOfPerson = (access: ConsoleAccess, user: string, groups: ReadonlyArray<string>): ConsoleRole => {
+  if (access._tag !== "Login") return "admin"
+  const auth = access.auth
+  if (user === auth.user && (auth.passwordHash !== undefined || auth.token !== undefined)) return "admin"
+  const member = (auth.users ?? []).find((u) => u.name === user)
+  if (member !== undefined) return member.role
+  return access.proxy === undefined ? "viewer" : proxyRoleOf(access.proxy, user, groups)
+}
 
 const digest = (value: string) => createHash("sha256").update(value).digest()
 

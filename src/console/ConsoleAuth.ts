@@ -69,13 +69,17 @@ export class ConsoleAuth extends Effect.Service<ConsoleAuth>()("podsync/ConsoleA
           const byToken = auth.token !== undefined && password !== "" && sameSecret(password, auth.token)
           const byPassword = !byToken && auth.passwordHash !== undefined && user === auth.user && password !== "" &&
             (yield* passwordMatches(password, Redacted.value(auth.passwordHash)))
-          if (byToken || byPassword) {
+          const member = byToken || byPassword ? undefined : (auth.users ?? []).find((u) => u.name === user)
+          const byMember = member?.passwordHash !== undefined && password !== "" &&
+            (yield* passwordMatches(password, Redacted.value(member.passwordHash)))
+          if (byToken || byPassword || byMember) {
             yield* Ref.update(failures, (all) => {
               const next = new Map(all)
               next.delete(address)
               return next
             })
-            return { _tag: "LoggedIn", session: yield* newSession(auth.user, auth.sessionHours) } satisfies LoginOutcome
+            const name = byMember ? member.name : auth.user
+            return { _tag: "LoggedIn", session: yield* newSession(name, auth.sessionHours) } satisfies LoginOutcome
           }
           yield* Ref.update(failures, (all) => new Map(all).set(address, [...recent, nowMs]))
           return { _tag: "Refused" } satisfies LoginOutcome

@@ -1,14 +1,20 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
+import { seenOrderOf } from "../pipeline/PersonActions.js"
+import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import type { Session } from "./ConsoleAccess.js"
-import { isLoopbackHost, proxyUserOf } from "./ConsoleAccess.js"
+import { isLoopbackHost, proxyGroupsOf, proxyUserOf, roleOfPerson } from "./ConsoleAccess.js"
 import { ConsoleAuth, SESSION_COOKIE } from "./ConsoleAuth.js"
+import { type ConsoleRole, mayPost, POST_ROUTES, roleNeededFor } from "./ConsoleRoles.js"
+import { roleRefusalPage } from "./Html.js"
 
 /**
  * What every console request passes: the console is served at all, the caller has a session
- * (on a loopback host without auth, one is given to callers on this machine), and a POST carries
- * the session's CSRF token and comes from the console's own origin.
+ * (on a loopback host without auth, one is given to callers on this machine), a POST carries
+ * the session's CSRF token and comes from the console's own origin, and the caller's role may send
+ * it (ConsoleRoles: every POST route and the role it needs; a refusal is recorded for the audit page).
  */
 
 /** No script or style from anywhere but the daemon, no framing, no inline code, forms only to itself. */
@@ -70,6 +76,8 @@ export interface Caller {
   readonly csrfToken: string
   /** A session given now (loopback without auth): the response sets its cookie. */
   readonly fresh: boolean
+  /** What the person may do, from the configuration at this request. */
+  readonly role: ConsoleRole
 }
 
 export type Admission = { readonly _tag: "Admitted"; readonly caller: Caller } | {
@@ -113,11 +121,60 @@ export const admit = (options: { readonly post: boolean; readonly form?: Readonl
         return turned(HttpServerResponse.redirect("/console/login", { status: 303, headers: SECURITY_HEADERS }))
       }
     }
+    const groups = proxyUser !== undefined && auth.access._tag === "Login" && auth.access.proxy !== undefined
+      ? proxyGroupsOf(auth.access.proxy, request.headers)
+      : []
+    const role = roleOfPerson(auth.access, session.user, groups)
     if (options.post) {
       const given = request.headers["x-csrf-token"] ?? options.form?.find(([k]) => k === "_csrf")?.[1]
       if (!sameOrigin(request) || !auth.csrfMatches(session, given)) {
         return turned(refusal(403, "refused: this form is not one the console gave this session (missing or wrong CSRF token)"))
       }
+      const path = request.url.split("?")[0] ?? request.url
+      if (!mayPost(role, path)) {
+        const needed = roleNeededFor(path)
+        yield* Effect.logWarning("console: action refused to the person's role").pipe(
+          Effect.annotateLogs({ user: session.user, role, needed, path })
+        )
+        const summary = refusedSummary(path, needed, options.form ?? [])
+        // A refused action on orders names each order it was for, as a done one does.
+        const references = yield* referencesOf(path, options.form ?? [])
+        yield* Effect.flatMap(ConsoleActionsRepo, (repo) =>
+          repo.record(
+            (references.length === 0 ? [null] : references).map((referenceId) => ({
+              actor: session.user,
+              role,
+              kind: "refused",
+              outcome: "refused" as const,
+              summary,
+              referenceId
+            }))
+          ))
+        return turned(htmlResponse(roleRefusalPage({ user: session.user, role, needed, path }), 403))
+      }
     }
-    return { _tag: "Admitted", caller: { session, csrfToken: auth.csrfToken(session), fresh } } satisfies Admission
+    return { _tag: "Admitted", caller: { session, csrfToken: auth.csrfToken(session), fresh, role } } satisfies Admission
   })
+
+/** The orders a queue form names (a row's button in `one`, the ticked rows in `sel`), by reference; at most 200. */
+const referencesOf = (path: string, form: ReadonlyArray<readonly [string, string]>) => {
+  if (path !== "/console/queue/act") return Effect.succeed([])
+  const one = form.find(([k]) => k === "one")?.[1]
+  const values = one !== undefined ? [one.split("|").slice(1).join("|")] : form.filter(([k]) => k === "sel").map(([, v]) => v)
+  const ids = values.map(seenOrderOf).filter((s) => s !== undefined).map((s) => s.id).slice(0, 200)
+  return Effect.map(Effect.flatMap(AttentionRepo, (repo) => repo.byIds(ids)), (orders) => orders.map((o) => o.referenceId))
+}
+
+/** What a refused person tried, for the audit page: the form's action, and its order or store when it names one. */
+const refusedSummary = (path: string, needed: ConsoleRole, form: ReadonlyArray<readonly [string, string]>) => {
+  const field = (name: string) => form.find(([k]) => k === name)?.[1]
+  // The queue's forms name their action in `one` (a row's button) or `bulk`.
+  const action = path === "/console/queue/act" ? field("one")?.split("|")[0] ?? field("bulk") : undefined
+  const store = field("store")
+  const what = [
+    POST_ROUTES[path]?.what ?? `send ${path}`,
+    action === undefined || action === "" ? undefined : `(${action.replaceAll("_", " ")})`,
+    store === undefined || store === "" ? undefined : `for ${store}`
+  ].filter((w) => w !== undefined).join(" ")
+  return `tried to ${what}: refused, needs ${needed}`
+}

@@ -1,6 +1,8 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Clock, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
+import { type ConsoleActionEntry, ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, withSessionCookie } from "./ConsoleGuard.js"
 import { html, renderDocument, type Section } from "./Html.js"
@@ -23,13 +25,22 @@ export const query = (name: string) =>
   })
 
 export const chrome = (caller: Caller, title: string, section: Section) =>
-  Effect.map(ConsoleAuth, (auth) => ({
+  Effect.zipWith(ConsoleAuth, isDryRun, (auth, dryRun) => ({
     title,
     section,
     user: caller.session.user,
     csrfToken: caller.csrfToken,
-    loggedIn: auth.access._tag === "Login"
+    loggedIn: auth.access._tag === "Login",
+    ...(dryRun ? { dryRun } : {}),
+    role: caller.role
   }))
+
+/** Records what the caller did for the audit page (console_actions): who and with which role, what, when. */
+export const recordActions = (caller: Caller, entries: ReadonlyArray<Omit<ConsoleActionEntry, "actor" | "role">>) =>
+  Effect.flatMap(
+    ConsoleActionsRepo,
+    (repo) => repo.record(entries.map((entry) => ({ ...entry, actor: caller.session.user, role: caller.role })))
+  )
 
 /** What failed, in a line a seller can pass on: the error's kind and message, any credentials in an address cut out. */
 export const failureInWords = (cause: Cause.Cause<unknown>): string => {

@@ -6,7 +6,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, DateTime, Effect, Option } from "effect"
 import type { DbError } from "../db/Db.js"
-import { isPersonAction } from "../domain/PersonAction.js"
+import { ACTION_LABELS, isPersonAction } from "../domain/PersonAction.js"
 import type { StatusReport } from "../observability/StatusReport.js"
 import { lookUpOrder } from "../pipeline/Explain.js"
 import { actOnOrders, type ActionOutcome, seenOrderOf } from "../pipeline/PersonActions.js"
@@ -14,13 +14,18 @@ import { ReportService } from "../reporting/ReportService.js"
 import { moneyByPeriod } from "../reports/MoneyByPeriod.js"
 import { AWAITING_STORE_PAYMENT, NEEDS_A_PERSON } from "../domain/OrderState.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
+import { OrderListRepo } from "../repos/OrderListRepo.js"
+import { isDryRun } from "../config/DryRun.js"
+import { dryRunContent } from "./DryRunView.js"
 import { StatusRepo } from "../repos/StatusRepo.js"
 import { StoreConnectors } from "../stores/StoreConnector.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../repos/ShipmentsRepo.js"
+import { ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
+import { AUDIT_PAGE_SIZE, auditContent } from "./AuditView.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { type Caller, CONTENT_SECURITY_POLICY, htmlResponse, SECURITY_HEADERS, withSessionCookie } from "./ConsoleGuard.js"
-import { chrome, formOf, getPage, param, postAction, query } from "./ConsoleRequest.js"
+import { chrome, formOf, getPage, param, postAction, query, recordActions } from "./ConsoleRequest.js"
 import { CONSOLE_CSS } from "./ConsoleStyle.js"
 import { html, loginPage, page, renderFragment } from "./Html.js"
 import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange, overviewRangeOf } from "./OverviewView.js"
@@ -46,6 +51,8 @@ export interface AttentionSettings {
 }
 
 const QUEUE_LIMIT = 200
+/** The would-be drafts listed at once (the newest). */
+const DRY_RUN_LIMIT = 500
 
 // The order page shows the lines' design files as thumbnails: images (only) may come from the web.
 const ORDER_PAGE_CSP = CONTENT_SECURITY_POLICY.replace("img-src 'self' data:", "img-src 'self' data: https:")
@@ -204,6 +211,16 @@ export const consoleRoutes = <R>(
       )
     ),
     HttpRouter.get(
+      "/console/dry-run",
+      getPage((caller) =>
+        Effect.gen(function*() {
+          const recorded = yield* Effect.flatMap(OrderListRepo, (repo) => repo.wouldSend(DRY_RUN_LIMIT))
+          const content = dryRunContent({ dryRun: yield* isDryRun, rows: recorded.orders, ...recorded, words })
+          return htmlResponse(page(yield* chrome(caller, "Would-be drafts", "dry-run"), content))
+        })
+      )
+    ),
+    HttpRouter.get(
       "/console/live",
       getPage(() =>
         Effect.map(
@@ -237,6 +254,17 @@ export const consoleRoutes = <R>(
           const outcomes = action !== undefined && isPersonAction(action) && seen.length > 0
             ? yield* actOnOrders(action, seen, { user: caller.session.user, actionKey: key })
             : [{ id: 0, referenceId: null, outcome: "refused" as const, message: "choose an action and at least one order" }]
+          if (action !== undefined && isPersonAction(action)) {
+            yield* recordActions(
+              caller,
+              outcomes.map((o) => ({
+                kind: action,
+                outcome: o.outcome,
+                summary: `${ACTION_LABELS[action]}: ${o.outcome === "refused" ? `refused, ${o.message}` : o.message}`,
+                referenceId: o.referenceId
+              }))
+            )
+          }
           yield* Effect.logInfo("console: action").pipe(
             Effect.annotateLogs({
               user: caller.session.user,
@@ -315,6 +343,12 @@ export const consoleRoutes = <R>(
               ReportFilesError: (error) => Effect.succeed({ ok: false, text: error.message })
             })
           )
+          yield* recordActions(caller, [{
+            kind: "report_run",
+            outcome: flash.ok ? "done" : "refused",
+            summary: `Report run: ${flash.text}`,
+            storeKey: request.store ?? null
+          }])
           return yield* redirectWithFlash("/console/reports", { ok: flash.ok, text: fitText(flash.text) } satisfies Notice)
         })
       )
@@ -328,6 +362,17 @@ export const consoleRoutes = <R>(
               onNone: () => storyPage(caller, ref ?? "", []),
               onSome: (f) => storyPage(caller, ref ?? "", f.outcomes)
             })))
+      )
+    ),
+    HttpRouter.get(
+      "/console/audit",
+      getPage((caller) =>
+        Effect.gen(function*() {
+          const before = Number(yield* query("before"))
+          const older = Number.isSafeInteger(before) && before > 0
+          const listed = yield* (yield* ConsoleActionsRepo).page({ before: older ? before : undefined, limit: AUDIT_PAGE_SIZE })
+          return htmlResponse(page(yield* chrome(caller, "Audit", "audit"), auditContent(listed, words, older)))
+        })
       )
     ),
     HttpRouter.concat(mappingsRoutes),

@@ -10,6 +10,9 @@ header.top a.current { color: #fff; font-weight: 600; border-bottom: 2px solid #
 .brand { font-weight: 700; letter-spacing: .02em; }
 .who { margin-left: auto; display: flex; gap: .6rem; align-items: center; }
 .who button { background: transparent; color: #fff; border: 1px solid #8793a8; }
+.dry-run-banner { padding: .5rem 1.2rem; background: var(--warn-bg); color: var(--warn); border-bottom: 1px solid var(--warn); overflow-wrap: anywhere; }
+.dry-run-banner a { color: var(--warn); }
+ul.lines { margin: 0; padding-left: 1.1rem; }
 main { padding: 1.2rem; max-width: 1200px; margin: 0 auto; }
 h1 { font-size: 1.4rem; margin: .2rem 0 1rem; } h2 { font-size: 1.1rem; margin: 1.4rem 0 .6rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: .8rem; }

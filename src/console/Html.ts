@@ -1,6 +1,8 @@
 import { html } from "htm/preact"
-import type { VNode } from "preact"
+import { cloneElement, type ComponentChildren, isValidElement, type VNode } from "preact"
 import { render } from "preact-render-to-string"
+import { DRY_RUN_BANNER } from "../config/DryRun.js"
+import { type ConsoleRole, mayPost, roleNeededFor, ROLE_WORDS } from "./ConsoleRoles.js"
 
 /**
  * The console's pages are preact elements written with htm and rendered to a string on the
@@ -13,7 +15,7 @@ export type Html = VNode
 export const renderDocument = (node: Html) => `<!doctype html>${render(node)}`
 export const renderFragment = (node: Html) => render(node)
 
-export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports"
+export type Section = "overview" | "queue" | "orders" | "pay" | "order" | "mappings" | "reports" | "audit" | "dry-run"
 
 export interface Chrome {
   readonly title: string
@@ -22,6 +24,10 @@ export interface Chrome {
   readonly csrfToken: string
   /** Whether a login is needed (a logout button makes sense). */
   readonly loggedIn: boolean
+  /** The daemon runs dry: every page says so, and links its would-be drafts. */
+  readonly dryRun?: boolean
+  /** What the person may do: forms they may not send show disabled buttons. Absent: admin. */
+  readonly role?: ConsoleRole | undefined
 }
 
 // htmx reads its configuration here: no eval (the Content-Security-Policy forbids it anyway) and
@@ -34,8 +40,39 @@ const NAV: ReadonlyArray<{ readonly section: Section; readonly href: string; rea
   { section: "orders", href: "/console/orders", label: "All orders" },
   { section: "pay", href: "/console/pay", label: "What to pay" },
   { section: "mappings", href: "/console/mappings", label: "Mappings" },
-  { section: "reports", href: "/console/reports", label: "Reports" }
+  { section: "reports", href: "/console/reports", label: "Reports" },
+  { section: "audit", href: "/console/audit", label: "Audit" }
 ]
+
+const DRY_RUN_NAV = { section: "dry-run" as const, href: "/console/dry-run", label: "Would-be drafts" }
+
+/** The buttons of a form, disabled with why (the guard refuses the POST anyway). */
+const disabledButtons = (node: unknown, why: string): ComponentChildren => {
+  if (Array.isArray(node)) return node.map((n) => disabledButtons(n, why))
+  if (!isValidElement(node)) return node as ComponentChildren
+  const props = node.props as { readonly children?: unknown; readonly type?: unknown }
+  if (node.type === "button" || (node.type === "input" && props.type === "submit")) {
+    return cloneElement(node, { disabled: true, title: why })
+  }
+  return props.children === undefined ? node : cloneElement(node, {}, disabledButtons(props.children, why))
+}
+
+/** The page as `role` may use it: each form it may not send has its buttons disabled, saying the role it needs. */
+export const forRole = (node: unknown, role: ConsoleRole): ComponentChildren => {
+  if (Array.isArray(node)) return node.map((n) => forRole(n, role))
+  if (!isValidElement(node)) return node as ComponentChildren
+  const props = node.props as { readonly children?: unknown; readonly method?: unknown; readonly action?: unknown }
+  if (node.type === "form" && props.method === "post" && typeof props.action === "string" && !mayPost(role, props.action)) {
+    const why = `needs ${roleNeededFor(props.action)}: you are ${role}`
+    return cloneElement(
+      node,
+      { "data-needs-role": roleNeededFor(props.action) },
+      html`<span class="muted needs-role" data-testid="needs-role">${why}</span>`,
+      disabledButtons(props.children, why)
+    )
+  }
+  return props.children === undefined ? node : cloneElement(node, {}, forRole(props.children, role))
+}
 
 export const page = (chrome: Chrome, content: Html) =>
   renderDocument(html`
@@ -53,7 +90,7 @@ export const page = (chrome: Chrome, content: Html) =>
         <span class="brand">podsync</span>
         <nav>
           ${
-    NAV.map((item) =>
+    (chrome.dryRun === true ? [...NAV, DRY_RUN_NAV] : NAV).map((item) =>
       html`<a href=${item.href} class=${item.section === chrome.section ? "current" : ""} aria-current=${
         item.section === chrome.section ? "page" : undefined
       }>${item.label}</a>`
@@ -62,11 +99,57 @@ export const page = (chrome: Chrome, content: Html) =>
         </nav>
         <form method="post" action="/console/logout" class="who">
           <span>${chrome.user}</span>
+          ${chrome.role === undefined ? null : html`<span class="muted" data-testid="role">${chrome.role}</span>`}
           <input type="hidden" name="_csrf" value=${chrome.csrfToken} />
           ${chrome.loggedIn ? html`<button type="submit">Log out</button>` : null}
         </form>
       </header>
-      <main>${content}</main>
+      ${
+    chrome.dryRun === true
+      ? html`<div class="dry-run-banner" role="status"><strong>${DRY_RUN_BANNER}</strong> to the POD service or the stores: podsync shows what it would send (<a href="/console/dry-run">would-be drafts</a>).</div>`
+      : null
+  }
+      <main>
+        ${
+    chrome.role === "viewer"
+      ? html`<p class="muted" data-testid="role-note">You are a viewer: you ${ROLE_WORDS.viewer}. An operator ${ROLE_WORDS.operator}.</p>`
+      : null
+  }
+        ${chrome.role === undefined || chrome.role === "admin" ? content : forRole(content, chrome.role)}
+      </main>
+    </body>
+  </html>`)
+
+const aRole = (role: ConsoleRole) => `${role === "viewer" ? "a" : "an"} ${role}`
+const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+
+/** A POST the person's role may not send: who they are, what it needs, nothing done. */
+export const roleRefusalPage = (refused: {
+  readonly user: string
+  readonly role: ConsoleRole
+  readonly needed: ConsoleRole
+  readonly path: string
+}) =>
+  renderDocument(html`
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>Not allowed \u00b7 podsync</title>
+      <link rel="stylesheet" href="/console/assets/console.css" />
+    </head>
+    <body>
+      <header class="top"><a class="brand" href="/console">podsync</a></header>
+      <main>
+        <h1>Not allowed</h1>
+        <p class="flash refused" role="alert" data-testid="refused">
+          You are ${refused.user}, ${aRole(refused.role)}: this needs ${aRole(refused.needed)}. Nothing was done.
+        </p>
+        <p>${capitalized(aRole(refused.role))} ${ROLE_WORDS[refused.role]}; ${aRole(refused.needed)} ${
+    ROLE_WORDS[refused.needed]
+  }. Whoever runs podsync sets the roles (console.auth.users, console.proxy.roles). The attempt is on the audit page.</p>
+        <p><a href="/console">Back to the overview</a> \u00b7 <a href="/console/audit">Audit</a></p>
+      </main>
     </body>
   </html>`)
 

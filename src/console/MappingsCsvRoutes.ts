@@ -15,7 +15,7 @@ import { MappingStore } from "../pipeline/MappingStore.js"
 import { cachedCatalog, suggestDraftFrom } from "../pipeline/SuggestDraft.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
 import { admit, type Caller, htmlResponse, SECURITY_HEADERS } from "./ConsoleGuard.js"
-import { chrome, getPage, param, postAction, query } from "./ConsoleRequest.js"
+import { chrome, getPage, param, postAction, query, recordActions } from "./ConsoleRequest.js"
 import { page } from "./Html.js"
 import { MappingUploads } from "./MappingUploads.js"
 import { MAX_UPLOAD_BYTES, uploadContent } from "./MappingsCsvView.js"
@@ -43,6 +43,18 @@ const noticeAndBack = (caller: Caller, store: string, ok: boolean, text: string,
   Effect.map(
     Effect.flatMap(MappingUploads, (u) => u.put({ _tag: "Notice", user: caller.session.user, ok, text })),
     (id) => seeOther(`${mappingsUrl(store, id)}#${anchor}`)
+  )
+
+/** What a write of the whole file did: recorded for the audit page, then the page to go back to. */
+const recordedNotice = (kind: "mapping_upload" | "mapping_merge", caller: Caller, store: string, ok: boolean, text: string) =>
+  Effect.zipRight(
+    recordActions(caller, [{
+      kind,
+      outcome: ok ? "done" : "refused",
+      summary: `${kind === "mapping_upload" ? "Mapping file uploaded" : "Suggested mapping rows added"}: ${ok ? text : `refused, ${text}`}`,
+      storeKey: store
+    }]),
+    noticeAndBack(caller, store, ok, text)
   )
 
 /** Every store whose mapping file `file` is: a shared file is reloaded for each. */
@@ -188,7 +200,8 @@ const apply = postAction((caller, form) =>
           yield* Effect.logInfo("console: mapping file uploaded").pipe(
             Effect.annotateLogs({ user: caller.session.user, file: pending.file, stores: stores.join(",") })
           )
-          return yield* noticeAndBack(
+          return yield* recordedNotice(
+            "mapping_upload",
             caller,
             pending.storeKey,
             true,
@@ -198,7 +211,7 @@ const apply = postAction((caller, form) =>
           )
         })
       ),
-      Effect.catchTag("MappingWriteError", (error) => noticeAndBack(caller, pending.storeKey, false, error.message))
+      Effect.catchTag("MappingWriteError", (error) => recordedNotice("mapping_upload", caller, pending.storeKey, false, error.message))
     )
   })
 )
@@ -211,7 +224,9 @@ const merge = postAction((caller, form) =>
     const before = yield* readText(file)
     const draft = yield* suggestDraftFrom(store, file, cachedCatalog)
     const merged = mergeSuggestions(before, draft.additions)
-    if (merged.text === before) return yield* noticeAndBack(caller, store, true, `nothing to add: ${file} maps every line the draft has`)
+    if (merged.text === before) {
+      return yield* recordedNotice("mapping_merge", caller, store, true, `nothing to add: ${file} maps every line the draft has`)
+    }
     return yield* rewriteMappingFile(file, before, merged.text, "add the suggestions").pipe(
       Effect.flatMap((backup) =>
         Effect.gen(function*() {
@@ -219,7 +234,8 @@ const merge = postAction((caller, form) =>
           yield* Effect.logInfo("console: suggested mapping rows added").pipe(
             Effect.annotateLogs({ user: caller.session.user, file, added: merged.added, commented: merged.commented })
           )
-          return yield* noticeAndBack(
+          return yield* recordedNotice(
+            "mapping_merge",
             caller,
             store,
             true,
@@ -229,7 +245,7 @@ const merge = postAction((caller, form) =>
           )
         })
       ),
-      Effect.catchTag("MappingWriteError", (error) => noticeAndBack(caller, store, false, error.message))
+      Effect.catchTag("MappingWriteError", (error) => recordedNotice("mapping_merge", caller, store, false, error.message))
     )
   })
 )

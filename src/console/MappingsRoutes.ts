@@ -9,7 +9,7 @@ import { describeIssues, readMappingFile } from "../pipeline/MappingFile.js"
 import { MappingStore } from "../pipeline/MappingStore.js"
 import { AttentionRepo } from "../repos/AttentionRepo.js"
 import { CatalogRepo } from "../repos/CatalogRepo.js"
-import { chrome, type Form, getPage, param, postAction, query } from "./ConsoleRequest.js"
+import { chrome, type Form, getPage, param, postAction, query, recordActions } from "./ConsoleRequest.js"
 import { type Caller, htmlResponse } from "./ConsoleGuard.js"
 import { fitText, redirectWithFlash, withFlash } from "./ConsoleFlash.js"
 import { page } from "./Html.js"
@@ -150,6 +150,7 @@ const pageAddress = (store: string, edit: number | undefined) =>
 
 /** A POST to the page: admitted with its CSRF token, then the store's file, or the page saying there is none. */
 const writeAction = <E, R>(
+  kind: "mapping_add" | "mapping_edit",
   write: (form: Form, caller: Caller, store: string, file: string) => Effect.Effect<WriteAnswer, E, R>
 ) =>
   postAction((caller, form) =>
@@ -160,6 +161,14 @@ const writeAction = <E, R>(
         return yield* redirectWithFlash("/console/mappings", { flash: { ok: false, text: fitText(`no store ${store}`) } })
       }
       const { flash, reopen } = yield* write(form, caller, store, file)
+      yield* recordActions(caller, [{
+        kind,
+        outcome: flash.ok ? "done" : "refused",
+        summary: `${kind === "mapping_add" ? "Mapping row added" : "Mapping row changed"}: ${
+          flash.ok ? flash.text : `refused, ${flash.text}`
+        }`,
+        storeKey: store
+      }])
       const carried = reopen === undefined ? { flash } : {
         flash,
         reopen: {
@@ -205,7 +214,7 @@ export const mappingsRoutes = mappingsCsvRoutes.pipe(
   ),
   HttpRouter.post(
     "/console/mappings/add",
-    writeAction((form, caller, store, file) =>
+    writeAction("mapping_add", (form, caller, store, file) =>
       Effect.gen(function*() {
         const mappings = yield* MappingStore
         const cells = cellsOfForm(form)
@@ -236,12 +245,11 @@ export const mappingsRoutes = mappingsCsvRoutes.pipe(
               }
             }))
         )
-      })
-    )
+      }))
   ),
   HttpRouter.post(
     "/console/mappings/edit",
-    writeAction((form, caller, store, file) =>
+    writeAction("mapping_edit", (form, caller, store, file) =>
       Effect.gen(function*() {
         const mappings = yield* MappingStore
         const lineNumber = Number(param(form, "line"))
@@ -270,7 +278,6 @@ export const mappingsRoutes = mappingsCsvRoutes.pipe(
               Effect.as({ flash: refusedWrite(error), reopen: { prefill: {}, edit: lineNumber, typed } } satisfies WriteAnswer)
             ))
         )
-      })
-    )
+      }))
   )
 )

@@ -35,7 +35,8 @@ export const PODSYNC_TABLES = [
   "alert_outbox",
   "alert_deliveries",
   "alert_conditions",
-  "alert_channels"
+  "alert_channels",
+  "console_actions"
 ] as const
 
 export type PodsyncTable = typeof PODSYNC_TABLES[number]

@@ -42,6 +42,10 @@ export interface StoreOrdersTable {
   packages_followed_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
   /** When the POD service was last asked for drafts and orders of this reference id before a first draft; null: never. */
   pod_looked_up_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** When a daemon in dry run recorded what it would have sent for this order (not recorded again until it changes); null: nothing. */
+  dry_run_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+  /** What it would have sent (DryRun.ts `WouldSend`). */
+  dry_run_request: Json | null
 }
 
 export interface OrderEventsTable {
@@ -234,6 +238,19 @@ export interface AlertChannelsTable {
   last_sent_at: Timestamp | null
 }
 
+/** What people did in the console (migrations/2026-12-02T00-00-01_console_actions.ts, repos/ConsoleActionsRepo.ts). */
+export interface ConsoleActionsTable {
+  id: Generated<number | string>
+  at: Timestamp
+  actor: string
+  role: string
+  kind: string
+  outcome: string
+  summary: string
+  reference_id: string | null
+  store_key: string | null
+}
+
 export interface Database {
   store_orders: StoreOrdersTable
   order_events: OrderEventsTable
@@ -252,4 +269,5 @@ export interface Database {
   alert_deliveries: AlertDeliveriesTable
   alert_conditions: AlertConditionsTable
   alert_channels: AlertChannelsTable
+  console_actions: ConsoleActionsTable
 }

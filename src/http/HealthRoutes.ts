@@ -1,6 +1,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Clock, Effect, Option } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { Db } from "../db/Db.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { statusResponse } from "./MetricsRoutes.js"
@@ -8,7 +9,11 @@ import { judgeReadiness, Readiness } from "./Readiness.js"
 
 /** GET /healthz (the process answers), /readyz (it should get traffic), /status (the picture for a person: orders, held reasons, budget). */
 export const HealthRoutes = HttpRouter.empty.pipe(
-  HttpRouter.get("/healthz", HttpServerResponse.json({ status: "ok" })),
+  // A daemon in dry run says so wherever it is watched (it sends nothing).
+  HttpRouter.get(
+    "/healthz",
+    Effect.flatMap(isDryRun, (dryRun) => HttpServerResponse.json({ status: "ok", ...(dryRun ? { dryRun } : {}) }))
+  ),
   HttpRouter.get(
     "/readyz",
     Effect.gen(function*() {
@@ -32,7 +37,8 @@ export const HealthRoutes = HttpRouter.empty.pipe(
         now: yield* Clock.currentTimeMillis,
         storeFailureLimitMs: readiness.storeFailureLimitMs
       })
-      return yield* HttpServerResponse.json(body, { status: ok ? 200 : 503 })
+      const dryRun = yield* isDryRun
+      return yield* HttpServerResponse.json(dryRun ? { ...body, dryRun } : body, { status: ok ? 200 : 503 })
     })
   ),
   HttpRouter.get("/status", statusResponse)

@@ -2,6 +2,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option, Schema } from "effect"
 import { RateBudget } from "../budget/RateBudget.js"
+import { isDryRun } from "../config/DryRun.js"
 import { budgetStatusOf } from "../observability/BudgetStatus.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { MetricsRegistry } from "../observability/MetricsRegistry.js"
@@ -34,6 +35,7 @@ const daemonExtras = Effect.gen(function*() {
   const mappings = yield* Effect.serviceOption(MappingStore)
   const counted = Option.isSome(pod) || Option.isSome(storeCalls) || Option.isSome(webhooks)
   return {
+    dryRun: yield* isDryRun,
     storeKeys: Option.match(stores, { onNone: () => [], onSome: (map) => [...map.keys()] }),
     budget: Option.isSome(budget) ? budgetStatusOf(yield* budget.value.snapshot) : null,
     ...(Option.isSome(health) ? { troubles: yield* health.value.troubles, refusals: yield* health.value.refusals } : {}),

@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { NEEDS_A_PERSON } from "../domain/OrderState.js"
 import { DRAFT_STATES } from "../domain/OrderState.js"
 import { FULFILL_STATES } from "../domain/OrderState.js"
@@ -39,7 +40,7 @@ export const readPipelineFigures = Effect.gen(function*() {
     repo.ordersByStoreAndState,
     repo.waitingIn(NEEDS_A_PERSON),
     repo.refusedTracking,
-    repo.dueByStage(PIPELINE_QUEUES, new Date(now)),
+    repo.dueByStage(PIPELINE_QUEUES, new Date(now), yield* isDryRun),
     repo.lastPulls
   ])
   return { now, orders, needingAPerson, refusedTracking, queues, pulls } satisfies PipelineFigures

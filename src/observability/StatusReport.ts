@@ -1,5 +1,6 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import { AlertsRepo, type AlertsSummary } from "../repos/AlertsRepo.js"
+import { type DryRunCount, StatusRepo } from "../repos/StatusRepo.js"
 import { BudgetStatus } from "./BudgetStatus.js"
 import type { MappingFileProblem } from "../domain/MappingTable.js"
 import type { Refusal, Trouble } from "./DependencyHealth.js"
@@ -88,6 +89,14 @@ export const StatusReport = Schema.Struct({
       at: Schema.String
     }))
   })),
+  /**
+   * Present while the daemon runs dry (`pipeline.dryRun`, `start --dry-run`; read from the database: as
+   * configured): nothing is sent, and `recorded` counts the orders whose would-be request is kept, by
+   * store and kind (`draft`, `draft_update`, `tracking`).
+   */
+  dryRun: Schema.optional(Schema.Struct({
+    recorded: Schema.Array(Schema.Struct({ storeKey: Schema.String, kind: Schema.String, count: Count }))
+  })),
   /** Counters of the answering daemon since it started; null when read from the database. */
   traffic: Schema.NullOr(Schema.Struct({
     pod: Schema.Array(Schema.Struct({ operation: Schema.String, status: Schema.String, count: Count })),
@@ -108,6 +117,8 @@ export interface StatusExtras {
   readonly mappingProblems?: ReadonlyArray<MappingFileProblem>
   readonly signatureRefusals?: ReadonlyArray<SignatureRefusal>
   readonly alerts?: AlertsSummary
+  /** The daemon runs dry: what it recorded instead of sending (StatusRepo.dryRunRecorded). */
+  readonly dryRun?: ReadonlyArray<DryRunCount>
 }
 
 const HELD_ACTIONS: Readonly<Record<string, string>> = {
@@ -240,15 +251,22 @@ export const statusReportOf = (figures: PipelineFigures, extras: StatusExtras): 
         }))
       }
     }),
+    ...(extras.dryRun === undefined ? {} : { dryRun: { recorded: extras.dryRun.map((r) => ({ ...r })) } }),
     traffic: extras.traffic
   }
 }
 
 /** Reads the database's figures now (the alerts' too, when their repository is there) and adds `extras`. */
-export const readStatusReport = (extras: StatusExtras) =>
+export const readStatusReport = (extras: Omit<StatusExtras, "dryRun"> & { readonly dryRun?: boolean }) =>
   Effect.gen(function*() {
     const figures = yield* readPipelineFigures
     const alerts = yield* Effect.serviceOption(AlertsRepo)
     const summary = Option.isSome(alerts) ? yield* alerts.value.summary : undefined
-    return statusReportOf(figures, summary === undefined ? extras : { ...extras, alerts: summary })
+    const { dryRun, ...rest } = extras
+    const recorded = dryRun === true ? yield* (yield* StatusRepo).dryRunRecorded : undefined
+    return statusReportOf(figures, {
+      ...rest,
+      ...(summary === undefined ? {} : { alerts: summary }),
+      ...(recorded === undefined ? {} : { dryRun: recorded })
+    })
   })

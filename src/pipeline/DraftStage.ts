@@ -1,4 +1,5 @@
 import { Array as Arr, Clock, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import type { OrderState } from "../domain/OrderState.js"
 import { draftedAnnotation } from "../domain/StoreTypes.js"
 import { planDraft } from "../mapping/DraftPlan.js"
@@ -8,6 +9,7 @@ import type { DraftSummary } from "../pod/schemas/Drafts.js"
 import { backoffMs, decideDraftFailure, earliest, isLiveDraft, withWarnings } from "./DraftDecision.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { annotateAll, StoreConnectors } from "../stores/StoreConnector.js"
+import { wouldCreateDraft, wouldDraftReason } from "./DryRunRecords.js"
 import { type CoverageBook, lookUpCoverage } from "./EconomyCoverage.js"
 import { whileLeased } from "./Lease.js"
 import { matchOrder } from "./Planning.js"
@@ -37,6 +39,8 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
     const repo = yield* OrdersRepo
     const connectors = yield* StoreConnectors
     const moved = yield* repo.transitionMany(drafted.map((d) => d.move))
+    // A dry run writes nothing to a store: the mark (for the seller, never relied on) is left out.
+    const dryRun = yield* isDryRun
     // Not moved: no longer where it was claimed (changed meanwhile); looked at again at once, by reference id.
     yield* repo.releaseMany(
       drafted.filter((d) => !moved.has(d.stored.id)).map((d) => ({ id: d.stored.id, nextAttemptAt: new Date(0) })),
@@ -57,7 +61,7 @@ export const settleDrafted = (drafted: ReadonlyArray<Drafted>, owner: string) =>
       Object.entries(Arr.groupBy(settled, (d) => d.stored.storeKey)),
       ([storeKey, items]) => {
         const connector = connectors.get(storeKey)
-        if (connector === undefined) return Effect.void
+        if (connector === undefined || dryRun) return Effect.void
         return Effect.flatMap(
           annotateAll(connector, items.map((d) => ({ storeOrderId: d.stored.storeOrderId, annotation: draftedAnnotation(d.draftId) }))),
           (results) =>
@@ -221,9 +225,21 @@ export const draftOrder = (
       }
       const draft = economy._tag === "AsStandard" ? economy.draft : plan.draft
 
+      // A dry run records the request it would send, once, and gives the attempt back: nothing was sent.
+      // A body the client would refuse to send is held as the client's refusal would hold it.
+      const dryRun = yield* isDryRun
+      const would = dryRun ? yield* wouldCreateDraft(draft).pipe(Effect.either) : undefined
+      if (would?._tag === "Right") {
+        yield* repo.recordDryRun(stored.id, owner, {
+          reason: wouldDraftReason(would.right),
+          request: would.right,
+          attempts: stored.attempts
+        })
+        return "dry_run" as const
+      }
       // The attempt was recorded when the order was claimed (write-ahead): a crash from here on means
       // "look the draft up before posting again".
-      const created = yield* client.createDraftSummary(draft, call).pipe(Effect.either)
+      const created = would === undefined ? yield* client.createDraftSummary(draft, call).pipe(Effect.either) : would
       if (created._tag === "Right") {
         const shipping = draftedShipping(economy, created.right.shipping_substitution)
         yield* drafted(created.right, state, withWarnings(shipping.reason, created.right.warnings), [], plan.lines, shipping.substitution)

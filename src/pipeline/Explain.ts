@@ -12,7 +12,15 @@ export interface OrderStory {
   readonly podDraftId: string | null
   readonly podOrderId: string | null
   readonly events: ReadonlyArray<
-    { readonly at: string; readonly actor: string; readonly from: string | null; readonly to: string; readonly reason: string | null }
+    {
+      readonly at: string
+      readonly actor: string
+      readonly from: string | null
+      readonly to: string
+      readonly reason: string | null
+      /** What a dry run would have sent at this point instead (the request, as it would go). */
+      readonly wouldSend?: unknown
+    }
   >
   readonly shipments: ReadonlyArray<{ readonly trackingNo: string; readonly carrier: string | null; readonly pushState: string }>
 }
@@ -20,6 +28,18 @@ export interface OrderStory {
 const heldMessageOf = (details: unknown): string | null => {
   const message = typeof details === "object" && details !== null ? (details as { readonly message?: unknown }).message : undefined
   return typeof message === "string" && message !== "" ? message : null
+}
+
+/** The request a dry run recorded in an event (OrdersRepo.recordDryRun keeps it as `{ wouldSend }`). */
+const wouldSendOf = (data: unknown): unknown =>
+  typeof data === "object" && data !== null && "wouldSend" in data ? data.wouldSend : undefined
+
+/** "POST /api/v3/orders/draft {…body…}", or the record as JSON (a tracking push). */
+const wouldSendText = (request: unknown): string => {
+  if (typeof request === "object" && request !== null && "method" in request && "path" in request && "body" in request) {
+    return `${String(request.method)} ${String(request.path)} ${JSON.stringify(request.body)}`
+  }
+  return JSON.stringify(request)
 }
 
 /** What `explain` says of an order it cannot find (the CLI and the daemon's /explain alike). */
@@ -69,7 +89,17 @@ export const explainOrder = (referenceId: string) =>
       heldMessage: heldMessageOf(stored.heldDetails),
       podDraftId: stored.podDraftId,
       podOrderId: stored.podOrderId,
-      events: events.map((e) => ({ at: e.at.toISOString(), actor: e.actor, from: e.from, to: e.to, reason: e.reason })),
+      events: events.map((e) => {
+        const wouldSend = wouldSendOf(e.data)
+        return {
+          at: e.at.toISOString(),
+          actor: e.actor,
+          from: e.from,
+          to: e.to,
+          reason: e.reason,
+          ...(wouldSend === undefined ? {} : { wouldSend })
+        }
+      }),
       shipments: rows.map((r) => ({ trackingNo: r.trackingNo, carrier: r.carrier, pushState: r.pushState }))
     } satisfies OrderStory
   })
@@ -77,11 +107,12 @@ export const explainOrder = (referenceId: string) =>
 export const renderStory = (story: OrderStory): string => {
   const head = `${story.referenceId} (${story.name}): ${story.state}${story.heldReason ? ` (${story.heldReason})` : ""}` +
     (story.podDraftId ? `, POD draft ${story.podDraftId}` : "") + (story.podOrderId ? `, POD order ${story.podOrderId}` : "")
-  const events = story.events.map((e) =>
+  const events = story.events.flatMap((e) => [
     `  ${e.at.replace("T", " ").slice(0, 19)}  ${e.actor.padEnd(10).slice(0, 10)}  ${(e.from ?? "-").padEnd(14)} -> ${e.to.padEnd(14)} ${
       e.reason ?? ""
-    }`
-  )
+    }`,
+    ...(e.wouldSend === undefined ? [] : [`      would send: ${wouldSendText(e.wouldSend)}`])
+  ])
   const shipments = story.shipments.map((s) => `  tracking ${s.trackingNo}${s.carrier ? ` (${s.carrier})` : ""}: ${s.pushState}`)
   const why = story.heldMessage ? [`  ${story.heldMessage}`] : []
   return [head, ...why, "", ...events, ...(shipments.length > 0 ? ["", "Shipments:", ...shipments] : [])].join("\n")

@@ -4,6 +4,7 @@ import type { FulfillmentPush } from "../domain/StoreTypes.js"
 import { type Move, OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { OPEN_PUSH_STATES, type PushState, type Shipment, type ShipmentMark, ShipmentsRepo } from "../repos/ShipmentsRepo.js"
 import { pushAll, type StoreConnector, StoreConnectors } from "../stores/StoreConnector.js"
+import { wouldPushTrackings } from "./DryRunRecords.js"
 import { whileLeasedAll } from "./Lease.js"
 
 /** The POD lines a draft was made of; for an order drafted before they were recorded, the lines still to ship. */
@@ -246,3 +247,23 @@ export const fulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) 
 
 /** Pushes one claimed order's shipments (see `fulfillMany`). */
 export const fulfillOrder = (stored: StoredOrder, owner: string) => fulfillMany([stored], owner)
+
+/**
+ * The fulfill stage of a dry run: each claimed order's story tells the trackings it would push to its
+ * store, once (until the order changes), and nothing is pushed; the order stays shipped, and is
+ * fulfilled by the daemon that is not dry.
+ */
+export const wouldFulfillMany = (claimed: ReadonlyArray<StoredOrder>, owner: string) =>
+  Effect.gen(function*() {
+    const repo = yield* OrdersRepo
+    const known = yield* (yield* ShipmentsRepo).forOrders(claimed.map((o) => o.id))
+    yield* Effect.forEach(claimed, (stored) => {
+      const open = (known.get(stored.id) ?? []).filter((s) => OPEN_PUSH_STATES.includes(s.pushState))
+      const request = wouldPushTrackings(stored.storeKey, open)
+      const numbers = open.map((s) => s.trackingNo).join(", ")
+      return repo.recordDryRun(stored.id, owner, {
+        reason: `dry run: would push ${open.length} tracking(s) to the store${numbers === "" ? "" : ` (${numbers})`}; nothing was sent`,
+        request
+      })
+    }, { discard: true })
+  }).pipe(Effect.withSpan("pipeline.wouldFulfill"))

@@ -1,4 +1,5 @@
 import { Array as Arr, Effect } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { Db } from "../db/Db.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { hasDraft } from "../domain/OrderState.js"
@@ -6,8 +7,10 @@ import * as ReferenceId from "../domain/ReferenceId.js"
 import type { OrderFixes } from "../domain/OrderFix.js"
 import { planDraft, type PlannedLine } from "../mapping/DraftPlan.js"
 import { PodClient } from "../pod/PodClient.js"
+import type { PatchDraftLineItemsInput } from "../pod/schemas/DraftRequests.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { changeMatters, decideChangeAfterDraft } from "./ChangeDecision.js"
+import { wouldUpdateDraftLines } from "./DryRunRecords.js"
 import { PlanningInputs } from "./PlanningInputs.js"
 
 /**
@@ -101,6 +104,8 @@ export type DraftPatchRefusal =
 
 export type DraftPatch =
   | { readonly _tag: "Patched"; readonly lines: ReadonlyArray<PlannedLine> }
+  /** A daemon in dry run: the update it would have sent, not sent. */
+  | { readonly _tag: "DryRun"; readonly body: PatchDraftLineItemsInput }
   | { readonly _tag: "Refused"; readonly refusal: DraftPatchRefusal }
 
 // Once checked out (or gone) a draft's lines no longer change: the service refuses the update.
@@ -129,11 +134,13 @@ export const patchDraftToPlan = (stored: StoredOrder, fixes: OrderFixes) =>
     if (draftLines.length !== plan.draft.line_items.length || lineItemIds.length !== draftLines.length) {
       return refused({ _tag: "LineCount", planned: plan.draft.line_items.length, drafted: draftLines.length })
     }
-    yield* client.patchDraftLineItems({
+    const body: PatchDraftLineItemsInput = {
       order_id: stored.podDraftId,
       // Same length, and every draft line has its id: checked above.
       line_items: Arr.zipWith(plan.draft.line_items, lineItemIds, (item, line_item_id) => ({ ...item, line_item_id }))
-    }, call)
+    }
+    if (yield* isDryRun) return { _tag: "DryRun", body } satisfies DraftPatch
+    yield* client.patchDraftLineItems(body, call)
     return { _tag: "Patched", lines: plan.lines } satisfies DraftPatch
   })
 
@@ -168,6 +175,13 @@ export const patchDraftLines = (stored: StoredOrder, actor: string) =>
             `the store now has ${refusal.planned} POD line(s) where the draft has ${refusal.drafted}: lines cannot be added or removed through the API, fix the POD draft by hand`
           )
       }
+    }
+    if (patch._tag === "DryRun") {
+      yield* repo.recordDryRun(stored.id, actor, {
+        reason: "dry run: the store edited the lines before checkout; the draft's lines would be updated to match (not sent)",
+        request: wouldUpdateDraftLines(patch.body)
+      })
+      return "dry_run" as const
     }
     yield* repo.transition(stored.id, "drafted", "drafted", {
       actor,

@@ -5,6 +5,7 @@ import { HELD_BY_PERSON } from "../domain/PersonAction.js"
 import { addressProblems } from "../mapping/DraftPlan.js"
 import type { PodError } from "../pod/PodErrors.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
+import { wouldUpdateDraftLines } from "./DryRunRecords.js"
 import { patchDraftToPlan } from "./OrderChanges.js"
 import { actOnOrders, type ActionOutcome } from "./PersonActions.js"
 
@@ -108,6 +109,19 @@ export const chooseVariant = Effect.fn("OrderFixing.chooseVariant")(function*(
           stored,
           false,
           `variant not changed: the POD service did not take the draft update (${patch.why}); nothing is kept, try again or change it at the POD service`
+        )
+      ]
+    }
+    if (patch._tag === "DryRun") {
+      yield* repo.recordDryRun(orderId, actor, {
+        reason: `dry run: ${what}; the POD draft's lines would be updated (not sent, nothing kept)`,
+        request: wouldUpdateDraftLines(patch.body)
+      })
+      return [
+        outcome(
+          stored,
+          false,
+          "variant not changed: podsync runs dry, so the draft update was not sent (its request is in the order's story)"
         )
       ]
     }

@@ -74,6 +74,8 @@ export const claimLoop = <R>(options: {
   readonly sendsRequests?: boolean
   /** Which ready orders are taken by their look-up at the POD service (see OrdersRepo.claim). */
   readonly lookedUp?: { readonly when: "recently" | "notRecently"; readonly withinMs: number }
+  /** A dry run: orders whose would-be request is recorded already are left alone until they change (OrdersRepo.recordDryRun). */
+  readonly unlessDryRunRecorded?: boolean
   /**
    * After a wait (less than a batch was due), while some but less than a batch is `due`, wait up to
    * `upTo` more before claiming, so that orders coming one by one are worked on together (one
@@ -97,7 +99,8 @@ export const claimLoop = <R>(options: {
           countsAttempt: options.countsAttempt ?? false,
           tiedToSession,
           takeOverAfterMs: options.sendsRequests === false ? 0 : takeOverAfterMs ?? 0,
-          ...(options.lookedUp === undefined ? {} : { lookedUp: options.lookedUp })
+          ...(options.lookedUp === undefined ? {} : { lookedUp: options.lookedUp }),
+          ...(options.unlessDryRunRecorded === true ? { unlessDryRunRecorded: true } : {})
         })
       ).pipe(Effect.either)
       if (claim._tag === "Left") {
@@ -122,7 +125,7 @@ const GATHER_LOOK_MS = 250
  * Waits while some but less than `batch` is `due`, at most `upTo`. A failing count (the database busy)
  * only ends the wait: the claim that follows meets the failure and reports it.
  */
-const gatherFor = (upTo: Duration.DurationInput, due: Effect.Effect<number, unknown>, batch: number) =>
+export const gatherFor = (upTo: Duration.DurationInput, due: Effect.Effect<number, unknown>, batch: number) =>
   Effect.gen(function*() {
     const until = (yield* Clock.currentTimeMillis) + Duration.toMillis(upTo)
     while ((yield* Clock.currentTimeMillis) < until) {

@@ -1,4 +1,5 @@
 import { Effect, Layer, Queue } from "effect"
+import { isDryRun } from "../config/DryRun.js"
 import { DRAFT_STATES, FULFILL_STATES, MATCH_STATES } from "../domain/OrderState.js"
 import { Db } from "../db/Db.js"
 import { watchDatabase } from "../observability/DependencyHealth.js"
@@ -7,7 +8,7 @@ import { OrdersRepo } from "../repos/OrdersRepo.js"
 import { endDeadJobLeases } from "../schedule/JobLeases.js"
 import { type Drafted, draftOrder, settleDrafted } from "./DraftStage.js"
 import { coverageForBatch } from "./EconomyCoverage.js"
-import { fulfillMany } from "./FulfillStage.js"
+import { fulfillMany, wouldFulfillMany } from "./FulfillStage.js"
 import { LOOK_UP_FRESH_MS, LOOK_UP_GATHER, lookUpMany } from "./LookUpStage.js"
 import { PipelineSignals } from "./PipelineSignals.js"
 import { matchMany } from "./Planning.js"
@@ -62,15 +63,18 @@ export const LookUpLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const { draft, lookUp } = yield* StageWakeups
   const { lookUpGather } = yield* PipelineSettings
   const repo = yield* OrdersRepo
+  // A dry run looks an order up until its would-be draft is recorded, not again every LOOK_UP_FRESH_MS after.
+  const dryRun = yield* isDryRun
   yield* claimLoop({
     name: "look-up",
     states: ["ready"],
     batch: LOOK_UP_BATCH,
     needs: "pod",
     lookedUp: { when: "notRecently", withinMs: LOOK_UP_FRESH_MS },
+    unlessDryRunRecorded: dryRun,
     gather: {
       upTo: lookUpGather ?? LOOK_UP_GATHER,
-      due: repo.countDueForLookUp(LOOK_UP_FRESH_MS, LOOK_UP_BATCH)
+      due: repo.countDueForLookUp(LOOK_UP_FRESH_MS, LOOK_UP_BATCH, dryRun)
     },
     self: lookUp,
     next: draft,
@@ -93,6 +97,8 @@ export const DraftLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
     states: DRAFT_STATES,
     batch: DRAFT_BATCH,
     countsAttempt: true,
+    // A dry run records each order's would-be draft once (DraftStage), not at every turn.
+    unlessDryRunRecorded: yield* isDryRun,
     needs: "pod",
     // A ready order's first draft waits for its look-up (the look-up stage) unless it was looked up lately.
     lookedUp: { when: "recently", withinMs: LOOK_UP_FRESH_MS },
@@ -113,7 +119,16 @@ export const DraftLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
 /** Pushes the trackings of shipped orders to their stores. */
 export const FulfillLoopLive = Layer.scopedDiscard(Effect.gen(function*() {
   const { fulfill } = yield* StageWakeups
-  yield* claimLoop({ name: "fulfill", states: FULFILL_STATES, batch: 25, work: wholeBatch("fulfill", fulfillMany), self: fulfill })
+  const dryRun = yield* isDryRun
+  yield* claimLoop({
+    name: "fulfill",
+    states: FULFILL_STATES,
+    batch: 25,
+    // A dry run tells each order's story what it would push, once, and pushes nothing.
+    work: wholeBatch("fulfill", dryRun ? wouldFulfillMany : fulfillMany),
+    unlessDryRunRecorded: dryRun,
+    self: fulfill
+  })
 }))
 
 /** A mapping or catalog change: the held (and not-POD) orders of a store become due for the match stage. */

@@ -66,6 +66,53 @@ export interface OrderListPage {
 }
 
 /** What to pay at the POD service, and what a failed payment blocks. */
+/** An order whose would-be request a dry run recorded (`request`: pipeline/DryRunRecords.ts `WouldSend`, as stored). */
+export interface WouldSendRow {
+  readonly id: number
+  readonly storeKey: string
+  readonly referenceId: string
+  readonly name: string | null
+  readonly state: OrderState
+  /** What the buyer paid the store. */
+  readonly storeTotal: Money | undefined
+  readonly recordedAt: Date
+  readonly request: unknown
+}
+
+/** A POD variant as the catalog cache knows it: its name and its price (undefined: not known). */
+export interface CatalogPrice {
+  readonly name: string
+  readonly price: Money | undefined
+}
+
+/**
+ * What the console reads of a recorded would-be draft (the POD create body, pipeline/DryRunRecords.ts):
+ * its lines, its shipping method and its reference id. Other kinds, and anything else, do not decode.
+ */
+export const RecordedDraft = Schema.Struct({
+  kind: Schema.Literal("draft"),
+  body: Schema.Struct({
+    data: Schema.Struct({
+      reference_id: Schema.optional(Schema.String),
+      shipping_method: Schema.optional(Schema.String),
+      line_items: Schema.Array(Schema.Struct({
+        variant_id: Schema.optional(Schema.String),
+        legacy_id: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+        quantity: Schema.Number
+      }))
+    })
+  })
+})
+export type RecordedDraft = typeof RecordedDraft.Type
+export const decodeRecordedDraft = Schema.decodeUnknownOption(RecordedDraft)
+
+/** The POD variant ids a recorded draft body names. */
+const variantIdsOf = (request: unknown): ReadonlyArray<string> =>
+  Option.match(decodeRecordedDraft(request), {
+    onNone: () => [],
+    onSome: (d) => d.body.data.line_items.flatMap((l) => (l.variant_id === undefined ? [] : [l.variant_id]))
+  })
+
 export type PayKind = "checkout" | "awaiting_payment" | "payment_failed"
 
 export interface OrderToPay {
@@ -241,6 +288,47 @@ export class OrderListRepo extends Effect.Service<OrderListRepo>()("podsync/Orde
         select store_key from keys where store_key is not null`.execute(k)
     ).pipe(Effect.map((r) => r.rows.map((row) => row.store_key)))
 
-    return { list, toPay, storeKeys }
+    /**
+     * What a dry run recorded it would send (OrdersRepo.recordDryRun), newest first, up to `limit`; how many
+     * there are in all; and the catalog's name and price of every POD variant the would-be drafts name.
+     */
+    const wouldSend = (limit: number) =>
+      db.use(async (k) => {
+        const rows = await sql<{
+          id: number | string
+          store_key: string
+          reference_id: string
+          state: OrderState
+          name: string | null
+          total: unknown
+          dry_run_at: Date | string
+          dry_run_request: unknown
+        }>`
+          select id, store_key, reference_id, state, normalized->>'name' as name, normalized->'total' as total, dry_run_at, dry_run_request
+          from store_orders where dry_run_at is not null order by dry_run_at desc, id desc limit ${limit}`.execute(k)
+        const counted = await sql<{ n: number | string }>`select count(*) as n from store_orders where dry_run_at is not null`.execute(k)
+        const variantIds = [...new Set(rows.rows.flatMap((r) => variantIdsOf(r.dry_run_request)))]
+        const variants = variantIds.length === 0 ? [] : await k.selectFrom("catalog_variants")
+          .select(["variant_id", "product_name", "name", "price"]).where("variant_id", "in", variantIds).execute()
+        return {
+          orders: rows.rows.map((r): WouldSendRow => ({
+            id: Number(r.id),
+            storeKey: r.store_key,
+            referenceId: r.reference_id,
+            name: r.name,
+            state: r.state,
+            storeTotal: Option.getOrUndefined(decodeTotal(r.total)),
+            recordedAt: asDate(r.dry_run_at),
+            request: r.dry_run_request
+          })),
+          total: Number(counted.rows[0]?.n ?? 0),
+          variants: new Map(variants.map((v) => [v.variant_id, {
+            name: [v.product_name, v.name].filter((part) => part !== null && part !== "").join(" "),
+            price: v.price === null ? undefined : Option.getOrUndefined(decodeTotal(v.price))
+          }])) as ReadonlyMap<string, CatalogPrice>
+        }
+      })
+
+    return { list, toPay, storeKeys, wouldSend }
   })
 }) {}

@@ -141,6 +141,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
          * `notRecently` only those still to look up (the look-up stage).
          */
         readonly lookedUp?: { readonly when: "recently" | "notRecently"; readonly withinMs: number }
+        /** A daemon in dry run: orders whose would-be request it recorded already (`recordDryRun`) are left alone. */
+        readonly unlessDryRunRecorded?: boolean
       } = {}
     ) =>
       Effect.gen(function*() {
@@ -179,6 +181,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 .where("state", "in", [...states])
                 // Null means "not due until something changes" (a held order waits for a wake-up).
                 .where("next_attempt_at", "<=", at)
+                .$if(options.unlessDryRunRecorded === true, (q) => q.where("dry_run_at", "is", null))
                 .where((w) =>
                   w.or([
                     w("lease_expires_at", "is", null),
@@ -239,6 +242,8 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
                 next_attempt_at = case when x.set_next then x.next_attempt_at else s.next_attempt_at end,
                 attempts = coalesce(x.attempts, s.attempts),
                 planned_lines = coalesce(x.planned_lines, s.planned_lines),
+                -- A move is news a dry run has not seen: what it would send now is recorded again.
+                dry_run_at = null, dry_run_request = null,
                 -- Every SET expression sees the row as it was: the lease is given back only by its holder.
                 lease_owner = case when s.lease_owner = x.release_owner then null else s.lease_owner end,
                 lease_expires_at = case when s.lease_owner = x.release_owner then null else s.lease_expires_at end
@@ -286,8 +291,37 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             where s.id = x.id and s.lease_owner = ${owner}`.execute(k)
         ).pipe(Effect.asVoid)
 
+    /**
+     * A daemon in dry run records what it would have sent for a claimed order (`request`: DryRun.ts) instead of
+     * sending it: kept on the order and told in its story, in one statement, and the claim is given back with
+     * `attempts` (nothing was sent, so no attempt counts). Until the order changes, a dry-run daemon leaves it
+     * alone (`claim`'s `unlessDryRunRecorded`); a daemon not in dry run sends it as usual.
+     */
+    const recordDryRun = (
+      id: number,
+      owner: string,
+      change: { readonly reason: string; readonly request: unknown; readonly attempts?: number }
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* db.use((k) =>
+          sql`with marked as (
+                update store_orders set dry_run_at = ${at}::timestamptz, dry_run_request = ${JSON.stringify(change.request)}::jsonb,
+                  attempts = coalesce(${change.attempts ?? null}::int, attempts),
+                  lease_owner = case when lease_owner = ${owner} then null else lease_owner end,
+                  lease_expires_at = case when lease_owner = ${owner} then null else lease_expires_at end
+                where id = ${id} returning id, state
+              )
+              insert into order_events (order_id, at, actor, from_state, to_state, reason, data)
+              select id, ${at}::timestamptz, ${owner}, state, state, ${change.reason}, ${
+            JSON.stringify({ wouldSend: change.request })
+          }::jsonb
+              from marked`.execute(k)
+        )
+      })
+
     /** How many ready orders are due a look-up at the POD service (not looked up within `withinMs`), counting up to `limit`. */
-    const countDueForLookUp = (withinMs: number, limit: number) =>
+    const countDueForLookUp = (withinMs: number, limit: number, unlessDryRunRecorded = false) =>
       Effect.gen(function*() {
         const at = yield* now
         const since = new Date(at.getTime() - withinMs)
@@ -296,6 +330,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
             eb.selectFrom("store_orders").select("id").where("state", "=", "ready").where("attempts", "=", 0)
               .where((w) => w.or([w("pod_looked_up_at", "is", null), w("pod_looked_up_at", "<", since)]))
               .where("next_attempt_at", "<=", at)
+              .$if(unlessDryRunRecorded, (q) => q.where("dry_run_at", "is", null))
               .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<", at)]))
               .limit(limit).as("due")
           ).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()
@@ -413,6 +448,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
       storePage,
       upsertPulled,
       note,
+      recordDryRun,
       claim,
       markLookedUp,
       countDueForLookUp,

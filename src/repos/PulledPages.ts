@@ -116,7 +116,10 @@ export const makeStorePage = (db: DbShape) =>
         sql`update store_orders as s set
               raw = x.raw, normalized = x.normalized, store_updated_at = x.store_updated_at,
               next_attempt_at = case when x.due then ${at}::timestamptz else s.next_attempt_at end,
-              updated_at = case when x.due then ${at}::timestamptz else s.updated_at end
+              updated_at = case when x.due then ${at}::timestamptz else s.updated_at end,
+              -- A change a dry run has not seen: what it would send now is recorded again.
+              dry_run_at = case when x.due then null else s.dry_run_at end,
+              dry_run_request = case when x.due then null else s.dry_run_request end
             from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
               as x(id bigint, raw jsonb, normalized jsonb, store_updated_at timestamptz, due boolean)
             where s.id = x.id`.execute(k)

@@ -30,6 +30,13 @@ export interface HeldReasonCount {
   readonly oldestReferenceId: string
 }
 
+/** Orders of one store whose would-be request of one kind a dry run recorded. */
+export interface DryRunCount {
+  readonly storeKey: string
+  readonly kind: string
+  readonly count: number
+}
+
 /** Shipments a store refused: their tracking must be added in the store by hand. */
 export interface RefusedTrackingGroup {
   readonly storeKey: string
@@ -158,12 +165,14 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
      * Due orders per stage at `now`: what the stage's next claims will take. An order is due
      * from max(updated_at, next_attempt_at): when it reached its state, or when its retry came up.
      */
-    const dueByStage = (stages: ReadonlyArray<StageQueue>, now: Date) =>
+    const dueByStage = (stages: ReadonlyArray<StageQueue>, now: Date, unlessDryRunRecorded = false) =>
       Effect.forEach(stages, (stage) =>
         db.use((k) => {
           let query = k.selectFrom("store_orders")
             .where("state", "in", [...stage.states])
             .where("next_attempt_at", "<=", now)
+            // A dry run leaves an order alone once its would-be request is recorded: not waiting, not stalled.
+            .$if(unlessDryRunRecorded, (q) => q.where("dry_run_at", "is", null))
           if (stage.needsOpenShipment === true) {
             query = query.where((eb) =>
               eb.exists(
@@ -187,6 +196,23 @@ export class StatusRepo extends Effect.Service<StatusRepo>()("podsync/StatusRepo
       Effect.map((rows) => rows.map((r): StorePull => ({ storeKey: r.store_key, lastPullAt: asDate(r.updated_at) })))
     )
 
-    return { ordersByStoreAndState, ordersPulledSince, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls }
+    /**
+     * What a dry run recorded it would have sent (OrdersRepo.recordDryRun), by store and kind (`draft`,
+     * `draft_update`, `tracking`): orders a daemon not in dry run will send it for.
+     */
+    const dryRunRecorded: Effect.Effect<ReadonlyArray<DryRunCount>, DbError> = db.use((k) =>
+      k.selectFrom("store_orders")
+        .where("dry_run_at", "is not", null)
+        .select((eb) => [
+          "store_key",
+          sql<string>`coalesce(dry_run_request ->> 'kind', 'draft')`.as("kind"),
+          eb.fn.countAll<number>().as("n")
+        ])
+        .groupBy(["store_key", sql`coalesce(dry_run_request ->> 'kind', 'draft')`])
+        .orderBy("store_key")
+        .execute()
+    ).pipe(Effect.map((rows) => rows.map((r) => ({ storeKey: r.store_key, kind: r.kind, count: Number(r.n) }))))
+
+    return { ordersByStoreAndState, ordersPulledSince, heldByReason, waitingIn, refusedTracking, dueByStage, lastPulls, dryRunRecorded }
   })
 }) {}

@@ -112,9 +112,13 @@ describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
         expect(Object.values(shop.fulfillmentsByOrder)).toEqual(Array(15).fill(1))
         expect(Object.values(shop.notificationsByOrder)).toEqual(Array(15).fill(1))
 
-        // One look-up call of each kind for the 50 orders, and no draft posted.
-        expect(yield* Effect.promise(() => requestsOf(port, "drafts.lookUp"))).toBe(1)
-        expect(yield* Effect.promise(() => requestsOf(port, "orders.lookUp"))).toBe(1)
+        // The 50 orders are looked up together, a call of each kind for all that are due within the 3 s
+        // gather (one call when the pull stores them quickly; on a loaded machine the gather may close
+        // before the pull has stored all 50, so a second or third), never an order at a time; no draft posted.
+        const lookUps = yield* Effect.promise(() => requestsOf(port, "drafts.lookUp"))
+        expect(lookUps).toBeGreaterThanOrEqual(1)
+        expect(lookUps).toBeLessThanOrEqual(3)
+        expect(yield* Effect.promise(() => requestsOf(port, "orders.lookUp"))).toBe(lookUps)
         expect(yield* Effect.promise(() => requestsOf(port, "drafts.create"))).toBe(0)
         expect(yield* Effect.promise(() => metric(port, /^podsync_pod_rate_limited_total/))).toBeUndefined()
 

@@ -10,12 +10,14 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Browser, chromium } from "playwright-core"
 import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { auditContent } from "../../src/console/AuditView.js"
 import { CONSOLE_CSS } from "../../src/console/ConsoleStyle.js"
 import { page, type Section } from "../../src/console/Html.js"
 import { mappingsContent } from "../../src/console/MappingsView.js"
 import { overviewContent } from "../../src/console/OverviewView.js"
 import { queueContent } from "../../src/console/QueueView.js"
 import { reportsContent } from "../../src/console/ReportsView.js"
+import { sellerWordsOf } from "../../src/console/SellerWords.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
 import { parseMappingCsv } from "../../src/mapping/MappingCsv.js"
 import type { StatusReport } from "../../src/observability/StatusReport.js"
@@ -205,6 +207,53 @@ const PAGES: Record<string, string> = {
       storeKeys: ["acme-etsy-handmade-gifts", "acme-shopify-us", "acme-woocommerce-eu"],
       flash: { ok: true, text: "written: 20261129T0000Z_20261129T054645Z, 12 drift findings" }
     })
+  ),
+  // A viewer's page (the note on top, the name and role in the header) listing a team's actions.
+  "/console/audit": page(
+    { ...chrome("Audit", "audit"), user: "vera.lindqvist-oberhausen@acme-print-shop.example", role: "viewer" },
+    auditContent(
+      {
+        actions: [
+          {
+            id: 3,
+            at: new Date("2026-11-29T06:49:12Z"),
+            actor: "otto.delacroix@acme-print-shop.example",
+            role: "operator",
+            kind: "retry",
+            outcome: "done",
+            summary: "Retry now: retry asked by otto.delacroix@acme-print-shop.example in the console",
+            referenceId: "acme-woocommerce-eu:4820013377",
+            storeKey: null
+          },
+          {
+            id: 2,
+            at: new Date("2026-11-29T06:48:00Z"),
+            actor: "vera.lindqvist-oberhausen@acme-print-shop.example",
+            role: "viewer",
+            kind: "refused",
+            outcome: "refused",
+            summary: "tried to add the suggested mapping rows for acme-etsy-handmade-gifts: refused, needs admin",
+            referenceId: null,
+            storeKey: null
+          },
+          {
+            id: 1,
+            at: new Date("2026-11-28T21:05:40Z"),
+            actor: "anna",
+            role: "admin",
+            kind: "mapping_add",
+            outcome: "done",
+            summary:
+              "Mapping row added: added to /etc/podsync/mappings/acme-shopify-us.csv (previous version in /etc/podsync/mappings/acme-shopify-us.csv.bak); held orders of acme-shopify-us are re-planned: ,UTS01-FOREST-GREEN-XXL-ORGANIC-COTTON-PREMIUM,GM0002010011,https://cdn.example.com/designs/2026/forest-green-front-very-long-file-name-v12.png,,",
+            referenceId: null,
+            storeKey: "acme-shopify-us"
+          }
+        ],
+        next: 1
+      },
+      sellerWordsOf({ timezone: "Europe/Berlin", storeNames: { "acme-shopify-us": "Acme Shirts (US)" } }),
+      true
+    )
   ),
   "/report.html": reportHtml(buildReport(scenarioInput({ orders: reportOrders })))
 }

@@ -14,6 +14,7 @@ import { MappingStore } from "../../src/pipeline/MappingStore.js"
 import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { CatalogVariant } from "../../src/pod/schemas/Catalog.js"
 import { AttentionRepo } from "../../src/repos/AttentionRepo.js"
+import { ConsoleActionsRepo } from "../../src/repos/ConsoleActionsRepo.js"
 import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
@@ -55,7 +56,13 @@ const consoleServer = (file: string) =>
       podOrderChanged: () => Effect.void,
       replanHeld: (storeKey) => Queue.offer(replans, storeKey ?? "*").pipe(Effect.asVoid)
     })
-    const repos = Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, AttentionRepo.Default, OrdersRepo.Default).pipe(
+    const repos = Layer.mergeAll(
+      MappingsRepo.Default,
+      CatalogRepo.Default,
+      AttentionRepo.Default,
+      OrdersRepo.Default,
+      ConsoleActionsRepo.Default
+    ).pipe(
       Layer.provideMerge(pgliteDatabase().layer)
     )
     const auth = ConsoleAuth.Default({

@@ -13,6 +13,7 @@ import { PipelineTriggers } from "../../src/pipeline/PipelineTriggers.js"
 import { CatalogVariant } from "../../src/pod/schemas/Catalog.js"
 import { AttentionRepo } from "../../src/repos/AttentionRepo.js"
 import { CatalogRepo } from "../../src/repos/CatalogRepo.js"
+import { ConsoleActionsRepo } from "../../src/repos/ConsoleActionsRepo.js"
 import { MappingsRepo } from "../../src/repos/MappingsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { pgliteDatabase } from "../support/database.js"
@@ -62,7 +63,13 @@ const consoleOn = (file: string) =>
       podOrderChanged: () => Effect.void,
       replanHeld: (storeKey) => Queue.offer(replans, storeKey ?? "*").pipe(Effect.asVoid)
     })
-    const repos = Layer.mergeAll(MappingsRepo.Default, CatalogRepo.Default, AttentionRepo.Default, OrdersRepo.Default).pipe(
+    const repos = Layer.mergeAll(
+      MappingsRepo.Default,
+      CatalogRepo.Default,
+      AttentionRepo.Default,
+      OrdersRepo.Default,
+      ConsoleActionsRepo.Default
+    ).pipe(
       Layer.provideMerge(pgliteDatabase().layer)
     )
     const auth = ConsoleAuth.Default({

@@ -147,7 +147,7 @@ describe("a config with a mistake, through each command that loads it", () => {
     // One mistake, said once: not also "stores[0].mappings: is missing".
     expect(result.stderr).not.toContain("stores[0].mappings: is missing")
     expect(result.stderr).toContain(
-      '  mystery: unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts\n'
+      '  mystery: unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts, pipeline\n'
     )
     expect(result.stderr).not.toMatch(/\bat .*\.js:\d+|unexpected failure/)
     expect(result.stdout).not.toContain("OK")
@@ -413,6 +413,7 @@ describe("--help", () => {
         "explain",
         "report",
         "db",
+        "console",
         "demo"
       ]
     ) {
@@ -448,7 +449,8 @@ describe("--help", () => {
       ["report"],
       ["demo"],
       ["alerts", "test"],
-      ["db", "move"]
+      ["db", "move"],
+      ["console", "hash-password"]
     ]
     // Asked all at once: each is a process of its own.
     const helps = await Promise.all(commands.map((command) => podsync([...command, "--help"])))
