@@ -21,6 +21,7 @@ import * as leaseSessions from "./2026-11-30T00-00-02_lease_sessions.js"
 import * as storeTokens from "./2026-11-30T00-00-03_store_tokens.js"
 import * as orderSearch from "./2026-12-01T00-00-01_order_search.js"
 import * as consoleActions from "./2026-12-02T00-00-01_console_actions.js"
+import * as orderFixes from "./2026-12-03T00-00-01_order_fixes.js"
 import * as reportFiles from "./2026-12-05T00-00-01_report_files.js"
 import * as dryRun from "./2026-12-08T00-00-01_dry_run.js"
 
@@ -41,6 +42,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "2026-11-30T00-00-03_store_tokens": storeTokens,
   "2026-12-01T00-00-01_order_search": orderSearch,
   "2026-12-02T00-00-01_console_actions": consoleActions,
+  "2026-12-03T00-00-01_order_fixes": orderFixes,
   "2026-12-05T00-00-01_report_files": reportFiles,
   "2026-12-08T00-00-01_dry_run": dryRun
 }

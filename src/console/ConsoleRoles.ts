@@ -25,6 +25,9 @@ export const POST_ROUTES: Readonly<Record<string, { readonly role: ConsoleRole; 
   "/console/reports/run": { role: "operator", what: "run a report" },
   // Reads the store and asks price quotes: nothing is written, but it spends the budgets' background lane.
   "/console/rehearse/run": { role: "operator", what: "rehearse a store" },
+  // Fixing one order in place (kept by podsync; a drafted order's lines through the POD draft update).
+  "/console/order/fix-address": { role: "operator", what: "correct an order's shipping address" },
+  "/console/order/fix-variant": { role: "operator", what: "choose a line's POD variant" },
   // One row of a mapping file at a time, each checked as it is written.
   "/console/mappings/add": { role: "operator", what: "add a mapping row" },
   "/console/mappings/edit": { role: "operator", what: "change a mapping row" },
@@ -48,7 +51,8 @@ export const mayPost = (role: ConsoleRole, path: string) => atLeast(role, roleNe
 /** What a role may do, in the seller's words. */
 export const ROLE_WORDS: Readonly<Record<ConsoleRole, string>> = {
   viewer: "sees every page and acts on nothing",
-  operator: "acts on orders (retry, release, not a POD order, mark handled), adds and changes mapping rows, runs reports",
+  operator:
+    "acts on orders (retry, release, hold, not a POD order, mark handled, fix an address or a line's variant), adds and changes mapping rows, runs reports",
   admin: "also uploads whole mapping files and adds the suggested rows"
 }
 

@@ -32,6 +32,7 @@ import { overviewContent, type OverviewExtras, overviewLive, type OverviewRange,
 import { filterOfReasonKey, outcomeList, OutcomesFlash, outcomesFlashOf, type QueueFilter, queueContent, reasonKeyOf } from "./QueueView.js"
 import { fitItems, fitText, Notice, redirectWithFlash, withFlash } from "./ConsoleFlash.js"
 import { mappingsRoutes } from "./MappingsRoutes.js"
+import { orderFixRoutes } from "./OrderFixRoutes.js"
 import { orderListRoutes } from "./OrderListRoutes.js"
 import { reportsContent } from "./ReportsView.js"
 import { RehearsalRuns } from "./RehearsalRuns.js"
@@ -413,6 +414,7 @@ export const consoleRoutes = <R>(
       )
     ),
     HttpRouter.concat(mappingsRoutes),
+    HttpRouter.concat(orderFixRoutes),
     HttpRouter.concat(orderListRoutes(links, attention.timezone ?? "UTC", words.store))
   )
 
@@ -471,7 +473,8 @@ export const consoleRoutes = <R>(
         words,
         shipments,
         designs: yield* designsOf(stored),
-        pod: yield* podFactsOf(stored)
+        pod: yield* podFactsOf(stored),
+        fixes: yield* orders.fixes.forOrder(stored.id)
       })
       return HttpServerResponse.setHeader(
         htmlResponse(

@@ -76,5 +76,8 @@ body.login label { display: flex; flex-direction: column; gap: .2rem; }
 img.product { width: 100%; max-height: 140px; object-fit: contain; background: #eef1f5; border-radius: 4px; } span.product { display: block; }
 img.design-thumb { width: 72px; height: 72px; object-fit: contain; background: #eef1f5; border: 1px solid var(--line); border-radius: 4px; }
 .designs-form { margin-top: 1rem; } .designs-form input { width: 26rem; max-width: 100%; } .designs-form .design { align-self: center; max-width: 22rem; }
+.fixes { margin-top: 1rem; } .fix { margin-top: .6rem; } .fix-form { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .5rem .8rem; margin-top: .5rem; }
+.fix-form label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); min-width: 0; }
+.fix-form input, .fix-form select { width: 100%; max-width: 100%; box-sizing: border-box; } .fix-form p, .fix-form button { grid-column: 1 / -1; justify-self: start; }
 @media (max-width: 640px) { main { padding: .6rem; } th, td { padding: .35rem .4rem; } .hide-narrow { display: none; } }
 `

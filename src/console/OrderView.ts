@@ -96,8 +96,13 @@ const addressLines = (to: ShipTo): ReadonlyArray<string> =>
     to.phone
   ].filter((l): l is string => l !== undefined && l !== "")
 
-export const addressPart = (order: NormalizedOrder): Html =>
+/** `corrected`: a person corrected the address in podsync; this is the store's copy, unchanged. */
+export const addressPart = (order: NormalizedOrder, corrected = false): Html =>
   html`<div class="card" data-testid="address"><h2>Ships to</h2>${
+    corrected
+      ? html`<p class="pill warn" data-testid="store-copy">The store's copy, unchanged: the POD draft uses the corrected address below.</p>`
+      : null
+  }${
     order.shipTo === null
       ? html`<p class="muted">No shipping address.</p>`
       : html`<address>${addressLines(order.shipTo).map((l) => html`${l}<br />`)}</address>`

@@ -5,6 +5,8 @@ import type { StoredOrder } from "../repos/OrdersRepo.js"
 import type { Shipment } from "../repos/ShipmentsRepo.js"
 import { html, type Html } from "./Html.js"
 import type { OrderLink } from "./OrderLinks.js"
+import { NO_FIXES, type OrderFixes } from "../domain/OrderFix.js"
+import { fixesPart } from "./FixView.js"
 import { addressPart, type LineDesign, linesPart, moneyPart, packagesPart, type PodFacts, podPart } from "./OrderView.js"
 import { externalLinks } from "./QueueView.js"
 import type { SellerWords } from "./SellerWords.js"
@@ -59,12 +61,15 @@ export interface StoryInput {
   readonly designs: ReadonlyMap<string, ReadonlyArray<LineDesign>>
   /** What the POD service says now; null when there is nothing to ask it (no draft) or no client. */
   readonly pod: PodFacts | null
+  /** What a person fixed of the order in podsync (issue 34); none when absent. */
+  readonly fixes?: OrderFixes
 }
 
 /** An order's page: what it is, where it stands at the POD service, its packages, and its story with what a person may do. */
 export const storyContent = (input: StoryInput): Html => {
   const { actionKey, csrfToken, eventData, links, stored, story, words } = input
   const actions = actionsFor(stored)
+  const fixes = input.fixes ?? NO_FIXES
   return html`<h1>${story.name} <span class="pill">${story.state.replaceAll("_", " ")}</span></h1>
     <p class="muted" data-testid="reference">${
     words.store(stored.storeKey) === stored.storeKey ? "" : `${words.store(stored.storeKey)} \u00b7 `
@@ -83,7 +88,7 @@ export const storyContent = (input: StoryInput): Html => {
   }
     ${linesPart(stored.order, input.designs, stored.plannedLines)}
     <div class="cards order-facts">
-      ${addressPart(stored.order)}
+      ${addressPart(stored.order, fixes.address !== undefined)}
       ${
     podPart({
       podDraftId: story.podDraftId,
@@ -95,6 +100,7 @@ export const storyContent = (input: StoryInput): Html => {
   }
       ${moneyPart(stored.order, input.pod)}
     </div>
+    ${fixesPart({ order: stored, fixes, csrfToken, actionKey, words })}
     ${packagesPart(input.shipments)}
     <h2>Story</h2>
     <ol class="timeline" data-testid="timeline">

@@ -18,6 +18,7 @@ export const PODSYNC_TABLES = [
   "kysely_migration",
   "store_orders",
   "order_events",
+  "order_fixes",
   "shipments",
   "store_cursors",
   "variant_mappings",

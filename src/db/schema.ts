@@ -59,6 +59,16 @@ export interface OrderEventsTable {
   data: Json | null
 }
 
+/** What a person fixed of one order in the console (issue 34): its address (line_id ''), or one line's POD variant. */
+export interface OrderFixesTable {
+  order_id: number
+  kind: "address" | "variant"
+  line_id: string
+  value: Json
+  fixed_by: string
+  fixed_at: Timestamp
+}
+
 export interface StoreCursorsTable {
   store_key: string
   cursor: Json
@@ -252,6 +262,7 @@ export interface ConsoleActionsTable {
 export interface Database {
   store_orders: StoreOrdersTable
   order_events: OrderEventsTable
+  order_fixes: OrderFixesTable
   store_cursors: StoreCursorsTable
   variant_mappings: VariantMappingsTable
   catalog_variants: CatalogVariantsTable

@@ -79,7 +79,9 @@ const HELD_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   economy_unavailable: ["Economy shipping unavailable", "Economy shipping unavailable"],
   economy_uncovered: ["ZIP outside Economy", "ZIPs outside Economy"],
   reference_too_long: ["reference id too long", "reference ids too long"],
-  withheld_by_store: ["order whose data the store withholds", "orders whose data the store withholds"]
+  withheld_by_store: ["order whose data the store withholds", "orders whose data the store withholds"],
+  held_by_person: ["order held by hand", "orders held by hand"],
+  released_by_person: ["order released by hand", "orders released by hand"]
 }
 
 const POD_HOLD_WORDS: Readonly<Record<string, readonly [string, string]>> = {

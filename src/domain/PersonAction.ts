@@ -6,9 +6,15 @@ import type { OrderState } from "./OrderState.js"
  * makes too (a retry is `failed → ready`, a release is the re-plan a mapping change asks for), so
  * the stages carry on from it as from their own.
  */
-export const PERSON_ACTIONS = ["retry", "release", "skip", "handled"] as const
+export const PERSON_ACTIONS = ["retry", "release", "hold", "skip", "handled"] as const
 export type PersonAction = (typeof PERSON_ACTIONS)[number]
 export const isPersonAction = (value: string): value is PersonAction => (PERSON_ACTIONS as ReadonlyArray<string>).includes(value)
+
+/** The held reason of an order a person held by hand: re-planning leaves it held until a person releases it. */
+export const HELD_BY_PERSON = "held_by_person"
+
+/** The held reason a person's release leaves until the re-plan gives the order its own. */
+export const RELEASED_BY_PERSON = "released_by_person"
 
 /** The held reason a `not_pod` order carries when a person said so: re-planning leaves it where it is. */
 export const SKIPPED_BY_PERSON = "skipped_by_person"
@@ -16,6 +22,7 @@ export const SKIPPED_BY_PERSON = "skipped_by_person"
 export const ACTION_LABELS: Readonly<Record<PersonAction, string>> = {
   retry: "Retry now",
   release: "Release / re-plan",
+  hold: "Hold",
   skip: "Not a POD order",
   handled: "Mark handled"
 }
@@ -23,6 +30,8 @@ export const ACTION_LABELS: Readonly<Record<PersonAction, string>> = {
 export interface ActedOrder {
   readonly state: OrderState
   readonly podDraftId: string | null
+  /** Why it is held (a person's hold is lifted only by a release). */
+  readonly heldReason?: string | null
 }
 
 /** The move an action makes: to `to`, due now or not, with the held reason it leaves (undefined: as the move implies). */
@@ -57,7 +66,32 @@ export const planPersonAction = (action: PersonAction, order: ActedOrder, user: 
     case "release":
       if (order.state !== "held") return refused(`only a held order is released; this one is ${order.state}`)
       // Re-planned now: released if what held it is fixed, held again (with today's reason) if not.
-      return moveTo({ to: "held", reason: `re-plan asked ${by}`, dueNow: true })
+      // A person's hold is lifted here, so that the re-plan decides afresh.
+      return moveTo({
+        to: "held",
+        reason: `re-plan asked ${by}`,
+        dueNow: true,
+        ...(order.heldReason === HELD_BY_PERSON
+          ? { held: { code: RELEASED_BY_PERSON, details: { message: `released ${by}: re-planned now` } } }
+          : {})
+      })
+    case "hold":
+      // Before its draft is made: a draft attempt in flight is looked up by reference id on release, never made twice.
+      if (!(order.state === "ready" || order.state === "pulled" || (order.state === "failed" && order.podDraftId === null))) {
+        return refused(
+          order.state === "held"
+            ? "it is held already"
+            : `only an order not yet drafted is held by hand; this one is ${order.state}${
+              order.podDraftId === null ? "" : ` with POD draft ${order.podDraftId}`
+            }`
+        )
+      }
+      return moveTo({
+        to: "held",
+        reason: `held by hand ${by}: it is not drafted until a person releases it`,
+        dueNow: false,
+        held: { code: HELD_BY_PERSON, details: { message: `held by hand ${by}; release it to draft it` } }
+      })
     case "skip":
       if (order.state !== "held") return refused(`only a held order can be marked not a POD order; this one is ${order.state}`)
       return moveTo({

@@ -6,6 +6,7 @@ import { type CreateDraftInput, DraftAddressInput, type DraftLineItemInput } fro
 import { ECONOMY, economyDestination, economyDestinationProblem, type EconomyUncoveredPolicy } from "./EconomyShipping.js"
 import { type CatalogLookup, findRow, type MappingRow, type MappingTable, skuTypedAsVariantId } from "../domain/MappingTable.js"
 import * as ReferenceId from "../domain/ReferenceId.js"
+import { type OrderFixes, variantFixOf } from "../domain/OrderFix.js"
 
 /**
  * The match stage, pure: what to do with one store order given its store's
@@ -184,11 +185,14 @@ const ADDRESS_LABELS: Record<string, string> = {
   phone_no: "phone"
 }
 
+/** What a seller does about an address the POD service would refuse. */
+const FIX_ADDRESS = "fix the address in the store, or correct it for the POD draft on the order's page in the console"
+
 const decodeAddress = Schema.decodeUnknownEither(DraftAddressInput, { errors: "all" })
 const PHONE = /^\+?[\d\s().-]{4,50}$/
 
 /** What the store withheld of the buyer's details, and why (the connector's words). */
-const withheldBuyer = (order: NormalizedOrder): HoldProblem | undefined => {
+const withheldBuyer = (order: AddressSource): HoldProblem | undefined => {
   const entries = (order.withheld ?? []).filter((w) => w.fields.some((f) => f === "email" || f.startsWith("shipTo.")))
   if (entries.length === 0) return undefined
   const fields = entries.flatMap((w) => w.fields.filter((f) => f === "email" || f.startsWith("shipTo.")))
@@ -214,7 +218,10 @@ const WITHHELD_WORDS: Readonly<Record<string, string>> = {
   "shipTo.phone": "phone"
 }
 
-export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
+/** What of an order its draft address is made from. */
+type AddressSource = Pick<NormalizedOrder, "shipTo"> & Partial<Pick<NormalizedOrder, "email" | "withheld">>
+
+export const buildAddress = (order: AddressSource, problems: Array<HoldProblem>): CreateDraftInput["address"] | undefined => {
   // What is missing because the store withheld it is said as such, not as an address to fix.
   const withheld = withheldBuyer(order)
   if (withheld !== undefined) {
@@ -254,7 +261,7 @@ export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem
         code: "address",
         message: `shipping address ${label} (${field}) does not meet the POD service's limit: ${
           issue.message.split(", actual")[0]
-        }${detail}; fix the address in the store`
+        }${detail}; ${FIX_ADDRESS}`
       })
     }
     return undefined
@@ -262,7 +269,7 @@ export const buildAddress = (order: NormalizedOrder, problems: Array<HoldProblem
   if (decoded.right.phone_no !== undefined && !PHONE.test(decoded.right.phone_no)) {
     problems.push({
       code: "address",
-      message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; fix it in the store`
+      message: `shipping address phone (phone_no) "${decoded.right.phone_no}" is not a valid phone number; ${FIX_ADDRESS}`
     })
     return undefined
   }
@@ -281,7 +288,8 @@ const shippingMethodFor = (order: NormalizedOrder, settings: StoreSettings) => {
  * order (so a batch's ZIPs can be checked together before each is planned); undefined when its
  * shipping is not Economy or planning holds it anyway (no usable US ZIP).
  */
-export const economyZipFor = (order: NormalizedOrder, settings: StoreSettings): string | undefined => {
+export const economyZipFor = (storeOrder: NormalizedOrder, settings: StoreSettings, fixes?: OrderFixes): string | undefined => {
+  const order = withFixedAddress(storeOrder, fixes)
   if (shippingMethodFor(order, settings) !== ECONOMY || order.shipTo === null) return undefined
   const to = order.shipTo
   const destination = economyDestination({
@@ -308,12 +316,37 @@ const referenceProblem = (error: ReferenceId.ReferenceIdError): HoldProblem => (
     : `the order has no usable store order id (${error.message}): create it at the POD service by hand`
 })
 
+/**
+ * The order as its draft is planned: with the shipping address a person corrected in the console
+ * (what the store withheld of the address no longer holds it then). The store's copy is unchanged.
+ */
+export const withFixedAddress = (order: NormalizedOrder, fixes: OrderFixes | undefined): NormalizedOrder => {
+  if (fixes?.address === undefined) return order
+  const withheld = (order.withheld ?? [])
+    .map((w) => ({ ...w, fields: w.fields.filter((f) => !f.startsWith("shipTo.")) }))
+    .filter((w) => w.fields.length > 0)
+  return { ...order, shipTo: fixes.address.shipTo, ...(order.withheld === undefined ? {} : { withheld }) }
+}
+
+/**
+ * What keeps `shipTo` from being a draft's address under the pipeline's rules (the POD service's
+ * limits, a phone that is a phone), in a seller's words; empty when it would be drafted as it is.
+ */
+export const addressProblems = (shipTo: NormalizedOrder["shipTo"]): ReadonlyArray<string> => {
+  const problems: Array<HoldProblem> = []
+  buildAddress({ shipTo }, problems)
+  return problems.map((p) => p.message.replace(`; ${FIX_ADDRESS}`, ""))
+}
+
+/** `fixes`: what a person fixed of this order in the console (OrderFix.ts), applied over the store's copy. */
 export const planDraft = (
-  order: NormalizedOrder,
+  storeOrder: NormalizedOrder,
   table: MappingTable,
   catalog: CatalogLookup | undefined,
-  settings: StoreSettings
+  settings: StoreSettings,
+  fixes?: OrderFixes
 ): DraftPlan => {
+  const order = withFixedAddress(storeOrder, fixes)
   if (order.cancelled) return { _tag: "Cancelled" }
   const problems: Array<HoldProblem> = []
   const eligible = settings.eligibleFinancialStatuses.map((s) => s.toLowerCase())
@@ -352,7 +385,7 @@ export const planDraft = (
     if (row.pod === undefined) {
       throw new Error(`mapping line ${row.line} has no POD variant and is not ignore: the mapping parser refuses such a row`)
     }
-    const item = planLine(line, row, row.pod, catalog, problems)
+    const item = planLine(line, row, variantFixOf(fixes, line.lineId)?.pod ?? row.pod, catalog, problems)
     if (item !== undefined) {
       items.push(item)
       planned.push({ lineId: line.lineId, quantity: line.fulfillableQuantity, mappingLine: row.line })

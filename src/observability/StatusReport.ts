@@ -127,7 +127,9 @@ const HELD_ACTIONS: Readonly<Record<string, string>> = {
   discontinued: "map the item to another POD variant",
   out_of_stock: "nothing, unless it lasts: released when the variant is back in stock",
   missing_design: "add the design to the line item in the store (or fix the mapping's print column)",
-  address: "fix the shipping address in the store",
+  address: "fix the shipping address in the store, or correct it for the POD draft on the order's page in the console",
+  held_by_person: "held by hand in the console: release it when it may be drafted",
+  released_by_person: "released by hand: re-planned now",
   unpaid: "nothing: drafted once the order is paid",
   rejected_by_pod: "fix the order or its mapping as the POD service said; retried when it changes",
   economy_unavailable:

@@ -189,7 +189,9 @@ export const draftOrder = (
 
       const settings = inputs.settingsFor(stored.storeKey)
       if (settings === undefined) return yield* Effect.as(repo.release(stored.id, owner, null), "no_store" as const)
-      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+      // The draft carries what a person fixed in the console (OrderFix.ts); the store's copy is unchanged.
+      const fixes = yield* repo.fixes.forOrder(stored.id)
+      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings, fixes)
       if (plan._tag !== "Ready") {
         // Something changed since the order was matched: the match stage states why.
         yield* matchOrder({ ...stored, state }, owner)

@@ -1,5 +1,5 @@
 import type { OrderState } from "../domain/OrderState.js"
-import { SKIPPED_BY_PERSON } from "../domain/PersonAction.js"
+import { HELD_BY_PERSON, SKIPPED_BY_PERSON } from "../domain/PersonAction.js"
 import type { planDraft } from "../mapping/DraftPlan.js"
 import { economyHoldStands, type EconomyUncoveredPolicy } from "../mapping/EconomyShipping.js"
 import type { Move, StoredOrder, TransitionChange } from "../repos/OrdersRepo.js"
@@ -22,6 +22,8 @@ export const decideMatch = (
   const from = stored.state
   // A person said it is not a POD order (the console): a mapping or catalog change does not undo that.
   if (from === "not_pod" && stored.heldReason === SKIPPED_BY_PERSON) return { release: null }
+  // A person held it by hand: it stays held until a person releases it (unless the store cancels it).
+  if (from === "held" && stored.heldReason === HELD_BY_PERSON && plan._tag !== "Cancelled") return { release: null }
   // Holds that depend on the catalog cache are looked at again every minute: another replica's
   // refresh (or a first refresh still filling the cache) changes the answer without waking anyone.
   // Planning is pure, so this costs no API call. Other holds wait for what wakes them.

@@ -36,7 +36,11 @@ export const actOnOrders = Effect.fn("PersonActions.actOnOrders")(function*(
   const moves: Array<PersonMoveRow> = []
   for (const order of seen) {
     const stored = current.get(order.id)
-    const plan = planPersonAction(action, { state: order.state, podDraftId: stored?.podDraftId ?? null }, person.user)
+    const plan = planPersonAction(
+      action,
+      { state: order.state, podDraftId: stored?.podDraftId ?? null, heldReason: stored?.heldReason ?? null },
+      person.user
+    )
     if (stored === undefined) {
       refusals.push({ id: order.id, referenceId: null, outcome: "refused", message: "no such order" })
     } else if (plan._tag === "Refused") {

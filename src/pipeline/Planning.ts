@@ -18,6 +18,8 @@ export const matchMany = (claimed: ReadonlyArray<StoredOrder>, actor: string) =>
     const nowMs = yield* Clock.currentTimeMillis
     const moves: Array<Move> = []
     const releases: Array<{ readonly id: number; readonly nextAttemptAt: Date | null }> = []
+    // What a person fixed in the console (a corrected address, a line's variant): the plan applies it.
+    const fixes = yield* repo.fixes.forOrders(claimed.map((s) => s.id))
     for (const stored of claimed) {
       const settings = inputs.settingsFor(stored.storeKey)
       // A store removed from the config: leave its orders alone.
@@ -25,7 +27,7 @@ export const matchMany = (claimed: ReadonlyArray<StoredOrder>, actor: string) =>
         releases.push({ id: stored.id, nextAttemptAt: null })
         continue
       }
-      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings)
+      const plan = planDraft(stored.order, yield* inputs.tableFor(stored.storeKey), yield* inputs.catalog, settings, fixes.get(stored.id))
       const decision = decideMatch(stored, plan, nowMs, actor, settings.shipping.economyUncovered ?? "standard")
       if ("move" in decision) moves.push(decision.move)
       else releases.push({ id: stored.id, nextAttemptAt: decision.release })

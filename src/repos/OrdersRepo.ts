@@ -5,6 +5,7 @@ import { ownerSessionLive } from "../db/SessionTie.js"
 import type { NormalizedOrder } from "../domain/NormalizedOrder.js"
 import { AWAITING_STORE_PAYMENT, canTransition, NEEDS_A_PERSON, type OrderState } from "../domain/OrderState.js"
 import { json, now, ORDER_COLUMNS, type Row, toStored } from "./OrderRows.js"
+import { makeOrderFixes } from "./OrderFixes.js"
 import { makePackageLooks } from "./PackageLooks.js"
 import { makeOrderLookups } from "./OrderLookups.js"
 import { makeStorePage } from "./PulledPages.js"
@@ -442,6 +443,7 @@ export class OrdersRepo extends Effect.Service<OrdersRepo>()("podsync/OrdersRepo
     return {
       ...makeOrderLookups(db),
       packageLooks: makePackageLooks(db),
+      fixes: makeOrderFixes(db),
       wakeWaiting,
       storePage,
       upsertPulled,

@@ -237,6 +237,31 @@ describe("line item updates and price quotes validate too", () => {
     expect(after.line_items[0]).toMatchObject({ quantity: 3, printing_options: [{ print_location_code: "PRINT_LOCATION_CODE_BACK" }] })
   })
 
+  it("takes a line update as published: only line_item_id is needed, fields are closed, a checked-out draft is refused", async () => {
+    const draft = await pod.createDraft({ referenceId: "p:partial" })
+    const item = draft.line_items[0]
+    const [other] = (await pod.inStockVariantIds(5)).filter((id) => id !== item.variant.variant_id)
+    const patch = (line: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      pod.api("PATCH", "/api/v3/orders/draft/line-items", {
+        order_id: draft.order_id,
+        line_items: [{ line_item_id: item.line_item_id, ...line }],
+        ...extra
+      })
+    // A new variant alone: quantity and designs stay the line's.
+    expect((await patch({ variant_id: other })).status).toBe(200)
+    const after = (await pod.api("GET", `/api/v3/orders/draft/${draft.order_id}`)).body.data.line_items[0]
+    expect(after).toMatchObject({ variant: { variant_id: other }, quantity: item.quantity })
+    expect(after.printing_options).toEqual(item.printing_options)
+    expect((await patch({ quantity: 4 })).status).toBe(200)
+    expectInvalid(await patch({ variant_id: other, legacy_id: 10043 }), "line_items[0].variant_id")
+    expectInvalid(await patch({ shipping_method: "METHOD_STANDARD" }), "line_items[0].shipping_method")
+    expectInvalid(await patch({ quantity: 2 }, { address: { street_1: "1 Other Street" } }), "address")
+    await pod.admin("POST", `/__sim/drafts/${draft.order_id}/checkout`, { paid: true })
+    const refused = await patch({ quantity: 1 })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ code: "FAILED_PRECONDITION" })
+  })
+
   it("limits quote gift messages to 300 characters and requires the shipping destination", async () => {
     const [variantId] = await pod.inStockVariantIds(1)
     const base = {

@@ -12,11 +12,13 @@ import {
   readAddress,
   readBillingOption,
   readDraftHeader,
-  readLineItem,
+  readLegacyId,
   readLineItems,
+  readPrintingOptions,
   readShippingMethod,
   readText
 } from "./validation.js"
+import { productOf } from "./catalog.js"
 import { draftView } from "./views.js"
 import type { SimResponse } from "./wire.js"
 import { errorBody, invalidArgument, isRecord, notFound, success } from "./wire.js"
@@ -165,10 +167,84 @@ const getHandler = (state: SimState) => (context: RouteContext): SimResponse => 
   return draft === undefined ? notFound("draft", "order_id", id) : success(draftView(state.catalog, state.seed, draft, true))
 }
 
+// The published update body (VendorUpdateOrderDraftLineItemsRequest and its LineItem): both closed
+// (additionalProperties: false), every field of a line but its id optional.
+const UPDATE_FIELDS = ["order_id", "line_items"]
+const LINE_UPDATE_FIELDS = ["line_item_id", "variant_id", "legacy_id", "quantity", "printing_options", "barcode_url"]
+
+const unknownFields = (issues: Issues, value: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) issues.add(path === "" ? key : `${path}.${key}`, "is not a field of this request")
+  }
+}
+
+const given = (value: unknown) => value !== undefined && value !== null
+
+/**
+ * One line of an update, as published: `line_item_id` names it; `variant_id` or `legacy_id` (not
+ * both), `quantity`, `printing_options`, `barcode_url` each change only when given. A new variant
+ * keeps the line's designs if its product can print them where they are.
+ */
+const readLineUpdate = (
+  issues: Issues,
+  state: SimState,
+  line: LineRecord,
+  item: Readonly<Record<string, unknown>>,
+  path: string
+): (() => void) | undefined => {
+  const before = issues.list.length
+  unknownFields(issues, item, LINE_UPDATE_FIELDS, path)
+  const hasVariant = given(item["variant_id"]) && item["variant_id"] !== ""
+  const hasLegacy = given(item["legacy_id"]) && item["legacy_id"] !== ""
+  let variant = line.variant
+  if (hasVariant && hasLegacy) issues.add(`${path}.variant_id`, "use variant_id or legacy_id, not both")
+  else if (hasVariant) {
+    const id = item["variant_id"]
+    const found = typeof id === "string" ? state.catalog.variantById.get(id) : undefined
+    if (found === undefined) issues.add(`${path}.variant_id`, "unknown variant")
+    else variant = found
+  } else if (hasLegacy) {
+    const legacy = readLegacyId(item["legacy_id"])
+    const found = legacy === undefined ? undefined : state.catalog.variantByLegacyId.get(legacy)
+    if (legacy === undefined) issues.add(`${path}.legacy_id`, "must be a positive integer")
+    else if (found === undefined) issues.add(`${path}.legacy_id`, "unknown legacy variant id")
+    else variant = found
+  }
+  const quantity = item["quantity"]
+  if (given(quantity) && (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity < 1 || quantity > 1000)) {
+    issues.add(`${path}.quantity`, "must be an integer from 1 to 1000")
+  }
+  const offered = productOf(state.catalog, variant).printLocations.map((l) => l.code)
+  let printingOptions = line.printingOptions
+  if (given(item["printing_options"])) {
+    printingOptions = readPrintingOptions(issues, item["printing_options"], `${path}.printing_options`, offered) ?? printingOptions
+  } else if (variant !== line.variant) {
+    const unprintable = line.printingOptions.filter((o) => !offered.includes(o.location.toLowerCase()))
+    for (const option of unprintable) {
+      issues.add(
+        `${path}.printing_options`,
+        `the new variant's product cannot be printed at ${option.location.toLowerCase()}: send printing_options`
+      )
+    }
+  }
+  const barcode = item["barcode_url"]
+  if (given(barcode) && barcode !== "" && (typeof barcode !== "string" || !isHttpUrl(barcode))) {
+    issues.add(`${path}.barcode_url`, "must be a URL")
+  }
+  if (issues.list.length > before) return undefined
+  return () => {
+    line.variant = variant
+    if (typeof quantity === "number") line.quantity = quantity
+    line.printingOptions = printingOptions
+    if (barcode !== undefined) line.barcodeUrl = typeof barcode === "string" && barcode !== "" ? barcode : null
+  }
+}
+
 const patchLineItems = (state: SimState) => (context: RouteContext): SimResponse => {
   const issues = new Issues()
-  const outer = isRecord(context.body) ? context.body : {}
-  const body = outer["order_id"] === undefined && isRecord(outer["data"]) ? outer["data"] : outer
+  const body = isRecord(context.body) ? context.body : {}
+  if (!isRecord(context.body)) issues.add("body", "must be a JSON object")
+  unknownFields(issues, body, UPDATE_FIELDS, "")
   const id = readText(issues, body["order_id"], "order_id", 1, 255, true)
   const items = body["line_items"]
   if (!Array.isArray(items) || items.length < 1 || items.length > 1000) issues.add("line_items", "must hold 1 to 1000 line items")
@@ -188,15 +264,8 @@ const patchLineItems = (state: SimState) => (context: RouteContext): SimResponse
     const lineId = readText(issues, item["line_item_id"], `${path}.line_item_id`, 1, 255, true)
     const line = draft.lineItems.find((l) => l.lineItemId === lineId)
     if (lineId !== undefined && line === undefined) issues.add(`${path}.line_item_id`, "no such line item in this draft")
-    const parsed = readLineItem(issues, state.catalog, item, path)
-    if (line !== undefined && parsed !== undefined) {
-      updates.push(() => {
-        line.variant = parsed.variant
-        line.quantity = parsed.quantity
-        line.printingOptions = parsed.printingOptions
-        line.barcodeUrl = parsed.barcodeUrl
-      })
-    }
+    const update = line === undefined ? undefined : readLineUpdate(issues, state, line, item, path)
+    if (update !== undefined) updates.push(update)
   })
   if (!issues.empty) return invalidArgument(issues.list)
   for (const update of updates) update()

@@ -114,7 +114,7 @@ export interface LineInput {
   readonly barcodeUrl: string | null
 }
 
-const readLegacyId = (value: unknown): number | undefined => {
+export const readLegacyId = (value: unknown): number | undefined => {
   if (typeof value === "number" && Number.isInteger(value) && value > 0) return value
   if (typeof value === "string" && /^[1-9][0-9]*$/.test(value)) return Number(value)
   return undefined
