@@ -22,6 +22,7 @@ import { dbLayer } from "./DatabaseLive.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { AlertConditions } from "../alerts/AlertConditions.js"
 import { AlertsLive } from "./AlertsLive.js"
+import { DaemonCheckLive } from "./ServiceCheck.js"
 
 // Marked ready last and unready first: a finalizer of the outermost layer runs
 // before the server closes, so probes fail while in-flight work finishes.
@@ -61,6 +62,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
     )),
     Layer.provideMerge(Layer.mergeAll(
       BudgetMetricsLive,
+      DaemonCheckLive(config),
       ReportService.Default(reportServiceConfigOf(config, {
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours
