@@ -23,6 +23,7 @@ import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { AlertConditions } from "../alerts/AlertConditions.js"
 import { AlertsLive } from "./AlertsLive.js"
 import { DaemonCheckLive } from "./ServiceCheck.js"
+import { TracingLive } from "./TracingLive.js"
 
 // Marked ready last and unready first: a finalizer of the outermost layer runs
 // before the server closes, so probes fail while in-flight work finishes.
@@ -83,7 +84,9 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
     Layer.provideMerge(ObservabilityLive(config.stores.map((s) => s.key))),
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),
-    Layer.provideMerge(Layer.effectDiscard(migrateToLatest))
+    Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),
+    // Built first: every span of the layers above and of their loops goes to the collector.
+    Layer.provideMerge(TracingLive(config))
   )
 }
 

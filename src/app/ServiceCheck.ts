@@ -251,7 +251,6 @@ const verifyStores = (app: AppConfig, say: Say) =>
     return { errors, unverified }
   })
 
-
 /** Whether any store's mapping file maps a POD variant (else the POD check is one cheap read). */
 export const mapsAnyVariant = (files: ReadonlyArray<ParsedMappingFile>) =>
   files.some((f) => f.table.rows.some((r) => r.pod !== undefined && !r.ignore))

@@ -30,10 +30,12 @@ const namesIn = (expr: string) => expr.match(/\bpodsync_[a-z_]+\b/g) ?? []
 
 /** The metric families a scrape declares, with their types (`# TYPE name type`). */
 const familiesOf = (scrape: string) =>
-  new Map(scrape.split("\n").flatMap((line) => {
-    const m = /^# TYPE (\S+) (\S+)$/.exec(line)
-    return m === null ? [] : [[m[1]!, m[2]!] as const]
-  }))
+  new Map(
+    scrape.split("\n").flatMap((line) => {
+      const m = /^# TYPE (\S+) (\S+)$/.exec(line)
+      return m === null ? [] : [[m[1]!, m[2]!] as const]
+    })
+  )
 
 /** Whether a name a query uses is in the scrape: a family, or a histogram's series (`_bucket`, `_sum`, `_count`). */
 const exposed = (families: ReadonlyMap<string, string>, name: string) => {

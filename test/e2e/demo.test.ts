@@ -152,13 +152,28 @@ describe("the demo's order stream", () => {
       heldReason,
       heldMessage: heldReason === null ? null : "no mapping row for store SKU MUG-WHT-11OZ"
     })
-    const orders = [at(1, "fulfilled"), at(2, "fulfilled"), at(3, "held", "unmatched"), at(4, "ready"), at(5, "drafted"), at(6, "in_production")]
+    const orders = [
+      at(1, "fulfilled"),
+      at(2, "fulfilled"),
+      at(3, "held", "unmatched"),
+      at(4, "ready"),
+      at(5, "drafted"),
+      at(6, "in_production")
+    ]
     const line = renderLine({
       elapsedMs: 12_300,
       speed: "8 orders, fast",
       daemonUrl: "http://127.0.0.1:8088",
       progress: progressOf(8, generated, orders),
-      budget: { limit: 95, windowSeconds: 10, inUse: 21, inFlight: 1, byLane: { urgent: 0, normal: 2, background: 18 }, waiting: undefined, paused: false },
+      budget: {
+        limit: 95,
+        windowSeconds: 10,
+        inUse: 21,
+        inFlight: 1,
+        byLane: { urgent: 0, normal: 2, background: 18 },
+        waiting: undefined,
+        paused: false
+      },
       pod: undefined,
       factory: { checkedOut: 2, inProduction: 1, shipped: 2, heldBack: 0 }
     })
@@ -178,7 +193,9 @@ describe("the demo's order stream", () => {
     )
     const text = lines.join("\n")
     expect(text).toContain("The console is at http://127.0.0.1:40200/console")
-    expect(text).toMatch(/^ {4}curl -s -X POST http:\/\/127\.0\.0\.1:40123\/__sim\/orders -H 'content-type: application\/json' -d '\{.*"sku":"UTS01-/m)
+    expect(text).toMatch(
+      /^ {4}curl -s -X POST http:\/\/127\.0\.0\.1:40123\/__sim\/orders -H 'content-type: application\/json' -d '\{.*"sku":"UTS01-/m
+    )
     expect(text).toContain("PODSYNC_DEMO_PORT=40200 npx podsync status --config /opt/podsync/config/demo.yaml")
     const all = putAnOrderIn(
       [
@@ -221,7 +238,9 @@ describe("podsync demo", () => {
             // Run by a shell, as typed, without blocking this process (the simulators answer from it).
             const placed = yield* Effect.promise(() => run(typed).then((answer) => JSON.parse(answer.stdout) as { name: string }))
             const daemon = at.replace(/\/console$/, "")
-            const watched = yield* Effect.promise(() => waitFor(() => statusOf(Number(new URL(daemon).port)), (s) => s.fulfilled === 6, 120_000))
+            const watched = yield* Effect.promise(() =>
+              waitFor(() => statusOf(Number(new URL(daemon).port)), (s) => s.fulfilled === 6, 120_000)
+            )
             yield* Deferred.succeed(stop, undefined)
             return { ...page, placed, watched, typed }
           }
@@ -247,7 +266,9 @@ describe("podsync demo", () => {
       expect(consolePage.placed.name).toBe("#1009")
       expect(consolePage.watched.fulfilled).toBe(6)
       expect(consolePage.typed).toContain(`${outcome.simulators.stores[0]?.url}/__sim/orders`)
-      expect(text).toMatch(/^then watch it on the console \(http:\/\/127\.0\.0\.1:(\d+)\/console\), or with: PODSYNC_DEMO_PORT=\1 npx podsync status --config /m)
+      expect(text).toMatch(
+        /^then watch it on the console \(http:\/\/127\.0\.0\.1:(\d+)\/console\), or with: PODSYNC_DEMO_PORT=\1 npx podsync status --config /m
+      )
 
       expect(outcome.ending).toBe("finished")
       expect(outcome.progress.generated).toBe(8)

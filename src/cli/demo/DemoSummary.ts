@@ -47,9 +47,7 @@ const headline = (input: SummaryInput): string => {
         seconds(input.elapsedMs)
       }, with ${progress.generated} of ${progress.planned} orders generated.`
     case "timed_out":
-      return `podsync demo gave up after ${
-        seconds(input.elapsedMs)
-      }: ${progress.outstanding.length} orders are still on their way.`
+      return `podsync demo gave up after ${seconds(input.elapsedMs)}: ${progress.outstanding.length} orders are still on their way.`
   }
 }
 

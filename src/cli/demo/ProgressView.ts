@@ -84,7 +84,9 @@ const HELD_REASON_WORDS: Readonly<Record<string, string>> = {
 
 /** "3 for a draft at the POD service, 1 for you (1 with an unmatched SKU)". */
 const waitingLine = (progress: Progress, byState: ReadonlyArray<readonly [string, number]>): string =>
-  waitingFor(byState).map(([words, n]) => `${n} ${words}${words === "for you" && progress.held.length > 0 ? ` (${heldWords(progress)})` : ""}`)
+  waitingFor(byState).map(([words, n]) =>
+    `${n} ${words}${words === "for you" && progress.held.length > 0 ? ` (${heldWords(progress)})` : ""}`
+  )
     .join(", ")
 
 /** "5 shipped with tracking in the store, 1 cancelled". */
@@ -94,7 +96,10 @@ const finishedLine = (byState: ReadonlyArray<readonly [string, number]>): string
 /** One store's line (shown when the demo has several): its orders, how many are through, how many wait for what. */
 export const storeLine = (progress: Progress, store: Progress["stores"][number]): string => {
   const width = Math.max(...progress.stores.map((s) => s.storeKey.length))
-  const parts = [finishedLine(store.byState), ...(waitingFor(store.byState).length > 0 ? [`waiting ${waitingLine(progress, store.byState)}`] : [])]
+  const parts = [
+    finishedLine(store.byState),
+    ...(waitingFor(store.byState).length > 0 ? [`waiting ${waitingLine(progress, store.byState)}`] : [])
+  ]
     .filter((p) => p !== "")
   const orders = `${String(store.generated).padStart(3)} ${store.generated === 1 ? "order" : "orders"}`
   return `${store.storeKey.padEnd(width)}  ${orders}${parts.length === 0 ? "" : `: ${parts.join("; ")}`}`
