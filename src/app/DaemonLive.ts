@@ -25,6 +25,8 @@ import { rehearsalSettingsOf } from "./RehearsalSettings.js"
 import { DependencyHealth } from "../observability/DependencyHealth.js"
 import { AlertConditions } from "../alerts/AlertConditions.js"
 import { AlertsLive } from "./AlertsLive.js"
+import { DaemonCheckLive } from "./ServiceCheck.js"
+import { TracingLive } from "./TracingLive.js"
 
 // Marked ready last and unready first: a finalizer of the outermost layer runs
 // before the server closes, so probes fail while in-flight work finishes.
@@ -73,6 +75,7 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
     )),
     Layer.provideMerge(Layer.mergeAll(
       BudgetMetricsLive,
+      DaemonCheckLive(config),
       ReportService.Default(reportServiceConfigOf(config, {
         noDraftAfterMinutes: config.reports.noDraftAfterMinutes,
         notCheckedOutAfterHours: config.reports.notCheckedOutAfterHours
@@ -95,7 +98,9 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
     Layer.provideMerge(ReposLive),
     Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(DryRun.layer(dryRun)),
-    Layer.provideMerge(Layer.effectDiscard(migrateToLatest))
+    Layer.provideMerge(Layer.effectDiscard(migrateToLatest)),
+    // Built first: every span of the layers above and of their loops goes to the collector.
+    Layer.provideMerge(TracingLive(config))
   )
 }
 

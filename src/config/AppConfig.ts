@@ -171,6 +171,14 @@ export const AppConfig = Schema.Struct({
     Schema.Struct({ level: withDefault(LogLevel, () => "info" as const), format: withDefault(LogFormat, () => "auto" as const) }),
     () => ({ level: "info" as const, format: "auto" as const })
   ),
+  /** Traces of the daemon's work to an OpenTelemetry collector (OTLP over HTTP); absent, and no OTEL_EXPORTER_OTLP_ENDPOINT: none sent. */
+  tracing: withDefault(
+    Schema.Struct({
+      /** The collector's OTLP/HTTP base address (traces go to <address>/v1/traces), as OTEL_EXPORTER_OTLP_ENDPOINT. */
+      otlpEndpoint: Schema.optionalWith(Url, { exact: true })
+    }),
+    () => ({})
+  ),
   server: withDefault(
     Schema.Struct({
       host: withDefault(Schema.NonEmptyTrimmedString, () => "127.0.0.1"),

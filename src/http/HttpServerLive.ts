@@ -9,6 +9,7 @@ import { consoleAccessOf } from "../console/ConsoleAccess.js"
 import { ConsoleAuth } from "../console/ConsoleAuth.js"
 import { type AttentionSettings, consoleRoutes } from "../console/ConsoleRoutes.js"
 import type { OrderLinks } from "../console/OrderLinks.js"
+import { CheckRoutes } from "./CheckRoutes.js"
 import { ControlRoutes } from "./ControlRoutes.js"
 import { HealthRoutes } from "./HealthRoutes.js"
 import { MappingRoutes } from "./MappingRoutes.js"
@@ -87,6 +88,7 @@ export const HttpServerLive = (options: ServerOptions, console?: ConsoleOptions)
       HttpRouter.concat(HealthRoutes),
       HttpRouter.concat(MappingRoutes),
       HttpRouter.concat(ControlRoutes),
+      HttpRouter.concat(CheckRoutes),
       HttpRouter.concat(MetricsRoutes),
       HttpRouter.concat(ReportRoutes),
       HttpRouter.concat(consoleRoutes(

@@ -243,7 +243,7 @@ schedules: { pull: "every five minutes" }
       {
         path: "mystery",
         message:
-          'unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts, pipeline'
+          'unknown key "mystery"; expected one of database, dataDir, log, tracing, server, console, webhooks, pod, stores, schedules, reports, alerts, pipeline'
       }
     ]))
     expect(issues.filter((i) => i.path === "log.level")).toHaveLength(1)

@@ -1,3 +1,5 @@
+import { exec } from "node:child_process"
+import { promisify } from "node:util"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -6,9 +8,13 @@ import { type DaemonOrder, type GeneratedOrder, progressOf } from "../../src/cli
 import { renderSummary } from "../../src/cli/demo/DemoSummary.js"
 import type { DemoOutput } from "../../src/cli/demo/DemoTerminal.js"
 import { planOrders } from "../../src/cli/demo/OrderPlan.js"
-import { redraw, renderFrame, type ViewModel } from "../../src/cli/demo/ProgressView.js"
+import { redraw, renderFrame, renderLine, type ViewModel } from "../../src/cli/demo/ProgressView.js"
+import { putAnOrderIn } from "../../src/cli/demo/PutAnOrderIn.js"
 import { runDemo } from "../../src/cli/demo/RunDemo.js"
 import { runPodsyncIn, tempDir } from "../support/cli.js"
+import { statusOf, waitFor } from "../support/pipeline.js"
+
+const run = promisify(exec)
 
 /** Output as CI sees it: not a terminal, so plain lines. */
 const captured = () => {
@@ -98,7 +104,8 @@ describe("the demo's order stream", () => {
     })
     expect(summary).toContain("demo-jsonfeed #1 unmatched: no mapping row")
     expect(summary).toContain("demo-etsy #7 mapped order, not pulled yet")
-    expect(summary).toMatch(/^ {2}demo-woocommerce\s+1 order, +1 where expected: fulfilled 1$/m)
+    expect(summary).toMatch(/^ {2}demo-woocommerce\s+1 order: 1 shipped with tracking in the store$/m)
+    expect(summary).toMatch(/^ {2}demo-etsy\s+1 order: waiting 1 to be read from the store$/m)
     // How to look around afterwards, with an order the demo made.
     expect(summary).toContain("  npx podsync status --config config/demo-all.yaml")
     expect(summary).toContain("  npx podsync explain '#1' --store demo-jsonfeed --config config/demo-all.yaml")
@@ -125,9 +132,83 @@ describe("the demo's order stream", () => {
     }
     const lines = renderFrame(view, 60)
     expect(lines.every((l) => l.length <= 60)).toBe(true)
-    expect(lines.join("\n")).toContain("40 of 95 per 10 s")
+    expect(lines.join("\n")).toContain("POD API 40 of 95 requests per 10 s used")
     expect(redraw(lines.length, lines).startsWith(`\x1b[${lines.length}F`)).toBe(true)
     expect(redraw(0, lines).startsWith("\x1b[2K")).toBe(true)
+  })
+
+  it("says how many orders wait for what, in a seller's words, never the budget's lanes", () => {
+    const store = "demo-shopify"
+    const generated: Array<GeneratedOrder> = Array.from({ length: 7 }, (_, i) => ({
+      storeKey: store,
+      storeOrderId: String(i + 1),
+      name: `#${1001 + i}`,
+      kind: i === 2 ? "unmapped" : "mapped"
+    }))
+    const at = (id: number, state: DaemonOrder["state"], heldReason: string | null = null): DaemonOrder => ({
+      storeKey: store,
+      storeOrderId: String(id),
+      state,
+      heldReason,
+      heldMessage: heldReason === null ? null : "no mapping row for store SKU MUG-WHT-11OZ"
+    })
+    const orders = [
+      at(1, "fulfilled"),
+      at(2, "fulfilled"),
+      at(3, "held", "unmatched"),
+      at(4, "ready"),
+      at(5, "drafted"),
+      at(6, "in_production")
+    ]
+    const line = renderLine({
+      elapsedMs: 12_300,
+      speed: "8 orders, fast",
+      daemonUrl: "http://127.0.0.1:8088",
+      progress: progressOf(8, generated, orders),
+      budget: {
+        limit: 95,
+        windowSeconds: 10,
+        inUse: 21,
+        inFlight: 1,
+        byLane: { urgent: 0, normal: 2, background: 18 },
+        waiting: undefined,
+        paused: false
+      },
+      pod: undefined,
+      factory: { checkedOut: 2, inProduction: 1, shipped: 2, heldBack: 0 }
+    })
+    expect(line).toBe(
+      "[ 12.3 s] 7 of 8 orders placed · 2 shipped with tracking in the store · waiting: 1 to be read from the store, " +
+        "1 for a draft at the POD service, 1 for the POD shop to check out, 1 being printed, 1 for you (1 with an unmatched SKU) · " +
+        "POD API 21 of 95 requests per 10 s used"
+    )
+    expect(line).not.toMatch(/urgent|normal|background|lane|where expected/)
+  })
+
+  it("ends by saying how to put an order in, at each store simulator's real port, and how to watch it", () => {
+    const lines = putAnOrderIn(
+      [{ key: "demo-shopify", platform: "shopify", url: "http://127.0.0.1:40123" }],
+      { url: "http://127.0.0.1:40200", port: 40200 },
+      "/opt/podsync/config/demo.yaml"
+    )
+    const text = lines.join("\n")
+    expect(text).toContain("The console is at http://127.0.0.1:40200/console")
+    expect(text).toMatch(
+      /^ {4}curl -s -X POST http:\/\/127\.0\.0\.1:40123\/__sim\/orders -H 'content-type: application\/json' -d '\{.*"sku":"UTS01-/m
+    )
+    expect(text).toContain("PODSYNC_DEMO_PORT=40200 npx podsync status --config /opt/podsync/config/demo.yaml")
+    const all = putAnOrderIn(
+      [
+        { key: "demo-shopify", platform: "shopify", url: "http://127.0.0.1:1" },
+        { key: "demo-woocommerce", platform: "woocommerce", url: "http://127.0.0.1:2" },
+        { key: "demo-etsy", platform: "etsy", url: "http://127.0.0.1:3" },
+        { key: "demo-jsonfeed", platform: "jsonfeed", url: "http://127.0.0.1:4" }
+      ],
+      { url: "http://127.0.0.1:5", port: 5 },
+      "config/demo-all.yaml"
+    ).join("\n")
+    expect(all).toContain("  in demo-etsy:\n    curl -s -X POST http://127.0.0.1:3/__sim/receipts ")
+    expect(all).toContain("curl -s -X POST http://127.0.0.1:4/__sim/orders ")
   })
 })
 
@@ -142,7 +223,8 @@ describe("podsync demo", () => {
       fs.writeFileSync(path.join(dataDir, "stale-file"), "from before")
       const out = captured()
       // --console: after the summary the console stays served until told to stop (Ctrl-C); this test
-      // stops it once it has read the overview.
+      // reads the overview, then puts an order in as the demo says, as a seller types it, and
+      // stops once that order has gone all the way (tracking in the store).
       const stop = yield* Deferred.make<void>()
       const overview = yield* Effect.fork(Effect.gen(function*() {
         for (;;) {
@@ -152,8 +234,15 @@ describe("podsync demo", () => {
               const response = await fetch(at)
               return { status: response.status, body: await response.text() }
             })
+            const typed = /^ {4}(curl .*)$/m.exec(out.text())?.[1] ?? "no curl command printed"
+            // Run by a shell, as typed, without blocking this process (the simulators answer from it).
+            const placed = yield* Effect.promise(() => run(typed).then((answer) => JSON.parse(answer.stdout) as { name: string }))
+            const daemon = at.replace(/\/console$/, "")
+            const watched = yield* Effect.promise(() =>
+              waitFor(() => statusOf(Number(new URL(daemon).port)), (s) => s.fulfilled === 6, 120_000)
+            )
             yield* Deferred.succeed(stop, undefined)
-            return page
+            return { ...page, placed, watched, typed }
           }
           yield* Effect.sleep("200 millis")
         }
@@ -173,6 +262,13 @@ describe("podsync demo", () => {
       expect(consolePage.status).toBe(200)
       // The two held orders, and the cancelled one when its draft was made first.
       expect(consolePage.body).toMatch(/data-testid="needs-a-person">[23]</)
+      // The order the seller put in went all the way: one more shipped, with tracking in the store.
+      expect(consolePage.placed.name).toBe("#1009")
+      expect(consolePage.watched.fulfilled).toBe(6)
+      expect(consolePage.typed).toContain(`${outcome.simulators.stores[0]?.url}/__sim/orders`)
+      expect(text).toMatch(
+        /^then watch it on the console \(http:\/\/127\.0\.0\.1:(\d+)\/console\), or with: PODSYNC_DEMO_PORT=\1 npx podsync status --config /m
+      )
 
       expect(outcome.ending).toBe("finished")
       expect(outcome.progress.generated).toBe(8)
@@ -187,7 +283,8 @@ describe("podsync demo", () => {
       expect(outcome.pod?.drafts).toBe(counts.cancel_pending === 1 ? 6 : 5)
 
       expect(text).toContain("wiped at start")
-      expect(text).toMatch(/^\[\s*[\d.]+ s\] generated \d+\/8 · /m)
+      expect(text).toMatch(/^\[\s*[\d.]+ s\] \d+ of 8 orders placed · .*POD API \d+ of \d+ requests per \d+ s used$/m)
+      expect(text).not.toMatch(/urgent|background|where expected/)
       expect(text).not.toContain("\x1b[")
       expect(countOf(text, "fulfilled")).toBe(5)
       expect(text).toMatch(/#\d+\s+unmatched: no mapping row for .*SKU/)
@@ -207,6 +304,12 @@ describe("podsync demo", () => {
       ])
       if ("files" in outcome.report) {
         for (const file of outcome.report.files) expect(path.dirname(file)).toBe(path.join(dir, "reports"))
+        // One currency per shop: the margins count every order drafted, none left out for its currency.
+        const json = JSON.parse(fs.readFileSync(outcome.report.files.find((f) => f.endsWith(".json"))!, "utf8"))
+        expect(json.money.excluded).toEqual([])
+        expect(json.money.coverage.orders).toBe(json.money.coverage.ofOrders)
+        expect(json.money.coverage.ofOrders).toBeGreaterThanOrEqual(5)
+        expect(json.money.stores.map((m: { currency: string }) => m.currency)).toEqual(["USD"])
         expect(text).toContain(outcome.report.files[0])
         expect(text).toMatch(/Reconciliation report \S+ \(all stores, UTC\): 8 orders pulled/)
       }
@@ -214,11 +317,11 @@ describe("podsync demo", () => {
       expect(fs.existsSync(path.join(dataDir, "stale-file"))).toBe(false)
       expect(fs.existsSync(path.join(dataDir, "podsync.lock"))).toBe(false)
 
-      // --keep-data keeps the folder, and refuses to mix a fresh store's order ids into the kept orders.
+      // --keep-data keeps the folder (the demo's 8 orders and the one put in by hand), and refuses to mix a fresh store's order ids into the kept orders.
       const again = yield* Effect.exit(
         runDemo({ orders: 8, speed: "fast", keepData: true, dataDir, reportsDir: path.join(dir, "reports"), output: captured().output })
       )
-      expect(Exit.isFailure(again) ? Cause.pretty(again.cause) : "no failure").toContain(`${dataDir} holds 8 orders of an earlier demo`)
+      expect(Exit.isFailure(again) ? Cause.pretty(again.cause) : "no failure").toContain(`${dataDir} holds 9 orders of an earlier demo`)
       expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true)
       fs.rmSync(dir, { recursive: true, force: true })
     }), 330_000)

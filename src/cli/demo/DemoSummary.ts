@@ -40,16 +40,14 @@ const headline = (input: SummaryInput): string => {
   const { progress } = input
   switch (input.ending) {
     case "finished":
-      return `podsync demo finished in ${seconds(input.elapsedMs)}: all ${progress.planned} orders` +
-        `${progress.stores.length > 1 ? ` in its ${progress.stores.length} stores` : ""} are where the demo expects them.`
+      return `podsync demo finished in ${seconds(input.elapsedMs)}: every one of the ${progress.planned} orders` +
+        `${progress.stores.length > 1 ? ` in its ${progress.stores.length} stores` : ""} is shipped, cancelled, or waiting for you.`
     case "interrupted":
       return `podsync demo stopped (Ctrl-C) after ${
         seconds(input.elapsedMs)
       }, with ${progress.generated} of ${progress.planned} orders generated.`
     case "timed_out":
-      return `podsync demo gave up after ${
-        seconds(input.elapsedMs)
-      }: ${progress.outstanding.length} orders are not where the demo expects them.`
+      return `podsync demo gave up after ${seconds(input.elapsedMs)}: ${progress.outstanding.length} orders are still on their way.`
   }
 }
 
@@ -86,7 +84,7 @@ export const renderSummary = (input: SummaryInput): string => {
     }
   }
   if (input.ending !== "finished" && progress.outstanding.length > 0) {
-    lines.push("", "Not where the demo expects them:")
+    lines.push("", "Still on their way:")
     for (const order of progress.outstanding) lines.push(`  ${orderLabel(progress, order).padEnd(7)} ${order.kind} order, ${order.state}`)
   }
   if (pod !== undefined) {

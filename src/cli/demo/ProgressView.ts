@@ -1,6 +1,5 @@
-import { lanesByPriority } from "../../budget/Lane.js"
 import type { BudgetUse } from "./BudgetUse.js"
-import type { Progress } from "./DemoProgress.js"
+import { NOT_PULLED, type Progress } from "./DemoProgress.js"
 import type { FactoryCounts } from "./PodFactory.js"
 import type { PodServiceStats } from "./SimulatorAdmin.js"
 
@@ -32,64 +31,125 @@ const clock = (ms: number): string => {
 export const orderLabel = (progress: Progress, order: { readonly storeKey: string; readonly name: string }): string =>
   progress.stores.length > 1 ? `${order.storeKey} ${order.name}` : order.name
 
-/** One store's line (shown when the demo has several): its orders, where they are, by state. */
+/**
+ * What an order in a state waits for, in a seller's words: the groups the live view counts, in the
+ * order an order goes through them. `fulfilled` and the closed states wait for nothing.
+ */
+const WAITS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["to be read from the store", [NOT_PULLED, "pulled"]],
+  ["for a draft at the POD service", ["ready", "in_doubt"]],
+  ["for the POD shop to check out", ["drafted"]],
+  ["being printed", ["checked_out", "in_production"]],
+  ["for tracking to reach the store", ["shipped"]],
+  ["for you", ["held", "failed", "cancel_pending", "pod_on_hold"]]
+]
+const FINISHED: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["shipped with tracking in the store", ["fulfilled"]],
+  ["cancelled", ["cancelled", "pod_cancelled"]],
+  ["with nothing to print", ["not_pod"]]
+]
+
+const grouped = (byState: ReadonlyArray<readonly [string, number]>, groups: typeof WAITS) => {
+  const count = new Map(byState)
+  return groups.flatMap(([words, states]): ReadonlyArray<readonly [string, number]> => {
+    const n = states.reduce((sum, state) => sum + (count.get(state) ?? 0), 0)
+    return n === 0 ? [] : [[words, n]]
+  })
+}
+
+/** How many orders wait for what ("for a draft at the POD service 3"), in the order they go through. */
+export const waitingFor = (byState: ReadonlyArray<readonly [string, number]>) => grouped(byState, WAITS)
+
+/** How many orders are through ("shipped with tracking in the store 5", "cancelled 1"). */
+export const finished = (byState: ReadonlyArray<readonly [string, number]>) => grouped(byState, FINISHED)
+
+/** "1 with an unmatched SKU, 1 with an address problem": why the orders waiting for the seller wait. */
+const heldWords = (progress: Progress): string =>
+  progress.heldByReason.map(([reason, n]) => `${n} ${HELD_REASON_WORDS[reason] ?? `held (${reason})`}`).join(", ")
+
+const HELD_REASON_WORDS: Readonly<Record<string, string>> = {
+  unmatched: "with an unmatched SKU",
+  unknown_variant: "mapped to a variant the POD catalog lacks",
+  discontinued: "mapped to a discontinued variant",
+  out_of_stock: "out of stock",
+  missing_design: "without a design",
+  address: "with an address problem",
+  unpaid: "not paid yet",
+  rejected_by_pod: "refused by the POD service",
+  economy_unavailable: "not shippable by Economy",
+  economy_uncovered: "not shippable by Economy",
+  reference_too_long: "with an order id too long",
+  withheld_by_store: "withheld by the store"
+}
+
+/** "3 for a draft at the POD service, 1 for you (1 with an unmatched SKU)". */
+const waitingLine = (progress: Progress, byState: ReadonlyArray<readonly [string, number]>): string =>
+  waitingFor(byState).map(([words, n]) =>
+    `${n} ${words}${words === "for you" && progress.held.length > 0 ? ` (${heldWords(progress)})` : ""}`
+  )
+    .join(", ")
+
+/** "5 shipped with tracking in the store, 1 cancelled". */
+const finishedLine = (byState: ReadonlyArray<readonly [string, number]>): string =>
+  finished(byState).map(([words, n]) => `${n} ${words}`).join(", ")
+
+/** One store's line (shown when the demo has several): its orders, how many are through, how many wait for what. */
 export const storeLine = (progress: Progress, store: Progress["stores"][number]): string => {
   const width = Math.max(...progress.stores.map((s) => s.storeKey.length))
-  const states = store.byState.map(([state, n]) => `${state} ${n}`).join(", ")
-  const orders = `${String(store.generated).padStart(3)} ${store.generated === 1 ? "order, " : "orders,"}`
-  return `${store.storeKey.padEnd(width)}  ${orders} ${store.settled} where expected${states === "" ? "" : `: ${states}`}`
+  const parts = [
+    finishedLine(store.byState),
+    ...(waitingFor(store.byState).length > 0 ? [`waiting ${waitingLine(progress, store.byState)}`] : [])
+  ]
+    .filter((p) => p !== "")
+  const orders = `${String(store.generated).padStart(3)} ${store.generated === 1 ? "order" : "orders"}`
+  return `${store.storeKey.padEnd(width)}  ${orders}${parts.length === 0 ? "" : `: ${parts.join("; ")}`}`
 }
 
 const fit = (line: string, columns: number): string => (line.length <= columns ? line : `${line.slice(0, Math.max(0, columns - 1))}…`)
 
-const laneFigures = (figures: Readonly<Record<string, number>>): string =>
-  lanesByPriority.map((lane) => `${lane} ${figures[lane] ?? 0}`).join(" · ")
-
-const budgetLines = (budget: BudgetUse | undefined): ReadonlyArray<string> => {
-  if (budget === undefined) return ["  POD rate budget   (reading…)"]
-  const lines = [
-    `  POD rate budget   ${budget.inUse} of ${budget.limit} per ${budget.windowSeconds} s in use · ${budget.inFlight} in flight${
-      budget.paused ? " · PAUSED (429)" : ""
-    }`,
-    `                    used per lane: ${laneFigures(budget.byLane)}`
-  ]
-  if (budget.waiting !== undefined) lines.push(`                    waiting:       ${laneFigures(budget.waiting)}`)
-  return lines
-}
+/** The POD API's budget as a seller reads it: requests used of the allowed per window, and whether it is paused. */
+const budgetWords = (budget: BudgetUse): string =>
+  `POD API ${budget.inUse} of ${budget.limit} requests per ${budget.windowSeconds} s used${
+    budget.paused ? " · PAUSED: the POD service asked podsync to slow down (429)" : ""
+  }`
 
 const podLine = (pod: PodServiceStats | undefined): string =>
   pod === undefined
     ? "  POD service       (reading…)"
-    : `  POD service       ${pod.total} requests · most in any ${pod.windowSeconds} s: ${pod.maxInWindow} · answered 429: ${pod.rejected429}`
+    : `  POD service       answered ${pod.total} requests, at most ${pod.maxInWindow} in any ${pod.windowSeconds} s · ${
+      pod.rejected429 === 0 ? "none refused for too many" : `${pod.rejected429} refused for too many (429)`
+    }`
 
 /** The frame shown on a terminal, each line cut to the terminal's width so the redraw stays in place. */
 export const renderFrame = (view: ViewModel, columns: number): ReadonlyArray<string> => {
   const { progress } = view
-  const widest = Math.max(1, ...progress.byState.map(([, n]) => n))
-  const barRoom = Math.max(10, columns - 26)
+  const waiting = waitingFor(progress.byState)
+  const through = finished(progress.byState)
+  const widest = Math.max(1, ...[...waiting, ...through].map(([, n]) => n))
+  const barRoom = Math.max(10, columns - 48)
   const scale = widest > barRoom ? barRoom / widest : 1
   const bar = (n: number) => "█".repeat(Math.max(n > 0 ? 1 : 0, Math.round(n * scale)))
+  const row = ([words, n]: readonly [string, number]) => `    ${words.padEnd(36)}${String(n).padStart(4)}  ${bar(n)}`
   const lines = [
     `podsync demo · ${clock(view.elapsedMs)} · ${view.speed} · daemon ${view.daemonUrl}`,
-    `  store orders      generated ${progress.generated}/${progress.planned} · where the demo expects them ${progress.settled}/${progress.planned}`,
+    `  ${progress.generated} of ${progress.planned} orders placed in the store${progress.stores.length > 1 ? "s" : ""}`,
     "",
-    ...(progress.byState.length === 0
-      ? ["  (no orders yet)"]
-      : progress.byState.map(([state, n]) => `  ${state.padEnd(16)}${String(n).padStart(4)}  ${bar(n)}`)),
+    ...(waiting.length === 0 ? ["  waiting: none"] : ["  waiting", ...waiting.map(row)]),
+    ...(through.length === 0 ? [] : ["  through", ...through.map(row)]),
     ""
   ]
   if (progress.stores.length > 1) {
     lines.push("  by store", ...progress.stores.map((store) => `    ${storeLine(progress, store)}`), "")
   }
   if (progress.held.length > 0) {
-    lines.push(`  held, by reason   ${progress.heldByReason.map(([reason, n]) => `${reason} ${n}`).join(" · ")}`)
+    lines.push(`  waiting for you   ${heldWords(progress)}`)
     for (const held of progress.held.slice(0, 5)) {
       lines.push(`    ${orderLabel(progress, held).padEnd(7)} ${held.reason}: ${held.message ?? ""}`)
     }
     if (progress.held.length > 5) lines.push(`    … and ${progress.held.length - 5} more`)
   }
   lines.push(
-    ...budgetLines(view.budget),
+    view.budget === undefined ? "  POD API           (reading…)" : `  ${budgetWords(view.budget)}`,
     podLine(view.pod),
     `  POD shop          checked out ${view.factory.checkedOut} · in production ${view.factory.inProduction} · shipped ${view.factory.shipped}`
   )
@@ -98,22 +158,17 @@ export const renderFrame = (view: ViewModel, columns: number): ReadonlyArray<str
   return lines.map((line) => fit(line, columns))
 }
 
-/** One line for logs: the states with orders, held reasons and the budget. */
+/** One line for logs: orders placed, through, and waiting for what; the POD API's use. */
 export const renderLine = (view: Omit<ViewModel, "warnings">): string => {
   const { progress, budget } = view
+  const through = finishedLine(progress.byState)
+  const waiting = waitingLine(progress, progress.byState)
   const parts = [
-    `[${seconds(view.elapsedMs).padStart(7)}] generated ${progress.generated}/${progress.planned}`,
-    progress.byState.map(([state, n]) => `${state} ${n}`).join(", ") || "no orders yet"
+    `[${seconds(view.elapsedMs).padStart(7)}] ${progress.generated} of ${progress.planned} orders placed`,
+    ...(through === "" ? [] : [through]),
+    waiting === "" ? "none waiting" : `waiting: ${waiting}`
   ]
-  if (progress.heldByReason.length > 0) parts.push(`held: ${progress.heldByReason.map(([r, n]) => `${r} ${n}`).join(", ")}`)
-  if (progress.stores.length > 1) {
-    parts.push(`where expected per store: ${progress.stores.map((s) => `${s.storeKey} ${s.settled}/${s.generated}`).join(", ")}`)
-  }
-  if (budget !== undefined) {
-    const waiting = budget.waiting === undefined ? "" : `, waiting ${laneFigures(budget.waiting)}`
-    parts.push(`budget ${budget.inUse}/${budget.limit} in use (${laneFigures(budget.byLane)}${waiting})`)
-  }
-  parts.push(`POD shop shipped ${view.factory.shipped}`)
+  if (budget !== undefined) parts.push(budgetWords(budget))
   return parts.join(" · ")
 }
 

@@ -13,6 +13,7 @@ import { daemonLayer } from "../../app/DaemonLive.js"
 import { readBudgetUse } from "./BudgetUse.js"
 import { demoConfig, demoConfigFile, type DemoSetup, wipeDataDir } from "./DemoConfig.js"
 import { type DaemonOrder, type GeneratedOrder, type Progress, progressOf } from "./DemoProgress.js"
+import { putAnOrderIn } from "./PutAnOrderIn.js"
 import { type DemoStore, demoStores, generateOrders, simulator, startStoreSimulators } from "./DemoStores.js"
 import { type Ending, renderSummary, type ReportWritten } from "./DemoSummary.js"
 import { type DemoOutput, type DemoTerminal, makeDemoTerminal, stdoutOutput } from "./DemoTerminal.js"
@@ -158,6 +159,15 @@ const turn = (run: Running, force = false) =>
     }, force)
     return progress
   })
+
+/** The POD shop at work on the daemon's orders (no view drawn), until interrupted. */
+const keepShopWorking = (run: Running, everyMs: number) =>
+  Effect.forever(
+    Effect.zipRight(
+      Effect.flatMap(daemonOrders, (stored) => run.factory.work(stored)).pipe(Effect.ignore),
+      Effect.sleep(Duration.millis(everyMs))
+    )
+  )
 
 /**
  * The reconciliation report of the demo's own period (from its start until
@@ -335,11 +345,10 @@ export const runDemoInScope = (options: DemoOptions) =>
         yield* Fiber.interrupt(generator)
         const outcome = yield* finish(run, ending, dataDir, reportsDir)
         if (options.serveConsoleUntil !== undefined) {
-          yield* terminal.write(
-            `\nThe console is at ${daemonUrl}/console (no login: this machine only). The daemon and the simulators keep running ` +
-              "until Ctrl-C: put an order in and watch it move (the Next: lines above say how).\n"
-          )
-          yield* options.serveConsoleUntil
+          const howTo = putAnOrderIn(run.simulators.stores, { url: daemonUrl, port }, demoConfigFile(setup))
+          yield* terminal.write(`\n${howTo.join("\n")}\n`)
+          // The POD shop keeps checking out and shipping, so an order put in now goes all the way.
+          yield* Effect.raceFirst(options.serveConsoleUntil, keepShopWorking(run, pace.tickMs))
         }
         return outcome
       }).pipe(Effect.provide(daemon))

@@ -2,7 +2,10 @@ import { buyerEmail, buyerFirstNames, buyerLastNames, drawBuyer } from "../kit/n
 import { int, pick, type Random } from "../kit/random.js"
 import type { Address, Attribute, FinancialStatus } from "./model.js"
 
-/** Seeded, realistic order content: US and EU buyers, POD line items with design URLs. */
+/**
+ * Seeded, realistic order content: US and EU buyers, POD line items with design URLs. An order's
+ * currency is its shop's (Shopify keeps every order in the shop currency), not the buyer's.
+ */
 
 export { seededRandom, type Random } from "../kit/random.js"
 
@@ -16,7 +19,6 @@ interface Place {
   zip: string
   country: string
   countryCode: string
-  currency: string
   street: string
   phone: string
 }
@@ -29,7 +31,6 @@ const places: ReadonlyArray<Place> = [
     zip: "90012",
     country: "United States",
     countryCode: "US",
-    currency: "USD",
     street: "Sunset Blvd",
     phone: "+1 213-555-0"
   },
@@ -40,7 +41,6 @@ const places: ReadonlyArray<Place> = [
     zip: "11201",
     country: "United States",
     countryCode: "US",
-    currency: "USD",
     street: "Atlantic Ave",
     phone: "+1 718-555-0"
   },
@@ -51,7 +51,6 @@ const places: ReadonlyArray<Place> = [
     zip: "78701",
     country: "United States",
     countryCode: "US",
-    currency: "USD",
     street: "Congress Ave",
     phone: "+1 512-555-0"
   },
@@ -62,7 +61,6 @@ const places: ReadonlyArray<Place> = [
     zip: "97205",
     country: "United States",
     countryCode: "US",
-    currency: "USD",
     street: "SW Morrison St",
     phone: "+1 503-555-0"
   },
@@ -73,7 +71,6 @@ const places: ReadonlyArray<Place> = [
     zip: "33130",
     country: "United States",
     countryCode: "US",
-    currency: "USD",
     street: "Brickell Ave",
     phone: "+1 305-555-0"
   },
@@ -84,7 +81,6 @@ const places: ReadonlyArray<Place> = [
     zip: "10115",
     country: "Germany",
     countryCode: "DE",
-    currency: "EUR",
     street: "Torstraße",
     phone: "+49 30 5550"
   },
@@ -95,7 +91,6 @@ const places: ReadonlyArray<Place> = [
     zip: "80331",
     country: "Germany",
     countryCode: "DE",
-    currency: "EUR",
     street: "Sendlinger Straße",
     phone: "+49 89 5550"
   },
@@ -106,7 +101,6 @@ const places: ReadonlyArray<Place> = [
     zip: "28013",
     country: "Spain",
     countryCode: "ES",
-    currency: "EUR",
     street: "Calle de Alcalá",
     phone: "+34 91 555 0"
   },
@@ -117,7 +111,6 @@ const places: ReadonlyArray<Place> = [
     zip: "20121",
     country: "Italy",
     countryCode: "IT",
-    currency: "EUR",
     street: "Via Dante",
     phone: "+39 02 5550"
   },
@@ -128,7 +121,6 @@ const places: ReadonlyArray<Place> = [
     zip: "69002",
     country: "France",
     countryCode: "FR",
-    currency: "EUR",
     street: "Rue de la République",
     phone: "+33 4 55 50"
   },
@@ -139,7 +131,6 @@ const places: ReadonlyArray<Place> = [
     zip: "1012 AB",
     country: "Netherlands",
     countryCode: "NL",
-    currency: "EUR",
     street: "Prinsengracht",
     phone: "+31 20 555 0"
   },
@@ -150,7 +141,6 @@ const places: ReadonlyArray<Place> = [
     zip: "D02 X285",
     country: "Ireland",
     countryCode: "IE",
-    currency: "EUR",
     street: "Grafton Street",
     phone: "+353 1 555 0"
   }
@@ -236,7 +226,6 @@ export interface OrderSpec {
 export interface GeneratedOrder {
   email: string
   phone: string
-  currencyCode: string
   financialStatus: FinancialStatus
   shippingAddress: Address
   lineItems: Array<Required<LineItemSpec>>
@@ -288,7 +277,6 @@ export const generateOrder = (random: Random): GeneratedOrder => {
   return {
     email: buyerEmail(random, firstName, lastName),
     phone,
-    currencyCode: place.currency,
     financialStatus: random() < 0.9 ? "PAID" : "PENDING",
     shippingAddress,
     lineItems,

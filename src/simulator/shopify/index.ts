@@ -85,6 +85,8 @@ export interface ShopifySimulatorOptions {
   readonly now?: () => number
   /** The static access token's scopes; default every scope podsync asks for (`read_all_orders` included). */
   readonly scopes?: ReadonlyArray<string>
+  /** The shop currency, every order's (default USD): a shop has one. */
+  readonly currencyCode?: string
   /** The shop's plan; default `shopify` (a `basic` shop gives a custom app no Level 2 protected customer data). */
   readonly plan?: ShopPlan
   /** Charge plain lists with a `first` argument by it (default: as one object, as the published table reads). */
@@ -123,7 +125,8 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
   const state = new ShopState(o.seed, options.now ?? Date.now, {
     plan: options.plan ?? "shopify",
     standing: "active",
-    scopes: options.scopes ?? podsyncScopes
+    scopes: options.scopes ?? podsyncScopes,
+    currencyCode: options.currencyCode ?? "USD"
   })
   const bucket = new CostBucket(o.bucket.maximumAvailable, o.bucket.restoreRate, state.now)
   const faults = new Faults(seededRandom(o.seed + 1))
@@ -139,7 +142,7 @@ export const startShopifySimulator = async (options: ShopifySimulatorOptions = {
   const webhooks = new Webhooks(o.shop, webhookSecret, o.apiVersion, state.now)
   state.onOrderEvent(webhooks.onOrderEvent)
   const schema = makeShopifySchema()
-  const rootValue = makeRootValue(state, { domain: o.shop, currencyCode: "USD" })
+  const rootValue = makeRootValue(state, { domain: o.shop, currencyCode: state.shop.currencyCode })
   const server = makeServer({
     authorize: appTokens?.authorize ?? staticTokenGrant(o.accessToken, state),
     ...(appTokens === undefined ? {} : { appTokens }),

@@ -19,6 +19,8 @@ export interface ShopSettings {
   standing: ShopStanding
   /** The scopes of the simulator's static access token. */
   scopes: ReadonlyArray<string>
+  /** The shop currency: every order's money is in it (an order may name another only when a test says so). */
+  currencyCode: string
 }
 
 export interface ShopStats extends RequestStats {
@@ -93,7 +95,7 @@ export class ShopState {
   constructor(
     private readonly seed: number,
     private readonly wallClock: () => number = Date.now,
-    private readonly initialShop: ShopSettings = { plan: "shopify", standing: "active", scopes: [] }
+    private readonly initialShop: ShopSettings = { plan: "shopify", standing: "active", scopes: [], currencyCode: "USD" }
   ) {
     this.random = seededRandom(seed)
     this.shop = { ...initialShop }
@@ -185,7 +187,7 @@ export class ShopState {
       cancelReason: null,
       closedAt: null,
       financialStatus: spec.financialStatus ?? generated.financialStatus,
-      currencyCode: spec.currencyCode ?? generated.currencyCode,
+      currencyCode: spec.currencyCode ?? this.shop.currencyCode,
       note: spec.note === undefined ? generated.note : spec.note,
       tags: spec.tags === undefined ? [] : splitTags(spec.tags),
       customAttributes: spec.customAttributes ?? [],
