@@ -141,6 +141,18 @@ export const post = async (url: string, body: unknown = {}) => {
 
 export const getJson = async (url: string) => (await fetch(url)).json() as Promise<any>
 
+/** The total of the one POD draft made for `referenceId` at the POD simulator, in units (fails when there is not exactly one). */
+export const draftTotalAt = async (podUrl: string, referenceId: string): Promise<number> => {
+  const found = await (await fetch(
+    `${podUrl}/api/v3/orders/draft?filter.reference_ids=${encodeURIComponent(referenceId)}`,
+    { headers: podHeaders }
+  )).json() as any
+  if (found?.data?.length !== 1) throw new Error(`${referenceId}: ${found?.data?.length ?? 0} drafts at the POD service, not 1`)
+  const draft = await (await fetch(`${podUrl}/api/v3/orders/draft/${found.data[0].order_id}`, { headers: podHeaders })).json() as any
+  const total = draft.data.order_total as { units?: string | number; nanos?: number }
+  return Number(total.units ?? 0) + (total.nanos ?? 0) / 1e9
+}
+
 /** Creates `count` paid Shopify orders, one mapped POD line each (SKUs cycling through the mapping). */
 export const createOrders = async (stack: Stack, count: number, extra: Record<string, unknown> = {}) => {
   const ids: Array<string> = []
