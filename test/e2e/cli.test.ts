@@ -147,7 +147,7 @@ describe("a config with a mistake, through each command that loads it", () => {
     // One mistake, said once: not also "stores[0].mappings: is missing".
     expect(result.stderr).not.toContain("stores[0].mappings: is missing")
     expect(result.stderr).toContain(
-      '  mystery: unknown key "mystery"; expected one of database, dataDir, log, server, console, webhooks, pod, stores, schedules, reports, alerts, pipeline\n'
+      '  mystery: unknown key "mystery"; expected one of database, dataDir, log, tracing, server, console, webhooks, pod, stores, schedules, reports, alerts, pipeline\n'
     )
     expect(result.stderr).not.toMatch(/\bat .*\.js:\d+|unexpected failure/)
     expect(result.stdout).not.toContain("OK")
