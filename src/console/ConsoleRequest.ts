@@ -5,7 +5,7 @@ import { isDryRun } from "../config/DryRun.js"
 import { type ConsoleActionEntry, ConsoleActionsRepo } from "../repos/ConsoleActionsRepo.js"
 import { ConsoleAuth } from "./ConsoleAuth.js"
 import { admit, type Caller, htmlResponse, withSessionCookie } from "./ConsoleGuard.js"
-import { html, renderDocument, type Section } from "./Html.js"
+import { html, plainPage, type Section } from "./Html.js"
 
 /** What every console route reads of its request: the form, the query, the page's chrome, and GET and POST admission. */
 
@@ -53,25 +53,16 @@ export const failureInWords = (cause: Cause.Cause<unknown>): string => {
 }
 
 const failurePage = (method: string, path: string, what: string, at: string) =>
-  renderDocument(html`
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Something failed \u00b7 podsync</title>
-      <link rel="stylesheet" href="/console/assets/console.css" />
-    </head>
-    <body>
-      <header class="top"><a class="brand" href="/console">podsync</a></header>
-      <main>
+  plainPage(
+    "Something failed",
+    html`
         <h1>This page could not be shown</h1>
         <p class="flash refused" role="alert" data-testid="failure">${method} ${path} failed: ${what}</p>
         <p>Nothing was changed by showing it. The error is in podsync's log at error level (${at} UTC), with this address.
           Reload to try again; if it fails again, send that log line to whoever runs podsync.</p>
         <p><a href="/console">Back to the overview</a></p>
-      </main>
-    </body>
-  </html>`)
+      `
+  )
 
 /**
  * Every console route, once: an unexpected failure (a defect, or an error the page did not handle) is

@@ -121,6 +121,25 @@ export const page = (chrome: Chrome, content: Html) =>
     </body>
   </html>`)
 
+/**
+ * A page outside the console's chrome (the login, a refusal, a failure): the stylesheet and, unless
+ * told otherwise, a header that leads back to the overview.
+ */
+export const plainPage = (title: string, content: Html, options: { readonly bodyClass?: string; readonly header?: boolean } = {}) =>
+  renderDocument(html`
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${title} \u00b7 podsync</title>
+      <link rel="stylesheet" href="/console/assets/console.css" />
+    </head>
+    <body class=${options.bodyClass}>
+      ${options.header === false ? null : html`<header class="top"><a class="brand" href="/console">podsync</a></header>`}
+      ${options.header === false ? content : html`<main>${content}</main>`}
+    </body>
+  </html>`)
+
 const aRole = (role: ConsoleRole) => `${role === "viewer" ? "a" : "an"} ${role}`
 const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
 
@@ -131,39 +150,24 @@ export const roleRefusalPage = (refused: {
   readonly needed: ConsoleRole
   readonly path: string
 }) =>
-  renderDocument(html`
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Not allowed \u00b7 podsync</title>
-      <link rel="stylesheet" href="/console/assets/console.css" />
-    </head>
-    <body>
-      <header class="top"><a class="brand" href="/console">podsync</a></header>
-      <main>
+  plainPage(
+    "Not allowed",
+    html`
         <h1>Not allowed</h1>
         <p class="flash refused" role="alert" data-testid="refused">
           You are ${refused.user}, ${aRole(refused.role)}: this needs ${aRole(refused.needed)}. Nothing was done.
         </p>
         <p>${capitalized(aRole(refused.role))} ${ROLE_WORDS[refused.role]}; ${aRole(refused.needed)} ${
-    ROLE_WORDS[refused.needed]
-  }. Whoever runs podsync sets the roles (console.auth.users, console.proxy.roles). The attempt is on the audit page.</p>
+      ROLE_WORDS[refused.needed]
+    }. Whoever runs podsync sets the roles (console.auth.users, console.proxy.roles). The attempt is on the audit page.</p>
         <p><a href="/console">Back to the overview</a> \u00b7 <a href="/console/audit">Audit</a></p>
-      </main>
-    </body>
-  </html>`)
+      `
+  )
 
 export const loginPage = (message: string | undefined) =>
-  renderDocument(html`
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Log in \u00b7 podsync</title>
-      <link rel="stylesheet" href="/console/assets/console.css" />
-    </head>
-    <body class="login">
+  plainPage(
+    "Log in",
+    html`
       <form method="post" action="/console/login" class="card">
         <h1>podsync console</h1>
         ${message === undefined ? null : html`<p class="flash refused" role="alert">${message}</p>`}
@@ -171,8 +175,9 @@ export const loginPage = (message: string | undefined) =>
         <label>Password or token <input name="password" type="password" autocomplete="current-password" required /></label>
         <button type="submit">Log in</button>
       </form>
-    </body>
-  </html>`)
+    `,
+    { bodyClass: "login", header: false }
+  )
 
 /** "3 h 20 min", "12 min", "40 s": how long something has waited. */
 export const ageText = (seconds: number) => {
