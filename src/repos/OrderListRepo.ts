@@ -246,17 +246,12 @@ export class OrderListRepo extends Effect.Service<OrderListRepo>()("podsync/Orde
     const toPay = (limit: number) =>
       db.use(async (k) => {
         const toPayWhere = sql`where state = 'drafted' or pod_status in (${AWAITING_PAYMENT}, ${PAYMENT_FAILED})`
-        const rows = await sql<{
-          id: number | string
-          store_key: string
-          reference_id: string
-          state: OrderState
-          pod_status: string | null
-          pod_draft_id: string | null
-          pod_order_id: string | null
-          created_at: Date | string
-          name: string | null
-        }>`
+        const rows = await sql<
+          Pick<
+            ListRow,
+            "id" | "store_key" | "reference_id" | "state" | "pod_status" | "pod_draft_id" | "pod_order_id" | "created_at" | "name"
+          >
+        >`
           select id, store_key, reference_id, state, pod_status, pod_draft_id, pod_order_id, created_at, normalized->>'name' as name
           from store_orders ${toPayWhere} order by created_at, id limit ${limit}`.execute(k)
         const counted = await sql<{ n: number | string }>`select count(*) as n from store_orders ${toPayWhere}`.execute(k)
