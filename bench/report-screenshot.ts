@@ -21,6 +21,13 @@ import { CHART_COLORS } from "../src/reports/SvgCharts.js"
 import { scenarioInput } from "../test/reports/scenario.js"
 
 export const CHROMIUM = "/usr/bin/chromium"
+
+/** Debian's Chromium, headless, as every browser test and bench drives it (never a downloaded browser). */
+export const launchChromium = () =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+  })
 const run = promisify(execFile)
 
 const FLAGS = [

@@ -1,8 +1,7 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { chromium } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { DaemonLive } from "../../src/app/DaemonLive.js"
 import { hashPassword } from "../../src/console/ConsoleAccess.js"
 import { loadConfig } from "../../src/config/loadConfig.js"
@@ -70,12 +69,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("the console", () => {
         }
 
         const browser = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            chromium.launch({
-              executablePath: CHROMIUM,
-              args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            })
-          ),
+          Effect.promise(() => launchChromium()),
           (b) => Effect.promise(() => b.close())
         )
         const context = yield* Effect.promise(() => browser.newContext({ viewport: { width: 1280, height: 900 } }))

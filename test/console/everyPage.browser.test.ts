@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { type BrowserContext, type Page } from "playwright-core"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { DaemonLive } from "../../src/app/DaemonLive.js"
 import { hashPassword } from "../../src/console/ConsoleAccess.js"
 import { loadConfig } from "../../src/config/loadConfig.js"
@@ -110,11 +110,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("every console page over realistic data"
         const base = `http://127.0.0.1:${port}`
 
         const browser = yield* scoped(
-          () =>
-            chromium.launch({
-              executablePath: CHROMIUM,
-              args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            }),
+          () => launchChromium(),
           (b) => b.close()
         )
         fs.mkdirSync(SHOTS, { recursive: true })

@@ -9,8 +9,8 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Browser, chromium } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { type Browser } from "playwright-core"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { auditContent } from "../../src/console/AuditView.js"
 import { CONSOLE_CSS } from "../../src/console/ConsoleStyle.js"
 import { page, type Section } from "../../src/console/Html.js"
@@ -369,10 +369,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("every console page and the report fit a
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-    })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -10,8 +10,7 @@ import type { NormalizedOrder } from "../../src/domain/NormalizedOrder.js"
 import type { OrderState } from "../../src/domain/OrderState.js"
 import { OrdersRepo, type TransitionChange } from "../../src/repos/OrdersRepo.js"
 import { ShipmentsRepo } from "../../src/repos/ShipmentsRepo.js"
-import { chromium } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { waitForHttp } from "../support/cli.js"
 import { scopedStack } from "../support/daemonInProcess.js"
 import { testDatabases } from "../support/database.js"
@@ -244,10 +243,7 @@ describe.each(testDatabases().map((database) => ({ database })))("an order's pag
 
           // In Chromium (where installed): the page fits a 1280 px and a 390 px screen without horizontal scroll.
           if (database.name !== "pglite" || !fs.existsSync(CHROMIUM)) return
-          const browser = await chromium.launch({
-            executablePath: CHROMIUM,
-            args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-          })
+          const browser = await launchChromium()
           try {
             for (const width of [1280, 390]) {
               const tab = await browser.newPage({ viewport: { width, height: 900 } })

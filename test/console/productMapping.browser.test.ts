@@ -1,8 +1,7 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, LogLevel } from "effect"
-import { chromium } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { pgliteDatabase } from "../support/database.js"
 import { daemonInProcess, scopedStack, until } from "../support/daemonInProcess.js"
@@ -72,12 +71,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("mappings in the console", () => {
         yield* until("the catalog cached", async () => daemon.lines.some((l) => l.includes("POD catalog refreshed")), 60_000)
 
         const browser = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            chromium.launch({
-              executablePath: CHROMIUM,
-              args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            })
-          ),
+          Effect.promise(() => launchChromium()),
           (b) => Effect.promise(() => b.close())
         )
         const page = yield* Effect.promise(() => browser.newPage({ viewport: { width: 1280, height: 900 } }))

@@ -1,8 +1,8 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { type Browser, chromium } from "playwright-core"
-import { CHROMIUM } from "../../bench/report-screenshot.js"
+import { type Browser } from "playwright-core"
+import { CHROMIUM, launchChromium } from "../../bench/report-screenshot.js"
 import { DaemonLive } from "../../src/app/DaemonLive.js"
 import { hashPassword } from "../../src/console/ConsoleAccess.js"
 import { loadConfig } from "../../src/config/loadConfig.js"
@@ -74,12 +74,7 @@ describe.runIf(fs.existsSync(CHROMIUM))("a team in the console", () => {
         )
         const base = `http://127.0.0.1:${port}`
         const browser = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            chromium.launch({
-              executablePath: CHROMIUM,
-              args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            })
-          ),
+          Effect.promise(() => launchChromium()),
           (b) => Effect.promise(() => b.close())
         )
         const retry = `tr[data-reference='${failed}'] button:has-text('Retry now')`
