@@ -4,6 +4,8 @@ import SlowestFirst from "./test/support/slowestFirst.js"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // One migrated database for the whole run, which tests copy (test/support/databaseTemplate.ts).
+    globalSetup: ["./test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Suites that spawn daemons or share the real PostgreSQL server stay in

@@ -224,9 +224,21 @@ export const AppConfig = Schema.Struct({
   /**
    * `dryRun`: the whole pipeline runs on live orders (pulls, planning, holds, look-ups: reads) but
    * nothing is sent that changes anything at the POD service or a store: what would be sent is
-   * recorded in each order's story once (`podsync start --dry-run` turns it on too).
+   * recorded in each order's story once (`podsync start --dry-run` turns it on too). `leaseSeconds`:
+   * see below.
    */
-  pipeline: withDefault(Schema.Struct({ dryRun: withDefault(Schema.Boolean, () => false) }), () => ({ dryRun: false }))
+  pipeline: withDefault(
+    Schema.Struct({
+      dryRun: withDefault(Schema.Boolean, () => false),
+      /**
+       * How long a claim on an order lasts without a heartbeat (renewed every quarter of it). On
+       * PostgreSQL a killed replica's claims are free the moment its session ends; this is how long
+       * they wait where they cannot be tied to a session (the embedded database, a transaction pooler).
+       */
+      leaseSeconds: withDefault(IntLike.pipe(Schema.between(4, 3_600)), () => 60)
+    }),
+    () => ({ dryRun: false, leaseSeconds: 60 })
+  )
 }).pipe(
   Schema.filter((config) => {
     const duplicate = duplicateName(config.stores, (s) => s.key, ["stores"], "key", "store key")

@@ -48,6 +48,11 @@ export interface DbOptions {
   readonly dataDir: string
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   readonly schema?: string
+  /**
+   * In-memory PGlite only: start from this copy of a database (PGlite's `dumpDataDir`) instead of
+   * an empty one. Tests load one migrated copy rather than creating and migrating a database each.
+   */
+  readonly loadDataDir?: Blob
 }
 
 const wrap = (operation: string) => (cause: unknown) => new DbError({ operation, cause })
@@ -158,7 +163,7 @@ const postgres = (url: Redacted.Redacted<string>, schema: string | undefined) =>
  */
 const EMBEDDED_SETTINGS = ["shared_buffers=16MB", "work_mem=2MB", "maintenance_work_mem=16MB", "temp_buffers=2MB"]
 
-const embedded = (dataDir: string) =>
+const embedded = (dataDir: string, loadDataDir: Blob | undefined) =>
   Effect.gen(function*() {
     const inMemory = dataDir.startsWith("memory://")
     if (!inMemory) yield* lockDataDir(dataDir)
@@ -166,7 +171,8 @@ const embedded = (dataDir: string) =>
       Effect.tryPromise({
         try: () =>
           PGlite.create(inMemory ? undefined : dataDir, {
-            startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])]
+            startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])],
+            ...(inMemory && loadDataDir !== undefined ? { loadDataDir } : {})
           }),
         catch: wrap("open embedded database")
       }),
@@ -181,7 +187,7 @@ export const DbLive = (options: DbOptions) =>
   Layer.scoped(
     Db,
     Option.match(options.url, {
-      onNone: () => embedded(options.dataDir),
+      onNone: () => embedded(options.dataDir, options.loadDataDir),
       onSome: (url) => postgres(url, options.schema)
     })
   )

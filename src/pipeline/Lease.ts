@@ -1,10 +1,19 @@
-import { Data, Effect, Schedule } from "effect"
+import { Context, Data, Duration, Effect, Schedule } from "effect"
 import { watchDatabase } from "../observability/DependencyHealth.js"
 import { OrdersRepo } from "../repos/OrdersRepo.js"
 
 /** A claim lasts this long without a heartbeat: a killed process's orders are claimable again within it. */
 export const LEASE_SECONDS = 60
-const HEARTBEAT = "15 seconds"
+
+/**
+ * How long this daemon's claims last without a heartbeat (`pipeline.leaseSeconds`, default 60 s);
+ * each is renewed every quarter of it. Where claims are tied to the database session (PostgreSQL)
+ * it matters only when that tie is lost; untied (PGlite, a transaction pooler) it is how long a
+ * killed or stopped replica's orders wait before another takes them.
+ */
+export class LeaseLength extends Context.Reference<LeaseLength>()("podsync/LeaseLength", {
+  defaultValue: () => LEASE_SECONDS
+}) {}
 
 export class LeaseLostError extends Data.TaggedError("LeaseLostError")<{ readonly orderId: number }> {}
 
@@ -16,15 +25,17 @@ export class LeaseLostError extends Data.TaggedError("LeaseLostError")<{ readonl
 export const whileLeasedAll = <A, E, R>(orderIds: ReadonlyArray<number>, owner: string, work: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const repo = yield* OrdersRepo
+    const leaseSeconds = yield* LeaseLength
+    const beat = Duration.millis(leaseSeconds * 250)
     const heartbeat = Effect.delay(
-      watchDatabase("renewing leases", repo.renewLeases(orderIds, owner, LEASE_SECONDS)).pipe(
+      watchDatabase("renewing leases", repo.renewLeases(orderIds, owner, leaseSeconds)).pipe(
         Effect.map((kept) => orderIds.find((id) => !kept.has(id))),
         // A failed renewal is seen (logged, counted) and retried at the next beat: the lease has slack.
         Effect.catchAll(() => Effect.succeed(undefined)),
         Effect.flatMap((lost) => (lost === undefined ? Effect.void : Effect.fail(new LeaseLostError({ orderId: lost })))),
-        Effect.repeat(Schedule.spaced(HEARTBEAT))
+        Effect.repeat(Schedule.spaced(beat))
       ),
-      HEARTBEAT
+      beat
     ).pipe(Effect.zipRight(Effect.never))
     return yield* Effect.raceFirst(work, heartbeat)
   })

@@ -7,6 +7,7 @@ import { FollowUpLoopLive } from "./FollowUpLoop.js"
 import { InboxPruningLive } from "./InboxPruning.js"
 import { PullLoopLive } from "./PullLoop.js"
 import { CatalogLoopLive, ReconcileLoopLive } from "./ReconcileLoop.js"
+import { LeaseLength } from "./Lease.js"
 import { PipelineSettingsLive, StageWakeups } from "./StageLoop.js"
 import { DraftLoopLive, FulfillLoopLive, LookUpLoopLive, MatchLoopLive, ReplanLoopLive } from "./StageLoops.js"
 
@@ -56,6 +57,7 @@ export const PipelineLive = (config: AppConfig, options: PipelineOptions = {}) =
       laterPackages: laterPackageLooks(config.pod),
       ...(options.lookUpGather === undefined ? {} : { lookUpGather: options.lookUpGather })
     })),
+    Layer.provide(Layer.succeed(LeaseLength, config.pipeline.leaseSeconds)),
     // The replica's claims live as long as its database session (PostgreSQL): see SessionTie.
     Layer.provide(SessionTieLive(Replica)),
     Layer.provide(Replica.layer(options.owner))

@@ -4,7 +4,7 @@ import type { OrderState } from "../domain/OrderState.js"
 import { type Dependency, logFailure, watchDatabase, whenUp } from "../observability/DependencyHealth.js"
 import { OrdersRepo, type StoredOrder } from "../repos/OrdersRepo.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
-import { LEASE_SECONDS } from "./Lease.js"
+import { LeaseLength } from "./Lease.js"
 
 /** What the loops are told by the composition root: schedules, stores, and how hard to work. */
 export interface PipelineSettingsShape {
@@ -88,6 +88,7 @@ export const claimLoop = <R>(options: {
     const owner = yield* Replica
     const tie = Option.getOrElse(yield* Effect.serviceOption(SessionTie), () => SessionTie.untied)
     const { idle, takeOverAfterMs } = yield* PipelineSettings
+    const leaseSeconds = yield* LeaseLength
     let backoffMs = 0
     return yield* Effect.gen(function*() {
       // While the dependency is down its probe asks it; the loop resumes the moment it answers.
@@ -95,7 +96,7 @@ export const claimLoop = <R>(options: {
       const tiedToSession = yield* tie.tied
       const claim = yield* watchDatabase(
         `claiming ${options.name} work`,
-        repo.claim(options.states, options.batch, owner, LEASE_SECONDS, {
+        repo.claim(options.states, options.batch, owner, leaseSeconds, {
           countsAttempt: options.countsAttempt ?? false,
           tiedToSession,
           takeOverAfterMs: options.sendsRequests === false ? 0 : takeOverAfterMs ?? 0,

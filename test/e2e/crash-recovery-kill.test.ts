@@ -7,6 +7,12 @@ import { createOrders, daemonConfig, getJson, post, replicaSuite, sharedStack, t
 import { freePort, startDaemon, stopDaemons, writeDaemonConfig } from "../support/pipeline.js"
 
 const DRAFT_ROUTE = "POST /api/v3/orders/draft"
+/**
+ * Replica A's claims last this long without a heartbeat (pipeline.leaseSeconds) in the SIGSTOP test, so
+ * a stop outlasts them in seconds. The kill -9 test keeps the default 60 s: there B must take A's orders
+ * because A's session ended, long before its leases would have let it.
+ */
+const LEASE_SECONDS = 4
 const RESTARTS = 20
 
 /**
@@ -85,14 +91,33 @@ const claimedBy = async (admin: pg.Client, schema: string, pid: number) =>
     [`%:${pid}:%`]
   )).rows.map((r: { id: number }) => r.id)
 
+/** How long the latest of the leases on `ids` has left, in ms (negative: all ran out that long ago), by the database's clock. */
+const leaseLeft = async (admin: pg.Client, schema: string, ids: ReadonlyArray<number>) =>
+  Number(
+    (await admin.query(
+      `select extract(epoch from (max(lease_expires_at) - now())) * 1000 as ms from "${schema}".store_orders where id = any($1)`,
+      [ids]
+    )).rows[0].ms
+  )
+
 const notDrafted = async (admin: pg.Client, schema: string, ids: ReadonlyArray<number>) =>
   (await admin.query(`select id from "${schema}".store_orders where id = any($1) and state in ('pulled', 'ready', 'in_doubt')`, [ids]))
     .rows.length
 
 /** Replica A alone, with draft creates held 3-4 s at the POD service, once it has claimed some of `count` new orders. */
-const replicaAWithClaims = async (stack: Stack, databaseUrl: string, admin: pg.Client, schema: string, count: number) => {
+const replicaAWithClaims = async (
+  stack: Stack,
+  databaseUrl: string,
+  admin: pg.Client,
+  schema: string,
+  count: number,
+  leaseSeconds?: number
+) => {
   const port = await freePort()
-  const a = await startDaemon(writeDaemonConfig(stack, port, { databaseUrl, name: `a-${port}` }), port)
+  const a = await startDaemon(
+    writeDaemonConfig(stack, port, { databaseUrl, name: `a-${port}`, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) }),
+    port
+  )
   await post(`${stack.pod.url}/__sim/faults`, { route: DRAFT_ROUTE, kind: "latency", latencyMs: [3_000, 4_000], probability: 1 })
   const ids = await createOrders(stack, count)
   const claimed = await waitFor(() => claimedBy(admin, schema, a.pid!), (c) => c.length > 0, 60_000)
@@ -132,12 +157,16 @@ describe.runIf(url)("replicas on PostgreSQL after kill -9 and SIGSTOP", () => {
       const portB = await freePort()
       const b = await startDaemon(writeDaemonConfig(stack, portB, { databaseUrl, name: "b-stop" }), portB)
       const before = Object.keys((await getJson(`${stack.pod.url}/__sim/stats`)).draftsByReferenceId).length
-      const { a, ids, claimed } = await replicaAWithClaims(stack, databaseUrl, admin, schema, 30)
+      const { a, ids, claimed } = await replicaAWithClaims(stack, databaseUrl, admin, schema, 30, LEASE_SECONDS)
       try {
         a.kill("SIGSTOP")
         await fetch(`${stack.pod.url}/__sim/faults`, { method: "DELETE" })
-        // Longer than a lease (60 s): B drafts every other order meanwhile, and none of A's.
-        await new Promise((r) => setTimeout(r, 70_000))
+        // Until A's leases on its claims have all run out (4 s without a heartbeat), and as long again:
+        // B drafts every other order meanwhile, and none of A's.
+        const stoppedAt = Date.now()
+        await waitFor(() => leaseLeft(admin, schema, claimed), (ms) => ms < 0, 30_000)
+        await new Promise((r) => setTimeout(r, Math.max(LEASE_SECONDS * 1000, Date.now() - stoppedAt)))
+        expect(await leaseLeft(admin, schema, claimed)).toBeLessThan(-LEASE_SECONDS * 1000 + 500)
         expect(await claimedBy(admin, schema, a.pid!)).toEqual(claimed)
         const byB = await admin.query(
           `select count(*)::int as n from "${schema}".order_events where order_id = any($1) and to_state = 'drafted' and actor not like $2`,

@@ -54,9 +54,15 @@ describe("the dry run's config key and flag", () => {
   const parse = (extra: string) => parseConfig(minimal(extra), "t.yaml", { POD_CLIENT_KEY: "k" })
 
   it("is off unless pipeline.dryRun says true", () => {
-    expect(Either.getOrThrow(parse("")).pipeline).toEqual({ dryRun: false })
-    expect(Either.getOrThrow(parse("pipeline: { dryRun: true }")).pipeline).toEqual({ dryRun: true })
-    expect(Either.getOrThrow(parse("pipeline: {}")).pipeline).toEqual({ dryRun: false })
+    expect(Either.getOrThrow(parse("")).pipeline).toEqual({ dryRun: false, leaseSeconds: 60 })
+    expect(Either.getOrThrow(parse("pipeline: { dryRun: true }")).pipeline).toEqual({ dryRun: true, leaseSeconds: 60 })
+    expect(Either.getOrThrow(parse("pipeline: {}")).pipeline).toEqual({ dryRun: false, leaseSeconds: 60 })
+  })
+
+  it("takes a lease length of 4 s to an hour, and names the key of one outside", () => {
+    expect(Either.getOrThrow(parse("pipeline: { leaseSeconds: 5 }")).pipeline).toEqual({ dryRun: false, leaseSeconds: 5 })
+    const refused = parse("pipeline: { leaseSeconds: 2 }")
+    expect(Either.isLeft(refused) && refused.left.message).toMatch(/pipeline\.leaseSeconds/)
   })
 
   it("names the key of a value that is not true or false, and an unknown key under pipeline", () => {

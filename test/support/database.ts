@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import pg from "pg"
 import { Db, DbLive } from "../../src/db/Db.js"
 import { migrateToLatest } from "../../src/db/Migrator.js"
+import { templateDump } from "./databaseTemplate.js"
 
 export interface TestDatabase {
   readonly name: "pglite" | "postgres"
@@ -32,10 +33,14 @@ const freshSchema = (url: string, schema: string) =>
 const migrated = (layer: Layer.Layer<Db, unknown>) =>
   Layer.tap(layer, (context) => Effect.provide(migrateToLatest, context)).pipe(Layer.orDie)
 
-export const pgliteDatabase = (): TestDatabase => ({
-  name: "pglite",
-  layer: migrated(DbLive({ url: Option.none(), dataDir: "memory://" }))
-})
+/** A new in-memory PGlite: a copy of the run's migrated template when there is one (then migrating finds nothing to do). */
+export const pgliteDatabase = (): TestDatabase => {
+  const loadDataDir = templateDump()
+  return {
+    name: "pglite",
+    layer: migrated(DbLive({ url: Option.none(), dataDir: "memory://", ...(loadDataDir === undefined ? {} : { loadDataDir }) }))
+  }
+}
 
 export const postgresDatabase = (url: string): TestDatabase => {
   const schema = `test_${randomUUID().replaceAll("-", "").slice(0, 16)}`

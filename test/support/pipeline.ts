@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { exited, freePort, spawnPodsync, tempDir, waitForHttp } from "./cli.js"
+import { seedDataDir } from "./databaseTemplate.js"
 
 /** The demo mapping: store SKUs that the seeded POD catalog carries, one ignored gift-wrap line. */
 export const MAPPED_SKUS = ["UTS01-FOREST-S", "UTS01-DARKHE-M", "UTS01-MILITA-S", "UTS01-SPORTG-S", "UTS01-CHARCO-S", "UTS01-WHITE-S"]
@@ -30,6 +31,8 @@ export const startStack = async (options: StackOptions = {}): Promise<Stack> => 
   // (the connector's own tests cover that), and a Standard bucket paces 200 fulfillments to minutes.
   const shopify = await startShopifySimulator({ bucket: options.shopifyBucket ?? { maximumAvailable: 20_000, restoreRate: 1_000 } })
   const dir = tempDir("pipeline")
+  // The daemons' embedded database (`dataDir` below), migrated already: what a first start would make of it.
+  seedDataDir(path.join(dir, "data"))
   const mappingFile = path.join(dir, "mappings.csv")
   fs.copyFileSync("config/mappings/demo-shopify.csv", mappingFile)
   return {
@@ -85,6 +88,8 @@ export interface DaemonConfigOptions {
   readonly reconcile?: string
   /** Subscribe the daemon to the POD simulator's webhooks (verified with the default key, the API client secret). */
   readonly podWebhooks?: boolean
+  /** `pipeline.leaseSeconds`: how long a claim lasts without a heartbeat (default 60). */
+  readonly leaseSeconds?: number
 }
 
 export const writeDaemonConfig = (stack: Stack, port: number, options: DaemonConfigOptions = {}) => {
@@ -127,7 +132,8 @@ export const writeDaemonConfig = (stack: Stack, port: number, options: DaemonCon
       '  catalog: "0 0 * * * *"',
       '  report: "0 0 6 * * *"',
       "reports:",
-      `  dir: ${path.join(stack.dir, "reports")}`
+      `  dir: ${path.join(stack.dir, "reports")}`,
+      ...(options.leaseSeconds === undefined ? [] : ["pipeline:", `  leaseSeconds: ${options.leaseSeconds}`])
     ].join("\n")
   )
   return file

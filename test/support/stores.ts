@@ -4,6 +4,7 @@ import { stringify } from "yaml"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { tempDir } from "./cli.js"
+import { seedDataDir } from "./databaseTemplate.js"
 import { exited, freePort, getJson, MAPPED_SKUS, post, startDaemon, type StatusCounts, statusOf } from "./pipeline.js"
 
 /**
@@ -28,6 +29,8 @@ export interface StoreStack {
 export const startStoreStack = async (prefix: string, rewriteMapping: (csv: string) => string = (csv) => csv): Promise<StoreStack> => {
   const pod = await startPodSimulator()
   const dir = tempDir(prefix)
+  // The daemons' embedded database, migrated already: what a first start would make of it.
+  seedDataDir(path.join(dir, "data"))
   const mappingFile = path.join(dir, "mappings.csv")
   fs.writeFileSync(mappingFile, rewriteMapping(fs.readFileSync("config/mappings/demo-shopify.csv", "utf8")))
   return {
