@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { TEST_NODE_FLAGS } from "./test/support/nodeFlags.js"
 import SlowestFirst from "./test/support/slowestFirst.js"
 
 export default defineConfig({
@@ -11,7 +12,8 @@ export default defineConfig({
     // Suites that spawn daemons or share the real PostgreSQL server stay in
     // separate files; files run in parallel across the two cores.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // PGlite's WebAssembly compiled by V8's baseline compiler only (TEST_NODE_FLAGS): see there.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: [...TEST_NODE_FLAGS] } },
     // The slowest files first (test/durations.json), and the ten slowest named at the end.
     sequence: { sequencer: SlowestFirst },
     reporters: ["default", "./test/support/slowestFiles.ts"]

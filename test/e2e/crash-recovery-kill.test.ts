@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import type pg from "pg"
 import { describe, expect, it } from "vitest"
 import { parseStat } from "../../src/db/DataDirLock.js"
+import { TEST_NODE_FLAGS } from "../support/nodeFlags.js"
 import { createOrders, daemonConfig, getJson, post, replicaSuite, sharedStack, type Stack, waitFor } from "../support/pipeline.js"
 import { freePort, startDaemon, stopDaemons, writeDaemonConfig } from "../support/pipeline.js"
 
@@ -22,7 +23,10 @@ const RESTARTS = 20
  */
 const startUnreaped = (config: string) =>
   new Promise<{ pid: number; parent: ChildProcess; output: () => string }>((resolve, reject) => {
-    const parent = spawn("sh", ["-c", `"${process.execPath}" bin/podsync.js start --config "${config}" & echo "pid $!"; exec sleep 600`], {
+    const parent = spawn("sh", [
+      "-c",
+      `"${process.execPath}" ${TEST_NODE_FLAGS.join(" ")} bin/podsync.js start --config "${config}" & echo "pid $!"; exec sleep 600`
+    ], {
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""

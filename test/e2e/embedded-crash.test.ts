@@ -4,6 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { describe, expect, it } from "vitest"
+import { TEST_NODE_FLAGS } from "../support/nodeFlags.js"
 
 interface Run {
   readonly opened: { readonly count: number; readonly max: number }
@@ -18,7 +19,9 @@ interface Run {
  */
 const runAndKill = (dataDir: string, runMs: number, minAcks = 0): Promise<Run> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["test/fixtures/crash-writer.mjs", dataDir], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...TEST_NODE_FLAGS, "test/fixtures/crash-writer.mjs", dataDir], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let opened: Run["opened"] | undefined
     let lastAck = 0
     let acks = 0

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { TEST_NODE_FLAGS } from "./nodeFlags.js"
 
 /**
  * Runs the compiled CLI (bin/podsync.js → dist/) to completion without blocking this process: a
@@ -11,7 +12,7 @@ import * as path from "node:path"
  */
 export const podsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["bin/podsync.js", ...args], {
+    const child = spawn(process.execPath, [...TEST_NODE_FLAGS, "bin/podsync.js", ...args], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 60_000
@@ -26,7 +27,10 @@ export const podsync = (args: ReadonlyArray<string>, env: Record<string, string>
 
 /** Starts the compiled CLI in the background. */
 export const spawnPodsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}): ChildProcess & { output: () => string } => {
-  const child = spawn(process.execPath, ["bin/podsync.js", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, "bin/podsync.js", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   child.stdout.on("data", (d) => (output += d))
   child.stderr.on("data", (d) => (output += d))
