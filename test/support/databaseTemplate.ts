@@ -49,8 +49,13 @@ export const prepareDatabaseTemplate = async (): Promise<DatabaseTemplate> => {
     fs.rmSync(building, { recursive: true, force: true })
     fs.mkdirSync(building, { recursive: true })
     await build(building)
-    fs.rmSync(home, { recursive: true, force: true })
-    fs.renameSync(building, home)
+    try {
+      fs.renameSync(building, home)
+    } catch (error) {
+      // Another run made it meanwhile (their contents are the same): keep theirs.
+      fs.rmSync(building, { recursive: true, force: true })
+      if (!fs.existsSync(path.join(home, "dump.tar"))) throw error
+    }
   }
   process.env[TEMPLATE_ENV] = home
   return { dataDir: path.join(home, "data"), dump: path.join(home, "dump.tar") }
