@@ -140,8 +140,11 @@ describe("the README's commands", () => {
         const sims = start([...args, ...SIM_PORT_OPTIONS.flatMap((option, i) => [option, String(moved(simPorts[i]!))])])
         await waitFor(() => (sims.output().match(/listening on/g) ?? []).length === 5, 60_000, sims.output)
       } else if (args[0] === "start") {
-        daemons.push(start(args).child)
-        await waitForHttp(`http://127.0.0.1:${moved(8080)}/readyz`, 90_000)
+        const daemon = start(args)
+        daemons.push(daemon.child)
+        await waitForHttp(`http://127.0.0.1:${moved(8080)}/readyz`, 90_000).catch((error: Error) => {
+          throw new Error(`podsync ${args.join(" ")}: ${error.message}\n${daemon.output()}`)
+        })
       } else {
         const result = await run(args)
         expect(result.code, `podsync ${args.join(" ")}\n${result.output}`).toBe(0)
