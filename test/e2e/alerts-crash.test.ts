@@ -78,8 +78,14 @@ const survivesKills = (stack: () => Stack, databaseUrl?: string) => async () => 
 
     receiver.answer = () => 200
     await waitFor(async () => receiver.deliveredAlertIds().length, (n) => n >= HELD, 90_000)
-    // A while more: nothing further arrives.
-    await new Promise((r) => setTimeout(r, 3_000))
+    // The daemon's own account settles: every alert sent, none pending or failed. Then it is stopped,
+    // so nothing it still had in flight can arrive after the count below (instead of a fixed while more).
+    const status = await waitFor(
+      () => getJson(`http://127.0.0.1:${port}/status`),
+      (s) => s.alerts?.pending === 0 && s.alerts?.sent === HELD,
+      60_000
+    )
+    await stopDaemons(daemon)
     const ids = receiver.deliveredAlertIds()
     expect(ids).toHaveLength(HELD)
     expect(new Set(ids).size).toBe(HELD)
@@ -88,7 +94,6 @@ const survivesKills = (stack: () => Stack, databaseUrl?: string) => async () => 
       (JSON.parse(r.body) as { alerts: Array<{ title: string }> }).alerts.map((a) => a.title)
     )
     expect(titles.every((t) => /^demo-shopify:\d+ \(#\d+\) held: unmatched SKU$/.test(t))).toBe(true)
-    const status = await getJson(`http://127.0.0.1:${port}/status`)
     expect(status.alerts).toMatchObject({ pending: 0, sent: HELD, failed: [] })
   } finally {
     await stopDaemons(daemon)
