@@ -14,6 +14,7 @@ import { podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
 import { freePort, getJson, startDaemon, statusOf, stopDaemons, waitFor } from "../support/pipeline.js"
 import { type PlatformSetup, shopifySetup, wooCommerceSetup } from "../support/storePlatforms.js"
 import { demoLine, startStoreStack, type StorePlatform, type StoreStack, writeStoreDaemonConfig } from "../support/stores.js"
+import { pullEverySecond, waitForPulls } from "../support/turns.js"
 
 interface Platform {
   readonly platform: StorePlatform
@@ -77,14 +78,14 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
     const sim = await c.setup.start()
     const port = await freePort()
     // POD webhooks configured: a dry run must not register them (a write at the service); the real run does.
-    const config = writeStoreDaemonConfig(stack, port, {
+    const config = pullEverySecond(writeStoreDaemonConfig(stack, port, {
       key,
       platform: c.platform,
       podStoreId: `store-${key}`,
       section: c.setup.section(sim)
     }, {
       webhooks: { publicUrl: `http://127.0.0.1:${port}/webhooks/pod` }
-    })
+    }))
     let schema: string | undefined
     if (admin !== undefined && c.database.url !== undefined) {
       schema = `dry_${randomUUID().replaceAll("-", "").slice(0, 12)}`
@@ -123,8 +124,8 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
       )
       expect(recorded.dryRun.recorded).toEqual([{ storeKey: run.key, kind: "draft", count: ORDERS }])
       expect(await statusOf(run.port)).toEqual({ ready: ORDERS })
-      // Several more pulls and loop turns (every 2 s): nothing is recorded twice, nothing is sent.
-      await new Promise((r) => setTimeout(r, 7_000))
+      // Several more pulls and loop turns (each pull wakes the stages): nothing is recorded twice, nothing is sent.
+      await waitForPulls(run.port, [run.key], 3)
 
       for (const ref of refs) {
         const story = await getJson(`http://127.0.0.1:${run.port}/explain?ref=${encodeURIComponent(ref)}`)
@@ -171,15 +172,20 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
     const daemon = await startDaemon(run.config, run.port)
     try {
       await waitFor(() => statusOf(run.port), (s) => s.drafted === ORDERS, 90_000)
-      // More turns: nothing is drafted twice.
-      await new Promise((r) => setTimeout(r, 5_000))
+      // More pulls and turns: nothing is drafted twice.
+      await waitForPulls(run.port, [run.key], 3)
       const status = await getJson(`http://127.0.0.1:${run.port}/status`)
       expect(status.dryRun).toBeUndefined()
       const pod = await getJson(`${run.stack.pod.url}/__sim/stats`)
       expect(pod.draftsByReferenceId).toEqual(Object.fromEntries(refs.map((ref) => [ref, 1])))
       expect(pod.duplicateReferenceIds).toEqual([])
-      // Not dry: the POD webhooks are registered now.
-      expect(pod.requests["POST /api/v3/webhooks"] ?? 0).toBeGreaterThan(0)
+      // Not dry: the POD webhooks are registered now (at start, beside the catalog refresh: waited for, within a deadline).
+      const registered = await waitFor(
+        () => getJson(`${run.stack.pod.url}/__sim/stats`),
+        (stats) => (stats.requests["POST /api/v3/webhooks"] ?? 0) > 0,
+        60_000
+      ).catch(() => pod)
+      expect(registered.requests["POST /api/v3/webhooks"] ?? 0).toBeGreaterThan(0)
       const story = await getJson(`http://127.0.0.1:${run.port}/explain?ref=${encodeURIComponent(refs[0]!)}`)
       expect(story.state).toBe("drafted")
       expect(story.events.filter((e: { wouldSend?: unknown }) => e.wouldSend !== undefined)).toHaveLength(1)

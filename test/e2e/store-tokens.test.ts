@@ -18,6 +18,7 @@ import { podsync, type spawnPodsync } from "../support/cli.js"
 import { exited, freePort, getJson, post, startDaemon, statusOf, waitFor } from "../support/pipeline.js"
 import { etsyMapping, etsySetup, shopifySetup } from "../support/storePlatforms.js"
 import { demoLine, type StoreStack, startStoreStack, writeStoreDaemonConfig } from "../support/stores.js"
+import { pullEverySecond } from "../support/turns.js"
 
 const CLIENT_ID = "9f3c1e2d7b6a5f4e3d2c1b0a99887766"
 const CLIENT_SECRET = "shpss_mk-client-secret-4f1d9a"
@@ -47,6 +48,10 @@ const clientCredentialsSection = (shop: RunningShopifySimulator) => ({
 
 const shopStats = (shop: RunningShopifySimulator) => getJson(`${shop.url}/__sim/stats`)
 
+/** Waits until Shopify has granted more than `grants` tokens in all (a daemon asked for a new one since). */
+const grantedBeyond = (shop: RunningShopifySimulator, grants: number, timeoutMs = 60_000) =>
+  waitFor(() => shopStats(shop), (s) => s.tokenGrants > grants, timeoutMs)
+
 /** Drives the POD simulator (checkout, ship) until `orders` are fulfilled on the daemon at `port`. */
 const driveUntilFulfilled = (stack: StoreStack, port: number, orders: number, timeoutMs: number) =>
   waitFor(
@@ -73,47 +78,49 @@ describe("a Shopify store on client credentials with 5-second tokens", () => {
     let daemon: Daemon | undefined
     try {
       const port = await freePort()
-      const config = writeStoreDaemonConfig(stack, port, {
+      const config = pullEverySecond(writeStoreDaemonConfig(stack, port, {
         key: "acme-shopify",
         platform: "shopify",
         podStoreId: "store-demo",
         section: clientCredentialsSection(shop)
-      })
+      }))
       const ORDERS = 12
       const ids: Array<string> = []
       for (let i = 0; i < ORDERS; i++) ids.push(await shopifySetup.createOrder(shop, demoLine(i)))
 
       const startedAt = Date.now()
       daemon = await startDaemon(config, port, LOGS)
-      // Kill it twice mid-flight: once among pulls and drafts, once among pushes, each past a renewal.
+      // Kill it twice mid-flight: once among pulls and drafts, once among pushes, each past a renewal
+      // (the first daemon's first token and its renewal; a token the second daemon asked for itself).
       await waitFor(() => statusOf(port), (s) => (s.drafted ?? 0) + (s.shipped ?? 0) + (s.fulfilled ?? 0) > 0, 60_000)
-      await sleep(LIFETIME_S * 1000)
+      await grantedBeyond(shop, 1)
       daemon.kill("SIGKILL")
       await exited(daemon)
       outputs.push(daemon.output())
+      const grantsBeforeSecond = (await shopStats(shop)).tokenGrants as number
       daemon = await startDaemon(config, port, LOGS)
       await post(`${stack.pod.url}/__sim/checkout-all`, { paid: true })
       await post(`${stack.pod.url}/__sim/ship-all`)
-      await sleep(LIFETIME_S * 1000)
+      await grantedBeyond(shop, grantsBeforeSecond)
       daemon.kill("SIGKILL")
       await exited(daemon)
       outputs.push(daemon.output())
       daemon = await startDaemon(config, port, LOGS)
       const final = await driveUntilFulfilled(stack, port, ORDERS, 120_000)
-      // Some more lifetimes with the store idle but pulled every 2 s.
-      await sleep(3 * LIFETIME_S * 1000)
+      // Some more lifetimes with the store idle but pulled every second: the token is renewed twice more.
+      await grantedBeyond(shop, ((await shopStats(shop)).tokenGrants as number) + 1)
       const elapsedS = (Date.now() - startedAt) / 1000
       expect(final).toEqual({ fulfilled: ORDERS })
 
       const stats = await shopStats(shop)
       expect(Object.keys(stats.fulfillmentsByOrder).sort()).toEqual([...ids].sort())
       expect(Object.values(stats.fulfillmentsByOrder).every((n) => n === 1)).toBe(true)
-      // Renewed all along: a token is renewed at the first request past 80 % of its 5 s (pulls come every 2 s,
+      // Renewed all along: a token is renewed at the first request past 80 % of its 5 s (pulls come every second,
       // none while a daemon starts), so one grant per 4–6 s of work; none refused, and hardly a request
       // refused (one in flight as its token expires, once per restart at most).
       console.log(`Shopify, 1 daemon: ${stats.tokenGrants} token grants in ${elapsedS.toFixed(1)} s, ${stats.unauthorized} answered 401`)
-      // Renewed, not merely fetched once per process: the idle end alone (3 lifetimes, pulled every 2 s)
-      // renews twice. A token not renewed would be refused: at most 4 answers 401 (below). How many
+      // Renewed, not merely fetched once per process: the idle end alone renewed twice (waited for above,
+      // within a deadline). A token not renewed would be refused: at most 4 answers 401 (below). How many
       // grants a minute of wall time holds depends on the machine's load (no request while a daemon
       // starts), so the lower bound is not a rate.
       expect(stats.tokenGrants).toBeGreaterThanOrEqual(3)
@@ -181,11 +188,13 @@ describe.runIf(url)("two replicas on PostgreSQL with 5-second Shopify tokens", (
         return { grants, calls }
       }
 
+      // Each replica measured once it calls Shopify (it holds a token).
+      const calling = (port: number) => waitFor(() => shopifyCalls(port), (n) => n > 0, 60_000)
       daemons.push(await startDaemon(configs[0]!, ports[0]!, LOGS))
-      await sleep(2_000)
+      await calling(ports[0]!)
       const one = await measure([0])
       daemons.push(await startDaemon(configs[1]!, ports[1]!, LOGS))
-      await sleep(2_000)
+      await calling(ports[1]!)
       const two = await measure([0, 1])
       const perWindow = WINDOW_MS / (0.8 * LIFETIME_S * 1000)
       console.log(
@@ -255,12 +264,12 @@ describe("an Etsy store whose refresh token rotated", () => {
       const outputs: Array<string> = []
       try {
         const port = await freePort()
-        const config = writeStoreDaemonConfig(stack, port, {
+        const config = pullEverySecond(writeStoreDaemonConfig(stack, port, {
           key: "acme-etsy",
           platform: "etsy",
           podStoreId: "store-demo",
           section: etsySetup.section(etsy)
-        })
+        }))
         const FIRST = 4
         for (let i = 0; i < FIRST; i++) await etsySetup.createOrder(etsy, demoLine(i))
         daemon = await startDaemon(config, port, LOGS)
