@@ -392,6 +392,14 @@ describe("podsync simulate", () => {
 })
 
 describe("--help", () => {
+  // A help text is the same whichever test asks: each is spawned once, and shared.
+  const helps = new Map<string, ReturnType<typeof podsync>>()
+  const help = (args: ReadonlyArray<string>) => {
+    const key = JSON.stringify(args)
+    if (!helps.has(key)) helps.set(key, podsync(args))
+    return helps.get(key)!
+  }
+
   it("lists every command on a line of at most 100 columns, with no colour codes off a terminal and no generic lines", async () => {
     const result = await podsync(["--help"])
     expect(result.code).toBe(0)
@@ -423,7 +431,7 @@ describe("--help", () => {
 
   it("shows a command's usage and its own options, before or after the command name", async () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
-      const result = await podsync(args)
+      const result = await help(args)
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/^usage: podsync explain \[--config FILE\] \[--store KEY\]\n +<order/)
       expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
@@ -452,8 +460,8 @@ describe("--help", () => {
       ["console", "hash-password"]
     ]
     // Asked all at once: each is a process of its own.
-    const helps = await Promise.all(commands.map((command) => podsync([...command, "--help"])))
-    for (const [i, { code, stdout }] of helps.entries()) {
+    const texts = await Promise.all(commands.map((command) => help([...command, "--help"])))
+    for (const [i, { code, stdout }] of texts.entries()) {
       const command = commands[i]!
       expect(code).toBe(0)
       expect(stdout.split("\n")[0]).toMatch(new RegExp(`^usage: podsync ${command.join(" ")}\\b`))

@@ -12,13 +12,32 @@ import { exampleConfig, podsync } from "./cli.js"
  * a copy a fraction of one. For tests whose subject is not the making of a new folder (a daemon
  * that must run, a command that must migrate); the new-folder path stays with the tests about it.
  *
- * The templates are made once per test run, whichever file asks first, under the system's temporary
- * folder, named by what they depend on (PGlite's version; for the migrated one also the bundle and
- * its migrations), so a rebuild with another schema makes a new one. A template is made in a folder
- * of its own and renamed into place, whole: another worker making it at the same time loses the
- * rename and uses the winner's.
+ * The templates are made once per test run, whichever file asks first, in a folder of the run's (the
+ * vitest process's, every worker's parent), named by what they depend on (PGlite's version; for the
+ * migrated one also the bundle and its migrations). A template is made in a folder of its own and
+ * renamed into place, whole: another worker making it at the same time loses the rename and uses the
+ * winner's. The folders of runs that ended are removed by the next run that makes templates.
  */
-const CACHE = path.join(os.tmpdir(), "podsync-test-templates")
+const ROOT = path.join(os.tmpdir(), "podsync-test-templates")
+const CACHE = path.join(ROOT, `run-${process.ppid}`)
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const removeEndedRuns = () => {
+  for (const entry of fs.readdirSync(ROOT)) {
+    const pid = /^run-(\d+)$/.exec(entry)?.[1]
+    if (pid !== undefined && Number(pid) !== process.ppid && !alive(Number(pid))) {
+      fs.rmSync(path.join(ROOT, entry), { recursive: true, force: true })
+    }
+  }
+}
 
 const PGLITE_VERSION = (JSON.parse(fs.readFileSync(path.join("node_modules", "@electric-sql", "pglite", "package.json"), "utf8")) as {
   version: string
@@ -33,6 +52,7 @@ const template = (key: string, make: (dataDir: string) => Promise<void>): Promis
     const target = path.join(CACHE, key)
     if (fs.existsSync(target)) return path.join(target, "data")
     fs.mkdirSync(CACHE, { recursive: true })
+    removeEndedRuns()
     const work = fs.mkdtempSync(path.join(CACHE, `${key}.making-`))
     try {
       await make(path.join(work, "data"))
