@@ -4,8 +4,10 @@ import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
+import { migratedDataFolder, unmigratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
 
 const dir = tempDir("cli")
+prepareDataFolders()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("podsync check", () => {
@@ -159,6 +161,8 @@ describe("podsync start on the embedded database", () => {
   it("serves /healthz, refuses a second start, and stops cleanly on SIGTERM within 5 s", async () => {
     const port = await freePort()
     const config = exampleConfig(dir, port)
+    // A migrated copy: this is about the running daemon, not about making a new folder (migrate, below).
+    await migratedDataFolder(path.join(dir, "data"))
     const daemon = spawnPodsync(["start", "--config", config])
     try {
       const health = await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000)
@@ -213,12 +217,16 @@ describe("podsync start on the embedded database", () => {
     }
   }, 120_000)
 
-  it("migrate applies the schema once and then reports it up to date", async () => {
+  it("migrate makes a new folder, applies the schema once, logging it, and then reports it up to date", async () => {
     const migrateDir = path.join(dir, "migrate")
     fs.mkdirSync(migrateDir)
     const config = exampleConfig(migrateDir, 0)
     const first = await podsync(["migrate", "--config", config])
     expect(first.stdout).toMatch(/Applied: 2026-11-21T00-00-01_initial/)
+    // The config's level and format (the example's: info, auto) when no --log-level is given: migrating
+    // says so, and a test's stderr is a pipe, so auto means JSON lines.
+    expect(first.stderr).toContain('"message":"database migrated"')
+    expect(JSON.parse(first.stderr.trim().split("\n")[0]!)).toMatchObject({ message: "database migrated", logLevel: "INFO" })
     const again = await podsync(["migrate", "--config", config])
     expect(again.stdout).toContain("The database is up to date.")
   }, 60_000)
@@ -262,40 +270,29 @@ describe("a usage mistake", () => {
 })
 
 describe("--log-level", () => {
-  // Each run migrates a fresh embedded database (most of its time): they run side by side.
-  it("works before the command and after it, over the config's level", async () => {
-    const fresh = (name: string) => {
-      const where = path.join(dir, name)
-      fs.mkdirSync(where)
-      return exampleConfig(where, 0)
-    }
-    const [byDefault, before, after] = await Promise.all([
-      podsync(["migrate", "--config", fresh("log-default")]),
-      podsync(["--log-level", "error", "migrate", "--config", fresh("log-before")]),
-      podsync(["migrate", "--config", fresh("log-after"), "--log-level=none"])
+  // Each run migrates a database of its own, as PGlite's initdb left it (a copy: the making of a new
+  // folder is the migrate test's), so that each has "database migrated" to log; they run side by side.
+  // The config's own level and format, without --log-level: the migrate test above.
+  const fresh = async (name: string, format?: string) => {
+    const where = path.join(dir, name)
+    fs.mkdirSync(where)
+    const file = exampleConfig(where, 0)
+    if (format !== undefined) fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("format: auto", `format: ${format}`))
+    await unmigratedDataFolder(path.join(where, "data"))
+    return file
+  }
+
+  it("works before the command and after it, over the config's level; log.format: text writes readable lines", async () => {
+    const [before, after, text] = await Promise.all([
+      fresh("log-before").then((config) => podsync(["--log-level", "error", "migrate", "--config", config])),
+      fresh("log-after").then((config) => podsync(["migrate", "--config", config, "--log-level=none"])),
+      fresh("format-text", "text").then((config) => podsync(["migrate", "--config", config]))
     ])
-    // The example logs at info: migrating says so.
-    expect(byDefault.stderr).toContain('"message":"database migrated"')
     expect(before.stdout).toContain("Applied:")
     expect(before.stderr).toBe("")
     expect(after.stdout).toContain("Applied:")
     expect(after.stderr).toBe("")
-  }, 120_000)
-
-  it("writes JSON lines off a terminal, and readable lines with log.format: text", async () => {
-    const fresh = (name: string, format?: string) => {
-      const where = path.join(dir, name)
-      fs.mkdirSync(where)
-      const file = exampleConfig(where, 0)
-      if (format !== undefined) fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("format: auto", `format: ${format}`))
-      return file
-    }
-    const [json, text] = await Promise.all([
-      podsync(["migrate", "--config", fresh("format-auto")]),
-      podsync(["migrate", "--config", fresh("format-text", "text")])
-    ])
-    // A test's stderr is a pipe: auto means JSON.
-    expect(JSON.parse(json.stderr.trim().split("\n")[0]!)).toMatchObject({ message: "database migrated", logLevel: "INFO" })
+    expect(text.stdout).toContain("Applied:")
     expect(text.stderr).toMatch(/INFO.*database migrated/)
     expect(text.stderr).not.toContain('"message"')
   }, 120_000)
@@ -395,6 +392,14 @@ describe("podsync simulate", () => {
 })
 
 describe("--help", () => {
+  // A help text is the same whichever test asks: each is spawned once, and shared.
+  const helps = new Map<string, ReturnType<typeof podsync>>()
+  const help = (args: ReadonlyArray<string>) => {
+    const key = JSON.stringify(args)
+    if (!helps.has(key)) helps.set(key, podsync(args))
+    return helps.get(key)!
+  }
+
   it("lists every command on a line of at most 100 columns, with no colour codes off a terminal and no generic lines", async () => {
     const result = await podsync(["--help"])
     expect(result.code).toBe(0)
@@ -426,7 +431,7 @@ describe("--help", () => {
 
   it("shows a command's usage and its own options, before or after the command name", async () => {
     for (const args of [["explain", "--help"], ["-h", "explain"]]) {
-      const result = await podsync(args)
+      const result = await help(args)
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/^usage: podsync explain \[--config FILE\] \[--store KEY\]\n +<order/)
       expect(result.stdout).toContain("the store, when an order name or number is in several (its key; default: look in every store)")
@@ -455,8 +460,8 @@ describe("--help", () => {
       ["console", "hash-password"]
     ]
     // Asked all at once: each is a process of its own.
-    const helps = await Promise.all(commands.map((command) => podsync([...command, "--help"])))
-    for (const [i, { code, stdout }] of helps.entries()) {
+    const texts = await Promise.all(commands.map((command) => help([...command, "--help"])))
+    for (const [i, { code, stdout }] of texts.entries()) {
       const command = commands[i]!
       expect(code).toBe(0)
       expect(stdout.split("\n")[0]).toMatch(new RegExp(`^usage: podsync ${command.join(" ")}\\b`))

@@ -5,16 +5,34 @@
  * sees them with a daemon running against the simulators; /readyz lists the failing store.
  */
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited, freePort, podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
+import { migratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
 import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
 import { simAdmin } from "../support/simAdmin.js"
 
 let stack: Stack
+prepareDataFolders()
 beforeAll(async () => {
   stack = await startStack()
 })
 afterAll(() => stack.close())
+
+/**
+ * A test's daemon config, on a data folder of its own (a copy of a migrated one): what a daemon leaves
+ * in its database (the POD budget paused by a 429) is not the next test's daemon's.
+ */
+const ownDaemonConfig = async (port: number, name: string) => {
+  const config = writeDaemonConfig(stack, port, { name })
+  const shared = `dataDir: ${path.join(stack.dir, "data")}\n`
+  const own = path.join(stack.dir, name, "data")
+  const text = fs.readFileSync(config, "utf8")
+  if (!text.includes(shared)) throw new Error(`${config} has no line ${shared}`)
+  fs.writeFileSync(config, text.replace(shared, `dataDir: ${own}\n`))
+  await migratedDataFolder(own)
+  return config
+}
 
 const eventually = async <A>(what: string, read: () => Promise<A>, done: (a: A) => boolean, timeoutMs = 30_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs
@@ -29,7 +47,7 @@ const eventually = async <A>(what: string, read: () => Promise<A>, done: (a: A) 
 describe("podsync status with a daemon running", () => {
   it("names a store refusing its token and a mapping file that failed to reload, and /readyz lists the store", async () => {
     const port = await freePort()
-    const config = writeDaemonConfig(stack, port, { name: "broken" })
+    const config = await ownDaemonConfig(port, "broken")
     fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("shpat_sim_token", "shpat_revoked"))
     const daemon = spawnPodsync(["start", "--config", config])
     try {
@@ -95,7 +113,7 @@ describe("podsync status with a daemon running", () => {
   it("says the POD budget is paused after a 429 and until when, and names a store it cannot reach", async () => {
     const port = await freePort()
     const nothingThere = await freePort()
-    const config = writeDaemonConfig(stack, port, { name: "paused" })
+    const config = await ownDaemonConfig(port, "paused")
     fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(stack.shopify.url, `http://127.0.0.1:${nothingThere}`))
     // The POD service answers every request 429 with a 30 s Retry-After (its real block is 60 s): the
     // daemon's first request (the catalog, at start) pauses the credential's budget.
@@ -142,7 +160,7 @@ describe("podsync status with a daemon running", () => {
   it("names the POD service it cannot reach, and why in words: connection refused at its address", async () => {
     const port = await freePort()
     const nothingThere = await freePort()
-    const config = writeDaemonConfig(stack, port, { name: "no-pod" })
+    const config = await ownDaemonConfig(port, "no-pod")
     fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace(stack.pod.url, `http://127.0.0.1:${nothingThere}`))
     const daemon = spawnPodsync(["start", "--config", config])
     try {
