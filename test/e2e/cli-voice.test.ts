@@ -3,11 +3,10 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
-import { migratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
+import { migratedDataFolder } from "../support/databaseTemplate.js"
 
 /** podsync as a seller types it: one voice for every mistake, whichever command and whoever found it. */
 const dir = tempDir("cli-voice")
-prepareDataFolders()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const DEMO = ["--config", "config/demo.yaml"]
@@ -110,7 +109,7 @@ describe("a command whose configuration is not the running daemon's", () => {
     const other = path.join(dir, "other.yaml")
     fs.copyFileSync(own, other)
     // A migrated data folder (a copy): the daemon needs one, this is not about making it.
-    await migratedDataFolder(path.join(dir, "data"))
+    migratedDataFolder(path.join(dir, "data"))
     const daemon = spawnPodsync(["start", "--config", own])
     try {
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000)

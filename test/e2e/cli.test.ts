@@ -4,10 +4,9 @@ import * as path from "node:path"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { exampleConfig, exited, freePort, podsync, spawnPodsync, tempDir, waitForHttp } from "../support/cli.js"
-import { migratedDataFolder, unmigratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
+import { migratedDataFolder, unmigratedDataFolder } from "../support/databaseTemplate.js"
 
 const dir = tempDir("cli")
-prepareDataFolders()
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("podsync check", () => {
@@ -162,7 +161,7 @@ describe("podsync start on the embedded database", () => {
     const port = await freePort()
     const config = exampleConfig(dir, port)
     // A migrated copy: this is about the running daemon, not about making a new folder (migrate, below).
-    await migratedDataFolder(path.join(dir, "data"))
+    migratedDataFolder(path.join(dir, "data"))
     const daemon = spawnPodsync(["start", "--config", config])
     try {
       const health = await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000)
@@ -278,7 +277,7 @@ describe("--log-level", () => {
     fs.mkdirSync(where)
     const file = exampleConfig(where, 0)
     if (format !== undefined) fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("format: auto", `format: ${format}`))
-    await unmigratedDataFolder(path.join(where, "data"))
+    unmigratedDataFolder(path.join(where, "data"))
     return file
   }
 

@@ -6,15 +6,12 @@
  * command then reads the embedded database itself).
  */
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { podsync } from "../support/cli.js"
-import { migratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
 import { createOrders, daemonConfig, post, sharedStack, startDaemon, statusOf, stopDaemons, waitFor } from "../support/pipeline.js"
 
 const stack = sharedStack()
-prepareDataFolders()
 let gift: RunningShopifySimulator
 beforeAll(async () => {
   gift = await startShopifySimulator({ seed: 7 })
@@ -65,10 +62,6 @@ describe("podsync explain by the order name or number the store shows", () => {
     giftId = String(giftOrder.legacyResourceId)
     expect(giftOrder.name).toBe("#1001")
 
-    // The daemon's data folder, a copy of a migrated one (this is not about making a new one).
-    const dataDir = path.join(stack.dir, "data")
-    expect(fs.readFileSync(config, "utf8")).toContain(`dataDir: ${dataDir}\n`)
-    await migratedDataFolder(dataDir)
     const daemon = await startDaemon(config, made.port)
     try {
       await waitFor(() => statusOf(made.port), (s) => Object.values(s).reduce((a, b) => a + b, 0) === 3, 15_000)

@@ -19,7 +19,7 @@ import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { type RunningPodSimulator, startPodSimulator } from "../../src/simulator/pod/index.js"
 import { type RunningShopifySimulator, startShopifySimulator } from "../../src/simulator/shopify/index.js"
 import { freePort, podsync, tempDir } from "../support/cli.js"
-import { migratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
+import { migratedDataFolder } from "../support/databaseTemplate.js"
 import { pgliteDatabase } from "../support/database.js"
 import { sampleLine, sampleOrder } from "../support/orders.js"
 
@@ -29,7 +29,6 @@ const FRONT = "https://cdn.example.com/front.png"
 const STOCK = "VENDOR_CATALOG_VARIANT_STOCK_LABEL_"
 
 const dir = tempDir("mappings-cli")
-prepareDataFolders()
 let sim: RunningPodSimulator
 let shopify: RunningShopifySimulator
 
@@ -85,7 +84,7 @@ describe("podsync mappings suggest", () => {
   it("writes a draft that podsync check passes: the rows it cannot complete are comments saying what to add", async () => {
     const { config, mappings, write } = writeConfig("suggest", { shopifySim: true })
     // Its embedded database, a copy of a migrated one with nothing in it: the catalog comes from the POD API.
-    await migratedDataFolder(path.join(path.dirname(config), "data"))
+    migratedDataFolder(path.join(path.dirname(config), "data"))
     write(`,UTS01-FOREST-S,,,${FRONT},,,,,,,`, ",uts01-forest-m,,,,,,,,,,", ",NOT-A-POD-SKU,,,,,,,,,,")
     const out = path.join(path.dirname(mappings), "draft.csv")
     const result = await podsync(["mappings", "suggest", "--store", "acme-shopify", "--out", out, "--config", config])
@@ -149,7 +148,7 @@ describe("podsync mappings load, on the embedded database", () => {
   it("loads a valid file, then refuses a broken row by file:line and keeps the rows it had", async () => {
     const { config, mappings, write } = writeConfig("load")
     // Its embedded database, a copy of a migrated one with nothing in it (this is not about making a new one).
-    await migratedDataFolder(path.join(path.dirname(config), "data"))
+    migratedDataFolder(path.join(path.dirname(config), "data"))
     const [forestS, forestM] = [await variantBySku("UTS01-FOREST-S"), await variantBySku("UTS01-FOREST-M")]
     write(`,UTS01-FOREST-S,${forestS.variant_id},,${FRONT},,,,,,,`, `,UTS01-FOREST-M,${forestM.variant_id},,${FRONT},,,,,,,`)
     const loaded = await podsync(["mappings", "load", "--config", config])

@@ -8,12 +8,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exited, freePort, podsync, spawnPodsync, waitForHttp } from "../support/cli.js"
-import { migratedDataFolder, prepareDataFolders } from "../support/dataFolder.js"
+import { migratedDataFolder } from "../support/databaseTemplate.js"
 import { type Stack, startStack, writeDaemonConfig } from "../support/pipeline.js"
 import { simAdmin } from "../support/simAdmin.js"
 
 let stack: Stack
-prepareDataFolders()
 beforeAll(async () => {
   stack = await startStack()
 })
@@ -30,7 +29,7 @@ const ownDaemonConfig = async (port: number, name: string) => {
   const text = fs.readFileSync(config, "utf8")
   if (!text.includes(shared)) throw new Error(`${config} has no line ${shared}`)
   fs.writeFileSync(config, text.replace(shared, `dataDir: ${own}\n`))
-  await migratedDataFolder(own)
+  migratedDataFolder(own)
   return config
 }
 

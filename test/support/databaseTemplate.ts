@@ -17,6 +17,8 @@ import { migrateToLatest } from "../../src/db/Migrator.js"
 export interface DatabaseTemplate {
   /** A data folder to copy for a daemon's embedded database. */
   readonly dataDir: string
+  /** A data folder as PGlite's initdb left it: what a first `podsync migrate` finds in a new folder. */
+  readonly unmigratedDataDir: string
   /** The same database as PGlite's dump, to load an in-memory database from. */
   readonly dump: string
 }
@@ -24,7 +26,8 @@ export interface DatabaseTemplate {
 const TEMPLATE_ENV = "PODSYNC_TEST_DATABASE_TEMPLATE"
 
 const templateKey = () => {
-  const hash = createHash("sha256")
+  // The template's layout (bump when it changes), the migrations and PGlite's version.
+  const hash = createHash("sha256").update("layout 2: data, initdb, dump.tar")
   for (const file of fs.readdirSync("migrations").sort()) hash.update(file).update(fs.readFileSync(path.join("migrations", file)))
   hash.update(JSON.parse(fs.readFileSync("node_modules/@electric-sql/pglite/package.json", "utf8")).version)
   return hash.digest("hex").slice(0, 16)
@@ -32,6 +35,9 @@ const templateKey = () => {
 
 const build = async (into: string) => {
   const dataDir = path.join(into, "data")
+  const unmigrated = path.join(into, "initdb")
+  await (await PGlite.create(unmigrated)).close()
+  fs.cpSync(unmigrated, dataDir, { recursive: true })
   // Migrated through the daemon's own database layer, then closed cleanly (no lock file left).
   await Effect.runPromise(Effect.scoped(Effect.provide(migrateToLatest, DbLive({ url: Option.none(), dataDir }))))
   fs.rmSync(path.join(dataDir, "podsync.lock"), { force: true })
@@ -58,13 +64,19 @@ export const prepareDatabaseTemplate = async (): Promise<DatabaseTemplate> => {
     }
   }
   process.env[TEMPLATE_ENV] = home
-  return { dataDir: path.join(home, "data"), dump: path.join(home, "dump.tar") }
+  return templateIn(home)
 }
+
+const templateIn = (home: string): DatabaseTemplate => ({
+  dataDir: path.join(home, "data"),
+  unmigratedDataDir: path.join(home, "initdb"),
+  dump: path.join(home, "dump.tar")
+})
 
 /** The run's template, or undefined outside a vitest run with the global setup (then tests migrate as before). */
 export const databaseTemplate = (): DatabaseTemplate | undefined => {
   const home = process.env[TEMPLATE_ENV]
-  return home === undefined ? undefined : { dataDir: path.join(home, "data"), dump: path.join(home, "dump.tar") }
+  return home === undefined ? undefined : templateIn(home)
 }
 
 let dumpBlob: Blob | undefined
@@ -82,3 +94,17 @@ export const seedDataDir = (dataDir: string) => {
   const template = databaseTemplate()
   if (template !== undefined) fs.cpSync(template.dataDir, dataDir, { recursive: true })
 }
+
+const copyTo = (from: (template: DatabaseTemplate) => string, dataDir: string) => {
+  const template = databaseTemplate()
+  if (template === undefined) throw new Error("no database template: run the tests through vitest (its global setup makes one)")
+  if (fs.existsSync(dataDir)) throw new Error(`${dataDir} exists: a copied data folder must be the test's own`)
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true })
+  fs.cpSync(from(template), dataDir, { recursive: true })
+}
+
+/** Makes `dataDir` an embedded database migrated to this build's schema, with no data in it. */
+export const migratedDataFolder = (dataDir: string) => copyTo((t) => t.dataDir, dataDir)
+
+/** Makes `dataDir` a PGlite database that podsync has not migrated (as a first `podsync migrate` finds a new one, past initdb). */
+export const unmigratedDataFolder = (dataDir: string) => copyTo((t) => t.unmigratedDataDir, dataDir)
