@@ -33,7 +33,7 @@ export const emptyDatabase = (db: DbShape) =>
  * `database`, built once before the describe block's first test and closed after its last (call it in
  * the describe block's body). Its `layer` empties it when a test builds it.
  */
-export const sharedDatabase = (database: TestDatabase, buildTimeoutMs = 120_000): SharedDatabase => {
+export const sharedDatabase = (database: TestDatabase, buildTimeoutMs = 300_000): SharedDatabase => {
   let scope: Scope.CloseableScope | undefined
   let context: Context.Context<Db> | undefined
   beforeAll(async () => {
