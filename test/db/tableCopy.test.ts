@@ -20,12 +20,11 @@ import {
   tablesWithRows
 } from "../../src/db/TableCopy.js"
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from "../support/database.js"
-import { type SharedDatabase, sharedDatabase } from "../support/sharedDatabase.js"
 
 const url = process.env.TEST_DATABASE_URL
 const backends: ReadonlyArray<() => TestDatabase> = url ? [pgliteDatabase, () => postgresDatabase(url)] : [pgliteDatabase]
 
-const open = (database: SharedDatabase): Effect.Effect<DbShape, never, Scope.Scope> =>
+const open = (database: TestDatabase): Effect.Effect<DbShape, never, Scope.Scope> =>
   Effect.map(Layer.build(database.layer), (context) => Context.get(context, Db))
 
 const run = <A>(effect: Effect.Effect<A, unknown, Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
@@ -94,15 +93,10 @@ const copyAll = (source: DbShape, target: DbShape) =>
   }))
 
 describe("the tables podsync db move copies", () => {
-  // Two databases of each kind for the whole block (a copy between two of one kind needs both), emptied
-  // as a test opens one: each test starts from empty, migrated databases, as it did with new ones.
-  const pairs = backends.map((backend) => [sharedDatabase(backend()), sharedDatabase(backend())] as const)
-  const named = (name: string) => pairs.find(([first]) => first.name === name)!
-
-  for (const [shared] of pairs) {
-    it(`are every table the migrations make (${shared.name})`, () =>
+  for (const backend of backends) {
+    it(`are every table the migrations make (${backend().name})`, () =>
       run(Effect.gen(function*() {
-        const db = yield* open(shared)
+        const db = yield* open(backend())
         const { rows } = yield* db.use((k) =>
           sql<{ name: string }>`select table_name as name from information_schema.tables
             where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(k)
@@ -111,12 +105,12 @@ describe("the tables podsync db move copies", () => {
       })))
   }
 
-  for (const [shared] of pairs) {
+  for (const backend of backends) {
     it(
-      `tell a replica at work on the source by its unexpired lease, or its live session (${shared.name})`,
+      `tell a replica at work on the source by its unexpired lease, or its live session (${backend().name})`,
       () =>
         run(Effect.gen(function*() {
-          const db = yield* open(shared)
+          const db = yield* open(backend())
           yield* seed(db)
           expect(yield* liveLeases(db)).toBeUndefined()
           yield* db.use((k) =>
@@ -153,13 +147,12 @@ describe("the tables podsync db move copies", () => {
     )
   }
 
-  for (const [from] of pairs) {
-    for (const [to] of pairs) {
-      it(`arrive from ${from.name} in ${to.name} as they left, ids going on past the source's`, () =>
+  for (const from of backends) {
+    for (const to of backends) {
+      it(`arrive from ${from().name} in ${to().name} as they left, ids going on past the source's`, () =>
         run(Effect.gen(function*() {
-          const source = yield* open(from)
-          // The target is always another database: the second of its kind when both are of one kind.
-          const target = yield* open(from === to ? named(to.name)[1] : to)
+          const source = yield* open(from())
+          const target = yield* open(to())
           yield* seed(source)
           // The source's migrations were applied before the target's: the target ends up with the source's record of them.
           yield* source.use((k) => sql`update kysely_migration set timestamp = '2026-11-21T00:00:00.000Z'`.execute(k))
