@@ -15,6 +15,7 @@ import { Replica } from "../../src/schedule/ReplicaIdentity.js"
 import { startSmtpReceiver, startWebhookReceiver, type WebhookReceiver } from "../support/alertReceivers.js"
 import { otherReplicaDb, pgliteDatabase, postgresDatabase, type TestDatabase } from "../support/database.js"
 import { storedSampleOrder } from "../support/orders.js"
+import { sharedDatabase } from "../support/sharedDatabase.js"
 
 const SECRET = "alert-signing-secret"
 const T0 = Date.parse("2026-11-26T09:00:00Z")
@@ -86,20 +87,22 @@ const parsedAlerts = (r: WebhookReceiver) =>
   )
 
 for (const backend of backends) {
-  const run = <A, E>(
-    effect:
-      | Effect.Effect<A, E, Db | OrdersRepo | AlertsRepo | StatusRepo | Scope.Scope>
-      | ((database: TestDatabase) => Effect.Effect<A, E, Db | OrdersRepo | AlertsRepo | StatusRepo | Scope.Scope>)
-  ) => {
-    const database = backend()
-    return (typeof effect === "function" ? effect(database) : effect).pipe(
-      Effect.provide(Layer.mergeAll(OrdersRepo.Default, AlertsRepo.Default, StatusRepo.Default).pipe(Layer.provideMerge(database.layer))),
-      Effect.scoped
-    )
-  }
   const name = backend().name
 
   describe(`alerts on ${name}`, () => {
+    // One database for the block, emptied before each test: no test here is about a new database, and
+    // each starts from an empty one as before (same ids, no alert, delivery or order of another test).
+    const shared = sharedDatabase(backend())
+    const run = <A, E>(
+      effect:
+        | Effect.Effect<A, E, Db | OrdersRepo | AlertsRepo | StatusRepo | Scope.Scope>
+        | ((database: TestDatabase) => Effect.Effect<A, E, Db | OrdersRepo | AlertsRepo | StatusRepo | Scope.Scope>)
+    ) =>
+      (typeof effect === "function" ? effect(shared.database) : effect).pipe(
+        Effect.provide(Layer.mergeAll(OrdersRepo.Default, AlertsRepo.Default, StatusRepo.Default).pipe(Layer.provideMerge(shared.layer))),
+        Effect.scoped
+      )
+
     it.scoped("an order held for an unmatched SKU is one alert, written by its move; a re-plan for the same reason adds none", () =>
       run(Effect.gen(function*() {
         const db = yield* Db

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, LogLevel } from "effect"
 import { Db } from "../../src/db/Db.js"
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from "../support/database.js"
+import { sharedDatabase } from "../support/sharedDatabase.js"
 import { daemonInProcess, metric, scopedStack, until } from "../support/daemonInProcess.js"
 import { createOrders, getJson, podHeaders, post, type Stack, statusOf } from "../support/pipeline.js"
 
@@ -58,7 +59,11 @@ const storyOf = (referenceId: string) =>
       )
   )
 
-describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
+describe.each(kinds)("a new empty database ($name)", (kind) => {
+  // Each test runs a daemon on one database, then another on a second, empty one. Both are built once for
+  // the block and emptied as a daemon starts on them: empty tables and sequences back at their start are
+  // all podsync can tell of a new database (the second daemon finds nothing of the first's, as before).
+  const [first, second] = [sharedDatabase(kind.fresh()), sharedDatabase(kind.fresh())]
   it.scopedLive(
     "takes up 50 orders drafted, checked out and shipped through another: 0 second drafts, 0 second fulfilments, and pushes what shipped since",
     () =>
@@ -70,7 +75,7 @@ describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
         // The first database drafts all 50; 20 are checked out at the POD service, 10 of those shipped and fulfilled in the store.
         const stillToShip: Array<string> = []
         yield* Effect.scoped(Effect.gen(function*() {
-          const { port } = yield* daemonInProcess(stack, fresh().layer, { logLevel: LogLevel.Error })
+          const { port } = yield* daemonInProcess(stack, first.layer, { logLevel: LogLevel.Error })
           yield* until("all 50 drafted", async () => Object.keys((await podStats(stack)).draftsByReferenceId).length === 50, 90_000)
           const drafts = yield* Effect.promise(() => draftsAt(stack))
           const checkedOut: Array<string> = []
@@ -90,7 +95,7 @@ describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
         // The daemon stopped; 5 more ship meanwhile (the store does not show them yet). Then a new, empty
         // database against the same store and POD account.
         for (const order of stillToShip) yield* Effect.promise(() => post(`${stack.pod.url}/__sim/orders/${order}/ship`, {}))
-        const { port, db } = yield* daemonInProcess(stack, fresh().layer, { logLevel: LogLevel.Error })
+        const { port, db } = yield* daemonInProcess(stack, second.layer, { logLevel: LogLevel.Error })
         let last = {}
         yield* until(
           "the 50 orders taken up",
@@ -153,7 +158,7 @@ describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
         const stack = yield* scopedStack()
         const ids = yield* Effect.promise(() => createOrders(stack, 4))
         yield* Effect.scoped(Effect.gen(function*() {
-          yield* daemonInProcess(stack, fresh().layer, { logLevel: LogLevel.Error })
+          yield* daemonInProcess(stack, first.layer, { logLevel: LogLevel.Error })
           yield* until("all 4 drafted", async () => Object.keys((await podStats(stack)).draftsByReferenceId).length === 4, 60_000)
         }))
         const before = yield* Effect.promise(() => draftsAt(stack))
@@ -162,7 +167,7 @@ describe.each(kinds)("a new empty database ($name)", ({ fresh }) => {
         yield* Effect.promise(() => post(`${stack.pod.url}/__sim/drafts/${deleted}/status`, { status: "DELETED" }))
         yield* Effect.promise(() => post(`${stack.pod.url}/__sim/drafts/${archived}/status`, { status: "ARCHIVED" }))
 
-        const { port, db } = yield* daemonInProcess(stack, fresh().layer, { logLevel: LogLevel.Error })
+        const { port, db } = yield* daemonInProcess(stack, second.layer, { logLevel: LogLevel.Error })
         yield* until("4 drafted", async () => (await statusOf(port)).drafted === 4, 60_000)
         const pod = yield* Effect.promise(() => podStats(stack))
         // A new draft for each of the two orders, none for the other two.

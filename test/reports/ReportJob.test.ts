@@ -10,12 +10,17 @@ import { ReportRoutes } from "../../src/http/ReportRoutes.js"
 import { catchUpPreviousDay, ReportScheduleLive } from "../../src/reporting/ReportSchedule.js"
 import { makeRunCoordinator } from "../../src/schedule/RunCoordinator.js"
 import { ReportsRepo } from "../../src/reporting/ReportsRepo.js"
-import { atReportTime, podOrderTotal, ReportStackLive, SceneTag, seedDay } from "./seededStack.js"
+import { pgliteDatabase } from "../support/database.js"
+import { sharedDatabase } from "../support/sharedDatabase.js"
+import { atReportTime, podOrderTotal, reportStackOn, SceneTag, seedDay } from "./seededStack.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
 
 describe("the report job against the simulators", () => {
+  // New simulators for each test (each seeds its own day), one database for all, emptied as each test starts.
+  const database = sharedDatabase(pgliteDatabase())
+
   it.effect(
     "writes the seeded day's report with exactly the expected figures and findings, reading the APIs in batches in the background lane",
     () =>
@@ -116,7 +121,7 @@ describe("the report job against the simulators", () => {
         expect(csv.filter((r) => r.section === "shipped").map((r) => [r.reference_id, r.pod_order_id])).toEqual([
           [ref("fulfilled"), day.podOrders.fulfilled]
         ])
-      }).pipe(Effect.provide(ReportStackLive)),
+      }).pipe(Effect.provide(reportStackOn(database.layer))),
     40_000
   )
 
@@ -141,7 +146,7 @@ describe("the report job against the simulators", () => {
       // A report for one store is its own row.
       yield* reports.run({ from: iso(day.from), to: iso(day.to), store: "shop" })
       expect((yield* repo.list()).map((r) => r.storeKey).sort()).toEqual(["", "shop"])
-    }).pipe(Effect.provide(ReportStackLive)), 40_000)
+    }).pipe(Effect.provide(reportStackOn(database.layer))), 40_000)
 
   it.effect(
     "writes the previous day's missing report once, a minute after the daemon starts, on one replica",
@@ -168,7 +173,7 @@ describe("the report job against the simulators", () => {
         expect(yield* other.claim("report-catch-up", new Date("2026-11-21T00:00:00Z"))).toBe(true)
         expect(yield* catchUpPreviousDay("replica-a")).toBe("claimed_elsewhere")
         expect(yield* written("2026-11-21T00:00:00.000Z")).toBe(false)
-      }).pipe(Effect.scoped, Effect.provide(ReportStackLive)),
+      }).pipe(Effect.scoped, Effect.provide(reportStackOn(database.layer))),
     // Its body runs in about 0.4 s alone but has taken 20–30 s on a loaded 2-core machine (the next day's cron
     // run reads the simulators over real HTTP): room enough not to fail for load.
     90_000
@@ -227,5 +232,5 @@ describe("the report job against the simulators", () => {
       expect(refused.status).toBe(400)
       expect(JSON.parse(refused.body).error).toContain("expected a date")
       expect((yield* fetchJson("/reports/run?store=nope", { method: "POST" })).status).toBe(404)
-    }).pipe(Effect.scoped, Effect.provide(ReportStackLive)), 40_000)
+    }).pipe(Effect.scoped, Effect.provide(reportStackOn(database.layer))), 40_000)
 })

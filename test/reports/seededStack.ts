@@ -24,6 +24,7 @@ import { type RunningShopifySimulator, startShopifySimulator } from "../../src/s
 import { StoreConnectors } from "../../src/stores/StoreConnector.js"
 import * as ReferenceId from "../../src/domain/ReferenceId.js"
 import { pgliteDatabase } from "../support/database.js"
+import type { Db } from "../../src/db/Db.js"
 
 export const FOREST = { sku: "UTS01-FOREST-S", variantId: "GM0002010011" }
 export const DARKHE = { sku: "UTS01-DARKHE-M", variantId: "GM0002010020" }
@@ -67,37 +68,41 @@ export const serviceConfig = (dir: string): ReportServiceConfig => ({
   settings: DEFAULT_REPORT_SETTINGS
 })
 
+/** The report service over new simulators and the database `database`, as `podsync start` wires it. */
+export const reportStackOn = (database: Layer.Layer<Db>) =>
+  Layer.unwrapEffect(Effect.map(SceneTag, (scene) => {
+    const store = Schema.decodeUnknownSync(StoreConfig)({
+      key: "shop",
+      platform: "shopify",
+      podStoreId: "store-demo",
+      mappings: path.join(scene.dir, "unused.csv"),
+      shopify: {
+        shop: "acme.myshopify.com",
+        accessToken: "shpat_sim_token",
+        webhookSecret: "shopify-sim-webhook-secret",
+        baseUrl: scene.shopify.url
+      }
+    })
+    const recordingGate = Layer.succeed(PodRequestGate, {
+      around: (info, send) => Effect.zipRight(Effect.sync(() => scene.podRequests.push(info)), send),
+      report: () => Effect.void
+    })
+    const pod = PodClient.Default({
+      baseUrl: scene.pod.url,
+      clientKey: Redacted.make("sim-client-key"),
+      clientSecret: Redacted.make("sim-client-secret"),
+      authHeaders: DEFAULT_AUTH_HEADERS,
+      timeoutMs: 10_000
+    }).pipe(Layer.provide(recordingGate))
+    return Layer.mergeAll(ReportService.Default(serviceConfig(scene.dir)), OrdersRepo.Default, ReportsRepo.Default).pipe(
+      Layer.provideMerge(Layer.mergeAll(pod, StoresLive([store]))),
+      Layer.provideMerge(NodeHttpClient.layerUndici),
+      Layer.provideMerge(database)
+    )
+  })).pipe(Layer.provideMerge(SceneLive))
+
 /** The report service over the simulators and a fresh database, as `podsync start` wires it. */
-export const ReportStackLive = Layer.unwrapEffect(Effect.map(SceneTag, (scene) => {
-  const store = Schema.decodeUnknownSync(StoreConfig)({
-    key: "shop",
-    platform: "shopify",
-    podStoreId: "store-demo",
-    mappings: path.join(scene.dir, "unused.csv"),
-    shopify: {
-      shop: "acme.myshopify.com",
-      accessToken: "shpat_sim_token",
-      webhookSecret: "shopify-sim-webhook-secret",
-      baseUrl: scene.shopify.url
-    }
-  })
-  const recordingGate = Layer.succeed(PodRequestGate, {
-    around: (info, send) => Effect.zipRight(Effect.sync(() => scene.podRequests.push(info)), send),
-    report: () => Effect.void
-  })
-  const pod = PodClient.Default({
-    baseUrl: scene.pod.url,
-    clientKey: Redacted.make("sim-client-key"),
-    clientSecret: Redacted.make("sim-client-secret"),
-    authHeaders: DEFAULT_AUTH_HEADERS,
-    timeoutMs: 10_000
-  }).pipe(Layer.provide(recordingGate))
-  return Layer.mergeAll(ReportService.Default(serviceConfig(scene.dir)), OrdersRepo.Default, ReportsRepo.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(pod, StoresLive([store]))),
-    Layer.provideMerge(NodeHttpClient.layerUndici),
-    Layer.provideMerge(pgliteDatabase().layer)
-  )
-})).pipe(Layer.provideMerge(SceneLive))
+export const ReportStackLive = reportStackOn(pgliteDatabase().layer)
 
 const call = (url: string, init?: RequestInit) =>
   Effect.promise(async () => {
