@@ -44,8 +44,8 @@ describe("deploy/Dockerfile", () => {
     expect(runs(build)).toContainEqual(["npm", "run", "build"])
     const buildScript =
       (JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["build"]
-    expect(buildScript).toBe("tsc -p tsconfig.build.json && node scripts/bundle.js")
-    // What tsc and the bundler need is copied: both tsconfigs, the sources, the migrations and the bundle script.
+    expect(buildScript).toBe("node scripts/compile.js && node scripts/bundle.js")
+    // What the compiler and the bundler need is copied: both tsconfigs, the sources, the migrations and the scripts.
     const copied = copies(build).flatMap((c) => c.sources)
     expect(copied).toEqual(
       expect.arrayContaining(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src", "migrations", "scripts"])
