@@ -10,6 +10,7 @@
  *   configured one by then, so the restarted daemon must present the newest, kept in the database.
  */
 import * as fs from "node:fs"
+import * as path from "node:path"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { type RunningEtsySimulator, startEtsySimulator } from "../../src/simulator/etsy/index.js"
@@ -242,6 +243,8 @@ describe("an Etsy store whose refresh token rotated", () => {
         podStoreId: "store-demo",
         section: etsySetup.section(etsy)
       })
+      // No database yet: the stack's data folder (a migrated copy) is taken away, as on a first install.
+      fs.rmSync(path.join(stack.dir, "data"), { recursive: true, force: true })
       const checked = await podsync(["check", "--config", config])
       expect(checked.stdout).toContain("Store acme-etsy (etsy): NOT VERIFIED")
       expect(checked.stdout).toContain("the refresh token is not tried here")
