@@ -150,7 +150,7 @@ describe("Etsy end to end with the published webhooks and carriers", () => {
       const status = await runUntil(stack.pod.url, config, port, (s) => (s.fulfilled ?? 0) >= ORDERS - 1 && (s.failed ?? 0) >= 1, {
         started: async () => {
           // The pull at start has read the (empty) shop; from now on receipts arrive on webhooks.
-          for (let i = 0; i < 200 && (pullsAtStart = await listPulls()) === 0; i++) await new Promise((r) => setTimeout(r, 50))
+          for (let i = 0; i < 1_200 && (pullsAtStart = await listPulls()) === 0; i++) await new Promise((r) => setTimeout(r, 50))
           for (let i = 0; i < ORDERS; i++) ids.push(await etsySetup.createOrder(etsy, demoLine(i)))
           await post(`${etsy.url}/__sim/receipts/${ids[0]}/refuse-shipments`, {
             error: "This order is being fulfilled with an Etsy shipping label; tracking cannot be added"

@@ -161,7 +161,7 @@ describe("the report job against the simulators", () => {
         expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(false)
         yield* TestClock.adjust("1 second")
         // The catch-up now reads the simulators over real HTTP: wait for it in real time.
-        for (let i = 0; i < 200 && !(yield* written("2026-11-20T00:00:00.000Z")); i++) {
+        for (let i = 0; i < 1_200 && !(yield* written("2026-11-20T00:00:00.000Z")); i++) {
           yield* TestServices.provideLive(Effect.sleep("50 millis"))
         }
         expect(yield* written("2026-11-20T00:00:00.000Z")).toBe(true)

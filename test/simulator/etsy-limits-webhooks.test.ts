@@ -118,7 +118,7 @@ const signatureOk = (secret: string, r: Received): boolean => {
 }
 
 const until = async (check: () => boolean, what: string) => {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  for (let i = 0; i < 3_000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
   if (!check()) throw new Error(`timed out waiting for ${what}`)
 }
 

@@ -345,7 +345,7 @@ describe("Shopify batched fulfilment pushes", () => {
       yield* admin(sim, "POST", "faults", { operation: "nodes", kind: "throttle", count: 21 * 5 })
       const fiber = yield* Effect.fork(connector.pushFulfillments!(orders.map((o, i) => everything(o, `1ZTHROTTLED${i}`))))
       // The retries' back-off runs on TestClock: move it until the batch ends.
-      for (let i = 0; i < 2_000 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+      for (let i = 0; i < 20_000 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
         if (Chunk.size(yield* TestClock.sleeps()) > 0) yield* TestClock.adjust("1 second")
       }

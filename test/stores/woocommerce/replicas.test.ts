@@ -25,7 +25,10 @@ const READS_PER_REPLICA = 5
 const live = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withClock(effect, Clock.make())
 
 const site = Effect.gen(function*() {
-  const sim = yield* startSimulator({ now: Date.now, rateLimit: { requests: 1, windowSeconds: HOST_WINDOW_MS / 1000, retryAfterSeconds: 0.2 } })
+  const sim = yield* startSimulator({
+    now: Date.now,
+    rateLimit: { requests: 1, windowSeconds: HOST_WINDOW_MS / 1000, retryAfterSeconds: 0.2 }
+  })
   yield* admin(sim, "POST", "orders/bulk", { count: 1 })
   const { orders } = yield* admin<{ orders: ReadonlyArray<{ id: number }> }>(sim, "GET", "orders")
   return { sim, id: String(orders[0]!.id) }
