@@ -22,14 +22,17 @@ export const applyMigrations = Effect.gen(function*() {
     migrationTableSchema: schema.rows[0]?.schema ?? "public"
   })
   const ours = schema.rows[0]?.schema ?? "public"
-  // kysely's migrator looks for its bookkeeping tables by listing every table of the database; a
-  // schema another app (or test suite) drops meanwhile fails that listing with "schema … does not
-  // exist" (3F000) before anything is applied. Such a run is tried again: migrating is idempotent.
+  // kysely's migrator looks for its bookkeeping tables by listing every column of every table of the
+  // database, before it takes its lock. DDL elsewhere meanwhile (another app, another test suite,
+  // another replica migrating) fails that listing: a schema dropped ("schema … does not exist",
+  // 3F000), or a table or column gone (42P01, or 42703 from pg_get_serial_sequence: seen with six test
+  // files migrating and dropping their schemas on one server). Such a run applied nothing and is
+  // tried again: migrating is idempotent.
   const run = Effect.promise(() => migrator.migrateToLatest())
   const { error, results } = yield* run.pipe(
     Effect.repeat({
-      until: ({ error }) => !isOtherSchemaGone(error, ours),
-      times: 4
+      until: ({ error, results }) => !isListingRace(error, results, ours),
+      times: 9
     })
   )
   const applied = (results ?? []).filter((r: MigrationResult) => r.status === "Success").map((r) => r.migrationName)
@@ -40,10 +43,19 @@ export const applyMigrations = Effect.gen(function*() {
   return applied
 })
 
-/** A failure because a schema other than ours went away while the database's tables were listed. */
-const isOtherSchemaGone = (error: unknown, ours: string): boolean =>
-  typeof error === "object" && error !== null && "code" in error && error.code === "3F000" &&
-  error instanceof Error && !error.message.includes(`"${ours}"`)
+/** The errors of a table listing that met DDL on objects it had just listed. */
+const LISTING_RACE_CODES: ReadonlySet<string> = new Set(["3F000", "42P01", "42703"])
+
+/**
+ * A run that failed listing the database's tables, before any migration ran, because another
+ * schema's objects changed meanwhile: tried again. A migration that failed (status "Error") or our
+ * own schema missing is not.
+ */
+export const isListingRace = (error: unknown, results: ReadonlyArray<MigrationResult> | undefined, ours: string): boolean =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" &&
+  LISTING_RACE_CODES.has(error.code) && error instanceof Error &&
+  !(error.code === "3F000" && error.message.includes(`"${ours}"`)) &&
+  !(results ?? []).some((r) => r.status === "Error")
 
 /** `applyMigrations`, logged when it applied any (the daemon's start, `podsync migrate`). */
 export const migrateToLatest = Effect.tap(
