@@ -82,7 +82,10 @@ describe("podsync check creates nothing", () => {
       return { schema, databaseUrl: `${url}?options=-c%20search_path%3D${schema}` }
     }
     const tablesIn = async (schema: string) =>
-      (await admin.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = $1", [schema]))
+      (await admin.query<{ name: string }>(
+        "select table_name as name from information_schema.tables where table_schema = $1 order by table_name",
+        [schema]
+      ))
         .rows.map((r) => r.name)
 
     it("makes no table in an empty schema, and no data folder", async () => {
