@@ -66,6 +66,22 @@ const open = (openSession: NonNullable<Db["Type"]["openSession"]>, owner: string
     }
   })
 
+/**
+ * Unties the claims and job leases `owner` made under a session of its own that is gone: they keep
+ * to their lease's expiry from now on, as another replica would have left them had it looked while
+ * that session was gone (OrdersRepo.claim, JobLeases). Run as a tie is taken, before claims say
+ * tied again: the new session's lock has the same key, so without this a claim whose release
+ * failed while the server was away (the work ended, its release could not be written) would look
+ * held by a live session for as long as this process lives, and its order or job never run again.
+ * The work still in flight under them keeps its claims by renewing them, as untied work does.
+ */
+const untieLostSessionClaims = (db: Db["Type"], owner: string) =>
+  db.use(async (k) => {
+    await k.updateTable("store_orders").set({ lease_session: false }).where("lease_owner", "=", owner)
+      .where("lease_session", "=", true).execute()
+    await k.updateTable("job_leases").set({ session: false }).where("owner", "=", owner).where("session", "=", true).execute()
+  })
+
 /** The tie of `owner` for as long as the scope lasts (see `SessionTieShape`). */
 export const makeSessionTie = (owner: string) =>
   Effect.gen(function*() {
@@ -100,6 +116,11 @@ export const makeSessionTie = (owner: string) =>
       current = held
       // Untied at once: the lock went with the session, and claims made now must not say otherwise.
       held.connection.onLost(() => Effect.runSync(Ref.set(tied, false)))
+      const untied = yield* Effect.either(untieLostSessionClaims(db, owner))
+      if (untied._tag === "Left") {
+        yield* untie
+        return "retry" as const
+      }
       yield* Ref.set(tied, true)
       return "watch" as const
     })

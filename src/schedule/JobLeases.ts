@@ -71,7 +71,12 @@ export const makeJobLeases = (owner: string) =>
     // FOR UPDATE there would see nothing, the row being changed by the statement itself); the
     // condition of the write is checked again on the newest row, so of two replicas one wins.
 
-    /** Takes the job's lease if it is free or expired; answers the tick an expired holder left unserved. */
+    /**
+     * Takes the job's lease if it is free or expired, or already this replica's: asked only while the
+     * job does not run in this process (`local`; each job is run through one JobLeases of its
+     * process), such a lease is one whose giving back failed (the database was away as the run
+     * ended). Answers the tick an expired holder left unserved.
+     */
     const acquire = (job: string, tickAt: Date | null) =>
       Effect.gen(function*() {
         const now = yield* clock
@@ -84,7 +89,7 @@ export const makeJobLeases = (owner: string) =>
             on conflict (job) do update
               set owner = excluded.owner, expires_at = excluded.expires_at, rerun = false, tick_at = excluded.tick_at,
                 session = excluded.session
-              where ${free(now)}
+              where ${free(now)} or job_leases.owner = ${owner}
             returning job, (select tick_at from previous) as inherited, (select owner from previous) as previous`.execute(k)
         )
         const row = rows[0]
@@ -217,45 +222,52 @@ export const makeJobLeases = (owner: string) =>
     // After giving the lease back, take it again for a follow-up asked for in this process.
     const reacquire = (job: string) => Effect.map(acquire(job, null), (got) => got !== undefined)
 
-    const exclusive = <E, R>(job: string, effect: Effect.Effect<void, E, R>, options: ExclusiveOptions<R> = {}) =>
-      Effect.gen(function*() {
-        const running = local.get(job)
-        if (running !== undefined) {
-          yield* folded(job, owner, running.rerun)
-          running.rerun = true
-          return { _tag: "Coalesced", holder: owner } satisfies ExclusiveOutcome as ExclusiveOutcome
+    const exclusive = <E, R>(job: string, effect: Effect.Effect<void, E, R>, options: ExclusiveOptions<R> = {}) => {
+      const acquired = Effect.gen(function*() {
+        const got = yield* acquire(job, options.tickAt ?? null)
+        if (got !== undefined) return got
+        const holder = yield* askFollowUp(job)
+        if (holder !== undefined) {
+          yield* folded(job, holder.owner, holder.already)
+          return busy(holder.owner)
         }
-        const acquired = Effect.gen(function*() {
-          const got = yield* acquire(job, options.tickAt ?? null)
-          if (got !== undefined) return got
-          const holder = yield* askFollowUp(job)
-          if (holder !== undefined) {
-            yield* folded(job, holder.owner, holder.already)
-            return busy(holder.owner)
-          }
-          // Its lease ended between the two statements.
-          return (yield* acquire(job, options.tickAt ?? null)) ?? busy("another replica")
-        })
-        return yield* holding(job, effect, options.followUp ?? effect, acquired)
+        // Its lease ended between the two statements.
+        return (yield* acquire(job, options.tickAt ?? null)) ?? busy("another replica")
       })
+      return holding(job, effect, options.followUp ?? effect, acquired, (running) => {
+        const already = running.rerun
+        running.rerun = true
+        return Effect.as(folded(job, owner, already), { _tag: "Coalesced", holder: owner } satisfies ExclusiveOutcome as ExclusiveOutcome)
+      })
+    }
 
-    /** Runs `effect` (and its follow-ups) if `acquired` takes the lease, and marks a tick it inherited served. */
+    /**
+     * Runs `effect` (and its follow-ups) if `acquired` takes the lease, and marks a tick it inherited
+     * served; if the job runs in this process already, `ifRunning` instead. Whether it runs here is
+     * looked up and marked in one step, so that two fibers never both go on to `acquired` (which takes
+     * a lease this replica holds: see `acquire`).
+     */
     const holding = <E, R>(
       job: string,
       effect: Effect.Effect<void, E, R>,
       followUp: Effect.Effect<void, unknown, R>,
-      acquired: Effect.Effect<Acquisition, DbError>
+      acquired: Effect.Effect<Acquisition, DbError>,
+      ifRunning: (running: { rerun: boolean }) => Effect.Effect<ExclusiveOutcome>
     ): Effect.Effect<ExclusiveOutcome, unknown, R> =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
+        const running = local.get(job)
+        if (running !== undefined) return ifRunning(running)
         local.set(job, { rerun: false })
-        const got = yield* acquired
-        if (got._tag === "Busy") return { _tag: "Coalesced", holder: got.holder } as const
-        const runs = yield* runHolding(job, effect, followUp).pipe(
-          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : giveUp(job, Exit.isInterrupted(exit))))
-        )
-        if (got.inherited !== null) yield* markTakenOver(job, got.inherited, got.previous)
-        return { _tag: "Ran", runs } as const
-      }).pipe(Effect.ensuring(Effect.sync(() => local.delete(job))))
+        return Effect.gen(function*() {
+          const got = yield* acquired
+          if (got._tag === "Busy") return { _tag: "Coalesced", holder: got.holder } as const
+          const runs = yield* runHolding(job, effect, followUp).pipe(
+            Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : giveUp(job, Exit.isInterrupted(exit))))
+          )
+          if (got.inherited !== null) yield* markTakenOver(job, got.inherited, got.previous)
+          return { _tag: "Ran", runs } as const
+        }).pipe(Effect.ensuring(Effect.sync(() => local.delete(job))))
+      })
 
     /**
      * Takes over the ticks of `jobs` whose holder died mid-run (lease expired with the tick
@@ -272,8 +284,14 @@ export const makeJobLeases = (owner: string) =>
         let taken = 0
         for (const lease of stale) {
           const job = jobs.get(lease.job)
-          if (job === undefined || lease.tick_at === null || local.has(lease.job)) continue
-          const outcome = yield* holding(lease.job, job, job, acquireUnserved(lease.job))
+          if (job === undefined || lease.tick_at === null) continue
+          const outcome = yield* holding(
+            lease.job,
+            job,
+            job,
+            acquireUnserved(lease.job),
+            () => Effect.succeed({ _tag: "Coalesced", holder: owner } as const)
+          )
           if (outcome._tag === "Ran") {
             taken += 1
             yield* Effect.logWarning(

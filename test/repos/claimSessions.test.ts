@@ -1,7 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
+import { sql } from "kysely"
 import { Db } from "../../src/db/Db.js"
-import { makeSessionTie, SessionTie } from "../../src/db/SessionTie.js"
+import { makeSessionTie, SESSION_LOCK_CLASS, SessionTie } from "../../src/db/SessionTie.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { endDeadJobLeases, makeJobLeases } from "../../src/schedule/JobLeases.js"
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from "../support/database.js"
@@ -25,6 +26,27 @@ const claimOf = (ids: ReadonlyArray<number>, owner: string, tiedToSession: boole
   Effect.flatMap(OrdersRepo, (repo) => repo.claim(["pulled"], 100, owner, 60, { tiedToSession, takeOverAfterMs })).pipe(
     Effect.map((claimed) => claimed.map((o) => o.id).filter((id) => ids.includes(id)).sort((a, b) => a - b))
   )
+
+/** A job lease `owner` could not give back (the database was away as its run ended): still its own, unexpired. */
+const leftBehindLease = (job: string, owner: string, session: boolean) =>
+  Effect.flatMap(
+    Db,
+    (db) =>
+      db.use((k) =>
+        k.insertInto("job_leases").values({ job, owner, expires_at: new Date(START + 60_000), rerun: false, tick_at: null, session })
+          .execute()
+      )
+  )
+
+/** Real time passes (a database session's end reaching this process) until `done` holds. */
+const untilTrue = (what: string, done: Effect.Effect<boolean>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      if (yield* done) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+    throw new Error(`${what} did not happen within 5 s`)
+  })
 
 const suite = (database: TestDatabase) =>
   layer(Layer.provideMerge(OrdersRepo.Default, database.layer))(`claims and database sessions on ${database.name}`, (it) => {
@@ -153,6 +175,33 @@ const suite = (database: TestDatabase) =>
           expect(yield* f.exclusive("pull:tied", Effect.void)).toEqual({ _tag: "Ran", runs: 1 })
           yield* Fiber.interrupt(running)
         }))
+
+      it.effect("a tie lost and taken again: what the lost session held keeps to its lease, then is free, to this replica too", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(START)
+          const ids = yield* pulledOrders("retie-", 2)
+          const owner = "replica-r-session"
+          const tie = yield* makeSessionTie(owner)
+          expect(yield* claimOf(ids, owner, true)).toEqual(ids)
+          // A pull whose run ended while the server was away: its lease could not be given back.
+          yield* leftBehindLease("pull:retie", owner, true)
+          // The server ends the tie's session (a failover, an idle timeout); the replica ties itself again.
+          yield* Effect.flatMap(Db, (db) =>
+            db.use((k) =>
+              sql`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory'
+                and classid = ${sql.lit(SESSION_LOCK_CLASS)}::oid and objid = hashtext(${owner})::oid`.execute(k)
+            ))
+          yield* untilTrue("the tie to be seen lost", Effect.map(tie.tied, (tied) => !tied))
+          yield* TestClock.adjust("2 seconds")
+          yield* untilTrue("the tie to be taken again", tie.tied)
+          // Held by a live session of the same replica, they would otherwise never be free again.
+          const other = yield* makeJobLeases("replica-s")
+          expect(yield* claimOf(ids, "replica-s", false)).toEqual([])
+          expect(yield* other.exclusive("pull:retie", Effect.void)).toMatchObject({ _tag: "Coalesced" })
+          yield* TestClock.adjust("59 seconds")
+          expect(yield* claimOf(ids, owner, true)).toEqual(ids)
+          expect(yield* other.exclusive("pull:retie", Effect.void)).toEqual({ _tag: "Ran", runs: 1 })
+        }).pipe(Effect.scoped))
     }
 
     it.effect("an untied claim keeps to its lease's expiry, whether its holder lives or not", () =>
@@ -198,6 +247,35 @@ const suite = (database: TestDatabase) =>
         expect(yield* successor.exclusive("pull:restart", Effect.void)).toEqual({ _tag: "Ran", runs: 1 })
         yield* Fiber.interrupt(running)
       }))
+
+    it.effect("a job lease this replica could not give back (the database away as its run ended) does not keep it from the job", () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(START)
+        const tie = yield* makeSessionTie("replica-q")
+        yield* leftBehindLease("pull:left-behind", "replica-q", yield* tie.tied)
+        const q = yield* makeJobLeases("replica-q").pipe(Effect.provideService(SessionTie, tie))
+        const r = yield* makeJobLeases("replica-t")
+        // To another replica it is held, until it expires; this replica, which runs nothing, runs the job now.
+        expect(yield* r.exclusive("pull:left-behind", Effect.void)).toMatchObject({ _tag: "Coalesced" })
+        expect(yield* q.exclusive("pull:left-behind", Effect.void).pipe(Effect.provideService(SessionTie, tie))).toEqual({
+          _tag: "Ran",
+          runs: 1
+        })
+        // One run at a time in this process still: asked for while it runs, it is folded into a follow-up.
+        const started = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        let runs = 0
+        const job = Effect.sync(() => runs++).pipe(
+          Effect.zipRight(Deferred.succeed(started, undefined)),
+          Effect.zipRight(Deferred.await(release))
+        )
+        const first = yield* Effect.fork(q.exclusive("pull:once", job))
+        yield* Deferred.await(started)
+        expect(yield* q.exclusive("pull:once", job)).toEqual({ _tag: "Coalesced", holder: "replica-q" })
+        yield* Deferred.succeed(release, undefined)
+        expect(yield* Fiber.join(first)).toEqual({ _tag: "Ran", runs: 2 })
+        expect(runs).toBe(2)
+      }).pipe(Effect.scoped))
 
     it.effect(
       database.name === "postgres" ? "ties on PostgreSQL" : "never ties on the embedded database (one process holds it)",
