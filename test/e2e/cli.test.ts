@@ -228,7 +228,8 @@ describe("podsync start on the embedded database", () => {
     expect(JSON.parse(first.stderr.trim().split("\n")[0]!)).toMatchObject({ message: "database migrated", logLevel: "INFO" })
     const again = await podsync(["migrate", "--config", config])
     expect(again.stdout).toContain("The database is up to date.")
-  }, 60_000)
+    // Two processes that each create an embedded database: more than 60 s on a starved 2-core machine.
+  }, 150_000)
 })
 
 describe("a usage mistake", () => {
