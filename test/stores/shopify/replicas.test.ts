@@ -101,18 +101,26 @@ describe("two replicas reading one Shopify store at once", () => {
   it.scopedLive("pacing alone, each spends the points the other spends, and both are throttled", () => {
     const logs = capturedLogs()
     return Effect.gen(function*() {
-      const { sim, ids } = yield* seededShop
       const [first, second] = yield* reporters
-      const replicas = [
-        yield* connectTo(sim, { pageSize: PAGE_SIZE, onThrottled: first! }),
-        yield* connectTo(sim, { pageSize: PAGE_SIZE, onThrottled: second! })
-      ]
-      const result = yield* burst(sim, replicas, ids)
-      figures["separate"] = result
-      console.log(`separate buckets: ${result.throttled} THROTTLED of ${result.requests} requests (${result.calls} pages and reads)`)
       // About 8 % on an idle machine (13–17 % before answers discounted in-flight takes); on a loaded
-      // one the requests spread out and collide less (1.1 % seen), so the control asserts only that
-      // pacing alone is throttled. The shared tests below keep to 1 % and fewer than this burst.
+      // one the requests spread out and collide less (1.1 % seen), and on a starved one a whole burst
+      // once spread out enough to collide not at all (0 of 46). So the control asserts only that pacing
+      // alone is throttled, in one of up to three bursts (each on a new shop, with a full bucket): what
+      // it shows is that the burst can overdraw a bucket, which the shared tests below then must not.
+      let result: Burst | undefined
+      for (let attempt = 1; attempt <= 3 && (result === undefined || result.throttled === 0); attempt++) {
+        const { sim, ids } = yield* seededShop
+        const replicas = [
+          yield* connectTo(sim, { pageSize: PAGE_SIZE, onThrottled: first! }),
+          yield* connectTo(sim, { pageSize: PAGE_SIZE, onThrottled: second! })
+        ]
+        result = yield* burst(sim, replicas, ids)
+        console.log(
+          `separate buckets, burst ${attempt}: ${result.throttled} THROTTLED of ${result.requests} requests (${result.calls} pages and reads)`
+        )
+      }
+      if (result === undefined) return yield* Effect.dieMessage("no burst ran")
+      figures["separate"] = result
       expect(result.throttled).toBeGreaterThan(0)
       // Every THROTTLED answer counted once for /metrics, and one log line per replica for the episode.
       expect(yield* throttledCounter).toBe(result.throttled)
@@ -121,7 +129,7 @@ describe("two replicas reading one Shopify store at once", () => {
       expect(episodes.length).toBeLessThanOrEqual(2)
       expect(episodes[0]).toMatch(/store acme-shopify \(shopify\) is throttling podsync: THROTTLED: a query of \d+ points/)
     }).pipe(Effect.provide(Layer.merge(metricsLayer, logs.layer)))
-  }, 60_000)
+  }, 120_000)
 
   for (const database of testDatabases()) {
     it.layer(database.layer)((it) => {
