@@ -38,14 +38,14 @@ const leftBehindLease = (job: string, owner: string, session: boolean) =>
       )
   )
 
-/** Real time passes (a database session's end reaching this process) until `done` holds. */
+/** Real time passes (a database session's end reaching this process) until `done` holds: 30 s at most. */
 const untilTrue = (what: string, done: Effect.Effect<boolean>) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500; i++) {
-      if (yield* done) return
+    const deadline = Date.now() + 30_000
+    while (!(yield* done)) {
+      if (Date.now() > deadline) throw new Error(`${what} did not happen within 30 s`)
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
     }
-    throw new Error(`${what} did not happen within 5 s`)
   })
 
 const suite = (database: TestDatabase) =>
