@@ -216,10 +216,16 @@ export const driveUntil = async (
 
 export const startDaemon = async (config: string, port: number, env: Record<string, string> = {}) => {
   const daemon = spawnPodsync(["start", "--config", config], env)
-  await waitForHttp(`http://127.0.0.1:${port}/readyz`, 90_000).catch(async (error) => {
+  // Ready, or ended before it was: a daemon that refused its config fails the test at once, with
+  // what it printed, not after the whole wait.
+  const ready = waitForHttp(`http://127.0.0.1:${port}/readyz`, 90_000).then(() => undefined)
+  ready.catch(() => undefined)
+  const ended = exited(daemon).then(({ code, signal }) => new Error(`the daemon ended (${signal ?? `exit ${code}`}) before it was ready`))
+  const failed = await Promise.race([ready, ended]).catch((error: unknown) => error as Error)
+  if (failed !== undefined) {
     daemon.kill("SIGKILL")
-    throw new Error(`${(error as Error).message}\n${daemon.output()}`)
-  })
+    throw new Error(`${failed.message}\n${daemon.output()}`)
+  }
   return daemon
 }
 
