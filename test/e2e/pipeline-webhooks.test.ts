@@ -235,6 +235,10 @@ describe("the POD service's address and stock events, end to end", () => {
         await storyUntil(config, stockRef, (text) => /pod_on_hold\s+-> drafted\s+the POD service has the variant in stock again/.test(text))
         const final = await driveUntil(stack, () => statusOf(port), (s) => (s.fulfilled ?? 0) === 3, 120_000)
         expect(final).toEqual({ fulfilled: 3 })
+      } catch (error) {
+        // What the daemon said, and what the store saw of it, so a failure here can be read.
+        const shop = await getJson(`${stack.shopify.url}/__sim/stats`).catch(() => ({}))
+        throw new Error(`${(error as Error).message}\n--- the daemon's log ---\n${daemon.output().slice(-6000)}\n--- Shopify ---\n${JSON.stringify(shop).slice(0, 2000)}`)
       } finally {
         await stopDaemons(daemon)
       }
