@@ -238,7 +238,14 @@ describe("the POD service's address and stock events, end to end", () => {
       } catch (error) {
         // What the daemon said, and what the store saw of it, so a failure here can be read.
         const shop = await getJson(`${stack.shopify.url}/__sim/stats`).catch(() => ({}))
-        throw new Error(`${(error as Error).message}\n--- the daemon's log ---\n${daemon.output().slice(-6000)}\n--- Shopify ---\n${JSON.stringify(shop).slice(0, 2000)}`)
+        throw new Error(
+          `${(error as Error).message}\n--- the daemon's log ---\n${daemon.output().slice(-6000)}\n--- Shopify ---\n${
+            JSON.stringify(shop).slice(0, 2000)
+          }`,
+          {
+            cause: error
+          }
+        )
       } finally {
         await stopDaemons(daemon)
       }
