@@ -29,11 +29,19 @@ const readBoth = (replicas: ReadonlyArray<StoreConnector>, id: string) => readTo
 describe("two replicas of one Etsy application", () => {
   it.scopedLive("pacing alone, together they go over the per-second quota and are refused", () =>
     Effect.gen(function*() {
-      const { sim, id } = yield* shop
-      yield* readBoth([yield* connectTo(sim), yield* connectTo(sim)], id)
-      const after: SimStats = yield* stats(sim)
-      expect(after.throttled).toBeGreaterThan(0)
-    }), 30_000)
+      // On a starved machine the answers slow down until the 30 reads, 10 at a time, spread over more
+      // than a second and never overdraw it (0 refused seen once in a full run). The control shows that
+      // pacing alone can overdraw the quota, which the shared tests below must not: in one of up to three
+      // bursts, each on a new shop with a full quota.
+      let throttled = 0
+      for (let attempt = 1; attempt <= 3 && throttled === 0; attempt++) {
+        const { sim, id } = yield* shop
+        yield* readBoth([yield* connectTo(sim), yield* connectTo(sim)], id)
+        const after: SimStats = yield* stats(sim)
+        throttled = after.throttled
+      }
+      expect(throttled).toBeGreaterThan(0)
+    }), 60_000)
 
   for (const database of testDatabases()) {
     it.layer(database.layer)((it) => {
