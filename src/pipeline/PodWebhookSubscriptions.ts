@@ -13,9 +13,13 @@
  * replacement comes. Running it again changes nothing.
  *
  * Every request goes in the background lane. A failed create or delete is
- * reported and left for the next run; only a failed listing fails `ensure`.
+ * reported and left for the next run. A listing the service failed to answer
+ * (unreachable, a 5xx, a timeout) is tried again a few times, seconds apart:
+ * the next run is the catalog schedule's (hourly by default), and until then
+ * tracking would come only from polling. Only a listing that still fails
+ * fails `ensure`.
  */
-import { Effect, Stream } from "effect"
+import { Effect, Schedule, Stream } from "effect"
 import * as E from "../domain/PodEnums.js"
 import type { PodError } from "../pod/PodErrors.js"
 import { PodClient } from "../pod/PodClient.js"
@@ -122,6 +126,13 @@ const alreadyGone = (error: PodError): boolean =>
 
 const background = { lane: "background" } as const
 
+/** A listing worth asking again: the service did not answer, or failed on its side. */
+const transient = (error: PodError): boolean =>
+  error._tag === "PodTransportError" || error._tag === "PodServerError" || error._tag === "PodRateLimitedError"
+
+/** 2, 4, 8 and 16 s: half a minute in all. */
+export const LISTING_RETRIES = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(4)))
+
 export class PodWebhookSubscriptions extends Effect.Service<PodWebhookSubscriptions>()("podsync/PodWebhookSubscriptions", {
   effect: (target: SubscriptionTarget | undefined) =>
     Effect.gen(function*() {
@@ -155,7 +166,16 @@ export class PodWebhookSubscriptions extends Effect.Service<PodWebhookSubscripti
       /** Brings the subscriptions in line with the configuration; does nothing when no public URL is configured. */
       const ensure: Effect.Effect<EnsureReport, PodError> = Effect.gen(function*() {
         if (target === undefined) return { kept: [], created: [], deleted: [], unsupported: [], failed: [] }
-        const existing = yield* Stream.runCollect(pod.streamWebhooks({}, background))
+        const existing = yield* Stream.runCollect(pod.streamWebhooks({}, background)).pipe(
+          Effect.tapError((error) =>
+            transient(error)
+              ? Effect.logWarning("listing the POD webhook subscriptions failed; asking again shortly").pipe(
+                Effect.annotateLogs({ error: describe(error) })
+              )
+              : Effect.void
+          ),
+          Effect.retry({ schedule: LISTING_RETRIES, while: transient })
+        )
         const plan = planSubscriptions(Array.from(existing), target)
         const done = yield* apply(plan, target.publicUrl, target.version)
         const report: EnsureReport = {

@@ -184,7 +184,12 @@ describe.each(CASES)("the daemon in dry run ($label)", (c) => {
         () => getJson(`${run.stack.pod.url}/__sim/stats`),
         (stats) => (stats.requests["POST /api/v3/webhooks"] ?? 0) > 0,
         60_000
-      ).catch(() => pod)
+      ).catch((error: unknown) => {
+        throw new Error(
+          `no POD webhook was registered: ${JSON.stringify(pod.requests)}\n${daemon.output()}`,
+          { cause: error }
+        )
+      })
       expect(registered.requests["POST /api/v3/webhooks"] ?? 0).toBeGreaterThan(0)
       const story = await getJson(`http://127.0.0.1:${run.port}/explain?ref=${encodeURIComponent(refs[0]!)}`)
       expect(story.state).toBe("drafted")

@@ -1,6 +1,6 @@
 // PodWebhookSubscriptions.ensure against the POD simulator over real HTTP, and its plan (pure).
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import { PodConfig } from "../../src/config/AppConfig.js"
 import { PodWebhookSubscriptions, planSubscriptions, type SubscriptionTarget } from "../../src/pipeline/PodWebhookSubscriptions.js"
 import { PodClient } from "../../src/pod/PodClient.js"
@@ -112,6 +112,44 @@ describe("PodWebhookSubscriptions.ensure", () => {
       expect(report.created.map((c) => c.topic).sort()).toEqual([...defaults.topics].sort())
       expect(report.failed).toEqual([])
       expect((yield* listAll(client)).map((w) => w.topic).sort()).toEqual([...defaults.topics].sort())
+    }))
+
+  it.scoped("asks again, seconds apart, when the listing fails on the service's side, then subscribes", () =>
+    Effect.gen(function*() {
+      const { sim, keeper } = yield* setup(target)
+      // The service fails the first two listings (503), as it may at a daemon's start.
+      const fault = yield* Effect.promise(() =>
+        fetch(`${sim.url}/__sim/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ kind: "error5xx", route: "GET /api/v3/webhooks", status: 503, count: 2 })
+        })
+      )
+      expect(fault.status).toBe(200)
+      const running = yield* Effect.fork(keeper.ensure)
+      // The retries wait on the (test) clock: move it a second at a time, letting the real HTTP answer in between.
+      for (let turn = 0; turn < 60 && (yield* Fiber.poll(running))._tag === "None"; turn++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+        yield* TestClock.adjust("1 second")
+      }
+      const report = yield* Fiber.join(running)
+      expect(report.created.map((c) => c.topic).sort()).toEqual([...target.topics].sort())
+      expect((yield* Effect.promise(() => webhookRequests(sim.url)))["GET /api/v3/webhooks"]).toBe(3)
+    }))
+
+  it.scoped("fails at once on a listing the service refuses (no retry can change it)", () =>
+    Effect.gen(function*() {
+      const { sim, keeper } = yield* setup(target)
+      yield* Effect.promise(() =>
+        fetch(`${sim.url}/__sim/faults`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ kind: "error5xx", route: "GET /api/v3/webhooks", status: 400, count: 1 })
+        })
+      )
+      const outcome = yield* Effect.either(keeper.ensure)
+      expect(outcome._tag).toBe("Left")
+      expect((yield* Effect.promise(() => webhookRequests(sim.url)))["GET /api/v3/webhooks"]).toBe(1)
     }))
 
   it("reads a list answer without `data` as no subscriptions", () => {
