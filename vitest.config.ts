@@ -14,7 +14,8 @@ export default defineConfig({
     // run isolated today, so this matters only where one worker runs several files (isolate: false,
     // measured at about 0.78 of the run's time but left off: Etsy's pacing-alone control then saw no
     // refusal in 2 of 4 full runs).
-    setupFiles: ["./test/support/effectVitestReset.ts"],
+    // fileCpu.ts: each file's CPU time, for the summary (slowestFiles.ts).
+    setupFiles: ["./test/support/effectVitestReset.ts", "./test/support/fileCpu.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Suites that spawn daemons or share the real PostgreSQL server stay in

@@ -25,6 +25,21 @@ export default class SlowestFiles implements Reporter {
     const width = Math.max(...timed.slice(0, SHOWN).map((t) => t.file.length))
     const lines = timed.slice(0, SHOWN).map((t) => `  ${t.file.padEnd(width)}  ${(t.ms / 1000).toFixed(1).padStart(6)} s`)
     process.stdout.write(`\nThe ${Math.min(SHOWN, timed.length)} slowest test files:\n${lines.join("\n")}\n`)
+    // CPU (fileCpu.ts): what the run's length comes from on a busy machine, file by file.
+    const costly = files
+      .flatMap((file) => (file.meta.cpuMs === undefined ? [] : [{ file: path.relative(root, file.filepath), ms: file.meta.cpuMs }]))
+      .sort((a, b) => b.ms - a.ms)
+    if (costly.length > 0) {
+      const total = costly.reduce((sum, t) => sum + t.ms, 0)
+      const cpuWidth = Math.max(...costly.slice(0, SHOWN).map((t) => t.file.length))
+      const cpuLines = costly.slice(0, SHOWN).map((t) =>
+        `  ${t.file.padEnd(cpuWidth)}  ${(t.ms / 1000).toFixed(1).padStart(6)} s  ${(100 * t.ms / total).toFixed(1).padStart(4)} %`
+      )
+      process.stdout.write(
+        `\nCPU time of the test files (each file's worker and the processes it started): ${(total / 1000).toFixed(0)} s in all; ` +
+          `the ${Math.min(SHOWN, costly.length)} costliest:\n${cpuLines.join("\n")}\n`
+      )
+    }
     if (process.env["PODSYNC_RECORD_DURATIONS"] === "1" && files.length > 1) {
       const known = readDurations()
       for (const t of timed) known[t.file] = t.ms
