@@ -5,7 +5,7 @@ import { it } from "@effect/vitest"
  * `effect`, `scoped`, `layer`, `prop` and `flakyTest` onto the module's shared `it` (Object.assign on
  * vitest's `it`), so a plain `it.effect` registered after a `layer()` block ran in that block's runtime,
  * TestClock included. Where one worker runs several files with one module registry (isolate: false,
- * off today: see vitest.config.ts) that carried a finished file's clock into the next file of the
+ * see vitest.config.ts) that carried a finished file's clock into the next file of the
  * worker: the methods as first loaded are kept here and put back before each file.
  */
 const PRISTINE = Symbol.for("podsync.test.effectVitestMethods")
