@@ -190,12 +190,24 @@ describe.runIf(url)("two replicas on PostgreSQL with 5-second Shopify tokens", (
       }
 
       // Each replica measured once it calls Shopify (it holds a token).
-      const calling = (port: number) => waitFor(() => shopifyCalls(port), (n) => n > 0, 60_000)
+      // A replica that never calls (one did not, once, under two CPU burners) fails with what it said and whether it still runs.
+      const calling = (port: number, daemon: Daemon) =>
+        waitFor(() => shopifyCalls(port), (n) => n > 0, 60_000).catch((error: unknown) => {
+          const state = daemon.exitCode === null && daemon.signalCode === null
+            ? "still running"
+            : `ended (${daemon.signalCode ?? daemon.exitCode})`
+          throw new Error(
+            `${(error as Error).message}; the replica on port ${port} is ${state}; its log:\n${daemon.output().slice(-8000)}`,
+            {
+              cause: error
+            }
+          )
+        })
       daemons.push(await startDaemon(configs[0]!, ports[0]!, LOGS))
-      await calling(ports[0]!)
+      await calling(ports[0]!, daemons[0]!)
       const one = await measure([0])
       daemons.push(await startDaemon(configs[1]!, ports[1]!, LOGS))
-      await calling(ports[1]!)
+      await calling(ports[1]!, daemons[1]!)
       const two = await measure([0, 1])
       const perWindow = WINDOW_MS / (0.8 * LIFETIME_S * 1000)
       console.log(

@@ -42,14 +42,49 @@ export const exited = (child: ChildProcess): Promise<{ code: number | null; sign
     ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
     : new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
+/**
+ * The ports the kernel hands out itself, to a listen on port 0 (every simulator's) and to every outgoing
+ * connection: Linux's ip_local_port_range, else IANA's dynamic range.
+ */
+const EPHEMERAL: readonly [number, number] = (() => {
+  try {
+    const [low, high] = fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number)
+    if (low !== undefined && high !== undefined && low > 0 && high >= low) return [low, high]
+  } catch {
+    // not Linux
+  }
+  return [49152, 65535]
+})()
+
+/** Where a daemon's port is chosen: below the kernel's own range if there is room, else above it. */
+const CHOSEN: readonly [number, number] = EPHEMERAL[0] - 1 - 10_000 >= 5_000 ? [10_000, EPHEMERAL[0] - 1] : [EPHEMERAL[1] + 1, 65_535]
+
+const listensOn = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
+
+// Handed out by this process already: never twice.
+const handedOut = new Set<number>()
+
+/**
+ * A port for a daemon (its `server.port`), free now. Chosen outside the kernel's ephemeral range: a port
+ * from a listen on port 0, once closed, was soon the kernel's again, and under load another test's
+ * simulator or an outgoing connection took it before the daemon listened there (EADDRINUSE), or a
+ * test read another process on it. A port outside that range is taken only by another test choosing
+ * the same one at random.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = CHOSEN[0] + Math.floor(Math.random() * (CHOSEN[1] - CHOSEN[0] + 1))
+    if (handedOut.has(port) || !(await listensOn(port))) continue
+    handedOut.add(port)
+    return port
+  }
+  throw new Error(`no free port found between ${CHOSEN[0]} and ${CHOSEN[1]}`)
+}
 
 /** Polls a URL until it answers 2xx, or fails after the deadline. */
 export const waitForHttp = async (url: string, timeoutMs = 30_000): Promise<Response> => {
