@@ -131,7 +131,7 @@ const transient = (error: PodError): boolean =>
   error._tag === "PodTransportError" || error._tag === "PodServerError" || error._tag === "PodRateLimitedError"
 
 /** 2, 4, 8 and 16 s: half a minute in all. */
-export const LISTING_RETRIES = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(4)))
+const LISTING_RETRIES = Schedule.exponential("2 seconds").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 export class PodWebhookSubscriptions extends Effect.Service<PodWebhookSubscriptions>()("podsync/PodWebhookSubscriptions", {
   effect: (target: SubscriptionTarget | undefined) =>
