@@ -24,6 +24,7 @@ import * as consoleActions from "./2026-12-02T00-00-01_console_actions.js"
 import * as orderFixes from "./2026-12-03T00-00-01_order_fixes.js"
 import * as reportFiles from "./2026-12-05T00-00-01_report_files.js"
 import * as dryRun from "./2026-12-08T00-00-01_dry_run.js"
+import * as alertChannelSessions from "./2026-12-09T00-00-01_alert_channel_sessions.js"
 
 export const migrations: Readonly<Record<string, Migration>> = {
   "2026-11-21T00-00-01_initial": initial,
@@ -44,5 +45,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "2026-12-02T00-00-01_console_actions": consoleActions,
   "2026-12-03T00-00-01_order_fixes": orderFixes,
   "2026-12-05T00-00-01_report_files": reportFiles,
-  "2026-12-08T00-00-01_dry_run": dryRun
+  "2026-12-08T00-00-01_dry_run": dryRun,
+  "2026-12-09T00-00-01_alert_channel_sessions": alertChannelSessions
 }

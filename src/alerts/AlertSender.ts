@@ -4,13 +4,15 @@
  * what goes now, sends it as one message, and marks it sent; a failed send is retried with
  * backoff, then failed for good and shown in /status and the report. A replica killed between
  * a transition and the send leaves the alert in the outbox for whoever runs next; one killed
- * while sending leaves the channel's lease to expire, and the message may then go twice: its
+ * while sending leaves the channel's lease to expire (on PostgreSQL: its session's end and one send's
+ * timeout, SessionTie), and the message may then go twice: its
  * id (the webhook's X-Podsync-Delivery, the email's Message-ID) stays the same so a receiver
  * can drop the repeat.
  */
 import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Schedule } from "effect"
 import type { AppConfig } from "../config/AppConfig.js"
 import { Db } from "../db/Db.js"
+import { SessionTie } from "../db/SessionTie.js"
 import { logFailure, watchDatabase } from "../observability/DependencyHealth.js"
 import { AlertsRepo, type PendingDelivery } from "../repos/AlertsRepo.js"
 import { Replica } from "../schedule/ReplicaIdentity.js"
@@ -67,8 +69,12 @@ export class AlertSender extends Effect.Service<AlertSender>()("podsync/AlertSen
       const owner = yield* Replica
       const { channels, routeOf } = yield* AlertDispatch
       const wake = yield* Queue.sliding<void>(1)
-      // A send holds its channel well past its own timeout: a replica killed mid-send frees it after this.
-      const leaseMs = Math.max(Math.max(0, ...settings.channels.map((c) => c.timeoutSeconds)) * 2 + 10, 20) * 1000
+      // A send holds its channel well past its own timeout: a replica killed mid-send frees it after this,
+      // or, its lease tied to its database session (PostgreSQL, SessionTie), one send's timeout after that
+      // session is seen gone.
+      const sendMs = Math.max(0, ...settings.channels.map((c) => c.timeoutSeconds)) * 1000
+      const leaseMs = Math.max(sendMs * 2 + 10_000, 20_000)
+      const tie = Option.getOrElse(yield* Effect.serviceOption(SessionTie), () => SessionTie.untied)
 
       const failedAttempt = (channel: AlertChannel, deliveries: ReadonlyArray<PendingDelivery>, error: AlertSendError, now: number) =>
         Effect.gen(function*() {
@@ -93,7 +99,7 @@ export class AlertSender extends Effect.Service<AlertSender>()("podsync/AlertSen
       const sendOn = (channel: AlertChannel): Effect.Effect<ChannelPass, unknown> =>
         Effect.gen(function*() {
           const idle = { channel: channel.name, sent: 0, failed: 0, gaveUp: 0, nextAt: null, busy: false }
-          const taken = yield* repo.takeChannel(channel.name, owner, leaseMs)
+          const taken = yield* repo.takeChannel(channel.name, owner, leaseMs, yield* tie.tied, sendMs)
           if (taken === undefined) return { ...idle, busy: true }
           return yield* Effect.gen(function*() {
             const pending = yield* repo.pendingOn(channel.name)

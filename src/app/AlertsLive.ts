@@ -10,10 +10,8 @@ import { ConditionWatchLive } from "../alerts/AlertConditions.js"
 import { AlertDispatch } from "../alerts/AlertDispatch.js"
 import { AlertSender, AlertSenderLoopLive, alertSettingsOf } from "../alerts/AlertSender.js"
 import type { AppConfig } from "../config/AppConfig.js"
-import { Replica } from "../schedule/ReplicaIdentity.js"
 
 export interface AlertsOptions {
-  readonly owner?: string
   /** How often the sender looks for alerts other replicas wrote (default 2 s). */
   readonly poll?: Duration.DurationInput
   /** How often the conditions are watched (default 15 s). */
@@ -23,9 +21,12 @@ export interface AlertsOptions {
 /** The configured channels (for the daemon and `alerts test`; needs an HTTP client). */
 export const AlertDispatchLive = (config: AppConfig) => AlertDispatch.Default(alertSettingsOf(config))
 
-/** The outbox's sender over the configured channels (the channels merged out, for the conditions' watch). */
-export const AlertSenderLive = (config: AppConfig, owner?: string) =>
-  AlertSender.Default(alertSettingsOf(config)).pipe(Layer.provide(Replica.layer(owner)), Layer.provideMerge(AlertDispatchLive(config)))
+/**
+ * The outbox's sender over the configured channels (the channels merged out, for the conditions' watch),
+ * as the replica `Replica` names, its channel leases tied to that replica's session where a SessionTie is given.
+ */
+export const AlertSenderLive = (config: AppConfig) =>
+  AlertSender.Default(alertSettingsOf(config)).pipe(Layer.provideMerge(AlertDispatchLive(config)))
 
 /** How long the outbox keeps an alert once it is done with (sent, failed, or routed nowhere). */
 const KEEP_DAYS = 30
@@ -56,4 +57,4 @@ export const AlertsLive = (config: AppConfig, options: AlertsOptions = {}) =>
       ),
       OutboxPruneLive
     )
-      .pipe(Layer.provide(AlertSenderLive(config, options.owner)))
+      .pipe(Layer.provide(AlertSenderLive(config)))

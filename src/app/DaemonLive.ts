@@ -13,7 +13,7 @@ import { HttpServerLive } from "../http/HttpServerLive.js"
 import { Readiness } from "../http/Readiness.js"
 import { PodWebhookSettings, WebhookIntakeSettings } from "../http/WebhookReceiver.js"
 import { PodWebhookSubscriptions } from "../pipeline/PodWebhookSubscriptions.js"
-import { type PipelineOptions, PipelineLive } from "../pipeline/PipelineLive.js"
+import { type PipelineOptions, PipelineLive, ReplicaSessionLive } from "../pipeline/PipelineLive.js"
 import { PipelineTriggersLive } from "../pipeline/PipelineSignals.js"
 import { ReleaseStaleClaimsLive } from "../pipeline/StageLoops.js"
 import { ReportScheduleLive } from "../reporting/ReportSchedule.js"
@@ -69,8 +69,8 @@ export const DaemonLive = (config: AppConfig, options: PipelineOptions = {}, con
       links: orderLinksOf(config.stores, config.console.podOrderUrl, config.reports.storeNames)
     })),
     Layer.provideMerge(Layer.mergeAll(
-      PipelineLive(config, options),
-      AlertsLive(config, options.owner === undefined ? {} : { owner: options.owner }),
+      // One replica name and one session tie for the pipeline's claims and the alert channels' leases.
+      Layer.mergeAll(PipelineLive(config, options), AlertsLive(config)).pipe(Layer.provide(ReplicaSessionLive(options.owner))),
       ReportScheduleLive({ expression: config.schedules.report, timezone: config.reports.timezone })
     )),
     Layer.provideMerge(Layer.mergeAll(

@@ -67,7 +67,7 @@ const open = (openSession: NonNullable<Db["Type"]["openSession"]>, owner: string
   })
 
 /**
- * Unties the claims and job leases `owner` made under a session of its own that is gone: they keep
+ * Unties the claims, job leases and alert channel leases `owner` made under a session of its own that is gone: they keep
  * to their lease's expiry from now on, as another replica would have left them had it looked while
  * that session was gone (OrdersRepo.claim, JobLeases). Run as a tie is taken, before claims say
  * tied again: the new session's lock has the same key, so without this a claim whose release
@@ -80,6 +80,8 @@ const untieLostSessionClaims = (db: Db["Type"], owner: string) =>
     await k.updateTable("store_orders").set({ lease_session: false }).where("lease_owner", "=", owner)
       .where("lease_session", "=", true).execute()
     await k.updateTable("job_leases").set({ session: false }).where("owner", "=", owner).where("session", "=", true).execute()
+    await k.updateTable("alert_channels").set({ lease_session: false }).where("lease_owner", "=", owner).where("lease_session", "=", true)
+      .execute()
   })
 
 /** The tie of `owner` for as long as the scope lasts (see `SessionTieShape`). */

@@ -243,6 +243,8 @@ export interface AlertChannelsTable {
   channel: string
   lease_owner: string | null
   lease_expires_at: Timestamp | null
+  /** The lease is tied to its holder's database session (SessionTie): see AlertsRepo.takeChannel. */
+  lease_session: Generated<boolean>
   last_sent_at: Timestamp | null
 }
 

@@ -57,8 +57,12 @@ export const PipelineLive = (config: AppConfig, options: PipelineOptions = {}) =
       laterPackages: laterPackageLooks(config.pod),
       ...(options.lookUpGather === undefined ? {} : { lookUpGather: options.lookUpGather })
     })),
-    Layer.provide(Layer.succeed(LeaseLength, config.pipeline.leaseSeconds)),
-    // The replica's claims live as long as its database session (PostgreSQL): see SessionTie.
-    Layer.provide(SessionTieLive(Replica)),
-    Layer.provide(Replica.layer(options.owner))
+    Layer.provide(Layer.succeed(LeaseLength, config.pipeline.leaseSeconds))
   )
+
+/**
+ * The replica's name (`owner`, else a new one) and its claims' tie to its database session
+ * (PostgreSQL: see SessionTie), built once for the pipeline and the alert sender together: a second
+ * tie under the same name would find the lock its own process holds.
+ */
+export const ReplicaSessionLive = (owner?: string) => SessionTieLive(Replica).pipe(Layer.provideMerge(Replica.layer(owner)))

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { Db } from "../db/Db.js"
+import { ownerSessionLive } from "../db/SessionTie.js"
 import { jsonb } from "../db/Jsonb.js"
 import type { AlertDeliveryStatus } from "../db/schema.js"
 import { now } from "./OrderRows.js"
@@ -179,16 +180,28 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
 
     /**
      * Takes a channel's lease for `leaseMs` if it is free, expired or already ours; answers when
-     * the channel last sent (for the digest), or undefined when another replica holds it.
+     * the channel last sent (for the digest), or undefined when another replica holds it. `tied`:
+     * this replica's session holds its lock (SessionTie), and the lease says so. A tied lease whose
+     * holder's session has ended (the process killed mid-send) is cut to `graceMs` from when that is
+     * first seen, the time its last send may still be at work at the receiver, instead of kept to
+     * its whole length.
      */
-    const takeChannel = (channel: string, owner: string, leaseMs: number) =>
+    const takeChannel = (channel: string, owner: string, leaseMs: number, tied = false, graceMs = 0) =>
       Effect.gen(function*() {
         const at = yield* now
         const until = new Date(at.getTime() + leaseMs)
+        const graceEnd = new Date(at.getTime() + Math.max(0, graceMs) - 1)
+        yield* db.use((k) =>
+          k.updateTable("alert_channels")
+            .set({ lease_session: false, lease_expires_at: sql<Date>`least(lease_expires_at, ${graceEnd})` })
+            .where("channel", "=", channel).where("lease_session", "=", true).where("lease_owner", "is not", null)
+            .where("lease_owner", "!=", owner).where((w) => w.not(ownerSessionLive("lease_owner")))
+            .execute()
+        )
         const row = yield* db.use((k) =>
-          k.insertInto("alert_channels").values({ channel, lease_owner: owner, lease_expires_at: until })
+          k.insertInto("alert_channels").values({ channel, lease_owner: owner, lease_expires_at: until, lease_session: tied })
             .onConflict((c) =>
-              c.column("channel").doUpdateSet({ lease_owner: owner, lease_expires_at: until }).where((w) =>
+              c.column("channel").doUpdateSet({ lease_owner: owner, lease_expires_at: until, lease_session: tied }).where((w) =>
                 w.or([
                   w("alert_channels.lease_owner", "is", null),
                   w("alert_channels.lease_expires_at", "<=", at),
@@ -203,13 +216,21 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
 
     const releaseChannel = (channel: string, owner: string) =>
       db.use((k) =>
-        k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null }).where("channel", "=", channel)
+        k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null, lease_session: false }).where(
+          "channel",
+          "=",
+          channel
+        )
           .where("lease_owner", "=", owner).execute()
       ).pipe(Effect.asVoid)
 
     /** Gives back every channel lease: only for a database this process holds alone, where any lease is a dead predecessor's. */
     const releaseAllChannels = db.use((k) =>
-      k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).execute()
+      k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null, lease_session: false }).where(
+        "lease_owner",
+        "is not",
+        null
+      ).execute()
     ).pipe(Effect.asVoid)
 
     /** The channel's pending deliveries, oldest first (due or waiting for a retry). */

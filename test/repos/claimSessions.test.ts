@@ -3,6 +3,7 @@ import { Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { sql } from "kysely"
 import { Db } from "../../src/db/Db.js"
 import { makeSessionTie, SESSION_LOCK_CLASS, SessionTie } from "../../src/db/SessionTie.js"
+import { AlertsRepo } from "../../src/repos/AlertsRepo.js"
 import { OrdersRepo } from "../../src/repos/OrdersRepo.js"
 import { endDeadJobLeases, makeJobLeases } from "../../src/schedule/JobLeases.js"
 import { pgliteDatabase, postgresDatabase, type TestDatabase } from "../support/database.js"
@@ -48,8 +49,10 @@ const untilTrue = (what: string, done: Effect.Effect<boolean>) =>
     }
   })
 
+const repos = Layer.mergeAll(OrdersRepo.Default, AlertsRepo.Default)
+
 const suite = (database: TestDatabase) =>
-  layer(Layer.provideMerge(OrdersRepo.Default, database.layer))(`claims and database sessions on ${database.name}`, (it) => {
+  layer(Layer.provideMerge(repos, database.layer))(`claims and database sessions on ${database.name}`, (it) => {
     if (database.name === "postgres") {
       it.effect("a replica's session-tied claims are taken the moment its session ends, and never while it lives", () =>
         Effect.gen(function*() {
@@ -174,6 +177,32 @@ const suite = (database: TestDatabase) =>
           yield* Scope.close(life, Exit.void)
           expect(yield* f.exclusive("pull:tied", Effect.void)).toEqual({ _tag: "Ran", runs: 1 })
           yield* Fiber.interrupt(running)
+        }))
+
+      it.effect("an alert channel's tied lease is free one send's timeout after its holder's session ends; while it lives, at its expiry", () =>
+        Effect.gen(function*() {
+          yield* TestClock.setTime(START)
+          const alerts = yield* AlertsRepo
+          const take = (owner: string, tied: boolean) => alerts.takeChannel("tickets-tied", owner, 20_000, tied, 3_000)
+          const life = yield* Scope.make()
+          const tie = yield* Scope.extend(makeSessionTie("replica-s-session"), life)
+          expect(yield* tie.tied).toBe(true)
+          expect(yield* take("replica-s-session", true)).toEqual({ lastSentAt: null })
+          // Alive and sending: the channel is its own until the lease ends (a stopped sender's as before).
+          yield* TestClock.adjust("19 seconds")
+          expect(yield* take("replica-t", false)).toBeUndefined()
+          yield* TestClock.adjust("1 second")
+          expect(yield* take("replica-t", false)).toEqual({ lastSentAt: null })
+
+          // S takes it again and is killed mid-send: once seen, one send's timeout (3 s), not the 20 s lease.
+          yield* alerts.releaseChannel("tickets-tied", "replica-t")
+          expect(yield* take("replica-s-session", true)).toEqual({ lastSentAt: null })
+          yield* Scope.close(life, Exit.void)
+          expect(yield* take("replica-t", false)).toBeUndefined()
+          yield* TestClock.adjust("2 seconds")
+          expect(yield* take("replica-t", false)).toBeUndefined()
+          yield* TestClock.adjust("1 second")
+          expect(yield* take("replica-t", false)).toEqual({ lastSentAt: null })
         }))
 
       it.effect("a tie lost and taken again: what the lost session held keeps to its lease, then is free, to this replica too", () =>

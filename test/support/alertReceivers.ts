@@ -17,6 +17,8 @@ export interface ReceivedRequest {
   readonly verified: boolean | null
   /** What the receiver answered: a status, or "hang" (it never answered). */
   readonly answered: number | "hang"
+  /** When it arrived (Date.now()). */
+  readonly receivedAt: number
 }
 
 /** What the receiver answers the n-th request (from 1): a status, or "hang" to keep the request open. */
@@ -60,7 +62,7 @@ export const startWebhookReceiver = async (
       const path = req.url ?? "/"
       const answered = receiver.answer(requests.length + 1, { path, body })
       const verified = options.secret === undefined ? null : verifySignature(options.secret, req.headers, body, options.clock?.())
-      requests.push({ path, headers: req.headers, body, verified, answered })
+      requests.push({ path, headers: req.headers, body, verified, answered, receivedAt: Date.now() })
       if (answered === "hang") {
         hanging.add(res)
         return
