@@ -190,14 +190,17 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
       Effect.gen(function*() {
         const at = yield* now
         const until = new Date(at.getTime() + leaseMs)
-        const graceEnd = new Date(at.getTime() + Math.max(0, graceMs) - 1)
-        yield* db.use((k) =>
-          k.updateTable("alert_channels")
-            .set({ lease_session: false, lease_expires_at: sql<Date>`least(lease_expires_at, ${graceEnd})` })
-            .where("channel", "=", channel).where("lease_session", "=", true).where("lease_owner", "is not", null)
-            .where("lease_owner", "!=", owner).where((w) => w.not(ownerSessionLive("lease_owner")))
-            .execute()
-        )
+        // Only PostgreSQL ties leases (OrdersRepo.claim's rule): the embedded database is spared the look.
+        if (db.dialect === "postgres") {
+          const graceEnd = new Date(at.getTime() + Math.max(0, graceMs) - 1)
+          yield* db.use((k) =>
+            k.updateTable("alert_channels")
+              .set({ lease_session: false, lease_expires_at: sql<Date>`least(lease_expires_at, ${graceEnd})` })
+              .where("channel", "=", channel).where("lease_session", "=", true).where("lease_owner", "is not", null)
+              .where("lease_owner", "!=", owner).where((w) => w.not(ownerSessionLive("lease_owner")))
+              .execute()
+          )
+        }
         const row = yield* db.use((k) =>
           k.insertInto("alert_channels").values({ channel, lease_owner: owner, lease_expires_at: until, lease_session: tied })
             .onConflict((c) =>
@@ -214,24 +217,15 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("podsync/AlertsRepo
         return row === undefined ? undefined : { lastSentAt: row.last_sent_at === null ? null : asDate(row.last_sent_at) }
       })
 
+    const released = { lease_owner: null, lease_expires_at: null, lease_session: false } as const
+
     const releaseChannel = (channel: string, owner: string) =>
-      db.use((k) =>
-        k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null, lease_session: false }).where(
-          "channel",
-          "=",
-          channel
-        )
-          .where("lease_owner", "=", owner).execute()
-      ).pipe(Effect.asVoid)
+      db.use((k) => k.updateTable("alert_channels").set(released).where("channel", "=", channel).where("lease_owner", "=", owner).execute())
+        .pipe(Effect.asVoid)
 
     /** Gives back every channel lease: only for a database this process holds alone, where any lease is a dead predecessor's. */
-    const releaseAllChannels = db.use((k) =>
-      k.updateTable("alert_channels").set({ lease_owner: null, lease_expires_at: null, lease_session: false }).where(
-        "lease_owner",
-        "is not",
-        null
-      ).execute()
-    ).pipe(Effect.asVoid)
+    const releaseAllChannels = db.use((k) => k.updateTable("alert_channels").set(released).where("lease_owner", "is not", null).execute())
+      .pipe(Effect.asVoid)
 
     /** The channel's pending deliveries, oldest first (due or waiting for a retry). */
     const pendingOn = (channel: string, limit = 500) =>
